@@ -1,0 +1,256 @@
+//! The validated model of an entity, built from syn's input and the raw
+//! attributes. Rules that span several attributes are in `valid.rs`.
+
+use quote::ToTokens;
+use syn::{Data, DeriveInput, Fields, Ident, Path, Type};
+
+use crate::attr::{self, Attr};
+use crate::ctxt::Ctxt;
+use crate::template::{self, Template};
+
+pub struct Entity<'a> {
+    pub ident: &'a Ident,
+    pub table: Path,
+    pub entity_type: String,
+    /// The primary key first, then one per index.
+    pub keys: Vec<Key>,
+    pub fields: Vec<Field<'a>>,
+}
+
+pub struct Key {
+    /// `None` for the primary key.
+    pub index: Option<Attr<String>>,
+    pub pk: Attr<Template>,
+    /// True for a local index: its partition key is the primary key's.
+    pub pk_from_primary: bool,
+    pub sk: Option<Attr<Template>>,
+    pub query: Option<Attr<String>>,
+    pub shards: u16,
+    pub when: Option<Path>,
+}
+
+impl Key {
+    /// Every field of the partition then the sort key, each once, in order.
+    pub fn fields(&self) -> Vec<&str> {
+        let mut fields: Vec<&str> = Vec::new();
+        let sk = self.sk.iter().flat_map(|sk| sk.value.fields());
+        for field in self.pk.value.fields().chain(sk) {
+            if !fields.contains(&field) {
+                fields.push(field);
+            }
+        }
+        fields
+    }
+}
+
+pub struct Field<'a> {
+    pub ident: &'a Ident,
+    pub ty: &'a Type,
+    pub attribute: String,
+    pub raw: attr::RawField,
+}
+
+impl<'a> Entity<'a> {
+    pub fn field(&self, name: &str) -> Option<&Field<'a>> {
+        self.fields.iter().find(|f| f.ident == name)
+    }
+
+    pub fn from_input(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
+        let named = match &input.data {
+            Data::Struct(data) => match &data.fields {
+                Fields::Named(named) => Some(named),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(named) = named else {
+            cx.error_spanned_by(
+                &input.ident,
+                "#[derive(Entity)] needs a struct with named fields",
+            );
+            return None;
+        };
+        if !input.generics.params.is_empty() {
+            cx.error_spanned_by(
+                &input.generics,
+                "#[derive(Entity)] does not support generic structs",
+            );
+        }
+        let raw = attr::parse_entity(cx, &input.attrs);
+        let fields = named
+            .named
+            .iter()
+            .filter_map(|field| {
+                let ident = field.ident.as_ref()?;
+                let raw_field = attr::parse_field(cx, &field.attrs);
+                let attribute = attribute_name(
+                    ident,
+                    raw_field.serde_rename.as_deref(),
+                    raw.serde_rename_all.as_deref(),
+                );
+                Some(Field {
+                    ident,
+                    ty: &field.ty,
+                    attribute,
+                    raw: raw_field,
+                })
+            })
+            .collect();
+
+        let Some(table) = raw.table.clone() else {
+            cx.error_spanned_by(
+                &input.ident,
+                "missing #[ddb(table = ...)]: name the #[derive(Table)] type that stores this entity, e.g. #[ddb(table = Ecommerce, pk = \"CUSTOMER#{customer_id}\")]",
+            );
+            return None;
+        };
+        let Some(pk) = raw
+            .pk
+            .as_ref()
+            .and_then(|pk| parse_template(cx, pk, "pk template"))
+        else {
+            if raw.pk.is_none() {
+                cx.error_spanned_by(
+                    &input.ident,
+                    "missing #[ddb(pk = \"...\")]: give the partition key template, e.g. pk = \"CUSTOMER#{customer_id}\"",
+                );
+            }
+            return None;
+        };
+        let sk = raw
+            .sk
+            .as_ref()
+            .map(|sk| parse_template(cx, sk, "sk template"));
+        let mut keys = vec![Key {
+            index: None,
+            pk: pk.clone(),
+            pk_from_primary: false,
+            sk: sk.flatten(),
+            query: raw.query.as_ref().map(string_attr),
+            shards: 1,
+            when: None,
+        }];
+        for index in &raw.indexes {
+            let Some(name) = &index.name else {
+                cx.error_spanned_by(
+                    &index.tokens,
+                    "index(...) needs `name = \"...\"`, the index name declared on the table",
+                );
+                continue;
+            };
+            let what = |part: &str| format!("{part} template of index `{}`", name.value.value());
+            let (index_pk, pk_from_primary) = match &index.pk {
+                Some(template) => match parse_template(cx, template, &what("pk")) {
+                    Some(template) => (template, false),
+                    None => continue,
+                },
+                // A local secondary index shares the table's partition key.
+                None => (pk.clone(), true),
+            };
+            let index_sk = match &index.sk {
+                Some(template) => match parse_template(cx, template, &what("sk")) {
+                    Some(template) => Some(template),
+                    None => continue,
+                },
+                None => None,
+            };
+            let shards = match &index.shards {
+                Some(shards) => match shards.value.base10_parse::<u16>() {
+                    Ok(n) if (1..=1000).contains(&n) => n,
+                    _ => {
+                        cx.error_spanned_by(
+                            &shards.tokens,
+                            "shards must be a whole number from 1 to 1000",
+                        );
+                        1
+                    }
+                },
+                None => 1,
+            };
+            if shards > 1 && pk_from_primary {
+                cx.error_spanned_by(
+                    &index.tokens,
+                    "a local index (no `pk`) shares the table's partition key and cannot be sharded",
+                );
+            }
+            keys.push(Key {
+                index: Some(string_attr(name)),
+                pk: index_pk,
+                pk_from_primary,
+                sk: index_sk,
+                query: index.query.as_ref().map(string_attr),
+                shards,
+                when: index.when.as_ref().map(|w| w.value.clone()),
+            });
+        }
+        let entity_type = raw
+            .entity
+            .as_ref()
+            .map(|e| e.value.value())
+            .unwrap_or_else(|| input.ident.to_string());
+        if entity_type.is_empty() {
+            if let Some(entity) = &raw.entity {
+                cx.error_spanned_by(&entity.tokens, "the entity type cannot be empty");
+            }
+        }
+        Some(Entity {
+            ident: &input.ident,
+            table: table.value,
+            entity_type,
+            keys,
+            fields,
+        })
+    }
+}
+
+fn string_attr(attr: &Attr<syn::LitStr>) -> Attr<String> {
+    Attr {
+        value: attr.value.value(),
+        tokens: attr.value.to_token_stream(),
+    }
+}
+
+fn parse_template(cx: &Ctxt, attr: &Attr<syn::LitStr>, what: &str) -> Option<Attr<Template>> {
+    match template::parse(&attr.value.value(), what) {
+        Ok(template) => Some(Attr {
+            value: template,
+            tokens: attr.tokens.clone(),
+        }),
+        Err(message) => {
+            cx.error_spanned_by(&attr.tokens, message);
+            None
+        }
+    }
+}
+
+/// The DynamoDB attribute name of a field: serde's `rename`, else its
+/// `rename_all` rule applied, else the field name.
+fn attribute_name(ident: &Ident, rename: Option<&str>, rename_all: Option<&str>) -> String {
+    if let Some(rename) = rename {
+        return rename.to_owned();
+    }
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name).to_owned();
+    let words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
+    let capitalize = |w: &str| {
+        let mut chars = w.chars();
+        chars
+            .next()
+            .map(|c| c.to_uppercase().collect::<String>() + chars.as_str())
+            .unwrap_or_default()
+    };
+    match rename_all {
+        Some("lowercase") => name.to_lowercase(),
+        Some("UPPERCASE") => name.to_uppercase(),
+        Some("PascalCase") => words.iter().map(|w| capitalize(w)).collect(),
+        Some("camelCase") => words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| if i == 0 { w.to_string() } else { capitalize(w) })
+            .collect(),
+        Some("SCREAMING_SNAKE_CASE") => name.to_uppercase(),
+        Some("kebab-case") => name.replace('_', "-"),
+        Some("SCREAMING-KEBAB-CASE") => name.to_uppercase().replace('_', "-"),
+        _ => name,
+    }
+}

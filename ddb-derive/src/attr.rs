@@ -1,0 +1,292 @@
+//! The syntax of `#[ddb(...)]` on entities and their fields: raw values with
+//! their tokens, for errors. No rule that spans several attributes lives here.
+
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, LitInt, LitStr, Path};
+
+use crate::ctxt::{unknown_key_message, Ctxt};
+use crate::symbol::*;
+
+/// A value and the tokens an error about it points at.
+#[derive(Clone)]
+pub struct Attr<T> {
+    pub value: T,
+    pub tokens: proc_macro2::TokenStream,
+}
+
+/// Sets `slot` once; a second occurrence is an error at its key.
+pub fn set_once<T>(
+    cx: &Ctxt,
+    slot: &mut Option<Attr<T>>,
+    meta: &ParseNestedMeta,
+    value: T,
+    tokens: proc_macro2::TokenStream,
+) {
+    if slot.is_some() {
+        let key = meta
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        cx.error_spanned_by(&meta.path, format!("duplicate `{key}` in #[ddb(...)]"));
+    } else {
+        *slot = Some(Attr { value, tokens });
+    }
+}
+
+/// Consumes whatever follows an unknown key so parsing can go on.
+pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        meta.value()?.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| skip_value(&inner))?;
+    }
+    Ok(())
+}
+
+pub fn lit_str(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
+    meta.value()?.parse::<LitStr>()
+}
+
+fn path_tokens(meta: &ParseNestedMeta) -> proc_macro2::TokenStream {
+    let path = &meta.path;
+    quote::quote!(#path)
+}
+
+fn key_name(meta: &ParseNestedMeta) -> String {
+    meta.path
+        .get_ident()
+        .map(|i| i.to_string())
+        .unwrap_or_else(|| path_tokens(meta).to_string())
+}
+
+/// Parses every `#[ddb(...)]` in `attrs` with `each`, reporting syntax errors.
+pub fn for_each_ddb(
+    cx: &Ctxt,
+    attrs: &[Attribute],
+    mut each: impl FnMut(&ParseNestedMeta) -> syn::Result<()>,
+) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident(DDB)) {
+        if let Err(error) = attr.parse_nested_meta(|meta| each(&meta)) {
+            cx.syn_error(error);
+        }
+    }
+}
+
+/// Reports an unknown key at its path and skips its value.
+pub fn unknown(cx: &Ctxt, meta: &ParseNestedMeta, place: &str, valid: &[&str]) -> syn::Result<()> {
+    cx.error_spanned_by(
+        &meta.path,
+        unknown_key_message(place, &key_name(meta), valid),
+    );
+    skip_value(meta)
+}
+
+#[derive(Default)]
+pub struct RawIndex {
+    pub name: Option<Attr<LitStr>>,
+    pub pk: Option<Attr<LitStr>>,
+    pub sk: Option<Attr<LitStr>>,
+    pub query: Option<Attr<LitStr>>,
+    pub shards: Option<Attr<LitInt>>,
+    pub when: Option<Attr<Path>>,
+    pub tokens: proc_macro2::TokenStream,
+}
+
+#[derive(Default)]
+pub struct RawEntity {
+    pub table: Option<Attr<Path>>,
+    pub pk: Option<Attr<LitStr>>,
+    pub sk: Option<Attr<LitStr>>,
+    pub query: Option<Attr<LitStr>>,
+    pub entity: Option<Attr<LitStr>>,
+    pub indexes: Vec<RawIndex>,
+    pub serde_rename_all: Option<String>,
+}
+
+#[derive(Default)]
+pub struct RawField {
+    pub version: Option<Attr<()>>,
+    pub ttl: Option<Attr<()>>,
+    pub created_at: Option<Attr<()>>,
+    pub updated_at: Option<Attr<()>>,
+    pub sensitive: Option<Attr<()>>,
+    pub serde_rename: Option<String>,
+}
+
+pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
+    let mut raw = RawEntity::default();
+    for_each_ddb(cx, attrs, |meta| {
+        let tokens = path_tokens(meta);
+        let path = &meta.path;
+        if path.is_ident(TABLE) {
+            let value: Path = meta.value()?.parse()?;
+            let tokens = quote::quote!(#value);
+            set_once(cx, &mut raw.table, meta, value, tokens);
+        } else if path.is_ident(PK) {
+            let value = lit_str(meta)?;
+            set_once(cx, &mut raw.pk, meta, value.clone(), quote::quote!(#value));
+        } else if path.is_ident(SK) {
+            let value = lit_str(meta)?;
+            set_once(cx, &mut raw.sk, meta, value.clone(), quote::quote!(#value));
+        } else if path.is_ident(QUERY) {
+            let value = lit_str(meta)?;
+            set_once(
+                cx,
+                &mut raw.query,
+                meta,
+                value.clone(),
+                quote::quote!(#value),
+            );
+        } else if path.is_ident(ENTITY) {
+            let value = lit_str(meta)?;
+            set_once(
+                cx,
+                &mut raw.entity,
+                meta,
+                value.clone(),
+                quote::quote!(#value),
+            );
+        } else if path.is_ident(INDEX) {
+            raw.indexes.push(parse_index(cx, meta, tokens)?);
+        } else {
+            unknown(cx, meta, "an entity", ENTITY_KEYS)?;
+        }
+        Ok(())
+    });
+    raw.serde_rename_all = serde_value(attrs, RENAME_ALL);
+    raw
+}
+
+fn parse_index(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    tokens: proc_macro2::TokenStream,
+) -> syn::Result<RawIndex> {
+    let mut index = RawIndex {
+        tokens,
+        ..RawIndex::default()
+    };
+    meta.parse_nested_meta(|inner| {
+        let path = &inner.path;
+        if path.is_ident(NAME) {
+            let value = lit_str(&inner)?;
+            set_once(
+                cx,
+                &mut index.name,
+                &inner,
+                value.clone(),
+                quote::quote!(#value),
+            );
+        } else if path.is_ident(PK) {
+            let value = lit_str(&inner)?;
+            set_once(
+                cx,
+                &mut index.pk,
+                &inner,
+                value.clone(),
+                quote::quote!(#value),
+            );
+        } else if path.is_ident(SK) {
+            let value = lit_str(&inner)?;
+            set_once(
+                cx,
+                &mut index.sk,
+                &inner,
+                value.clone(),
+                quote::quote!(#value),
+            );
+        } else if path.is_ident(QUERY) {
+            let value = lit_str(&inner)?;
+            set_once(
+                cx,
+                &mut index.query,
+                &inner,
+                value.clone(),
+                quote::quote!(#value),
+            );
+        } else if path.is_ident(SHARDS) {
+            let value: LitInt = inner.value()?.parse()?;
+            set_once(
+                cx,
+                &mut index.shards,
+                &inner,
+                value.clone(),
+                quote::quote!(#value),
+            );
+        } else if path.is_ident(WHEN) {
+            let value: Path = inner.value()?.parse()?;
+            set_once(
+                cx,
+                &mut index.when,
+                &inner,
+                value.clone(),
+                quote::quote!(#value),
+            );
+        } else {
+            unknown(cx, &inner, "an index", INDEX_KEYS)?;
+        }
+        Ok(())
+    })?;
+    Ok(index)
+}
+
+pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> RawField {
+    let mut raw = RawField::default();
+    for_each_ddb(cx, attrs, |meta| {
+        let tokens = path_tokens(meta);
+        let path = &meta.path;
+        let slot = if path.is_ident(VERSION) {
+            &mut raw.version
+        } else if path.is_ident(TTL) {
+            &mut raw.ttl
+        } else if path.is_ident(CREATED_AT) {
+            &mut raw.created_at
+        } else if path.is_ident(UPDATED_AT) {
+            &mut raw.updated_at
+        } else if path.is_ident(SENSITIVE) {
+            &mut raw.sensitive
+        } else {
+            return unknown(cx, meta, "a field", FIELD_KEYS);
+        };
+        if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+            cx.error_spanned_by(
+                &meta.path,
+                format!("#[ddb({})] takes no value", key_name(meta)),
+            );
+            skip_value(meta)?;
+        }
+        set_once(cx, slot, meta, (), tokens);
+        Ok(())
+    });
+    raw.serde_rename = serde_value(attrs, RENAME);
+    raw
+}
+
+/// The value of `#[serde(key = "...")]` or `#[serde(key(serialize = "..."))]`.
+/// Malformed serde attributes are serde's to report.
+pub fn serde_value(attrs: &[Attribute], key: &str) -> Option<String> {
+    let mut found = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident(SERDE)) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident(key) {
+                if meta.input.peek(syn::Token![=]) {
+                    found = Some(lit_str(&meta)?.value());
+                } else {
+                    meta.parse_nested_meta(|inner| {
+                        if inner.path.is_ident("serialize") {
+                            found = Some(lit_str(&inner)?.value());
+                        } else {
+                            skip_value(&inner)?;
+                        }
+                        Ok(())
+                    })?;
+                }
+                Ok(())
+            } else {
+                skip_value(&meta)
+            }
+        });
+    }
+    found
+}

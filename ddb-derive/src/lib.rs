@@ -1,0 +1,53 @@
+//! Derive macros for ddb: `Table`, `Entity` and `KeySegment`.
+//!
+//! Use them through `ddb-runtime`, which re-exports them and documents the
+//! attributes; generated code names runtime items only through
+//! `::ddb_runtime::__private`.
+
+mod ast;
+mod attr;
+mod ctxt;
+mod expand;
+mod segment;
+mod symbol;
+mod table;
+mod template;
+mod valid;
+
+use proc_macro::TokenStream;
+use syn::{parse_macro_input, DeriveInput};
+
+/// Declares a DynamoDB table; see `ddb_runtime::Table`.
+#[proc_macro_derive(Table, attributes(ddb))]
+pub fn derive_table(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    table::derive(&input).into()
+}
+
+/// Declares an entity stored in a table; see `ddb_runtime::Entity`.
+#[proc_macro_derive(Entity, attributes(ddb))]
+pub fn derive_entity(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    let cx = ctxt::Ctxt::default();
+    let model = ast::Entity::from_input(&cx, &input);
+    if let Some(model) = &model {
+        valid::check(&cx, model);
+    }
+    match model {
+        Some(model) if !cx.has_errors() => expand::expand(&model).into(),
+        model => {
+            let table = model.as_ref().map(|m| &m.table);
+            let mut out = cx.into_compile_errors();
+            out.extend(expand::fallback(&input.ident, table));
+            out.into()
+        }
+    }
+}
+
+/// Makes a newtype or a fieldless enum usable in key templates; see
+/// `ddb_runtime::KeySegment`.
+#[proc_macro_derive(KeySegment, attributes(ddb))]
+pub fn derive_key_segment(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    segment::derive(&input).into()
+}

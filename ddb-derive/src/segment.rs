@@ -1,0 +1,134 @@
+//! `#[derive(KeySegment)]` for newtypes (delegating to the inner type) and
+//! fieldless enums (one name per variant, SCREAMING_SNAKE_CASE by default).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Fields, LitStr};
+
+use crate::attr::{for_each_ddb, lit_str, unknown};
+use crate::ctxt::Ctxt;
+use crate::symbol::{RENAME, VARIANT_KEYS};
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::default();
+    let ident = &input.ident;
+    let p = quote!(::ddb_runtime::__private);
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &input.generics,
+            "#[derive(KeySegment)] does not support generic types",
+        );
+    }
+    let body = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+                let inner = &fields.unnamed[0].ty;
+                Some(quote! {
+                    const NUMERIC: bool = <#inner as #p::KeySegment>::NUMERIC;
+                    fn write_segment(&self, out: &mut #p::std::string::String) -> ::core::result::Result<(), #p::SegmentError> {
+                        #p::KeySegment::write_segment(&self.0, out)
+                    }
+                    fn read_segment(text: &str) -> ::core::result::Result<Self, #p::SegmentError> {
+                        ::core::result::Result::Ok(#ident(<#inner as #p::KeySegment>::read_segment(text)?))
+                    }
+                    fn to_number(&self) -> ::core::option::Option<#p::std::string::String> {
+                        #p::KeySegment::to_number(&self.0)
+                    }
+                    fn from_number(number: &str) -> ::core::result::Result<Self, #p::SegmentError> {
+                        ::core::result::Result::Ok(#ident(<#inner as #p::KeySegment>::from_number(number)?))
+                    }
+                })
+            }
+            _ => None,
+        },
+        Data::Enum(data) => {
+            let mut names = Vec::new();
+            let mut writes = Vec::new();
+            let mut reads = Vec::new();
+            for variant in &data.variants {
+                if !matches!(variant.fields, Fields::Unit) {
+                    cx.error_spanned_by(
+                        variant,
+                        "#[derive(KeySegment)] needs an enum whose variants have no fields",
+                    );
+                    continue;
+                }
+                let mut rename: Option<LitStr> = None;
+                for_each_ddb(&cx, &variant.attrs, |meta| {
+                    if meta.path.is_ident(RENAME) {
+                        rename = Some(lit_str(meta)?);
+                        Ok(())
+                    } else {
+                        unknown(&cx, meta, "an enum variant", VARIANT_KEYS)
+                    }
+                });
+                let name = rename
+                    .as_ref()
+                    .map(LitStr::value)
+                    .unwrap_or_else(|| screaming_snake(&variant.ident.to_string()));
+                if name.is_empty() {
+                    cx.error_spanned_by(&rename, "a key segment name cannot be empty");
+                }
+                if names.contains(&name) {
+                    cx.error_spanned_by(variant, format!("two variants are written as `{name}`; rename one with #[ddb(rename = \"...\")]"));
+                }
+                names.push(name.clone());
+                let v = &variant.ident;
+                writes.push(quote!(#ident::#v => #name,));
+                reads.push(quote!(#name => ::core::result::Result::Ok(#ident::#v),));
+            }
+            let expected = names.join(", ");
+            Some(quote! {
+                fn write_segment(&self, out: &mut #p::std::string::String) -> ::core::result::Result<(), #p::SegmentError> {
+                    out.push_str(match self { #(#writes)* });
+                    ::core::result::Result::Ok(())
+                }
+                fn read_segment(text: &str) -> ::core::result::Result<Self, #p::SegmentError> {
+                    match text {
+                        #(#reads)*
+                        other => ::core::result::Result::Err(#p::SegmentError::new(
+                            #p::std::format!("`{}` is not one of {}", other, #expected),
+                        )),
+                    }
+                }
+            })
+        }
+        _ => None,
+    };
+    let Some(body) = body else {
+        cx.error_spanned_by(
+            ident,
+            "#[derive(KeySegment)] needs a newtype struct such as `struct CustomerId(String);` or an enum without fields",
+        );
+        return cx.into_compile_errors();
+    };
+    let errors = cx.into_compile_errors();
+    quote! {
+        #errors
+        #[automatically_derived]
+        impl #p::KeySegment for #ident {
+            #body
+        }
+    }
+}
+
+/// `InTransit` -> `IN_TRANSIT`.
+fn screaming_snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.extend(c.to_uppercase());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn variant_names() {
+        assert_eq!(super::screaming_snake("Open"), "OPEN");
+        assert_eq!(super::screaming_snake("InTransit"), "IN_TRANSIT");
+    }
+}

@@ -1,0 +1,54 @@
+//! The keywords of `#[ddb(...)]`, in one place (as serde's `symbol.rs`).
+
+pub const DDB: &str = "ddb";
+
+// Entity container.
+pub const TABLE: &str = "table";
+pub const PK: &str = "pk";
+pub const SK: &str = "sk";
+pub const QUERY: &str = "query";
+pub const ENTITY: &str = "entity";
+pub const INDEX: &str = "index";
+pub const ENTITY_KEYS: &[&str] = &[TABLE, PK, SK, QUERY, ENTITY, INDEX];
+
+// Entity index(...).
+pub const NAME: &str = "name";
+pub const SHARDS: &str = "shards";
+pub const WHEN: &str = "when";
+pub const INDEX_KEYS: &[&str] = &[NAME, PK, SK, QUERY, SHARDS, WHEN];
+
+// Entity field.
+pub const VERSION: &str = "version";
+pub const TTL: &str = "ttl";
+pub const CREATED_AT: &str = "created_at";
+pub const UPDATED_AT: &str = "updated_at";
+pub const SENSITIVE: &str = "sensitive";
+pub const FIELD_KEYS: &[&str] = &[VERSION, TTL, CREATED_AT, UPDATED_AT, SENSITIVE];
+
+// Table container.
+pub const PK_TYPE: &str = "pk_type";
+pub const SK_TYPE: &str = "sk_type";
+pub const ENTITY_ATTRIBUTE: &str = "entity_attribute";
+pub const LOCAL_INDEX: &str = "local_index";
+pub const TABLE_KEYS: &[&str] = &[
+    NAME,
+    PK,
+    SK,
+    PK_TYPE,
+    SK_TYPE,
+    ENTITY_ATTRIBUTE,
+    INDEX,
+    LOCAL_INDEX,
+];
+pub const PROJECTION: &str = "projection";
+pub const INCLUDE: &str = "include";
+pub const TABLE_INDEX_KEYS: &[&str] = &[NAME, PK, SK, PK_TYPE, SK_TYPE, PROJECTION, INCLUDE];
+pub const TABLE_LOCAL_INDEX_KEYS: &[&str] = &[NAME, SK, SK_TYPE, PROJECTION, INCLUDE];
+
+// KeySegment variants.
+pub const RENAME: &str = "rename";
+pub const VARIANT_KEYS: &[&str] = &[RENAME];
+
+// serde attributes ddb reads.
+pub const SERDE: &str = "serde";
+pub const RENAME_ALL: &str = "rename_all";

@@ -1,0 +1,276 @@
+//! `#[derive(Table)]`: the physical table, its key attributes and indexes.
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::meta::ParseNestedMeta;
+use syn::{DeriveInput, LitStr};
+
+use crate::attr::{for_each_ddb, lit_str, set_once, unknown, Attr};
+use crate::ctxt::Ctxt;
+use crate::symbol::*;
+
+#[derive(Default)]
+struct RawIndex {
+    local: bool,
+    tokens: TokenStream,
+    name: Option<Attr<LitStr>>,
+    pk: Option<Attr<LitStr>>,
+    sk: Option<Attr<LitStr>>,
+    pk_type: Option<Attr<LitStr>>,
+    sk_type: Option<Attr<LitStr>>,
+    projection: Option<Attr<LitStr>>,
+    include: Option<Attr<Vec<LitStr>>>,
+}
+
+#[derive(Default)]
+struct RawTable {
+    name: Option<Attr<LitStr>>,
+    pk: Option<Attr<LitStr>>,
+    sk: Option<Attr<LitStr>>,
+    pk_type: Option<Attr<LitStr>>,
+    sk_type: Option<Attr<LitStr>>,
+    entity_attribute: Option<Attr<LitStr>>,
+    indexes: Vec<RawIndex>,
+}
+
+fn string(cx: &Ctxt, slot: &mut Option<Attr<LitStr>>, meta: &ParseNestedMeta) -> syn::Result<()> {
+    let value = lit_str(meta)?;
+    let tokens = value.to_token_stream();
+    set_once(cx, slot, meta, value, tokens);
+    Ok(())
+}
+
+fn parse(cx: &Ctxt, input: &DeriveInput) -> RawTable {
+    let mut raw = RawTable::default();
+    for_each_ddb(cx, &input.attrs, |meta| {
+        let path = &meta.path;
+        if path.is_ident(NAME) {
+            string(cx, &mut raw.name, meta)
+        } else if path.is_ident(PK) {
+            string(cx, &mut raw.pk, meta)
+        } else if path.is_ident(SK) {
+            string(cx, &mut raw.sk, meta)
+        } else if path.is_ident(PK_TYPE) {
+            string(cx, &mut raw.pk_type, meta)
+        } else if path.is_ident(SK_TYPE) {
+            string(cx, &mut raw.sk_type, meta)
+        } else if path.is_ident(ENTITY_ATTRIBUTE) {
+            string(cx, &mut raw.entity_attribute, meta)
+        } else if path.is_ident(INDEX) || path.is_ident(LOCAL_INDEX) {
+            let local = path.is_ident(LOCAL_INDEX);
+            let mut index = RawIndex {
+                local,
+                tokens: path.to_token_stream(),
+                ..RawIndex::default()
+            };
+            let valid = if local {
+                TABLE_LOCAL_INDEX_KEYS
+            } else {
+                TABLE_INDEX_KEYS
+            };
+            meta.parse_nested_meta(|inner| {
+                let path = &inner.path;
+                if path.is_ident(NAME) {
+                    string(cx, &mut index.name, &inner)
+                } else if path.is_ident(PK) && !local {
+                    string(cx, &mut index.pk, &inner)
+                } else if path.is_ident(SK) {
+                    string(cx, &mut index.sk, &inner)
+                } else if path.is_ident(PK_TYPE) && !local {
+                    string(cx, &mut index.pk_type, &inner)
+                } else if path.is_ident(SK_TYPE) {
+                    string(cx, &mut index.sk_type, &inner)
+                } else if path.is_ident(PROJECTION) {
+                    string(cx, &mut index.projection, &inner)
+                } else if path.is_ident(INCLUDE) {
+                    let mut names = Vec::new();
+                    let content;
+                    syn::parenthesized!(content in inner.input);
+                    let list = content.parse_terminated(|s| s.parse::<LitStr>(), syn::Token![,])?;
+                    names.extend(list);
+                    let tokens = inner.path.to_token_stream();
+                    set_once(cx, &mut index.include, &inner, names, tokens);
+                    Ok(())
+                } else {
+                    unknown(
+                        cx,
+                        &inner,
+                        if local { "a local index" } else { "an index" },
+                        valid,
+                    )
+                }
+            })?;
+            raw.indexes.push(index);
+            Ok(())
+        } else {
+            unknown(cx, meta, "a table", TABLE_KEYS)
+        }
+    });
+    raw
+}
+
+fn scalar(cx: &Ctxt, ty: &Option<Attr<LitStr>>) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    match ty.as_ref().map(|t| t.value.value()) {
+        None => quote!(#p::ScalarType::S),
+        Some(t) if t == "S" => quote!(#p::ScalarType::S),
+        Some(t) if t == "N" => quote!(#p::ScalarType::N),
+        Some(t) => {
+            cx.error_spanned_by(
+                ty.as_ref().map(|t| t.tokens.clone()),
+                format!("key type `{t}` is not supported; use \"S\" (string) or \"N\" (number)"),
+            );
+            quote!(#p::ScalarType::S)
+        }
+    }
+}
+
+/// DynamoDB's rule for table and index names: 3 to 255 of `[a-zA-Z0-9_.-]`.
+fn check_name(cx: &Ctxt, name: &Attr<LitStr>, what: &str) {
+    let value = name.value.value();
+    let valid_chars = value
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if !(3..=255).contains(&value.len()) || !valid_chars {
+        cx.error_spanned_by(
+            &name.tokens,
+            format!("{what} name `{value}` is not valid in DynamoDB: use 3 to 255 letters, digits, `_`, `.` or `-`"),
+        );
+    }
+}
+
+fn key_attribute(cx: &Ctxt, name: &Attr<LitStr>, ty: &Option<Attr<LitStr>>) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let value = name.value.value();
+    if value.is_empty() || value.len() > 255 {
+        cx.error_spanned_by(&name.tokens, "a key attribute name must be 1 to 255 bytes");
+    }
+    let ty = scalar(cx, ty);
+    quote!(#p::KeyAttribute { name: #value, ty: #ty })
+}
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::default();
+    let raw = parse(&cx, input);
+    let ident = &input.ident;
+    let p = quote!(::ddb_runtime::__private);
+    let name = match &raw.name {
+        Some(name) => {
+            check_name(&cx, name, "table");
+            name.value.value()
+        }
+        None => {
+            cx.error_spanned_by(ident, "missing #[ddb(name = \"...\")]: give the table's name, e.g. #[ddb(name = \"Ecommerce\", pk = \"PK\", sk = \"SK\")]");
+            String::new()
+        }
+    };
+    let pk = match &raw.pk {
+        Some(pk) => key_attribute(&cx, pk, &raw.pk_type),
+        None => {
+            cx.error_spanned_by(ident, "missing #[ddb(pk = \"...\")]: give the partition key attribute name, e.g. pk = \"PK\"");
+            quote!(#p::KeyAttribute { name: "", ty: #p::ScalarType::S })
+        }
+    };
+    if raw.sk.is_none() {
+        if let Some(ty) = &raw.sk_type {
+            cx.error_spanned_by(
+                &ty.tokens,
+                "sk_type without sk: declare the sort key with sk = \"...\"",
+            );
+        }
+    }
+    let sk = match &raw.sk {
+        Some(sk) => {
+            let sk = key_attribute(&cx, sk, &raw.sk_type);
+            quote!(::core::option::Option::Some(#sk))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let mut seen: Vec<String> = Vec::new();
+    let indexes: Vec<TokenStream> = raw
+        .indexes
+        .iter()
+        .filter_map(|index| {
+            let Some(index_name) = &index.name else {
+                cx.error_spanned_by(&index.tokens, "an index needs `name = \"...\"`");
+                return None;
+            };
+            check_name(&cx, index_name, "index");
+            let value = index_name.value.value();
+            if seen.contains(&value) {
+                cx.error_spanned_by(&index_name.tokens, format!("index `{value}` is declared twice"));
+            }
+            seen.push(value.clone());
+            let index_pk = if index.local {
+                pk.clone()
+            } else {
+                match &index.pk {
+                    Some(ipk) => key_attribute(&cx, ipk, &index.pk_type),
+                    None => {
+                        cx.error_spanned_by(&index_name.tokens, format!("index `{value}` needs its partition key attribute: pk = \"...\""));
+                        return None;
+                    }
+                }
+            };
+            let index_sk = match &index.sk {
+                Some(isk) => {
+                    let isk = key_attribute(&cx, isk, &index.sk_type);
+                    quote!(::core::option::Option::Some(#isk))
+                }
+                None if index.local => {
+                    cx.error_spanned_by(&index_name.tokens, format!("local index `{value}` needs its sort key attribute: sk = \"...\""));
+                    return None;
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            let projection = match (index.projection.as_ref().map(|p| p.value.value()), &index.include) {
+                (None, None) => quote!(#p::Projection::All),
+                (Some(kind), None) if kind == "all" => quote!(#p::Projection::All),
+                (Some(kind), None) if kind == "keys_only" => quote!(#p::Projection::KeysOnly),
+                (None, Some(include)) => {
+                    let names = &include.value;
+                    if names.is_empty() {
+                        cx.error_spanned_by(&include.tokens, "include(...) needs at least one attribute name; use projection = \"keys_only\" for none");
+                    }
+                    quote!(#p::Projection::Include(&[#(#names),*]))
+                }
+                (Some(_), Some(include)) => {
+                    cx.error_spanned_by(&include.tokens, "give either projection = \"...\" or include(...), not both");
+                    quote!(#p::Projection::All)
+                }
+                (Some(kind), None) => {
+                    cx.error_spanned_by(
+                        index.projection.as_ref().map(|p| p.tokens.clone()),
+                        format!("projection `{kind}` is not one of \"all\", \"keys_only\"; for some attributes write include(\"a\", \"b\")"),
+                    );
+                    quote!(#p::Projection::All)
+                }
+            };
+            let kind = if index.local {
+                quote!(#p::IndexKind::Local)
+            } else {
+                quote!(#p::IndexKind::Global)
+            };
+            Some(quote!(#p::IndexDef { name: #value, kind: #kind, pk: #index_pk, sk: #index_sk, projection: #projection }))
+        })
+        .collect();
+    let entity_attribute = raw
+        .entity_attribute
+        .as_ref()
+        .map(|a| a.value.value())
+        .unwrap_or_else(|| "_type".to_owned());
+    let errors = cx.into_compile_errors();
+    quote! {
+        #errors
+        #[automatically_derived]
+        impl #p::Table for #ident {
+            const DEF: #p::TableDef = #p::TableDef {
+                name: #name,
+                pk: #pk,
+                sk: #sk,
+                indexes: &[#(#indexes),*],
+                entity_attribute: #entity_attribute,
+            };
+        }
+    }
+}

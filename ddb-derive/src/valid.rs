@@ -1,0 +1,171 @@
+//! Rules that span several attributes of one entity. Rules that need another
+//! type (the table, other entities) are const checks in ddb-runtime.
+
+use std::collections::HashSet;
+
+use syn::Type;
+
+use crate::ast::Entity;
+use crate::ctxt::{closest, Ctxt};
+
+pub fn check(cx: &Ctxt, entity: &Entity) {
+    check_template_fields(cx, entity);
+    check_roles(cx, entity);
+    check_names(cx, entity);
+}
+
+fn key_label(index: Option<&str>, part: &str) -> String {
+    match index {
+        None => format!("{part} template"),
+        Some(name) => format!("{part} template of index `{name}`"),
+    }
+}
+
+fn check_template_fields(cx: &Ctxt, entity: &Entity) {
+    let names: Vec<String> = entity.fields.iter().map(|f| f.ident.to_string()).collect();
+    for key in &entity.keys {
+        if key.pk_from_primary && key.index.is_some() {
+            // The primary key's template, already checked.
+            if let Some(sk) = &key.sk {
+                check_one(
+                    cx,
+                    entity,
+                    &names,
+                    key.index.as_ref().map(|i| i.value.as_str()),
+                    "sk",
+                    sk,
+                );
+            }
+            continue;
+        }
+        let index = key.index.as_ref().map(|i| i.value.as_str());
+        check_one(cx, entity, &names, index, "pk", &key.pk);
+        if let Some(sk) = &key.sk {
+            check_one(cx, entity, &names, index, "sk", sk);
+        }
+    }
+}
+
+fn check_one(
+    cx: &Ctxt,
+    entity: &Entity,
+    names: &[String],
+    index: Option<&str>,
+    part: &str,
+    template: &crate::attr::Attr<crate::template::Template>,
+) {
+    for field in template.value.fields() {
+        match entity.field(field) {
+            None => {
+                let mut message = format!(
+                    "unknown field `{field}` in {}; fields are: {}",
+                    key_label(index, part),
+                    names.join(", ")
+                );
+                if let Some(near) = closest(field, names.iter().map(String::as_str)) {
+                    message.push_str(&format!("; did you mean `{near}`?"));
+                }
+                cx.error_spanned_by(&template.tokens, message);
+            }
+            Some(f) if f.raw.sensitive.is_some() => {
+                cx.error_spanned_by(
+                    &template.tokens,
+                    format!(
+                        "field `{field}` is #[ddb(sensitive)] and cannot be in a key template: keys are stored in plain text \
+                         and show up in logs, metrics, cursors and backups; key on an id, or on a keyed hash of the value"
+                    ),
+                );
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+fn is_integer(ty: &Type) -> bool {
+    const INTEGERS: &[&str] = &[
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+    ];
+    match ty {
+        Type::Path(path) if path.qself.is_none() => path
+            .path
+            .get_ident()
+            .is_some_and(|ident| INTEGERS.iter().any(|i| ident == i)),
+        Type::Group(group) => is_integer(&group.elem),
+        _ => false,
+    }
+}
+
+fn check_roles(cx: &Ctxt, entity: &Entity) {
+    let key_fields: HashSet<&str> = entity.keys[0].fields().into_iter().collect();
+    let mut seen: [Option<&syn::Ident>; 4] = [None; 4];
+    for field in &entity.fields {
+        let raw = &field.raw;
+        let roles = [
+            ("version", &raw.version),
+            ("ttl", &raw.ttl),
+            ("created_at", &raw.created_at),
+            ("updated_at", &raw.updated_at),
+        ];
+        for (i, (name, role)) in roles.iter().enumerate() {
+            let Some(role) = role else { continue };
+            if let Some(first) = seen[i] {
+                cx.error_spanned_by(
+                    &role.tokens,
+                    format!(
+                        "#[ddb({name})] is already on field `{first}`; an entity has at most one"
+                    ),
+                );
+            } else {
+                seen[i] = Some(field.ident);
+            }
+            if key_fields.contains(field.ident.to_string().as_str()) {
+                cx.error_spanned_by(
+                    &role.tokens,
+                    format!("#[ddb({name})] cannot be on `{}`, a field of the primary key: the library changes it on writes", field.ident),
+                );
+            }
+        }
+        if let Some(version) = &raw.version {
+            if !is_integer(field.ty) {
+                cx.error_spanned_by(
+                    &version.tokens,
+                    format!(
+                        "#[ddb(version)] needs an integer field such as `u64`; `{}` is not one",
+                        field.ident
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn check_names(cx: &Ctxt, entity: &Entity) {
+    let mut indexes = HashSet::new();
+    let mut queries = HashSet::new();
+    for key in &entity.keys {
+        if let Some(index) = &key.index {
+            if !indexes.insert(index.value.as_str()) {
+                cx.error_spanned_by(
+                    &index.tokens,
+                    format!("index `{}` is declared twice on this entity; an entity has one key per index", index.value),
+                );
+            }
+        }
+        if let Some(query) = &key.query {
+            if syn::parse_str::<syn::Ident>(&query.value).is_err() {
+                cx.error_spanned_by(
+                    &query.tokens,
+                    format!(
+                        "query name `{}` must be a Rust identifier such as `by_customer`",
+                        query.value
+                    ),
+                );
+            } else if !queries.insert(query.value.as_str()) {
+                cx.error_spanned_by(
+                    &query.tokens,
+                    format!("query name `{}` is used twice on this entity", query.value),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,437 @@
+//! Checks that span several declarations, evaluated at compile time.
+//!
+//! The derive sees one struct at a time; whether an index exists on the table,
+//! whether key types match, and whether two entities of one table can be told
+//! apart by their keys are answered here, in `const` code, so a mistake is a
+//! compile error that names what is wrong.
+
+use crate::model::{EntitySchema, IndexKind, KeyDef, ScalarType, TableDef, Template};
+
+/// `a == b`, usable in `const` code.
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `text` starts with `prefix`, usable in `const` code.
+pub const fn starts_with(text: &str, prefix: &str) -> bool {
+    let (t, p) = (text.as_bytes(), prefix.as_bytes());
+    if p.len() > t.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < p.len() {
+        if t[i] != p[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// A fixed buffer to build a compile-time error message in.
+pub struct Message {
+    buf: [u8; 600],
+    len: usize,
+}
+
+impl Message {
+    /// An empty message.
+    pub const fn new() -> Self {
+        Self {
+            buf: [0; 600],
+            len: 0,
+        }
+    }
+
+    /// Appends `text`, cutting it off (at a character boundary) when full.
+    pub const fn push(mut self, text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() && self.len < self.buf.len() {
+            self.buf[self.len] = bytes[i];
+            self.len += 1;
+            i += 1;
+        }
+        // Never leave half a UTF-8 character at the end.
+        while self.len > 0 && (self.buf[self.len - 1] & 0xC0) == 0x80 {
+            self.len -= 1;
+        }
+        if self.len > 0 && self.buf[self.len - 1] >= 0xC0 {
+            self.len -= 1;
+        }
+        self
+    }
+
+    /// Panics with the message: a compile error when evaluated in a `const`.
+    pub const fn fail(&self) -> ! {
+        let (text, _) = self.buf.split_at(self.len);
+        match core::str::from_utf8(text) {
+            Ok(text) => panic!("{}", text),
+            Err(_) => panic!("ddb: invalid declaration"),
+        }
+    }
+}
+
+impl Default for Message {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+const fn key_name(key: &KeyDef) -> &'static str {
+    match key.index {
+        Some(name) => name,
+        None => "primary key",
+    }
+}
+
+/// Checks an entity against its table; the derive evaluates it in a `const`.
+///
+/// `numeric` tells, per key of `schema.keys` (partition key then sort key),
+/// whether the template is one field of a numeric [`KeySegment`](crate::KeySegment) type.
+pub const fn check_entity(schema: &EntitySchema, numeric: &[[bool; 2]]) {
+    let table = schema.table;
+    let mut k = 0;
+    while k < schema.keys.len() {
+        let key = &schema.keys[k];
+        let (pk_attr, sk_attr) = match key.index {
+            None => (table.pk, table.sk),
+            Some(name) => match table.index(name) {
+                Some(index) => (index.pk, index.sk),
+                None => Message::new()
+                    .push("index `")
+                    .push(name)
+                    .push("` of entity `")
+                    .push(schema.rust_name)
+                    .push("` is not declared on table `")
+                    .push(table.name)
+                    .push("`; declare it on the table with #[ddb(index(name = \"")
+                    .push(name)
+                    .push("\", pk = \"...\", sk = \"...\"))]")
+                    .fail(),
+            },
+        };
+        check_key_type(
+            schema,
+            key,
+            "partition key",
+            &key.pk,
+            pk_attr.ty,
+            numeric[k][0],
+        );
+        if key.shards > 1 && matches!(pk_attr.ty, ScalarType::N) {
+            Message::new()
+                .push("index `")
+                .push(key_name(key))
+                .push("` of entity `")
+                .push(schema.rust_name)
+                .push("` is sharded, so its partition key attribute must be a String (S): the shard is appended as `#<shard>`")
+                .fail();
+        }
+        if let Some(name) = key.index {
+            if let Some(index) = table.index(name) {
+                if matches!(index.kind, IndexKind::Local)
+                    && !str_eq(key.pk.source, schema.keys[0].pk.source)
+                {
+                    Message::new()
+                        .push("index `")
+                        .push(name)
+                        .push("` is a local index of table `")
+                        .push(table.name)
+                        .push("`: it shares the table's partition key, so entity `")
+                        .push(schema.rust_name)
+                        .push("` must not give it a pk template; remove `pk = ...` from index(...)")
+                        .fail();
+                }
+            }
+        }
+        match (key.sk, sk_attr) {
+            (Some(sk), Some(attr)) => {
+                check_key_type(schema, key, "sort key", &sk, attr.ty, numeric[k][1]);
+            }
+            (None, None) => {}
+            (Some(_), None) => Message::new()
+                .push("entity `")
+                .push(schema.rust_name)
+                .push("` gives a sort key template for the ")
+                .push(key_name(key))
+                .push(" of table `")
+                .push(table.name)
+                .push("`, which has no sort key; remove `sk = ...` or declare the sort key on the table")
+                .fail(),
+            (None, Some(attr)) => Message::new()
+                .push("entity `")
+                .push(schema.rust_name)
+                .push("` needs a sort key template for the ")
+                .push(key_name(key))
+                .push(": table `")
+                .push(table.name)
+                .push("` has sort key `")
+                .push(attr.name)
+                .push("`; add `sk = \"...\"`")
+                .fail(),
+        }
+        k += 1;
+    }
+    let mut f = 0;
+    while f < schema.fields.len() {
+        let attribute = schema.fields[f].attribute;
+        if is_reserved(table, attribute) && !is_raw_key_of(schema, schema.fields[f].name, attribute)
+        {
+            Message::new()
+                .push("field `")
+                .push(schema.fields[f].name)
+                .push("` of entity `")
+                .push(schema.rust_name)
+                .push("` is stored as attribute `")
+                .push(attribute)
+                .push("`, which table `")
+                .push(table.name)
+                .push("` uses for a key or the entity type; rename it with #[serde(rename = \"...\")]")
+                .fail();
+        }
+        f += 1;
+    }
+}
+
+const fn check_key_type(
+    schema: &EntitySchema,
+    key: &KeyDef,
+    which: &str,
+    template: &Template,
+    ty: ScalarType,
+    numeric: bool,
+) {
+    if let ScalarType::N = ty {
+        if !(template.is_single_field() && numeric) {
+            Message::new()
+                .push("the ")
+                .push(which)
+                .push(" of the ")
+                .push(key_name(key))
+                .push(" of entity `")
+                .push(schema.rust_name)
+                .push("` is a Number, so its template must be a single numeric field like \"{id}\", not \"")
+                .push(template.source)
+                .push("\"")
+                .fail();
+        }
+    }
+}
+
+/// Whether `attribute` is a key attribute whose template is exactly the field
+/// `field` (`"{customer_id}"` on attribute `customerId`): the field is the key.
+const fn is_raw_key_of(schema: &EntitySchema, field: &str, attribute: &str) -> bool {
+    let table = schema.table;
+    let mut k = 0;
+    while k < schema.keys.len() {
+        let key = &schema.keys[k];
+        let (pk, sk) = match key.index {
+            None => (Some(table.pk), table.sk),
+            Some(name) => match table.index(name) {
+                Some(index) => (Some(index.pk), index.sk),
+                None => (None, None),
+            },
+        };
+        if let Some(pk) = pk {
+            if str_eq(pk.name, attribute) && is_field(&key.pk, field) {
+                return true;
+            }
+        }
+        if let (Some(sk_attr), Some(sk)) = (sk, key.sk) {
+            if str_eq(sk_attr.name, attribute) && is_field(&sk, field) {
+                return true;
+            }
+        }
+        k += 1;
+    }
+    false
+}
+
+const fn is_field(template: &Template, field: &str) -> bool {
+    match template.parts {
+        [crate::model::Part::Field(name)] => str_eq(name, field),
+        _ => false,
+    }
+}
+
+/// Whether `attribute` is a key attribute of the table or its indexes, or the
+/// entity-type attribute.
+pub const fn is_reserved(table: &TableDef, attribute: &str) -> bool {
+    if str_eq(attribute, table.entity_attribute) || str_eq(attribute, table.pk.name) {
+        return true;
+    }
+    if let Some(sk) = table.sk {
+        if str_eq(attribute, sk.name) {
+            return true;
+        }
+    }
+    let mut i = 0;
+    while i < table.indexes.len() {
+        let index = &table.indexes[i];
+        if str_eq(attribute, index.pk.name) {
+            return true;
+        }
+        if let Some(sk) = index.sk {
+            if str_eq(attribute, sk.name) {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether the partition keys of two key definitions can hold the same value:
+/// both start with a field, or their literal prefixes are prefixes of each other.
+const fn partitions_overlap(a: &Template, b: &Template) -> bool {
+    let (pa, pb) = (a.literal_prefix(), b.literal_prefix());
+    let a_open = !a.is_constant();
+    let b_open = !b.is_constant();
+    if a.is_constant() && b.is_constant() {
+        return str_eq(pa, pb);
+    }
+    (a_open && starts_with(pb, pa)) || (b_open && starts_with(pa, pb)) || str_eq(pa, pb)
+}
+
+/// Checks that the entities given, stored in one table, can be told apart by
+/// their keys; used by [`assert_distinct_keys!`](crate::assert_distinct_keys).
+pub const fn check_distinct_keys(entities: &[&EntitySchema]) {
+    let mut i = 0;
+    while i < entities.len() {
+        let mut j = i + 1;
+        while j < entities.len() {
+            check_pair(entities[i], entities[j]);
+            j += 1;
+        }
+        i += 1;
+    }
+}
+
+const fn same_index(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => str_eq(a, b),
+        _ => false,
+    }
+}
+
+const fn check_pair(a: &EntitySchema, b: &EntitySchema) {
+    if !str_eq(a.table.name, b.table.name) {
+        return;
+    }
+    if str_eq(a.entity_type, b.entity_type) {
+        Message::new()
+            .push("entities `")
+            .push(a.rust_name)
+            .push("` and `")
+            .push(b.rust_name)
+            .push("` store the same entity type `")
+            .push(a.entity_type)
+            .push("`; give one another with #[ddb(entity = \"...\")]")
+            .fail();
+    }
+    let mut x = 0;
+    while x < a.keys.len() {
+        let mut y = 0;
+        while y < b.keys.len() {
+            let (ka, kb) = (&a.keys[x], &b.keys[y]);
+            if same_index(ka.index, kb.index) && partitions_overlap(&ka.pk, &kb.pk) {
+                check_sort_keys(a, ka, b, kb);
+            }
+            y += 1;
+        }
+        x += 1;
+    }
+}
+
+const fn check_sort_keys(a: &EntitySchema, ka: &KeyDef, b: &EntitySchema, kb: &KeyDef) {
+    let (sa, sb) = match (ka.sk, kb.sk) {
+        (Some(sa), Some(sb)) => (sa, sb),
+        // A table without sort key: one item per partition key value, and the
+        // partition prefixes overlap.
+        _ => pair_fail(a, ka, b, kb, "their partition keys can hold the same value and there is no sort key to tell them apart"),
+    };
+    let (pa, pb) = (sa.literal_prefix(), sb.literal_prefix());
+    if pa.is_empty() || pb.is_empty() {
+        pair_fail(
+            a,
+            ka,
+            b,
+            kb,
+            "a sort key that starts with a field cannot share a partition with another entity; start it with a literal such as \"ORDER#\"",
+        );
+    }
+    let both_constant = sa.is_constant() && sb.is_constant();
+    if (both_constant && str_eq(pa, pb))
+        || (!both_constant && (starts_with(pa, pb) || starts_with(pb, pa)))
+    {
+        Message::new()
+            .push("entities `")
+            .push(a.rust_name)
+            .push("` and `")
+            .push(b.rust_name)
+            .push("` share a partition in the ")
+            .push(key_name(ka))
+            .push(" and their sort keys begin \"")
+            .push(pa)
+            .push("\" and \"")
+            .push(pb)
+            .push("\": one is a prefix of the other, so begins_with on one would return both; give them distinct prefixes such as \"ORDER#\" and \"ITEM#\"")
+            .fail();
+    }
+}
+
+const fn pair_fail(a: &EntitySchema, ka: &KeyDef, b: &EntitySchema, _kb: &KeyDef, why: &str) -> ! {
+    Message::new()
+        .push("entities `")
+        .push(a.rust_name)
+        .push("` and `")
+        .push(b.rust_name)
+        .push("` cannot be told apart in the ")
+        .push(key_name(ka))
+        .push(": ")
+        .push(why)
+        .fail()
+}
+
+/// Asserts at compile time that entities stored together in one table can be
+/// told apart by their keys.
+///
+/// Two entities whose partition-key templates can hold the same value (same
+/// literal prefix, one a prefix of the other) must have sort keys whose literal
+/// prefixes are not prefixes of each other: otherwise `begins_with(SK, "ORDER#")`
+/// for one would also return the other. A sort key that starts with a field
+/// cannot share a partition at all.
+///
+/// ```
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # pub struct Ecommerce;
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # pub struct Customer { customer_id: String }
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+/// # pub struct Order { customer_id: String, order_id: String }
+/// ddb_runtime::assert_distinct_keys!(Customer, Order);
+/// ```
+#[macro_export]
+macro_rules! assert_distinct_keys {
+    ($($entity:ty),+ $(,)?) => {
+        const _: () = $crate::__private::check_distinct_keys(&[
+            $(&<$entity as $crate::Entity>::SCHEMA),+
+        ]);
+    };
+}

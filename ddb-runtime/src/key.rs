@@ -1,0 +1,414 @@
+//! Key values built from templates, and their parsing back.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::error::Error;
+use crate::model::{KeyAttribute, ScalarType};
+use crate::segment::{self, KeySegment, DELIMITER};
+use crate::{Entity, Table};
+
+/// DynamoDB's limit on a partition key value, in bytes.
+pub const PARTITION_KEY_LIMIT: usize = 2048;
+/// DynamoDB's limit on a sort key value, in bytes.
+pub const SORT_KEY_LIMIT: usize = 1024;
+
+/// One key attribute's value: a String or a Number.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeyValue {
+    /// `S`
+    S(String),
+    /// `N`, as DynamoDB's decimal text.
+    N(String),
+}
+
+impl KeyValue {
+    /// The value as text, whichever its type.
+    ///
+    /// ```
+    /// use ddb_runtime::KeyValue;
+    /// assert_eq!(KeyValue::S("CUSTOMER#123".into()).as_str(), "CUSTOMER#123");
+    /// ```
+    pub fn as_str(&self) -> &str {
+        match self {
+            KeyValue::S(text) | KeyValue::N(text) => text,
+        }
+    }
+
+    /// The value as an `AttributeValue`.
+    pub fn to_attribute_value(&self) -> AttributeValue {
+        match self {
+            KeyValue::S(text) => AttributeValue::S(text.clone()),
+            KeyValue::N(text) => AttributeValue::N(text.clone()),
+        }
+    }
+
+    /// Reads a key attribute back; `None` for any type but S and N.
+    pub fn from_attribute_value(value: &AttributeValue) -> Option<Self> {
+        match value {
+            AttributeValue::S(text) => Some(KeyValue::S(text.clone())),
+            AttributeValue::N(text) => Some(KeyValue::N(text.clone())),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Debug for KeyValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyValue::S(text) => write!(f, "S({text:?})"),
+            KeyValue::N(text) => write!(f, "N({text})"),
+        }
+    }
+}
+
+impl fmt::Display for KeyValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The partition and sort key values of one key (primary or index).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KeyValues {
+    /// The partition key value.
+    pub pk: KeyValue,
+    /// The sort key value, when the key has one.
+    pub sk: Option<KeyValue>,
+}
+
+/// The primary key of one item of entity `E`, built by the entity's typed key
+/// builder (`Order::key(..)`).
+///
+/// ```
+/// use ddb_runtime::{Entity, Key, KeyValue, Table};
+/// #[derive(Table)]
+/// #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// struct Ecommerce;
+///
+/// #[derive(Entity, serde::Serialize, serde::Deserialize)]
+/// #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// struct Customer { customer_id: String, name: String }
+///
+/// let key: Key<Customer> = Customer::key(&"123".to_string())?;
+/// assert_eq!(key.pk(), &KeyValue::S("CUSTOMER#123".into()));
+/// assert_eq!(key.to_item()["SK"].as_s().unwrap(), "PROFILE");
+/// # Ok::<(), ddb_runtime::Error>(())
+/// ```
+pub struct Key<E> {
+    values: KeyValues,
+    entity: PhantomData<fn() -> E>,
+}
+
+impl<E> Clone for Key<E> {
+    fn clone(&self) -> Self {
+        Self {
+            values: self.values.clone(),
+            entity: PhantomData,
+        }
+    }
+}
+
+impl<E> PartialEq for Key<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.values == other.values
+    }
+}
+
+impl<E> Eq for Key<E> {}
+
+impl<E> std::hash::Hash for Key<E> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.values.hash(state)
+    }
+}
+
+impl<E: Entity> fmt::Debug for Key<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Key")
+            .field("entity", &E::SCHEMA.entity_type)
+            .field("pk", &self.values.pk)
+            .field("sk", &self.values.sk)
+            .finish()
+    }
+}
+
+impl<E> Key<E> {
+    /// Wraps key values built for entity `E`. Generated key builders call this.
+    pub fn from_values(values: KeyValues) -> Self {
+        Self {
+            values,
+            entity: PhantomData,
+        }
+    }
+
+    /// The partition key value.
+    pub fn pk(&self) -> &KeyValue {
+        &self.values.pk
+    }
+
+    /// The sort key value, if the table has a sort key.
+    pub fn sk(&self) -> Option<&KeyValue> {
+        self.values.sk.as_ref()
+    }
+
+    /// Both values.
+    pub fn values(&self) -> &KeyValues {
+        &self.values
+    }
+}
+
+impl<E: Entity> Key<E> {
+    /// The key as the `Key` map of a GetItem or DeleteItem request.
+    pub fn to_item(&self) -> HashMap<String, AttributeValue> {
+        let table = <E::Table as Table>::DEF;
+        let mut item = HashMap::with_capacity(2);
+        item.insert(
+            table.pk.name.to_owned(),
+            self.values.pk.to_attribute_value(),
+        );
+        if let (Some(attribute), Some(sk)) = (table.sk, &self.values.sk) {
+            item.insert(attribute.name.to_owned(), sk.to_attribute_value());
+        }
+        item
+    }
+
+    /// Reads the primary key of a stored item of `E`.
+    pub fn from_item(item: &HashMap<String, AttributeValue>) -> Result<Self, Error> {
+        let table = <E::Table as Table>::DEF;
+        let read = |attribute: KeyAttribute| {
+            item.get(attribute.name)
+                .and_then(KeyValue::from_attribute_value)
+                .ok_or_else(|| Error::KeyMismatch {
+                    entity: E::SCHEMA.entity_type,
+                    key: "primary key",
+                    template: "",
+                    reason: format!("the item has no S or N attribute `{}`", attribute.name),
+                })
+        };
+        let pk = read(table.pk)?;
+        let sk = match table.sk {
+            Some(attribute) => Some(read(attribute)?),
+            None => None,
+        };
+        Ok(Self::from_values(KeyValues { pk, sk }))
+    }
+}
+
+/// Builds one composite key value from literal text and fields.
+#[doc(hidden)]
+pub struct KeyWriter {
+    entity: &'static str,
+    key: &'static str,
+    out: String,
+}
+
+impl KeyWriter {
+    pub fn new(entity: &'static str, key: &'static str) -> Self {
+        Self {
+            entity,
+            key,
+            out: String::with_capacity(48),
+        }
+    }
+
+    pub fn literal(mut self, text: &str) -> Self {
+        self.out.push_str(text);
+        self
+    }
+
+    pub fn field<T: KeySegment>(mut self, field: &'static str, value: &T) -> Result<Self, Error> {
+        segment::write_escaped(value, &mut self.out).map_err(|source| {
+            Error::InvalidKeySegment {
+                entity: self.entity,
+                key: self.key,
+                field,
+                source,
+            }
+        })?;
+        Ok(self)
+    }
+
+    pub fn finish(self, limit: usize) -> Result<KeyValue, Error> {
+        check_size(self.entity, self.key, self.out.len(), limit)?;
+        Ok(KeyValue::S(self.out))
+    }
+}
+
+fn check_size(
+    entity: &'static str,
+    key: &'static str,
+    size: usize,
+    limit: usize,
+) -> Result<(), Error> {
+    if size > limit {
+        return Err(Error::KeyTooLarge {
+            entity,
+            key,
+            size,
+            limit,
+        });
+    }
+    Ok(())
+}
+
+/// A single-field template's raw key: the number for an N attribute, the
+/// unescaped segment text for an S one.
+#[doc(hidden)]
+pub fn raw_key<T: KeySegment>(
+    entity: &'static str,
+    key: &'static str,
+    field: &'static str,
+    value: &T,
+    ty: ScalarType,
+    limit: usize,
+) -> Result<KeyValue, Error> {
+    let invalid = |source| Error::InvalidKeySegment {
+        entity,
+        key,
+        field,
+        source,
+    };
+    let value = match ty {
+        ScalarType::N => KeyValue::N(value.to_number().ok_or_else(|| {
+            invalid(segment::SegmentError::new(
+                "this type cannot be stored as a Number key",
+            ))
+        })?),
+        ScalarType::S => {
+            let mut text = String::new();
+            value.write_segment(&mut text).map_err(invalid)?;
+            if text.is_empty() {
+                return Err(invalid(segment::SegmentError::new("a key cannot be empty")));
+            }
+            KeyValue::S(text)
+        }
+    };
+    check_size(entity, key, value.as_str().len(), limit)?;
+    Ok(value)
+}
+
+/// Parses a raw single-field key back.
+#[doc(hidden)]
+pub fn read_raw_key<T: KeySegment>(
+    entity: &'static str,
+    key: &'static str,
+    template: &'static str,
+    value: &KeyValue,
+) -> Result<T, Error> {
+    let parsed = match value {
+        KeyValue::N(number) => T::from_number(number),
+        KeyValue::S(text) => T::read_segment(text),
+    };
+    parsed.map_err(|e| Error::KeyMismatch {
+        entity,
+        key,
+        template,
+        reason: e.to_string(),
+    })
+}
+
+/// Parses a composite key value back into fields, in template order.
+#[doc(hidden)]
+pub struct KeyReader<'a> {
+    entity: &'static str,
+    key: &'static str,
+    template: &'static str,
+    rest: &'a str,
+}
+
+impl<'a> KeyReader<'a> {
+    pub fn new(
+        entity: &'static str,
+        key: &'static str,
+        template: &'static str,
+        value: &'a KeyValue,
+    ) -> Result<Self, Error> {
+        match value {
+            KeyValue::S(text) => Ok(Self {
+                entity,
+                key,
+                template,
+                rest: text,
+            }),
+            KeyValue::N(_) => Err(Error::KeyMismatch {
+                entity,
+                key,
+                template,
+                reason: "a composite key is a String, not a Number".to_owned(),
+            }),
+        }
+    }
+
+    fn mismatch(&self, reason: String) -> Error {
+        Error::KeyMismatch {
+            entity: self.entity,
+            key: self.key,
+            template: self.template,
+            reason,
+        }
+    }
+
+    pub fn literal(mut self, text: &str) -> Result<Self, Error> {
+        match self.rest.strip_prefix(text) {
+            Some(rest) => {
+                self.rest = rest;
+                Ok(self)
+            }
+            None => Err(self.mismatch(format!("expected `{text}`"))),
+        }
+    }
+
+    /// Reads one field; `last` when no literal follows it.
+    pub fn field<T: KeySegment>(&mut self, field: &'static str, last: bool) -> Result<T, Error> {
+        let end = if last {
+            self.rest.len()
+        } else {
+            self.rest.find(DELIMITER).unwrap_or(self.rest.len())
+        };
+        let (text, rest) = self.rest.split_at(end);
+        let value = segment::read_escaped(text)
+            .map_err(|e| self.mismatch(format!("field `{field}`: {e}")))?;
+        self.rest = rest;
+        Ok(value)
+    }
+
+    pub fn finish(self) -> Result<(), Error> {
+        if self.rest.is_empty() {
+            Ok(())
+        } else {
+            Err(self.mismatch("unexpected text after the last segment".to_owned()))
+        }
+    }
+}
+
+/// The write shard of an item, from its primary key: FNV-1a (64-bit) over the
+/// partition key's text, a zero byte and the sort key's text, modulo `shards`.
+///
+/// Stable across releases and platforms; the test suite pins vectors.
+///
+/// ```
+/// use ddb_runtime::{key::shard_of, KeyValue, KeyValues};
+/// let key = KeyValues { pk: KeyValue::S("CUSTOMER#123".into()), sk: Some(KeyValue::S("ORDER#A102".into())) };
+/// assert!(shard_of(&key, 4) < 4);
+/// ```
+pub fn shard_of(key: &KeyValues, shards: u16) -> u16 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut hash = OFFSET;
+    let mut feed = |bytes: &[u8]| {
+        for byte in bytes {
+            hash ^= u64::from(*byte);
+            hash = hash.wrapping_mul(PRIME);
+        }
+    };
+    feed(key.pk.as_str().as_bytes());
+    feed(&[0]);
+    if let Some(sk) = &key.sk {
+        feed(sk.as_str().as_bytes());
+    }
+    (hash % u64::from(shards.max(1))) as u16
+}

@@ -1,0 +1,265 @@
+//! # ddb — typed single-table modeling for DynamoDB
+//!
+//! Declare a table and the entities stored in it; ddb checks the key templates
+//! at compile time, writes keys that sort and never collide, and builds the
+//! table schema and the access-pattern report from the same declarations.
+//!
+//! ```
+//! use ddb_runtime::{Entity, KeySegment, Table};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Table)]
+//! #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+//! #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+//! pub struct Ecommerce;
+//!
+//! #[derive(KeySegment, Serialize, Deserialize, Clone, Debug, PartialEq)]
+//! pub struct CustomerId(pub String);
+//!
+//! #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+//! #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}",
+//!       query = "by_customer")]
+//! #[ddb(index(name = "GSI1", pk = "ORDER#{order_id}", sk = "ORDER", query = "by_order_id"))]
+//! pub struct Order {
+//!     pub customer_id: CustomerId,
+//!     pub order_id: String,
+//!     pub placed_at: u64,
+//!     pub total_cents: u64,
+//! }
+//!
+//! let order = Order {
+//!     customer_id: CustomerId("123".into()),
+//!     order_id: "A#102".into(), // a delimiter inside a value is escaped
+//!     placed_at: 42,
+//!     total_cents: 1999,
+//! };
+//! let key = order.primary_key()?;
+//! assert_eq!(key.pk().as_str(), "CUSTOMER#123");
+//! assert_eq!(key.sk().unwrap().as_str(), "ORDER#00000000000000000042#A$c102");
+//! assert_eq!(Order::parse_key(&key)?, (CustomerId("123".into()), 42, "A#102".to_string()));
+//!
+//! let item = order.to_item()?;
+//! assert_eq!(item["GSI1PK"].as_s().unwrap(), "ORDER#A$c102");
+//! assert_eq!(item["_type"].as_s().unwrap(), "Order");
+//! assert_eq!(Order::from_item(item)?, order);
+//! # Ok::<(), ddb_runtime::Error>(())
+//! ```
+//!
+//! Written by hand, the same item needs the key strings assembled in every
+//! place that reads or writes orders, with nothing to stop a `#` in an id from
+//! addressing another item, or `10` from sorting before `9`.
+#![warn(missing_docs)]
+
+pub mod check;
+mod error;
+pub mod key;
+#[cfg(feature = "local")]
+pub mod local;
+pub mod model;
+pub mod schema;
+pub mod segment;
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+pub use ddb_derive::{Entity, KeySegment, Table};
+pub use error::{Error, Result};
+pub use key::{Key, KeyValue, KeyValues};
+pub use segment::{KeySegment, SegmentError};
+
+/// A DynamoDB item: attribute names to values.
+pub type Item = HashMap<String, AttributeValue>;
+
+/// A physical table: its name, key attributes and indexes.
+///
+/// Implement it with `#[derive(Table)]`:
+///
+/// ```
+/// #[derive(ddb_runtime::Table)]
+/// #[ddb(name = "Customers", pk = "customerId", pk_type = "N")]
+/// pub struct Customers;
+///
+/// use ddb_runtime::Table;
+/// assert_eq!(Customers::DEF.name, "Customers");
+/// assert!(Customers::DEF.sk.is_none());
+/// ```
+///
+/// Container keys: `name` (required), `pk` (required), `sk`, `pk_type` and
+/// `sk_type` (`"S"`, the default, or `"N"`), `entity_attribute` (default
+/// `"_type"`), and any number of
+/// `index(name = "...", pk = "...", sk = "...", pk_type, sk_type, projection = "all" | "keys_only", include("a", "b"))`
+/// and `local_index(name = "...", sk = "...", sk_type, projection, include(...))`.
+pub trait Table {
+    /// The table's declaration.
+    const DEF: model::TableDef;
+}
+
+/// A struct stored as items of a table.
+///
+/// Implement it with `#[derive(Entity)]`; see the crate documentation for an
+/// example and [`model::EntitySchema`] for what it declares.
+pub trait Entity: Sized {
+    /// The table the entity is stored in.
+    type Table: Table;
+
+    /// The entity's declaration: templates, indexes, fields.
+    const SCHEMA: model::EntitySchema;
+
+    /// The primary key of this item.
+    fn primary_key(&self) -> Result<Key<Self>>;
+
+    /// The key values of every secondary index this item is in: sparse indexes
+    /// whose predicate is false are left out, sharded ones carry the shard.
+    fn index_keys(&self) -> Result<Vec<(&'static str, KeyValues)>>;
+
+    /// The whole DynamoDB item: the fields, the primary and index key
+    /// attributes, and the entity type.
+    fn to_item(&self) -> Result<Item>;
+
+    /// Decodes a stored item, checking its entity type.
+    fn from_item(item: Item) -> Result<Self>;
+}
+
+/// What generated code uses. Not public API: it changes without notice.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::check::{check_distinct_keys, check_entity};
+    pub use crate::key::{
+        raw_key, read_raw_key, shard_of, KeyReader, KeyWriter, PARTITION_KEY_LIMIT, SORT_KEY_LIMIT,
+    };
+    pub use crate::model::{
+        EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, KeyAttribute, KeyDef, Part,
+        Projection, ScalarType, TableDef, Template,
+    };
+    pub use crate::{
+        Entity, Error, Item, Key, KeySegment, KeyValue, KeyValues, SegmentError, Table,
+    };
+    pub use ::core;
+    pub use ::serde;
+    pub use ::std;
+
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    /// Spanned at a key field's type, so a type that cannot be a key segment is
+    /// reported on the field.
+    pub const fn assert_key_segment<T: KeySegment>() {}
+
+    /// Whether a key segment type can be stored as a Number.
+    pub const fn is_numeric<T: KeySegment>() -> bool {
+        T::NUMERIC
+    }
+
+    /// The table type of an entity whose `table = ...` is missing, so the
+    /// derive can still emit its impl next to the error.
+    pub enum NoTable {}
+
+    impl Table for NoTable {
+        const DEF: TableDef = TableDef {
+            name: "",
+            pk: KeyAttribute {
+                name: "",
+                ty: ScalarType::S,
+            },
+            sk: None,
+            indexes: &[],
+            entity_attribute: "",
+        };
+    }
+
+    /// The attribute types of the primary key (`index` = `None`) or an index.
+    /// A missing index or sort key reads as S; `check_entity` reports those.
+    pub const fn key_types(table: &TableDef, index: Option<&str>) -> (ScalarType, ScalarType) {
+        let (pk, sk) = match index {
+            None => (table.pk, table.sk),
+            Some(name) => match table.index(name) {
+                Some(index) => (index.pk, index.sk),
+                None => return (ScalarType::S, ScalarType::S),
+            },
+        };
+        let sk = match sk {
+            Some(sk) => sk.ty,
+            None => ScalarType::S,
+        };
+        (pk.ty, sk)
+    }
+
+    /// The sort key of a key, or an error naming the entity.
+    pub fn require_sort_key<'a>(
+        entity: &'static str,
+        sk: Option<&'a KeyValue>,
+    ) -> Result<&'a KeyValue, Error> {
+        sk.ok_or(Error::KeyMismatch {
+            entity,
+            key: "sort key",
+            template: "",
+            reason: "the key has no sort key value".to_owned(),
+        })
+    }
+
+    /// The whole item: the fields through serde_dynamo, then the primary and
+    /// index key attributes and the entity type.
+    pub fn to_item<E: Entity + serde::Serialize>(
+        entity: &E,
+        primary: Key<E>,
+        indexes: std::vec::Vec<(&'static str, KeyValues)>,
+    ) -> Result<Item, Error> {
+        let schema = &E::SCHEMA;
+        let table = schema.table;
+        let mut item: Item = serde_dynamo::to_item(entity).map_err(|source| Error::Encode {
+            entity: schema.entity_type,
+            source,
+        })?;
+        insert_key(&mut item, table.pk, table.sk, primary.values());
+        for (name, values) in &indexes {
+            if let Some(index) = table.index(name) {
+                insert_key(&mut item, index.pk, index.sk, values);
+            }
+        }
+        item.insert(
+            table.entity_attribute.to_owned(),
+            AttributeValue::S(schema.entity_type.to_owned()),
+        );
+        Ok(item)
+    }
+
+    fn insert_key(item: &mut Item, pk: KeyAttribute, sk: Option<KeyAttribute>, values: &KeyValues) {
+        item.insert(pk.name.to_owned(), values.pk.to_attribute_value());
+        if let (Some(attribute), Some(value)) = (sk, &values.sk) {
+            item.insert(attribute.name.to_owned(), value.to_attribute_value());
+        }
+    }
+
+    /// Appends `#<shard>` to a sharded index's partition key.
+    pub fn with_shard(pk: KeyValue, primary: &KeyValues, shards: u16) -> KeyValue {
+        match pk {
+            KeyValue::S(mut text) => {
+                text.push('#');
+                text.push_str(&crate::key::shard_of(primary, shards).to_string());
+                KeyValue::S(text)
+            }
+            number => number,
+        }
+    }
+
+    /// Checks the entity type, then deserializes with serde_dynamo.
+    pub fn item_to_fields<T: serde::de::DeserializeOwned>(
+        entity: &'static str,
+        table: &TableDef,
+        item: Item,
+    ) -> Result<T, Error> {
+        match item.get(table.entity_attribute) {
+            Some(AttributeValue::S(found)) if found == entity => {}
+            other => {
+                return Err(Error::WrongEntityType {
+                    entity,
+                    found: match other {
+                        Some(AttributeValue::S(found)) => found.clone(),
+                        _ => String::new(),
+                    },
+                })
+            }
+        }
+        serde_dynamo::from_item(item).map_err(|source| Error::Decode { entity, source })
+    }
+}

@@ -1,0 +1,239 @@
+//! The declarations `#[derive(Table)]` and `#[derive(Entity)]` produce, as
+//! constants: tables, indexes, key templates and fields.
+//!
+//! Everything here is plain data built at compile time; the schema helpers
+//! ([`crate::schema`]) and the const checks ([`crate::assert_distinct_keys!`])
+//! read it.
+
+/// A DynamoDB scalar type a key attribute can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// String (`S`).
+    S,
+    /// Number (`N`).
+    N,
+}
+
+impl ScalarType {
+    /// The type's name in DynamoDB's `AttributeDefinitions` (`"S"`, `"N"`).
+    ///
+    /// ```
+    /// assert_eq!(ddb_runtime::model::ScalarType::N.as_str(), "N");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ScalarType::S => "S",
+            ScalarType::N => "N",
+        }
+    }
+}
+
+/// A key attribute of a table or index: its name and type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyAttribute {
+    /// The attribute name, e.g. `"PK"` or `"customerId"`.
+    pub name: &'static str,
+    /// Its scalar type.
+    pub ty: ScalarType,
+}
+
+/// Which attributes an index carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Projection {
+    /// Every attribute of the item.
+    All,
+    /// The table and index key attributes only.
+    KeysOnly,
+    /// The keys plus the listed non-key attributes.
+    Include(&'static [&'static str]),
+}
+
+/// Global or local secondary index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    /// A global secondary index: its own partition key, eventually consistent.
+    Global,
+    /// A local secondary index: the table's partition key, another sort key.
+    Local,
+}
+
+/// A secondary index declared on a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexDef {
+    /// The index name, e.g. `"GSI1"`.
+    pub name: &'static str,
+    /// Global or local.
+    pub kind: IndexKind,
+    /// The index partition key (for an LSI, the table's).
+    pub pk: KeyAttribute,
+    /// The index sort key, if any.
+    pub sk: Option<KeyAttribute>,
+    /// The attributes it carries.
+    pub projection: Projection,
+}
+
+/// A table as `#[derive(Table)]` declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableDef {
+    /// The physical table name (overridable at run time).
+    pub name: &'static str,
+    /// The partition key attribute.
+    pub pk: KeyAttribute,
+    /// The sort key attribute, if the table has one.
+    pub sk: Option<KeyAttribute>,
+    /// Secondary indexes.
+    pub indexes: &'static [IndexDef],
+    /// The attribute that stores each item's entity type.
+    pub entity_attribute: &'static str,
+}
+
+impl TableDef {
+    /// The index named `name`, if the table declares it.
+    ///
+    /// ```
+    /// use ddb_runtime::model::*;
+    /// const T: TableDef = TableDef {
+    ///     name: "Ecommerce",
+    ///     pk: KeyAttribute { name: "PK", ty: ScalarType::S },
+    ///     sk: None,
+    ///     indexes: &[],
+    ///     entity_attribute: "_type",
+    /// };
+    /// assert!(T.index("GSI1").is_none());
+    /// ```
+    pub const fn index(&self, name: &str) -> Option<&IndexDef> {
+        let mut i = 0;
+        while i < self.indexes.len() {
+            if crate::check::str_eq(self.indexes[i].name, name) {
+                return Some(&self.indexes[i]);
+            }
+            i += 1;
+        }
+        None
+    }
+}
+
+/// One piece of a key template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// Literal text, e.g. `"ORDER#"`.
+    Literal(&'static str),
+    /// A `{field}`: the Rust field name.
+    Field(&'static str),
+}
+
+/// A parsed key template such as `ORDER#{placed_at}#{order_id}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Template {
+    /// The template as written.
+    pub source: &'static str,
+    /// Its literal and field parts, in order.
+    pub parts: &'static [Part],
+}
+
+impl Template {
+    /// The literal text before the first field (`"ORDER#"`), or the whole
+    /// template when it has no field (`"PROFILE"`).
+    ///
+    /// ```
+    /// use ddb_runtime::model::{Part, Template};
+    /// const T: Template = Template {
+    ///     source: "ORDER#{placed_at}",
+    ///     parts: &[Part::Literal("ORDER#"), Part::Field("placed_at")],
+    /// };
+    /// assert_eq!(T.literal_prefix(), "ORDER#");
+    /// ```
+    pub const fn literal_prefix(&self) -> &'static str {
+        match self.parts.first() {
+            Some(Part::Literal(text)) => text,
+            _ => "",
+        }
+    }
+
+    /// Whether the template has no field at all (a constant key such as `PROFILE`).
+    pub const fn is_constant(&self) -> bool {
+        let mut i = 0;
+        while i < self.parts.len() {
+            if let Part::Field(_) = self.parts[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Whether the template is exactly one field (`"{customer_id}"`): a raw key.
+    pub const fn is_single_field(&self) -> bool {
+        matches!(self.parts, [Part::Field(_)])
+    }
+}
+
+/// One key of an entity: the primary key or an index's key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyDef {
+    /// `None` for the table's primary key, else the index name.
+    pub index: Option<&'static str>,
+    /// The partition key template.
+    pub pk: Template,
+    /// The sort key template, if any.
+    pub sk: Option<Template>,
+    /// The name of the typed query entry point, if declared.
+    pub query: Option<&'static str>,
+    /// Write shards of the partition key (1 means not sharded).
+    pub shards: u16,
+    /// Whether the key is written only when a predicate holds (sparse index).
+    pub sparse: bool,
+}
+
+/// What `#[ddb(...)]` says of one field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FieldRole {
+    /// `#[ddb(version)]`: optimistic-locking counter.
+    pub version: bool,
+    /// `#[ddb(ttl)]`: expiry, stored as epoch seconds.
+    pub ttl: bool,
+    /// `#[ddb(created_at)]`.
+    pub created_at: bool,
+    /// `#[ddb(updated_at)]`.
+    pub updated_at: bool,
+    /// `#[ddb(sensitive)]`: personal data, never in a key, redacted when ddb formats it.
+    pub sensitive: bool,
+}
+
+/// A field of an entity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldDef {
+    /// The Rust field name.
+    pub name: &'static str,
+    /// The DynamoDB attribute name (serde's `rename` applied).
+    pub attribute: &'static str,
+    /// Its roles.
+    pub role: FieldRole,
+}
+
+/// Everything `#[derive(Entity)]` declares about one entity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntitySchema {
+    /// The Rust type name.
+    pub rust_name: &'static str,
+    /// The entity type stored in every item.
+    pub entity_type: &'static str,
+    /// The table it is stored in.
+    pub table: &'static TableDef,
+    /// The primary key first, then one per index.
+    pub keys: &'static [KeyDef],
+    /// The struct's fields.
+    pub fields: &'static [FieldDef],
+}
+
+impl EntitySchema {
+    /// The primary key's templates.
+    pub const fn primary(&self) -> &KeyDef {
+        &self.keys[0]
+    }
+
+    /// The field named `name` (Rust name).
+    pub fn field(&self, name: &str) -> Option<&FieldDef> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}

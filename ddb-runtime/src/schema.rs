@@ -1,0 +1,368 @@
+//! The schema from code: CreateTable input, create-if-missing, and the
+//! access-pattern report, all from the `Table` and `Entity` declarations.
+
+use std::fmt::Write;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::operation::create_table::CreateTableInput;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
+    LocalSecondaryIndex, Projection as SdkProjection, ProjectionType, ScalarAttributeType,
+    TableStatus,
+};
+use aws_sdk_dynamodb::Client;
+
+use crate::error::Error;
+use crate::model::{
+    EntitySchema, IndexKind, KeyAttribute, KeyDef, Part, Projection, ScalarType, TableDef, Template,
+};
+
+fn key_element(attribute: KeyAttribute, key_type: KeyType) -> KeySchemaElement {
+    KeySchemaElement::builder()
+        .attribute_name(attribute.name)
+        .key_type(key_type)
+        .build()
+        .expect("attribute name and key type are set")
+}
+
+fn key_schema(pk: KeyAttribute, sk: Option<KeyAttribute>) -> Vec<KeySchemaElement> {
+    let mut schema = vec![key_element(pk, KeyType::Hash)];
+    if let Some(sk) = sk {
+        schema.push(key_element(sk, KeyType::Range));
+    }
+    schema
+}
+
+fn projection(projection: Projection) -> SdkProjection {
+    match projection {
+        Projection::All => SdkProjection::builder()
+            .projection_type(ProjectionType::All)
+            .build(),
+        Projection::KeysOnly => SdkProjection::builder()
+            .projection_type(ProjectionType::KeysOnly)
+            .build(),
+        Projection::Include(attributes) => SdkProjection::builder()
+            .projection_type(ProjectionType::Include)
+            .set_non_key_attributes(Some(attributes.iter().map(|a| (*a).to_owned()).collect()))
+            .build(),
+    }
+}
+
+fn scalar(ty: ScalarType) -> ScalarAttributeType {
+    match ty {
+        ScalarType::S => ScalarAttributeType::S,
+        ScalarType::N => ScalarAttributeType::N,
+    }
+}
+
+/// Every key attribute of the table and its indexes, each once, in order of
+/// first use: exactly DynamoDB's `AttributeDefinitions`.
+pub fn key_attributes(table: &TableDef) -> Vec<KeyAttribute> {
+    let mut attributes: Vec<KeyAttribute> = Vec::new();
+    let mut add = |attribute: KeyAttribute| {
+        if !attributes.iter().any(|a| a.name == attribute.name) {
+            attributes.push(attribute);
+        }
+    };
+    add(table.pk);
+    if let Some(sk) = table.sk {
+        add(sk);
+    }
+    for index in table.indexes {
+        add(index.pk);
+        if let Some(sk) = index.sk {
+            add(sk);
+        }
+    }
+    attributes
+}
+
+/// The CreateTable input for `table` under the physical name `name`:
+/// attribute definitions for every key attribute, key schema, GSIs and LSIs
+/// with their projections, on-demand billing (PAY_PER_REQUEST).
+///
+/// ```
+/// #[derive(ddb_runtime::Table)]
+/// #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+/// struct Ecommerce;
+///
+/// use ddb_runtime::Table;
+/// let input = ddb_runtime::schema::create_table_input(&Ecommerce::DEF, "Ecommerce");
+/// assert_eq!(input.attribute_definitions().len(), 4);
+/// assert_eq!(input.global_secondary_indexes().len(), 1);
+/// ```
+pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
+    let definitions = key_attributes(table)
+        .into_iter()
+        .map(|a| {
+            AttributeDefinition::builder()
+                .attribute_name(a.name)
+                .attribute_type(scalar(a.ty))
+                .build()
+                .expect("name and type are set")
+        })
+        .collect::<Vec<_>>();
+    let mut globals = Vec::new();
+    let mut locals = Vec::new();
+    for index in table.indexes {
+        match index.kind {
+            IndexKind::Global => globals.push(
+                GlobalSecondaryIndex::builder()
+                    .index_name(index.name)
+                    .set_key_schema(Some(key_schema(index.pk, index.sk)))
+                    .projection(projection(index.projection))
+                    .build()
+                    .expect("name, key schema and projection are set"),
+            ),
+            IndexKind::Local => locals.push(
+                LocalSecondaryIndex::builder()
+                    .index_name(index.name)
+                    .set_key_schema(Some(key_schema(table.pk, index.sk)))
+                    .projection(projection(index.projection))
+                    .build()
+                    .expect("name, key schema and projection are set"),
+            ),
+        }
+    }
+    CreateTableInput::builder()
+        .table_name(name)
+        .set_attribute_definitions(Some(definitions))
+        .set_key_schema(Some(key_schema(table.pk, table.sk)))
+        .set_global_secondary_indexes((!globals.is_empty()).then_some(globals))
+        .set_local_secondary_indexes((!locals.is_empty()).then_some(locals))
+        .billing_mode(BillingMode::PayPerRequest)
+        .build()
+        .expect("table name is set")
+}
+
+/// Whether creating the table found it already there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Created {
+    /// The table was created and is ACTIVE.
+    Created,
+    /// A table of that name already existed (its schema is not compared).
+    AlreadyExisted,
+}
+
+/// Creates the table `name` from `table` if it does not exist, and waits until
+/// it is ACTIVE (at most `timeout`).
+///
+/// For tests and local development; production tables belong in
+/// infrastructure code, which [`create_table_input`] can feed.
+///
+/// ```no_run
+/// # async fn demo(client: aws_sdk_dynamodb::Client) -> Result<(), ddb_runtime::Error> {
+/// #[derive(ddb_runtime::Table)]
+/// #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// struct Ecommerce;
+/// use ddb_runtime::Table;
+/// use std::time::Duration;
+/// ddb_runtime::schema::create_table_if_missing(&client, &Ecommerce::DEF, "Ecommerce", Duration::from_secs(60)).await?;
+/// # Ok(()) }
+/// ```
+pub async fn create_table_if_missing(
+    client: &Client,
+    table: &TableDef,
+    name: &str,
+    timeout: Duration,
+) -> Result<Created, Error> {
+    let input = create_table_input(table, name);
+    let created = client
+        .create_table()
+        .table_name(name)
+        .set_attribute_definitions(Some(input.attribute_definitions().to_vec()))
+        .set_key_schema(Some(input.key_schema().to_vec()))
+        .set_global_secondary_indexes(input.global_secondary_indexes.clone())
+        .set_local_secondary_indexes(input.local_secondary_indexes.clone())
+        .set_billing_mode(input.billing_mode().cloned())
+        .send()
+        .await;
+    let outcome = match created {
+        Ok(_) => Created::Created,
+        Err(error) => {
+            let error = aws_sdk_dynamodb::Error::from(error);
+            match error {
+                aws_sdk_dynamodb::Error::ResourceInUseException(_) => Created::AlreadyExisted,
+                other => {
+                    return Err(Error::Sdk {
+                        operation: "CreateTable",
+                        source: Box::new(other),
+                    })
+                }
+            }
+        }
+    };
+    let started = Instant::now();
+    let mut delay = Duration::from_millis(20);
+    loop {
+        let described = client
+            .describe_table()
+            .table_name(name)
+            .send()
+            .await
+            .map_err(|e| Error::sdk("DescribeTable", e))?;
+        let status = described.table().and_then(|t| t.table_status().cloned());
+        let indexes_active = described
+            .table()
+            .map(|t| {
+                t.global_secondary_indexes().iter().all(|i| {
+                    i.index_status()
+                        .is_none_or(|s| *s == aws_sdk_dynamodb::types::IndexStatus::Active)
+                })
+            })
+            .unwrap_or(true);
+        if status == Some(TableStatus::Active) && indexes_active {
+            return Ok(outcome);
+        }
+        if started.elapsed() >= timeout {
+            return Err(Error::TableNotActive {
+                table: name.to_owned(),
+                status: status.map(|s| s.as_str().to_owned()).unwrap_or_default(),
+                waited_ms: started.elapsed().as_millis(),
+            });
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(2));
+    }
+}
+
+fn index_name(key: &KeyDef) -> &'static str {
+    key.index.unwrap_or("table")
+}
+
+fn attribute_names(table: &TableDef, key: &KeyDef) -> (&'static str, Option<&'static str>) {
+    match key.index.and_then(|name| table.index(name)) {
+        Some(index) => (index.pk.name, index.sk.map(|a| a.name)),
+        None => (table.pk.name, table.sk.map(|a| a.name)),
+    }
+}
+
+fn template_text(template: &Template) -> String {
+    let mut text = String::new();
+    for part in template.parts {
+        match part {
+            Part::Literal(literal) => text.push_str(literal),
+            Part::Field(field) => {
+                let _ = write!(text, "{{{field}}}");
+            }
+        }
+    }
+    text
+}
+
+/// The key condition of the key's query: the partition key equal to its
+/// template, the sort key narrowed to the entity by its literal prefix.
+fn key_condition(table: &TableDef, key: &KeyDef) -> String {
+    let (pk_name, sk_name) = attribute_names(table, key);
+    let mut condition = format!("{pk_name} = {}", template_text(&key.pk));
+    if key.shards > 1 {
+        let _ = write!(condition, "#<shard 0..{}>", key.shards - 1);
+    }
+    if let (Some(sk), Some(sk_name)) = (key.sk, sk_name) {
+        if sk.is_constant() {
+            let _ = write!(condition, ", {sk_name} = {}", sk.source);
+        } else if !sk.literal_prefix().is_empty() {
+            let _ = write!(condition, ", {sk_name} begins_with {}", sk.literal_prefix());
+        }
+    }
+    condition
+}
+
+fn consistency(table: &TableDef, key: &KeyDef) -> &'static str {
+    match key.index.and_then(|name| table.index(name)) {
+        Some(index) if index.kind == IndexKind::Global => "eventual",
+        _ => "strong or eventual",
+    }
+}
+
+/// The access-pattern report of a table's entities, as Markdown: one row per
+/// GetItem and per declared query (entity, pattern, operation, index, key
+/// condition, consistency), then each entity's write amplification.
+///
+/// ```
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # struct Ecommerce;
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # struct Customer { customer_id: String }
+/// use ddb_runtime::Entity;
+/// let report = ddb_runtime::schema::access_pattern_report(&[&Customer::SCHEMA]);
+/// assert!(report.contains("| Customer | get | GetItem | table | PK = CUSTOMER#{customer_id}, SK = PROFILE | strong or eventual |"));
+/// ```
+pub fn access_pattern_report(entities: &[&EntitySchema]) -> String {
+    let mut out = String::new();
+    out.push_str("| Entity | Pattern | Operation | Index | Key condition | Consistency |\n");
+    out.push_str("|---|---|---|---|---|---|\n");
+    for entity in entities {
+        let table = entity.table;
+        let primary = entity.primary();
+        let (pk_name, sk_name) = attribute_names(table, primary);
+        let mut get = format!("{pk_name} = {}", template_text(&primary.pk));
+        if let (Some(sk), Some(sk_name)) = (primary.sk, sk_name) {
+            let _ = write!(get, ", {sk_name} = {}", template_text(&sk));
+        }
+        let _ = writeln!(
+            out,
+            "| {} | get | GetItem | table | {get} | strong or eventual |",
+            entity.entity_type
+        );
+        for key in entity.keys {
+            let Some(query) = key.query else { continue };
+            let operation = if key.shards > 1 {
+                format!("Query ×{} (sharded)", key.shards)
+            } else {
+                "Query".to_owned()
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {query} | {operation} | {} | {} | {} |",
+                entity.entity_type,
+                index_name(key),
+                key_condition(table, key),
+                consistency(table, key)
+            );
+        }
+    }
+    out.push_str("\nWrite amplification (indexes one write of the entity updates):\n\n");
+    for entity in entities {
+        let indexes: Vec<String> = entity
+            .keys
+            .iter()
+            .filter_map(|key| {
+                let name = key.index?;
+                let mut notes = Vec::new();
+                if key.sparse {
+                    notes.push("sparse".to_owned());
+                }
+                if key.shards > 1 {
+                    notes.push(format!("{} shards", key.shards));
+                }
+                Some(if notes.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{name} ({})", notes.join(", "))
+                })
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "- {} (table `{}`): {} {}{}",
+            entity.entity_type,
+            entity.table.name,
+            indexes.len(),
+            if indexes.len() == 1 {
+                "index"
+            } else {
+                "indexes"
+            },
+            if indexes.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", indexes.join(", "))
+            }
+        );
+    }
+    out
+}

@@ -1,0 +1,7 @@
+//! ddb's integration tests: one binary, so the SDK and the server link once.
+
+mod compile;
+mod keys;
+mod local;
+mod schema;
+mod segments;

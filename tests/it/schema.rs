@@ -1,0 +1,190 @@
+//! The schema from code creates real tables, and the report in the docs is
+//! the one the code produces.
+
+use aws_sdk_dynamodb::types::{KeyType, ProjectionType, ScalarAttributeType};
+use ddb_examples::{separate_tables as sep, single_table as one};
+use ddb_runtime::schema::{access_pattern_report, create_table_if_missing, Created};
+use ddb_runtime::{Entity, Table};
+
+#[tokio::test]
+async fn single_table_schema_creates_a_real_table() {
+    let client = ddb_tests::client();
+    let name = ddb_tests::create_table(&client, &one::Ecommerce::DEF).await;
+    let table = client
+        .describe_table()
+        .table_name(&name)
+        .send()
+        .await
+        .unwrap()
+        .table
+        .unwrap();
+
+    let keys: Vec<_> = table
+        .key_schema()
+        .iter()
+        .map(|k| (k.attribute_name(), k.key_type().clone()))
+        .collect();
+    assert_eq!(keys, [("PK", KeyType::Hash), ("SK", KeyType::Range)]);
+    let mut definitions: Vec<_> = table
+        .attribute_definitions()
+        .iter()
+        .map(|a| (a.attribute_name().to_owned(), a.attribute_type().clone()))
+        .collect();
+    definitions.sort();
+    let expected: Vec<_> = ["GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "PK", "SK"]
+        .iter()
+        .map(|n| (n.to_string(), ScalarAttributeType::S))
+        .collect();
+    assert_eq!(definitions, expected);
+
+    let gsi2 = table
+        .global_secondary_indexes()
+        .iter()
+        .find(|i| i.index_name() == Some("GSI2"))
+        .expect("GSI2 exists");
+    let projection = gsi2.projection().unwrap();
+    assert_eq!(projection.projection_type(), Some(&ProjectionType::Include));
+    let mut included = projection.non_key_attributes().to_vec();
+    included.sort();
+    assert_eq!(
+        included,
+        [
+            "customer_id",
+            "order_id",
+            "placed_at",
+            "status",
+            "total_cents"
+        ]
+    );
+    assert_eq!(table.global_secondary_indexes().len(), 2);
+
+    // Creating it again finds it there.
+    let again = create_table_if_missing(
+        &client,
+        &one::Ecommerce::DEF,
+        &name,
+        std::time::Duration::from_secs(30),
+    )
+    .await
+    .unwrap();
+    assert_eq!(again, Created::AlreadyExisted);
+}
+
+#[tokio::test]
+async fn separate_table_schemas_create_real_tables() {
+    let client = ddb_tests::client();
+    let customers = ddb_tests::create_table(&client, &sep::Customers::DEF).await;
+    let table = client
+        .describe_table()
+        .table_name(&customers)
+        .send()
+        .await
+        .unwrap()
+        .table
+        .unwrap();
+    let keys: Vec<_> = table
+        .key_schema()
+        .iter()
+        .map(|k| k.attribute_name().to_owned())
+        .collect();
+    assert_eq!(keys, ["customerId"]);
+
+    let orders = ddb_tests::create_table(&client, &sep::Orders::DEF).await;
+    let table = client
+        .describe_table()
+        .table_name(&orders)
+        .send()
+        .await
+        .unwrap()
+        .table
+        .unwrap();
+    let index = &table.global_secondary_indexes()[0];
+    assert_eq!(index.index_name(), Some("OrderIdIndex"));
+    let keys: Vec<_> = index
+        .key_schema()
+        .iter()
+        .map(|k| (k.attribute_name(), k.key_type().clone()))
+        .collect();
+    assert_eq!(keys, [("orderId", KeyType::Hash)]);
+
+    let items = ddb_tests::create_table(&client, &sep::OrderItems::DEF).await;
+    let table = client
+        .describe_table()
+        .table_name(&items)
+        .send()
+        .await
+        .unwrap()
+        .table
+        .unwrap();
+    assert_eq!(
+        table.global_secondary_indexes()[0].index_name(),
+        Some("ProductOrdersIndex")
+    );
+
+    // An item written by ddb is readable by key with the plain SDK.
+    let customer = sep::Customer {
+        customer_id: ddb_examples::CustomerId("123".into()),
+        name: "Ada".into(),
+        email: "ada@example.com".into(),
+    };
+    client
+        .put_item()
+        .table_name(&customers)
+        .set_item(Some(customer.to_item().unwrap()))
+        .send()
+        .await
+        .unwrap();
+    let got = client
+        .get_item()
+        .table_name(&customers)
+        .set_key(Some(
+            sep::Customer::key(&customer.customer_id).unwrap().to_item(),
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        sep::Customer::from_item(got.item.unwrap()).unwrap(),
+        customer
+    );
+}
+
+fn report() -> String {
+    let mut report = String::from("# Access patterns of the online store\n\n");
+    report.push_str("Generated from the entity declarations in `examples/lib.rs`; ");
+    report.push_str("the test `schema::access_pattern_report_is_current` keeps it current ");
+    report.push_str("(run it with `DDB_BLESS=1` to rewrite this file).\n\n");
+    report.push_str("## Single table (`Ecommerce`)\n\n");
+    report.push_str(&access_pattern_report(&[
+        &one::Customer::SCHEMA,
+        &one::Order::SCHEMA,
+        &one::OrderItem::SCHEMA,
+    ]));
+    report.push_str("\n## Separate tables (`Customers`, `Orders`, `OrderItems`)\n\n");
+    report.push_str(&access_pattern_report(&[
+        &sep::Customer::SCHEMA,
+        &sep::Order::SCHEMA,
+        &sep::OrderItem::SCHEMA,
+    ]));
+    report
+}
+
+#[test]
+fn access_pattern_report_is_current() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/access-patterns.md");
+    let generated = report();
+    if std::env::var_os("DDB_BLESS").is_some() {
+        std::fs::write(path, &generated).unwrap();
+    }
+    let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+    assert_eq!(
+        checked_in, generated,
+        "docs/access-patterns.md is stale: run with DDB_BLESS=1"
+    );
+    assert!(generated.contains(
+        "| Order | by_customer | Query | table | PK = CUSTOMER#{customer_id}, SK begins_with ORDER# | strong or eventual |"
+    ));
+    assert!(generated.contains(
+        "| Order | open_orders | Query ×4 (sharded) | GSI2 | GSI2PK = STATUS#{status}#<shard 0..3> | eventual |"
+    ));
+}
