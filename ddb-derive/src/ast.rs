@@ -98,6 +98,9 @@ impl<'a> Entity<'a> {
             .collect();
 
         let Some(table) = raw.table.clone() else {
+            if raw.had_unknown_key {
+                return None;
+            }
             cx.error_spanned_by(
                 &input.ident,
                 "missing #[ddb(table = ...)]: name the #[derive(Table)] type that stores this entity, e.g. #[ddb(table = Ecommerce, pk = \"CUSTOMER#{customer_id}\")]",
@@ -109,7 +112,7 @@ impl<'a> Entity<'a> {
             .as_ref()
             .and_then(|pk| parse_template(cx, pk, "pk template"))
         else {
-            if raw.pk.is_none() {
+            if raw.pk.is_none() && !raw.had_unknown_key {
                 cx.error_spanned_by(
                     &input.ident,
                     "missing #[ddb(pk = \"...\")]: give the partition key template, e.g. pk = \"CUSTOMER#{customer_id}\"",

@@ -102,6 +102,9 @@ pub struct RawEntity {
     pub entity: Option<Attr<LitStr>>,
     pub indexes: Vec<RawIndex>,
     pub serde_rename_all: Option<String>,
+    /// An unknown key was reported: a missing `table` or `pk` is then likely
+    /// that key misspelt, and not reported again.
+    pub had_unknown_key: bool,
 }
 
 #[derive(Default)]
@@ -150,6 +153,7 @@ pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
         } else if path.is_ident(INDEX) {
             raw.indexes.push(parse_index(cx, meta, tokens)?);
         } else {
+            raw.had_unknown_key = true;
             unknown(cx, meta, "an entity", ENTITY_KEYS)?;
         }
         Ok(())

@@ -41,7 +41,7 @@ pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -
     candidates
         .into_iter()
         .map(|c| (edit_distance(given, c), c))
-        .filter(|(d, c)| *d <= (c.len().max(given.len()) / 3).max(1))
+        .filter(|(d, c)| *d <= c.len().max(given.len()).div_ceil(3))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }

@@ -78,6 +78,38 @@ fn literal_prefix(template: &Template) -> String {
     }
 }
 
+/// The codec of a field's key segment type, bound in the enclosing function
+/// by `codecs`.
+fn codec_of(field: &str) -> syn::Ident {
+    format_ident!("__codec_{}", field)
+}
+
+/// `let` bindings of the codecs of `fields`: `(&&Codec::<T>::NEW).codec()`
+/// resolves to the real codec when `T` is a key segment, so a type that is not
+/// is reported once, by the bound at the field, and not at every use.
+fn codecs<'a>(entity: &Entity, fields: impl IntoIterator<Item = &'a str>) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let mut seen = Vec::new();
+    let mut out = quote! {
+        #[allow(unused_imports)]
+        use #p::{IsSegment as _, NotSegment as _};
+    };
+    for name in fields {
+        if seen.contains(&name) {
+            continue;
+        }
+        seen.push(name);
+        if let Some(field) = entity.field(name) {
+            let ty = field.ty;
+            let codec = codec_of(name);
+            out.extend(quote! {
+                let #codec = (&&#p::Codec::<#ty>::NEW).codec();
+            });
+        }
+    }
+    out
+}
+
 /// Expression building one key value from the fields in scope as references.
 fn write_template(
     entity: &str,
@@ -88,15 +120,17 @@ fn write_template(
 ) -> TokenStream {
     if let [Part::Field(field)] = template.parts.as_slice() {
         let ident = format_ident!("{}", field);
+        let codec = codec_of(field);
         return quote! {
-            ::ddb_runtime::__private::raw_key(#entity, #label, #field, #ident, #ty, #limit)?
+            ::ddb_runtime::__private::raw_key(#entity, #label, #field, #ident, #codec, #ty, #limit)?
         };
     }
     let steps = template.parts.iter().map(|part| match part {
         Part::Literal(text) => quote!(.literal(#text)),
         Part::Field(field) => {
             let ident = format_ident!("{}", field);
-            quote!(.field(#field, #ident)?)
+            let codec = codec_of(field);
+            quote!(.field(#field, #ident, #codec)?)
         }
     });
     quote! {
@@ -126,8 +160,9 @@ fn read_template(
     };
     if let [Part::Field(field)] = template.parts.as_slice() {
         let (ident, ty) = binding(field);
+        let codec = codec_of(field);
         return quote! {
-            let #ident: #ty = ::ddb_runtime::__private::read_raw_key(#name, #label, #source, #value)?;
+            let #ident: #ty = ::ddb_runtime::__private::read_raw_key(#name, #label, #source, #value, #codec)?;
         };
     }
     let count = template.parts.len();
@@ -140,7 +175,8 @@ fn read_template(
             Part::Field(field) => {
                 let (ident, ty) = binding(field);
                 let last = i + 1 == count;
-                quote!(let #ident: #ty = __reader.field(#field, #last)?;)
+                let codec = codec_of(field);
+                quote!(let #ident: #ty = __reader.field(#field, #last, #codec)?;)
             }
         });
     quote! {
@@ -225,7 +261,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
             quote_spanned!(ty.span()=> #p::assert_key_segment::<#ty>();)
         });
 
-    let numeric = entity.keys.iter().map(|key| {
+    let key_checks = entity.keys.iter().enumerate().map(|(k, key)| {
         let flag = |template: Option<&Template>| match template.map(|t| t.parts.as_slice()) {
             Some([Part::Field(field)]) => match entity.field(field) {
                 Some(f) => {
@@ -238,8 +274,31 @@ pub fn expand(entity: &Entity) -> TokenStream {
         };
         let pk = flag(Some(&key.pk.value));
         let sk = flag(key.sk.as_ref().map(|sk| &sk.value));
-        quote!([#pk, #sk])
+        let span = match &key.index {
+            Some(index) => index.tokens.clone(),
+            None => quote!(#ident),
+        };
+        let span = span
+            .into_iter()
+            .next()
+            .map(|t| t.span())
+            .unwrap_or_else(Span::call_site);
+        quote_spanned! {span=>
+            const _: () = if let ::core::option::Option::Some(__message) =
+                #p::check_key(&<#ident as #p::Entity>::SCHEMA, #k, [#pk, #sk])
+            {
+                ::core::panic!("{}", __message.as_str())
+            };
+        }
     });
+
+    let fields_check = quote_spanned! {ident.span()=>
+        const _: () = if let ::core::option::Option::Some(__message) =
+            #p::check_fields(&<#ident as #p::Entity>::SCHEMA)
+        {
+            ::core::panic!("{}", __message.as_str())
+        };
+    };
 
     let mut builders = Vec::new();
     let mut index_pushes = Vec::new();
@@ -286,6 +345,8 @@ pub fn expand(entity: &Entity) -> TokenStream {
                 .collect()
         };
         let all_params = params(key.fields());
+        let all_codecs = codecs(entity, key.fields());
+        let pk_codecs = codecs(entity, key.pk.value.fields());
         let pk_params = params(key.pk.value.fields().collect());
         let key_fn = &n.key_fn;
         let pk_fn = &n.pk_fn;
@@ -332,14 +393,18 @@ pub fn expand(entity: &Entity) -> TokenStream {
             #[doc = #doc_key]
             #[allow(clippy::needless_question_mark)]
             pub fn #key_fn(#(#all_params),*) -> ::core::result::Result<#key_ret, #p::Error> {
+                #[allow(dead_code)]
                 const __TYPES: (#p::ScalarType, #p::ScalarType) = #types;
+                #all_codecs
                 ::core::result::Result::Ok(#wrap(#p::KeyValues { pk: #pk_value, sk: #sk_value }))
             }
 
             #[doc = #doc_pk]
             #[allow(clippy::needless_question_mark)]
             pub fn #pk_fn(#(#pk_params),*) -> ::core::result::Result<#p::KeyValue, #p::Error> {
+                #[allow(dead_code)]
                 const __TYPES: (#p::ScalarType, #p::ScalarType) = #types;
+                #pk_codecs
                 ::core::result::Result::Ok(#pk_value)
             }
         });
@@ -380,6 +445,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
             let ident = f.ident;
             quote!(&self.#ident)
         });
+    let parse_codecs = codecs(entity, primary.fields());
     let mut bound = Vec::new();
     let pk_read = read_template(
         entity,
@@ -451,6 +517,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
 
             #[doc = #parse_doc]
             pub fn parse_key(__key: &#p::Key<Self>) -> ::core::result::Result<(#(#parsed_types,)*), #p::Error> {
+                #parse_codecs
                 #pk_read
                 #sk_read
                 ::core::result::Result::Ok((#(#parsed_idents,)*))
@@ -459,8 +526,9 @@ pub fn expand(entity: &Entity) -> TokenStream {
 
         const _: () = {
             #(#segment_asserts)*
-            #p::check_entity(&<#ident as #p::Entity>::SCHEMA, &[#(#numeric),*]);
         };
+        #(#key_checks)*
+        #fields_check
     }
 }
 

@@ -51,6 +51,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                         variant,
                         "#[derive(KeySegment)] needs an enum whose variants have no fields",
                     );
+                    // An arm all the same, so the error above is the only one.
+                    let v = &variant.ident;
+                    writes.push(quote!(#ident::#v { .. } => "",));
                     continue;
                 }
                 let mut rename: Option<LitStr> = None;

@@ -73,14 +73,29 @@ impl Message {
         self
     }
 
-    /// Panics with the message: a compile error when evaluated in a `const`.
-    pub const fn fail(&self) -> ! {
+    /// The message text.
+    pub const fn as_str(&self) -> &str {
         let (text, _) = self.buf.split_at(self.len);
         match core::str::from_utf8(text) {
-            Ok(text) => panic!("{}", text),
-            Err(_) => panic!("ddb: invalid declaration"),
+            Ok(text) => text,
+            Err(_) => "ddb: invalid declaration",
         }
     }
+}
+
+impl Message {
+    const fn into_error(self) -> Option<Message> {
+        Some(self)
+    }
+}
+
+/// Returns the message of a failed check from the enclosing function.
+macro_rules! check {
+    ($e:expr) => {
+        if let Some(message) = $e {
+            return Some(message);
+        }
+    };
 }
 
 impl Default for Message {
@@ -96,20 +111,38 @@ const fn key_name(key: &KeyDef) -> &'static str {
     }
 }
 
-/// Checks an entity against its table; the derive evaluates it in a `const`.
+/// Checks key `k` of an entity against its table: the index exists, the
+/// entity gives a sort key exactly when the table or index has one, Number
+/// keys are single numeric fields, sharded keys are Strings, and a local
+/// index keeps the table's partition key. The derive evaluates it in a
+/// `const`, spanned at the key's declaration.
 ///
-/// `numeric` tells, per key of `schema.keys` (partition key then sort key),
-/// whether the template is one field of a numeric [`KeySegment`](crate::KeySegment) type.
-pub const fn check_entity(schema: &EntitySchema, numeric: &[[bool; 2]]) {
+/// `numeric` tells whether the partition and sort key templates are one field
+/// of a numeric [`KeySegment`](crate::KeySegment) type.
+pub const fn check_key(schema: &EntitySchema, k: usize, numeric: [bool; 2]) -> Option<Message> {
     let table = schema.table;
-    let mut k = 0;
-    while k < schema.keys.len() {
-        let key = &schema.keys[k];
-        let (pk_attr, sk_attr) = match key.index {
-            None => (table.pk, table.sk),
-            Some(name) => match table.index(name) {
-                Some(index) => (index.pk, index.sk),
-                None => Message::new()
+    let key = &schema.keys[k];
+    let (pk_attr, sk_attr) = match key.index {
+        None => (table.pk, table.sk),
+        Some(name) => match table.index(name) {
+            Some(index) => {
+                if matches!(index.kind, IndexKind::Local)
+                    && !str_eq(key.pk.source, schema.keys[0].pk.source)
+                {
+                    return Message::new()
+                        .push("index `")
+                        .push(name)
+                        .push("` is a local index of table `")
+                        .push(table.name)
+                        .push("`: it shares the table's partition key, so entity `")
+                        .push(schema.rust_name)
+                        .push("` must not give it a pk template; remove `pk = ...` from index(...)")
+                        .into_error();
+                }
+                (index.pk, index.sk)
+            }
+            None => {
+                return Message::new()
                     .push("index `")
                     .push(name)
                     .push("` of entity `")
@@ -119,77 +152,63 @@ pub const fn check_entity(schema: &EntitySchema, numeric: &[[bool; 2]]) {
                     .push("`; declare it on the table with #[ddb(index(name = \"")
                     .push(name)
                     .push("\", pk = \"...\", sk = \"...\"))]")
-                    .fail(),
-            },
-        };
-        check_key_type(
-            schema,
-            key,
-            "partition key",
-            &key.pk,
-            pk_attr.ty,
-            numeric[k][0],
-        );
-        if key.shards > 1 && matches!(pk_attr.ty, ScalarType::N) {
-            Message::new()
-                .push("index `")
-                .push(key_name(key))
-                .push("` of entity `")
-                .push(schema.rust_name)
-                .push("` is sharded, so its partition key attribute must be a String (S): the shard is appended as `#<shard>`")
-                .fail();
-        }
-        if let Some(name) = key.index {
-            if let Some(index) = table.index(name) {
-                if matches!(index.kind, IndexKind::Local)
-                    && !str_eq(key.pk.source, schema.keys[0].pk.source)
-                {
-                    Message::new()
-                        .push("index `")
-                        .push(name)
-                        .push("` is a local index of table `")
-                        .push(table.name)
-                        .push("`: it shares the table's partition key, so entity `")
-                        .push(schema.rust_name)
-                        .push("` must not give it a pk template; remove `pk = ...` from index(...)")
-                        .fail();
-                }
+                    .into_error()
             }
-        }
-        match (key.sk, sk_attr) {
-            (Some(sk), Some(attr)) => {
-                check_key_type(schema, key, "sort key", &sk, attr.ty, numeric[k][1]);
-            }
-            (None, None) => {}
-            (Some(_), None) => Message::new()
-                .push("entity `")
-                .push(schema.rust_name)
-                .push("` gives a sort key template for the ")
-                .push(key_name(key))
-                .push(" of table `")
-                .push(table.name)
-                .push("`, which has no sort key; remove `sk = ...` or declare the sort key on the table")
-                .fail(),
-            (None, Some(attr)) => Message::new()
-                .push("entity `")
-                .push(schema.rust_name)
-                .push("` needs a sort key template for the ")
-                .push(key_name(key))
-                .push(": table `")
-                .push(table.name)
-                .push("` has sort key `")
-                .push(attr.name)
-                .push("`; add `sk = \"...\"`")
-                .fail(),
-        }
-        k += 1;
+        },
+    };
+    check!(check_key_type(
+        schema,
+        key,
+        "partition key",
+        &key.pk,
+        pk_attr.ty,
+        numeric[0]
+    ));
+    if key.shards > 1 && matches!(pk_attr.ty, ScalarType::N) {
+        return Message::new()
+            .push("index `")
+            .push(key_name(key))
+            .push("` of entity `")
+            .push(schema.rust_name)
+            .push("` is sharded, so its partition key attribute must be a String (S): the shard is appended as `#<shard>`")
+            .into_error();
     }
+    match (key.sk, sk_attr) {
+        (Some(sk), Some(attr)) => check_key_type(schema, key, "sort key", &sk, attr.ty, numeric[1]),
+        (None, None) => None,
+        (Some(_), None) => Message::new()
+            .push("entity `")
+            .push(schema.rust_name)
+            .push("` gives a sort key template for the ")
+            .push(key_name(key))
+            .push(" of table `")
+            .push(table.name)
+            .push("`, which has no sort key there; remove `sk = ...` or declare the sort key")
+            .into_error(),
+        (None, Some(attr)) => Message::new()
+            .push("entity `")
+            .push(schema.rust_name)
+            .push("` needs a sort key template for the ")
+            .push(key_name(key))
+            .push(": table `")
+            .push(table.name)
+            .push("` has sort key `")
+            .push(attr.name)
+            .push("` there; add `sk = \"...\"`")
+            .into_error(),
+    }
+}
+
+/// Checks that no field is stored under an attribute name the table uses for
+/// a key or the entity type (unless the field is that raw key itself).
+pub const fn check_fields(schema: &EntitySchema) -> Option<Message> {
+    let table = schema.table;
     let mut f = 0;
     while f < schema.fields.len() {
         let attribute = schema.fields[f].attribute;
         if is_reserved(table, attribute) && !is_raw_key_of(schema, schema.fields[f].name, attribute)
         {
-            Message::new()
+            return Message::new()
                 .push("field `")
                 .push(schema.fields[f].name)
                 .push("` of entity `")
@@ -199,10 +218,11 @@ pub const fn check_entity(schema: &EntitySchema, numeric: &[[bool; 2]]) {
                 .push("`, which table `")
                 .push(table.name)
                 .push("` uses for a key or the entity type; rename it with #[serde(rename = \"...\")]")
-                .fail();
+                .into_error();
         }
         f += 1;
     }
+    None
 }
 
 const fn check_key_type(
@@ -212,22 +232,21 @@ const fn check_key_type(
     template: &Template,
     ty: ScalarType,
     numeric: bool,
-) {
-    if let ScalarType::N = ty {
-        if !(template.is_single_field() && numeric) {
-            Message::new()
-                .push("the ")
-                .push(which)
-                .push(" of the ")
-                .push(key_name(key))
-                .push(" of entity `")
-                .push(schema.rust_name)
-                .push("` is a Number, so its template must be a single numeric field like \"{id}\", not \"")
-                .push(template.source)
-                .push("\"")
-                .fail();
-        }
+) -> Option<Message> {
+    if matches!(ty, ScalarType::N) && !(template.is_single_field() && numeric) {
+        return Message::new()
+            .push("the ")
+            .push(which)
+            .push(" of the ")
+            .push(key_name(key))
+            .push(" of entity `")
+            .push(schema.rust_name)
+            .push("` is a Number, so its template must be a single numeric field like \"{id}\", not \"")
+            .push(template.source)
+            .push("\"")
+            .into_error();
     }
+    None
 }
 
 /// Whether `attribute` is a key attribute whose template is exactly the field
@@ -307,16 +326,17 @@ const fn partitions_overlap(a: &Template, b: &Template) -> bool {
 
 /// Checks that the entities given, stored in one table, can be told apart by
 /// their keys; used by [`assert_distinct_keys!`](crate::assert_distinct_keys).
-pub const fn check_distinct_keys(entities: &[&EntitySchema]) {
+pub const fn check_distinct_keys(entities: &[&EntitySchema]) -> Option<Message> {
     let mut i = 0;
     while i < entities.len() {
         let mut j = i + 1;
         while j < entities.len() {
-            check_pair(entities[i], entities[j]);
+            check!(check_pair(entities[i], entities[j]));
             j += 1;
         }
         i += 1;
     }
+    None
 }
 
 const fn same_index(a: Option<&str>, b: Option<&str>) -> bool {
@@ -327,12 +347,12 @@ const fn same_index(a: Option<&str>, b: Option<&str>) -> bool {
     }
 }
 
-const fn check_pair(a: &EntitySchema, b: &EntitySchema) {
+const fn check_pair(a: &EntitySchema, b: &EntitySchema) -> Option<Message> {
     if !str_eq(a.table.name, b.table.name) {
-        return;
+        return None;
     }
     if str_eq(a.entity_type, b.entity_type) {
-        Message::new()
+        return Message::new()
             .push("entities `")
             .push(a.rust_name)
             .push("` and `")
@@ -340,7 +360,7 @@ const fn check_pair(a: &EntitySchema, b: &EntitySchema) {
             .push("` store the same entity type `")
             .push(a.entity_type)
             .push("`; give one another with #[ddb(entity = \"...\")]")
-            .fail();
+            .into_error();
     }
     let mut x = 0;
     while x < a.keys.len() {
@@ -348,28 +368,39 @@ const fn check_pair(a: &EntitySchema, b: &EntitySchema) {
         while y < b.keys.len() {
             let (ka, kb) = (&a.keys[x], &b.keys[y]);
             if same_index(ka.index, kb.index) && partitions_overlap(&ka.pk, &kb.pk) {
-                check_sort_keys(a, ka, b, kb);
+                check!(check_sort_keys(a, ka, b, kb));
             }
             y += 1;
         }
         x += 1;
     }
+    None
 }
 
-const fn check_sort_keys(a: &EntitySchema, ka: &KeyDef, b: &EntitySchema, kb: &KeyDef) {
+const fn check_sort_keys(
+    a: &EntitySchema,
+    ka: &KeyDef,
+    b: &EntitySchema,
+    kb: &KeyDef,
+) -> Option<Message> {
     let (sa, sb) = match (ka.sk, kb.sk) {
         (Some(sa), Some(sb)) => (sa, sb),
-        // A table without sort key: one item per partition key value, and the
-        // partition prefixes overlap.
-        _ => pair_fail(a, ka, b, kb, "their partition keys can hold the same value and there is no sort key to tell them apart"),
+        // One item per partition key value, and the partition prefixes overlap.
+        _ => {
+            return pair_error(
+                a,
+                ka,
+                b,
+                "their partition keys can hold the same value and there is no sort key to tell them apart",
+            )
+        }
     };
     let (pa, pb) = (sa.literal_prefix(), sb.literal_prefix());
     if pa.is_empty() || pb.is_empty() {
-        pair_fail(
+        return pair_error(
             a,
             ka,
             b,
-            kb,
             "a sort key that starts with a field cannot share a partition with another entity; start it with a literal such as \"ORDER#\"",
         );
     }
@@ -377,7 +408,7 @@ const fn check_sort_keys(a: &EntitySchema, ka: &KeyDef, b: &EntitySchema, kb: &K
     if (both_constant && str_eq(pa, pb))
         || (!both_constant && (starts_with(pa, pb) || starts_with(pb, pa)))
     {
-        Message::new()
+        return Message::new()
             .push("entities `")
             .push(a.rust_name)
             .push("` and `")
@@ -389,11 +420,12 @@ const fn check_sort_keys(a: &EntitySchema, ka: &KeyDef, b: &EntitySchema, kb: &K
             .push("\" and \"")
             .push(pb)
             .push("\": one is a prefix of the other, so begins_with on one would return both; give them distinct prefixes such as \"ORDER#\" and \"ITEM#\"")
-            .fail();
+            .into_error();
     }
+    None
 }
 
-const fn pair_fail(a: &EntitySchema, ka: &KeyDef, b: &EntitySchema, _kb: &KeyDef, why: &str) -> ! {
+const fn pair_error(a: &EntitySchema, ka: &KeyDef, b: &EntitySchema, why: &str) -> Option<Message> {
     Message::new()
         .push("entities `")
         .push(a.rust_name)
@@ -403,7 +435,7 @@ const fn pair_fail(a: &EntitySchema, ka: &KeyDef, b: &EntitySchema, _kb: &KeyDef
         .push(key_name(ka))
         .push(": ")
         .push(why)
-        .fail()
+        .into_error()
 }
 
 /// Asserts at compile time that entities stored together in one table can be
@@ -430,8 +462,10 @@ const fn pair_fail(a: &EntitySchema, ka: &KeyDef, b: &EntitySchema, _kb: &KeyDef
 #[macro_export]
 macro_rules! assert_distinct_keys {
     ($($entity:ty),+ $(,)?) => {
-        const _: () = $crate::__private::check_distinct_keys(&[
-            $(&<$entity as $crate::Entity>::SCHEMA),+
-        ]);
+        const _: () = if let ::core::option::Option::Some(message) =
+            $crate::__private::check_distinct_keys(&[$(&<$entity as $crate::Entity>::SCHEMA),+])
+        {
+            ::core::panic!("{}", message.as_str())
+        };
     };
 }

@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::Error;
 use crate::model::{KeyAttribute, ScalarType};
-use crate::segment::{self, KeySegment, DELIMITER};
+use crate::segment::{self, SegmentCodec, DELIMITER};
 use crate::{Entity, Table};
 
 /// DynamoDB's limit on a partition key value, in bytes.
@@ -220,15 +220,20 @@ impl KeyWriter {
         self
     }
 
-    pub fn field<T: KeySegment>(mut self, field: &'static str, value: &T) -> Result<Self, Error> {
-        segment::write_escaped(value, &mut self.out).map_err(|source| {
-            Error::InvalidKeySegment {
+    pub fn field<T>(
+        mut self,
+        field: &'static str,
+        value: &T,
+        codec: SegmentCodec<T>,
+    ) -> Result<Self, Error> {
+        codec
+            .write_escaped(value, &mut self.out)
+            .map_err(|source| Error::InvalidKeySegment {
                 entity: self.entity,
                 key: self.key,
                 field,
                 source,
-            }
-        })?;
+            })?;
         Ok(self)
     }
 
@@ -258,11 +263,12 @@ fn check_size(
 /// A single-field template's raw key: the number for an N attribute, the
 /// unescaped segment text for an S one.
 #[doc(hidden)]
-pub fn raw_key<T: KeySegment>(
+pub fn raw_key<T>(
     entity: &'static str,
     key: &'static str,
     field: &'static str,
     value: &T,
+    codec: SegmentCodec<T>,
     ty: ScalarType,
     limit: usize,
 ) -> Result<KeyValue, Error> {
@@ -273,14 +279,14 @@ pub fn raw_key<T: KeySegment>(
         source,
     };
     let value = match ty {
-        ScalarType::N => KeyValue::N(value.to_number().ok_or_else(|| {
+        ScalarType::N => KeyValue::N((codec.to_number)(value).ok_or_else(|| {
             invalid(segment::SegmentError::new(
                 "this type cannot be stored as a Number key",
             ))
         })?),
         ScalarType::S => {
             let mut text = String::new();
-            value.write_segment(&mut text).map_err(invalid)?;
+            (codec.write)(value, &mut text).map_err(invalid)?;
             if text.is_empty() {
                 return Err(invalid(segment::SegmentError::new("a key cannot be empty")));
             }
@@ -293,15 +299,16 @@ pub fn raw_key<T: KeySegment>(
 
 /// Parses a raw single-field key back.
 #[doc(hidden)]
-pub fn read_raw_key<T: KeySegment>(
+pub fn read_raw_key<T>(
     entity: &'static str,
     key: &'static str,
     template: &'static str,
     value: &KeyValue,
+    codec: SegmentCodec<T>,
 ) -> Result<T, Error> {
     let parsed = match value {
-        KeyValue::N(number) => T::from_number(number),
-        KeyValue::S(text) => T::read_segment(text),
+        KeyValue::N(number) => (codec.from_number)(number),
+        KeyValue::S(text) => (codec.read)(text),
     };
     parsed.map_err(|e| Error::KeyMismatch {
         entity,
@@ -363,14 +370,20 @@ impl<'a> KeyReader<'a> {
     }
 
     /// Reads one field; `last` when no literal follows it.
-    pub fn field<T: KeySegment>(&mut self, field: &'static str, last: bool) -> Result<T, Error> {
+    pub fn field<T>(
+        &mut self,
+        field: &'static str,
+        last: bool,
+        codec: SegmentCodec<T>,
+    ) -> Result<T, Error> {
         let end = if last {
             self.rest.len()
         } else {
             self.rest.find(DELIMITER).unwrap_or(self.rest.len())
         };
         let (text, rest) = self.rest.split_at(end);
-        let value = segment::read_escaped(text)
+        let value = codec
+            .read_escaped(text)
             .map_err(|e| self.mismatch(format!("field `{field}`: {e}")))?;
         self.rest = rest;
         Ok(value)

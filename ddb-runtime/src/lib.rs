@@ -124,7 +124,7 @@ pub trait Entity: Sized {
 /// What generated code uses. Not public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::check::{check_distinct_keys, check_entity};
+    pub use crate::check::{check_distinct_keys, check_fields, check_key, Message};
     pub use crate::key::{
         raw_key, read_raw_key, shard_of, KeyReader, KeyWriter, PARTITION_KEY_LIMIT, SORT_KEY_LIMIT,
     };
@@ -141,8 +141,10 @@ pub mod __private {
 
     use aws_sdk_dynamodb::types::AttributeValue;
 
+    pub use crate::segment::{Codec, IsSegment, NotSegment, SegmentCodec};
+
     /// Spanned at a key field's type, so a type that cannot be a key segment is
-    /// reported on the field.
+    /// reported once, on the field.
     pub const fn assert_key_segment<T: KeySegment>() {}
 
     /// Whether a key segment type can be stored as a Number.
@@ -168,7 +170,7 @@ pub mod __private {
     }
 
     /// The attribute types of the primary key (`index` = `None`) or an index.
-    /// A missing index or sort key reads as S; `check_entity` reports those.
+    /// A missing index or sort key reads as S; `check_key` reports those.
     pub const fn key_types(table: &TableDef, index: Option<&str>) -> (ScalarType, ScalarType) {
         let (pk, sk) = match index {
             None => (table.pk, table.sk),

@@ -88,6 +88,12 @@ impl std::error::Error for SegmentError {}
 /// Implementations must keep two promises, which ddb's property tests check for
 /// its own: `read_segment` inverts `write_segment`, and the written text orders
 /// like the values whose order matters (a derived enum orders by its names).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a key segment",
+    label = "this field is used in a key template",
+    note = "derive ddb_runtime::KeySegment for a newtype or a fieldless enum, or implement it; \
+            keys can hold strings, integers, bool, char, timestamps, UUIDs and ULIDs"
+)]
 pub trait KeySegment: Sized {
     /// Whether the value can be stored as a DynamoDB Number when it is a
     /// whole key on its own (a `"{field}"` template on an N attribute).
@@ -295,13 +301,7 @@ pub(crate) fn unescape(text: &str) -> Option<String> {
 /// assert_eq!(key, "CUSTOMER#12$c3");
 /// ```
 pub fn write_escaped<T: KeySegment>(value: &T, out: &mut String) -> Result<(), SegmentError> {
-    let mut text = String::new();
-    value.write_segment(&mut text)?;
-    if text.is_empty() {
-        return Err(SegmentError::new("a key segment cannot be empty"));
-    }
-    escape_into(&text, out);
-    Ok(())
+    SegmentCodec::<T>::of().write_escaped(value, out)
 }
 
 /// Parses escaped segment text back into a value.
@@ -311,8 +311,100 @@ pub fn write_escaped<T: KeySegment>(value: &T, out: &mut String) -> Result<(), S
 /// assert_eq!(id, "12#3");
 /// ```
 pub fn read_escaped<T: KeySegment>(text: &str) -> Result<T, SegmentError> {
-    let raw = unescape(text).ok_or_else(|| SegmentError::new("not valid escaped segment text"))?;
-    T::read_segment(&raw)
+    SegmentCodec::<T>::of().read_escaped(text)
+}
+
+/// A key segment type's functions, as values.
+///
+/// Generated code reaches a field's codec through [`Codec`], so a field type
+/// that is not a [`KeySegment`] is reported once, at the field, instead of at
+/// every place a key is written or read.
+#[doc(hidden)]
+pub struct SegmentCodec<T> {
+    pub write: fn(&T, &mut String) -> Result<(), SegmentError>,
+    pub read: fn(&str) -> Result<T, SegmentError>,
+    pub to_number: fn(&T) -> Option<String>,
+    pub from_number: fn(&str) -> Result<T, SegmentError>,
+}
+
+impl<T> Clone for SegmentCodec<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SegmentCodec<T> {}
+
+impl<T: KeySegment> SegmentCodec<T> {
+    /// The codec of a key segment type.
+    pub fn of() -> Self {
+        Self {
+            write: T::write_segment,
+            read: T::read_segment,
+            to_number: T::to_number,
+            from_number: T::from_number,
+        }
+    }
+}
+
+impl<T> SegmentCodec<T> {
+    /// Writes the escaped segment text of `value` to `out`.
+    pub fn write_escaped(&self, value: &T, out: &mut String) -> Result<(), SegmentError> {
+        let mut text = String::new();
+        (self.write)(value, &mut text)?;
+        if text.is_empty() {
+            return Err(SegmentError::new("a key segment cannot be empty"));
+        }
+        escape_into(&text, out);
+        Ok(())
+    }
+
+    /// Parses escaped segment text.
+    pub fn read_escaped(&self, text: &str) -> Result<T, SegmentError> {
+        let raw =
+            unescape(text).ok_or_else(|| SegmentError::new("not valid escaped segment text"))?;
+        (self.read)(&raw)
+    }
+}
+
+/// `(&&Codec::<T>::NEW).codec()` is the [`SegmentCodec`] of `T` when `T` is a
+/// [`KeySegment`], and a codec that only returns errors otherwise (the derive
+/// reports the missing trait at the field; that code never runs).
+#[doc(hidden)]
+pub struct Codec<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> Codec<T> {
+    pub const NEW: Self = Codec(std::marker::PhantomData);
+}
+
+#[doc(hidden)]
+pub trait IsSegment<T> {
+    fn codec(&self) -> SegmentCodec<T>;
+}
+
+impl<T: KeySegment> IsSegment<T> for &Codec<T> {
+    fn codec(&self) -> SegmentCodec<T> {
+        SegmentCodec::of()
+    }
+}
+
+#[doc(hidden)]
+pub trait NotSegment<T> {
+    fn codec(&self) -> SegmentCodec<T>;
+}
+
+impl<T> NotSegment<T> for Codec<T> {
+    fn codec(&self) -> SegmentCodec<T> {
+        fn not_a_segment() -> SegmentError {
+            SegmentError::new("this type is not a key segment")
+        }
+        SegmentCodec {
+            write: |_, _| Err(not_a_segment()),
+            read: |_| Err(not_a_segment()),
+            to_number: |_| None,
+            from_number: |_| Err(not_a_segment()),
+        }
+    }
 }
 
 #[cfg(feature = "time")]

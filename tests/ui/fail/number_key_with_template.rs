@@ -1,0 +1,18 @@
+use ddb_runtime::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+pub struct Ecommerce;
+
+#[derive(Table)]
+#[ddb(name = "Customers", pk = "customerId", pk_type = "N")]
+pub struct Customers;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[ddb(table = Customers, pk = "CUSTOMER#{customer_id}")]
+pub struct Customer {
+    pub customer_id: u64,
+}
+fn main() {}

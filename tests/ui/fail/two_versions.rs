@@ -1,0 +1,19 @@
+use ddb_runtime::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+pub struct Ecommerce;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+pub struct Order {
+    pub customer_id: String,
+    pub order_id: String,
+    #[ddb(version)]
+    pub version: u64,
+    #[ddb(version)]
+    pub revision: u64,
+}
+fn main() {}
