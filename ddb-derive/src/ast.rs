@@ -10,6 +10,7 @@ use crate::template::{self, Template};
 
 pub struct Entity<'a> {
     pub ident: &'a Ident,
+    pub vis: &'a syn::Visibility,
     pub table: Path,
     pub entity_type: String,
     /// The primary key first, then one per index.
@@ -45,6 +46,7 @@ impl Key {
 
 pub struct Field<'a> {
     pub ident: &'a Ident,
+    pub vis: &'a syn::Visibility,
     pub ty: &'a Type,
     pub attribute: String,
     pub raw: attr::RawField,
@@ -90,6 +92,7 @@ impl<'a> Entity<'a> {
                 );
                 Some(Field {
                     ident,
+                    vis: &field.vis,
                     ty: &field.ty,
                     attribute,
                     raw: raw_field,
@@ -198,6 +201,7 @@ impl<'a> Entity<'a> {
         }
         Some(Entity {
             ident: &input.ident,
+            vis: &input.vis,
             table: table.value,
             entity_type,
             keys,
@@ -228,7 +232,7 @@ fn parse_template(cx: &Ctxt, attr: &Attr<syn::LitStr>, what: &str) -> Option<Att
 
 /// The DynamoDB attribute name of a field: serde's `rename`, else its
 /// `rename_all` rule applied, else the field name.
-fn attribute_name(ident: &Ident, rename: Option<&str>, rename_all: Option<&str>) -> String {
+pub fn attribute_name(ident: &Ident, rename: Option<&str>, rename_all: Option<&str>) -> String {
     if let Some(rename) = rename {
         return rename.to_owned();
     }

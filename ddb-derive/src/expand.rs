@@ -292,6 +292,110 @@ pub fn expand(entity: &Entity) -> TokenStream {
         }
     });
 
+    let vis = entity.vis;
+    let fields_type = format_ident!("{}Fields", ident);
+    let primary_fields = entity.keys[0].fields();
+    let field_attrs: Vec<TokenStream> = entity
+        .fields
+        .iter()
+        .map(|field| {
+            let name = field.ident;
+            let vis = field.vis;
+            let ty = field.ty;
+            let attribute = &field.attribute;
+            let (doc, marker) = if primary_fields.contains(&name.to_string().as_str()) {
+                (
+                    format!("The `{attribute}` attribute, part of the primary key: readable, never updated."),
+                    quote!(#p::KeyPart),
+                )
+            } else {
+                (format!("The `{attribute}` attribute."), quote!(#p::Value))
+            };
+            quote! {
+                #[doc = #doc]
+                #vis #name: #p::Attr<#ident, #ty, #marker>
+            }
+        })
+        .collect();
+    let field_values = entity.fields.iter().map(|field| {
+        let name = field.ident;
+        let attribute = &field.attribute;
+        quote!(#name: #p::Attr::new(#attribute))
+    });
+    let fields_doc = format!(
+        "The attributes of `{ident}`, to build filters and conditions from: `{ident}::fields()`."
+    );
+    let fields_struct = quote! {
+        #[doc = #fields_doc]
+        #[derive(Debug, Clone, Copy)]
+        #[allow(dead_code)]
+        #vis struct #fields_type {
+            #(#field_attrs,)*
+        }
+
+        #[automatically_derived]
+        impl #ident {
+            /// The entity's attributes, typed, for filters and conditions.
+            #vis const fn fields() -> #fields_type {
+                #fields_type { #(#field_values,)* }
+            }
+        }
+    };
+
+    let version_fn = entity
+        .fields
+        .iter()
+        .find(|f| f.raw.version.is_some())
+        .map(|field| {
+            let name = field.ident;
+            quote! {
+                fn version(&self) -> ::core::option::Option<u64> {
+                    ::core::convert::TryFrom::try_from(self.#name).ok()
+                }
+            }
+        });
+    let stamps = entity.fields.iter().filter_map(|field| {
+        let ty = field.ty;
+        let attribute = &field.attribute;
+        if field.raw.created_at.is_some() {
+            Some(quote! {
+                if __created {
+                    __stamps.push((#attribute, <#ty as #p::TimestampField>::attribute_value(__now)));
+                }
+            })
+        } else if field.raw.updated_at.is_some() {
+            Some(quote! {
+                __stamps.push((#attribute, <#ty as #p::TimestampField>::attribute_value(__now)));
+            })
+        } else {
+            None
+        }
+    });
+    let stamps: Vec<TokenStream> = stamps.collect();
+    let stamps_fn = (!stamps.is_empty()).then(|| {
+        quote! {
+            fn stamps(
+                __created: bool,
+                __now: #p::std::time::SystemTime,
+            ) -> #p::std::vec::Vec<(&'static str, #p::AttributeValue)> {
+                let mut __stamps = #p::std::vec::Vec::new();
+                #(#stamps)*
+                __stamps
+            }
+        }
+    });
+    let type_checks = entity.fields.iter().filter_map(|field| {
+        let ty = field.ty;
+        let raw = &field.raw;
+        if raw.created_at.is_some() || raw.updated_at.is_some() {
+            Some(quote_spanned!(ty.span()=> #p::assert_timestamp_field::<#ty>();))
+        } else if raw.ttl.is_some() {
+            Some(quote_spanned!(ty.span()=> #p::assert_ttl_field::<#ty>();))
+        } else {
+            None
+        }
+    });
+
     let fields_check = quote_spanned! {ident.span()=>
         const _: () = if let ::core::option::Option::Some(__message) =
             #p::check_fields(&<#ident as #p::Entity>::SCHEMA)
@@ -303,7 +407,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
     let mut builders = Vec::new();
     let mut index_pushes = Vec::new();
     let mut needs_primary = false;
-    for key in &entity.keys {
+    for (k, key) in entity.keys.iter().enumerate() {
         let n = names(key);
         let (pk_label, sk_label) = (&n.pk_label, &n.sk_label);
         let index_name = key.index.as_ref().map(|i| i.value.clone());
@@ -408,6 +512,50 @@ pub fn expand(entity: &Entity) -> TokenStream {
                 ::core::result::Result::Ok(#pk_value)
             }
         });
+        if let Some(query) = &key.query {
+            let query_fn = format_ident!("{}", query.value);
+            let mut sort_fields: Vec<&str> = Vec::new();
+            for field in key.sk.iter().flat_map(|sk| sk.value.fields()) {
+                if !sort_fields.contains(&field) {
+                    sort_fields.push(field);
+                }
+            }
+            let sort_types = sort_fields
+                .iter()
+                .filter_map(|name| entity.field(name))
+                .map(|f| f.ty);
+            let pk_args = key
+                .pk
+                .value
+                .fields()
+                .filter_map(|name| entity.field(name))
+                .map(|f| f.ident);
+            let index_expr = match &index_name {
+                Some(name) => quote!(::core::option::Option::Some(#name)),
+                None => quote!(::core::option::Option::None),
+            };
+            let doc = format!(
+                "Query `{}`: the partition `{}`{}. Run it with `Db::query`.",
+                query.value,
+                key.pk.value.source,
+                key.sk
+                    .as_ref()
+                    .map(|sk| format!(", sort key `{}`", sk.value.source))
+                    .unwrap_or_default()
+            );
+            builders.push(quote! {
+                #[doc = #doc]
+                pub fn #query_fn(#(#pk_params),*) -> #p::QueryKey<
+                    #ident,
+                    (#(#sort_types,)*),
+                    <#p::IndexKindOf<{ #p::is_global(&#table_def, #index_expr) }> as #p::Select>::Type,
+                    <#p::ProjectionOf<{ #p::carries_all(&<#ident as #p::Entity>::SCHEMA, #k) }> as #p::Select>::Type,
+                    #k,
+                > {
+                    #p::QueryKey::new(Self::#pk_fn(#(#pk_args),*))
+                }
+            });
+        }
         if let Some(index_name) = index_name {
             let args = key
                 .fields()
@@ -509,7 +657,17 @@ pub fn expand(entity: &Entity) -> TokenStream {
             fn from_item(item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
                 #p::item_to_fields(#entity_type, &#table_def, item)
             }
+
+            fn check_key(key: &#p::Key<Self>) -> ::core::result::Result<(), #p::Error> {
+                Self::parse_key(key).map(|_| ())
+            }
+
+            #version_fn
+
+            #stamps_fn
         }
+
+        #fields_struct
 
         #[automatically_derived]
         impl #ident {
@@ -526,6 +684,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
 
         const _: () = {
             #(#segment_asserts)*
+            #(#type_checks)*
         };
         #(#key_checks)*
         #fields_check
@@ -563,6 +722,9 @@ pub fn fallback(ident: &syn::Ident, table: Option<&syn::Path>) -> TokenStream {
                 ::core::unreachable!()
             }
             fn from_item(_: #p::Item) -> ::core::result::Result<Self, #p::Error> {
+                ::core::unreachable!()
+            }
+            fn check_key(_: &#p::Key<Self>) -> ::core::result::Result<(), #p::Error> {
                 ::core::unreachable!()
             }
         }

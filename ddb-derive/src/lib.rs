@@ -6,8 +6,10 @@
 
 mod ast;
 mod attr;
+mod collection;
 mod ctxt;
 mod expand;
+mod projection;
 mod segment;
 mod symbol;
 mod table;
@@ -50,4 +52,18 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 pub fn derive_key_segment(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     segment::derive(&input).into()
+}
+
+/// A subset of an entity's fields; see `ddb_runtime::Projection`.
+#[proc_macro_derive(Projection, attributes(ddb))]
+pub fn derive_projection(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    projection::derive(&input).into()
+}
+
+/// An enum of the entities sharing a partition; see `ddb_runtime::Collection`.
+#[proc_macro_derive(Collection)]
+pub fn derive_collection(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    collection::derive(&input).into()
 }

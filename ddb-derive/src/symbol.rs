@@ -52,3 +52,6 @@ pub const VARIANT_KEYS: &[&str] = &[RENAME];
 // serde attributes ddb reads.
 pub const SERDE: &str = "serde";
 pub const RENAME_ALL: &str = "rename_all";
+
+// Projection container.
+pub const PROJECTION_KEYS: &[&str] = &[ENTITY];

@@ -224,26 +224,26 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 None => quote!(::core::option::Option::None),
             };
             let projection = match (index.projection.as_ref().map(|p| p.value.value()), &index.include) {
-                (None, None) => quote!(#p::Projection::All),
-                (Some(kind), None) if kind == "all" => quote!(#p::Projection::All),
-                (Some(kind), None) if kind == "keys_only" => quote!(#p::Projection::KeysOnly),
+                (None, None) => quote!(#p::IndexProjection::All),
+                (Some(kind), None) if kind == "all" => quote!(#p::IndexProjection::All),
+                (Some(kind), None) if kind == "keys_only" => quote!(#p::IndexProjection::KeysOnly),
                 (None, Some(include)) => {
                     let names = &include.value;
                     if names.is_empty() {
                         cx.error_spanned_by(&include.tokens, "include(...) needs at least one attribute name; use projection = \"keys_only\" for none");
                     }
-                    quote!(#p::Projection::Include(&[#(#names),*]))
+                    quote!(#p::IndexProjection::Include(&[#(#names),*]))
                 }
                 (Some(_), Some(include)) => {
                     cx.error_spanned_by(&include.tokens, "give either projection = \"...\" or include(...), not both");
-                    quote!(#p::Projection::All)
+                    quote!(#p::IndexProjection::All)
                 }
                 (Some(kind), None) => {
                     cx.error_spanned_by(
                         index.projection.as_ref().map(|p| p.tokens.clone()),
                         format!("projection `{kind}` is not one of \"all\", \"keys_only\"; for some attributes write include(\"a\", \"b\")"),
                     );
-                    quote!(#p::Projection::All)
+                    quote!(#p::IndexProjection::All)
                 }
             };
             let kind = if index.local {

@@ -84,7 +84,7 @@ impl Message {
 }
 
 impl Message {
-    const fn into_error(self) -> Option<Message> {
+    pub(crate) const fn into_error(self) -> Option<Message> {
         Some(self)
     }
 }

@@ -66,12 +66,120 @@ pub enum Error {
         source: serde_dynamo::Error,
     },
     /// A DynamoDB item could not be decoded into the entity.
-    #[error("cannot decode {entity} item: {source}")]
+    #[error("cannot decode {entity} item{}: {source}", key_suffix(key))]
     Decode {
         /// The entity type.
         entity: &'static str,
+        /// The item's key (`PK / SK`), when known.
+        key: Option<String>,
         /// The deserializer's error.
         source: serde_dynamo::Error,
+    },
+    /// A cursor is not one this query produced: garbage, another entity,
+    /// index, partition or sort condition. Nothing was sent.
+    #[error("invalid cursor: {reason}")]
+    InvalidCursor {
+        /// Why.
+        reason: String,
+    },
+    /// A query or write cannot be expressed as asked. Nothing was sent.
+    #[error("invalid request for {entity}: {reason}")]
+    InvalidRequest {
+        /// The entity type.
+        entity: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// A batch ran out of retries with items DynamoDB left unprocessed; the
+    /// keys listed (`PK=... / SK=...`) were not read or written, every
+    /// other one was.
+    #[error("{operation} left {} {entity} item(s) unprocessed after every retry", keys.len())]
+    Unprocessed {
+        /// The entity type.
+        entity: &'static str,
+        /// `"BatchGetItem"` or `"BatchWriteItem"`.
+        operation: &'static str,
+        /// The keys not processed.
+        keys: Vec<String>,
+    },
+    /// `create` found a different item at the key. Nothing was written.
+    #[error("{entity} {key} already exists with different attributes")]
+    AlreadyExists {
+        /// The entity type.
+        entity: &'static str,
+        /// The key (`PK / SK`).
+        key: String,
+        /// The stored item.
+        existing: ExistingItem,
+    },
+    /// A write's condition did not hold. Nothing was written.
+    #[error("the condition on {entity} {key} failed")]
+    ConditionFailed {
+        /// The entity type.
+        entity: &'static str,
+        /// The key.
+        key: String,
+        /// The stored item, when there is one.
+        existing: Option<ExistingItem>,
+    },
+    /// The stored version is not the one the write expected: someone else
+    /// wrote the item since it was read. Nothing was written.
+    #[error("{entity} {key} is at version {}, not {expected}", current.map(|v| v.to_string()).unwrap_or_else(|| "none (deleted)".into()))]
+    VersionConflict {
+        /// The entity type.
+        entity: &'static str,
+        /// The key.
+        key: String,
+        /// The version the write expected.
+        expected: u64,
+        /// The stored version (`None` when the item is gone).
+        current: Option<u64>,
+    },
+    /// An update or condition check found no item at the key.
+    #[error("{entity} {key} does not exist")]
+    NotFound {
+        /// The entity type.
+        entity: &'static str,
+        /// The key.
+        key: String,
+    },
+    /// An item is over DynamoDB's 400 KB limit (attribute names and values,
+    /// counted by DynamoDB's rules). Nothing was sent.
+    #[error("{entity} {key} is {size} bytes; DynamoDB items hold at most {limit}")]
+    ItemTooLarge {
+        /// The entity type.
+        entity: &'static str,
+        /// The key.
+        key: String,
+        /// Its size.
+        size: usize,
+        /// The limit (409,600 bytes).
+        limit: usize,
+    },
+    /// Two requests of one batch or transaction name the same item. Nothing
+    /// was sent.
+    #[error("{entity} {key} appears twice in one {operation}")]
+    DuplicateKey {
+        /// The entity type.
+        entity: &'static str,
+        /// The key.
+        key: String,
+        /// `"batch"` or `"transaction"`.
+        operation: &'static str,
+    },
+    /// DynamoDB canceled a transaction; nothing of it was applied. One reason
+    /// per action, in the order the actions were added.
+    #[error("transaction canceled: {}", describe_reasons(reasons))]
+    TransactionCanceled {
+        /// Why each action failed (`code` `"None"` for those that did not).
+        reasons: Vec<ActionFailure>,
+    },
+    /// A collection query met an item of an entity type the collection does
+    /// not list, and the caller asked for an error in that case.
+    #[error("unknown entity type `{found}` in the item collection")]
+    UnknownEntityType {
+        /// The stored entity type (empty when missing).
+        found: String,
     },
     /// An item stores another entity type than the one asked for.
     #[error("item is a `{found}`, not a `{entity}`")]
@@ -101,7 +209,80 @@ pub enum Error {
     },
 }
 
+fn describe_reasons(reasons: &[ActionFailure]) -> String {
+    let failed: Vec<String> = reasons
+        .iter()
+        .filter(|r| r.code != "None")
+        .map(|r| format!("action {} ({} {}): {}", r.index, r.entity, r.key, r.code))
+        .collect();
+    if failed.is_empty() {
+        "no reason given".into()
+    } else {
+        failed.join("; ")
+    }
+}
+
+/// An item DynamoDB returned with a failed condition. Its `Debug` shows only
+/// how many attributes it has (they may be personal data); decode it to read it.
+#[derive(Clone, PartialEq)]
+pub struct ExistingItem(pub crate::Item);
+
+impl ExistingItem {
+    /// Decodes the item as entity `E`.
+    pub fn decode<E: crate::Entity>(&self) -> Result<E> {
+        E::from_item(self.0.clone())
+    }
+
+    /// The raw item.
+    pub fn item(&self) -> &crate::Item {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ExistingItem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ExistingItem({} attributes)", self.0.len())
+    }
+}
+
+/// Why one action of a canceled transaction failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionFailure {
+    /// The action's position, from 0.
+    pub index: usize,
+    /// Its entity type.
+    pub entity: &'static str,
+    /// Its key.
+    pub key: String,
+    /// DynamoDB's code: `None`, `ConditionalCheckFailed`, `TransactionConflict`,
+    /// `ValidationError`, `ThrottlingError`, ...
+    pub code: String,
+    /// DynamoDB's message, if any.
+    pub message: Option<String>,
+    /// The item as it was, for a failed condition.
+    pub existing: Option<ExistingItem>,
+}
+
+fn key_suffix(key: &Option<String>) -> String {
+    key.as_ref().map(|k| format!(" at {k}")).unwrap_or_default()
+}
+
 impl Error {
+    /// Adds the item's key to a decode error.
+    pub(crate) fn with_key<E>(self, key: &crate::Key<E>) -> Self {
+        match self {
+            Error::Decode { entity, source, .. } => Error::Decode {
+                entity,
+                key: Some(match key.sk() {
+                    Some(sk) => format!("{} / {}", key.pk(), sk),
+                    None => key.pk().to_string(),
+                }),
+                source,
+            },
+            other => other,
+        }
+    }
+
     pub(crate) fn sdk<E, R>(
         operation: &'static str,
         error: aws_sdk_dynamodb::error::SdkError<E, R>,
@@ -113,6 +294,66 @@ impl Error {
             operation,
             source: Box::new(aws_sdk_dynamodb::Error::from(error)),
         }
+    }
+
+    /// A condition failed: [`ConditionFailed`](Error::ConditionFailed),
+    /// [`AlreadyExists`](Error::AlreadyExists),
+    /// [`VersionConflict`](Error::VersionConflict), or a transaction with a
+    /// `ConditionalCheckFailed` action.
+    pub fn is_condition_failed(&self) -> bool {
+        match self {
+            Error::ConditionFailed { .. }
+            | Error::AlreadyExists { .. }
+            | Error::VersionConflict { .. } => true,
+            Error::TransactionCanceled { reasons } => {
+                reasons.iter().any(|r| r.code == "ConditionalCheckFailed")
+            }
+            _ => false,
+        }
+    }
+
+    /// Someone else wrote the item since it was read.
+    pub fn is_version_conflict(&self) -> bool {
+        matches!(self, Error::VersionConflict { .. })
+    }
+
+    /// `create` met a different item at the key.
+    pub fn is_already_exists(&self) -> bool {
+        matches!(self, Error::AlreadyExists { .. })
+    }
+
+    /// There is no item at the key.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Error::NotFound { .. })
+    }
+
+    /// A transaction lost to a concurrent one (every failing reason is a
+    /// conflict or throttling): retrying it is safe.
+    pub fn is_transaction_conflict(&self) -> bool {
+        match self {
+            Error::TransactionCanceled { reasons } => {
+                let failing: Vec<_> = reasons.iter().filter(|r| r.code != "None").collect();
+                !failing.is_empty()
+                    && failing.iter().all(|r| {
+                        matches!(
+                            r.code.as_str(),
+                            "TransactionConflict"
+                                | "ThrottlingError"
+                                | "ProvisionedThroughputExceeded"
+                        )
+                    })
+            }
+            Error::Sdk { source, .. } => matches!(
+                **source,
+                aws_sdk_dynamodb::Error::TransactionConflictException(_)
+            ),
+            _ => false,
+        }
+    }
+
+    /// The same ClientRequestToken was used with other parameters.
+    pub fn is_idempotent_parameter_mismatch(&self) -> bool {
+        matches!(self, Error::Sdk { source, .. } if matches!(**source, aws_sdk_dynamodb::Error::IdempotentParameterMismatchException(_)))
     }
 
     /// The SDK's error, when a request to DynamoDB failed.

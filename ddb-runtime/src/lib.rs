@@ -50,23 +50,49 @@
 //! addressing another item, or `10` from sorting before `9`.
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod check;
+pub mod collection;
+pub mod cursor;
+mod db;
 mod error;
+pub mod expr;
+mod fetch;
 pub mod key;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod model;
+pub mod projection;
+pub mod query;
 pub mod schema;
 pub mod segment;
+pub mod sort;
+mod timestamp;
+pub mod transact;
+pub mod write;
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-pub use ddb_derive::{Entity, KeySegment, Table};
-pub use error::{Error, Result};
+pub use collection::{Collection, CollectionQuery, UnknownItems};
+pub use cursor::Cursor;
+pub use db::{Db, GetItem, GetProjection};
+pub use ddb_derive::{Collection, Entity, KeySegment, Projection, Table};
+pub use error::{ActionFailure, Error, ExistingItem, Result};
+pub use expr::{Attr, Condition, IntoValue};
 pub use key::{Key, KeyValue, KeyValues};
+pub use projection::Projection;
+pub use query::{Page, Query, QueryKey};
 pub use segment::{KeySegment, SegmentError};
+#[cfg(feature = "time")]
+pub use timestamp::Timestamp;
+pub use timestamp::{TimestampField, TtlField};
+pub use transact::{TransactGet, TransactGetOutput, TransactWrite};
+pub use write::{Create, Created, Delete, Put, Update, Written};
+
+/// A marker of types a value is generic over without holding one.
+pub(crate) type Phantom<T> = std::marker::PhantomData<fn() -> T>;
 
 /// A DynamoDB item: attribute names to values.
 pub type Item = HashMap<String, AttributeValue>;
@@ -119,6 +145,21 @@ pub trait Entity: Sized {
 
     /// Decodes a stored item, checking its entity type.
     fn from_item(item: Item) -> Result<Self>;
+
+    /// Checks that `key` parses as this entity's primary key.
+    fn check_key(key: &Key<Self>) -> Result<()>;
+
+    /// The `#[ddb(version)]` field's value, for optimistic locking.
+    fn version(&self) -> Option<u64> {
+        None
+    }
+
+    /// The `#[ddb(created_at)]` (when `created`) and `#[ddb(updated_at)]`
+    /// attributes to write at `now`.
+    fn stamps(created: bool, now: std::time::SystemTime) -> Vec<(&'static str, AttributeValue)> {
+        let _ = (created, now);
+        Vec::new()
+    }
 }
 
 /// What generated code uses. Not public API: it changes without notice.
@@ -130,7 +171,7 @@ pub mod __private {
     };
     pub use crate::model::{
         EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, KeyAttribute, KeyDef, Part,
-        Projection, ScalarType, TableDef, Template,
+        Projection as IndexProjection, ScalarType, TableDef, Template,
     };
     pub use crate::{
         Entity, Error, Item, Key, KeySegment, KeyValue, KeyValues, SegmentError, Table,
@@ -138,8 +179,6 @@ pub mod __private {
     pub use ::core;
     pub use ::serde;
     pub use ::std;
-
-    use aws_sdk_dynamodb::types::AttributeValue;
 
     pub use crate::segment::{Codec, IsSegment, NotSegment, SegmentCodec};
 
@@ -232,15 +271,80 @@ pub mod __private {
         }
     }
 
-    /// Appends `#<shard>` to a sharded index's partition key.
+    /// Appends `#<shard>` to a sharded index's partition key, the shard
+    /// chosen from the item's primary key.
     pub fn with_shard(pk: KeyValue, primary: &KeyValues, shards: u16) -> KeyValue {
+        shard_partition(&pk, crate::key::shard_of(primary, shards))
+    }
+
+    /// The partition key of one shard: `<pk>#<shard>`.
+    pub fn shard_partition(pk: &KeyValue, shard: u16) -> KeyValue {
         match pk {
-            KeyValue::S(mut text) => {
-                text.push('#');
-                text.push_str(&crate::key::shard_of(primary, shards).to_string());
-                KeyValue::S(text)
+            KeyValue::S(text) => KeyValue::S(format!("{text}#{shard}")),
+            number => number.clone(),
+        }
+    }
+
+    pub use crate::collection::{check_collection, Collection};
+    pub use crate::expr::{Attr, KeyPart, Value};
+    pub use crate::timestamp::{TimestampField, TtlField};
+    pub use aws_sdk_dynamodb::types::AttributeValue;
+
+    /// Spanned at a `#[ddb(created_at)]` or `#[ddb(updated_at)]` field's type.
+    pub const fn assert_timestamp_field<T: TimestampField>() {}
+
+    /// Spanned at a `#[ddb(ttl)]` field's type.
+    pub const fn assert_ttl_field<T: TtlField>() {}
+    pub use crate::projection::{carries, carries_all, Projection};
+    pub use crate::query::QueryKey;
+
+    /// The attribute name of entity field `field` (Rust name); empty when the
+    /// entity has no such field (the derive's type check reports that).
+    pub const fn attribute_of(schema: &EntitySchema, field: &str) -> &'static str {
+        let mut i = 0;
+        while i < schema.fields.len() {
+            if crate::check::str_eq(schema.fields[i].name, field) {
+                return schema.fields[i].attribute;
             }
-            number => number,
+            i += 1;
+        }
+        ""
+    }
+
+    /// Checks that a projection field is read under the entity's attribute name.
+    pub const fn check_projection_field(
+        schema: &EntitySchema,
+        field: &str,
+        read_as: &str,
+    ) -> Option<crate::check::Message> {
+        let stored = attribute_of(schema, field);
+        if stored.is_empty() || crate::check::str_eq(stored, read_as) {
+            return None;
+        }
+        crate::check::Message::new()
+            .push("projection field `")
+            .push(field)
+            .push("` is read as attribute `")
+            .push(read_as)
+            .push("`, but entity `")
+            .push(schema.rust_name)
+            .push("` stores it as `")
+            .push(stored)
+            .push("`; add #[serde(rename = \"")
+            .push(stored)
+            .push("\")] to the field")
+            .into_error()
+    }
+    pub use crate::query::{IndexKindOf, ProjectionOf, Select};
+
+    /// Whether `index` (by name) of `table` is a global secondary index.
+    pub const fn is_global(table: &TableDef, index: Option<&str>) -> bool {
+        match index {
+            Some(name) => match table.index(name) {
+                Some(index) => matches!(index.kind, IndexKind::Global),
+                None => false,
+            },
+            None => false,
         }
     }
 
@@ -262,6 +366,10 @@ pub mod __private {
                 })
             }
         }
-        serde_dynamo::from_item(item).map_err(|source| Error::Decode { entity, source })
+        serde_dynamo::from_item(item).map_err(|source| Error::Decode {
+            entity,
+            key: None,
+            source,
+        })
     }
 }

@@ -150,6 +150,21 @@ impl LocalDynamoDb {
     pub fn new_client(&self) -> Client {
         client_for(&self.endpoint)
     }
+
+    /// The configuration of [`new_client`](Self::new_client), to adjust
+    /// (retries, timeouts) before building a client from it.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::config::retry::RetryConfig;
+    /// let local = ddb_runtime::local::LocalDynamoDb::connect("http://127.0.0.1:8000")?;
+    /// let config = local.config_builder().retry_config(RetryConfig::disabled()).build();
+    /// let client = aws_sdk_dynamodb::Client::from_conf(config);
+    /// # let _ = client;
+    /// # Ok::<(), ddb_runtime::local::LocalError>(())
+    /// ```
+    pub fn config_builder(&self) -> aws_sdk_dynamodb::config::Builder {
+        config_for(&self.endpoint)
+    }
 }
 
 /// A table name no other call in this process, or any other process, returns:
@@ -174,6 +189,10 @@ pub fn unique_table_name(prefix: &str) -> String {
 /// A client for `endpoint` with the standard retry policy, credentials from the
 /// environment or fixed test ones, and the region from `AWS_REGION`.
 fn client_for(endpoint: &str) -> Client {
+    Client::from_conf(config_for(endpoint).build())
+}
+
+fn config_for(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let credentials = match (env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY")) {
         (Some(id), Some(secret)) => {
@@ -182,14 +201,12 @@ fn client_for(endpoint: &str) -> Client {
         _ => Credentials::new("ddblocal", "ddblocal", None, None, "ddb-local"),
     };
     let region = env("AWS_REGION").unwrap_or_else(|| "us-east-1".to_owned());
-    let config = aws_sdk_dynamodb::Config::builder()
+    aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .endpoint_url(endpoint)
         .region(Region::new(region))
         .credentials_provider(credentials)
         .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::standard())
-        .build();
-    Client::from_conf(config)
 }
 
 /// Dynoxide on a thread of its own, stopped when dropped.

@@ -33,7 +33,9 @@ fn key_schema(pk: KeyAttribute, sk: Option<KeyAttribute>) -> Vec<KeySchemaElemen
     schema
 }
 
-fn projection(projection: Projection) -> SdkProjection {
+/// The index projection; an INCLUDE list always carries the entity-type
+/// attribute too, so items read from the index can be told apart.
+fn projection(projection: Projection, entity_attribute: &str) -> SdkProjection {
     match projection {
         Projection::All => SdkProjection::builder()
             .projection_type(ProjectionType::All)
@@ -43,7 +45,14 @@ fn projection(projection: Projection) -> SdkProjection {
             .build(),
         Projection::Include(attributes) => SdkProjection::builder()
             .projection_type(ProjectionType::Include)
-            .set_non_key_attributes(Some(attributes.iter().map(|a| (*a).to_owned()).collect()))
+            .set_non_key_attributes(Some(
+                attributes
+                    .iter()
+                    .copied()
+                    .chain((!attributes.contains(&entity_attribute)).then_some(entity_attribute))
+                    .map(str::to_owned)
+                    .collect(),
+            ))
             .build(),
     }
 }
@@ -111,7 +120,7 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
                 GlobalSecondaryIndex::builder()
                     .index_name(index.name)
                     .set_key_schema(Some(key_schema(index.pk, index.sk)))
-                    .projection(projection(index.projection))
+                    .projection(projection(index.projection, table.entity_attribute))
                     .build()
                     .expect("name, key schema and projection are set"),
             ),
@@ -119,7 +128,7 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
                 LocalSecondaryIndex::builder()
                     .index_name(index.name)
                     .set_key_schema(Some(key_schema(table.pk, index.sk)))
-                    .projection(projection(index.projection))
+                    .projection(projection(index.projection, table.entity_attribute))
                     .build()
                     .expect("name, key schema and projection are set"),
             ),

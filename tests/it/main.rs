@@ -3,5 +3,7 @@
 mod compile;
 mod keys;
 mod local;
+mod reads;
 mod schema;
 mod segments;
+mod writes;

@@ -1,5 +1,8 @@
 //! Shared set-up for ddb's integration tests: one local DynamoDB per test
-//! process (or `DDB_ENDPOINT`), a fresh client per test, a table per test.
+//! process (or `DDB_ENDPOINT`), a fresh client per test, a table per test,
+//! and a fault-injecting proxy.
+
+pub mod proxy;
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -27,4 +30,37 @@ pub async fn create_table(client: &Client, table: &TableDef) -> String {
         .await
         .expect("create the test table");
     name
+}
+
+/// A `Db` on a fresh copy of table `T`, for this test alone.
+pub async fn db_with_table<T: ddb_runtime::Table + 'static>() -> ddb_runtime::Db {
+    let client = client();
+    let name = create_table(&client, &T::DEF).await;
+    ddb_runtime::Db::new(client).with_table_name::<T>(name)
+}
+
+/// Writes entities with plain PutItem requests through the SDK (the reads
+/// tests do not depend on ddb's own write path).
+pub async fn put_raw<E: ddb_runtime::Entity + 'static>(db: &ddb_runtime::Db, entities: &[E]) {
+    let table = db.table_name::<E::Table>().to_owned();
+    for entity in entities {
+        db.client()
+            .put_item()
+            .table_name(&table)
+            .set_item(Some(entity.to_item().expect("encode")))
+            .send()
+            .await
+            .expect("put");
+    }
+}
+
+/// A client through `proxy`, retrying fast (tests wait on backoff otherwise).
+pub fn proxied_client(proxy: &proxy::Proxy) -> Client {
+    use aws_sdk_dynamodb::config::retry::RetryConfig;
+    let local = LocalDynamoDb::connect(proxy.endpoint.clone()).expect("proxy endpoint");
+    let retry = RetryConfig::standard()
+        .with_max_attempts(4)
+        .with_initial_backoff(std::time::Duration::from_millis(5))
+        .with_max_backoff(std::time::Duration::from_millis(50));
+    Client::from_conf(local.config_builder().retry_config(retry).build())
 }

@@ -1,0 +1,86 @@
+//! `#[derive(Projection)]`: a struct of some of an entity's fields.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Path};
+
+use crate::attr::{for_each_ddb, serde_value, unknown};
+use crate::ctxt::Ctxt;
+use crate::symbol::{ENTITY, PROJECTION_KEYS, RENAME, RENAME_ALL};
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::default();
+    let ident = &input.ident;
+    let p = quote!(::ddb_runtime::__private);
+    let mut entity: Option<Path> = None;
+    for_each_ddb(&cx, &input.attrs, |meta| {
+        if meta.path.is_ident(ENTITY) {
+            entity = Some(meta.value()?.parse()?);
+            Ok(())
+        } else {
+            unknown(&cx, meta, "a projection", PROJECTION_KEYS)
+        }
+    });
+    let Some(entity) = entity else {
+        cx.error_spanned_by(ident, "missing #[ddb(entity = ...)]: name the entity this projection reads, e.g. #[ddb(entity = Order)]");
+        return cx.into_compile_errors();
+    };
+    let fields = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(named) => Some(&named.named),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(fields) = fields else {
+        cx.error_spanned_by(
+            ident,
+            "#[derive(Projection)] needs a struct with named fields",
+        );
+        return cx.into_compile_errors();
+    };
+    let rename_all = serde_value(&input.attrs, RENAME_ALL);
+    let mut attributes = Vec::new();
+    let mut fn_checks = Vec::new();
+    let mut const_checks = Vec::new();
+    for field in fields {
+        let Some(name) = &field.ident else { continue };
+        let ty = &field.ty;
+        let rust_name = name.to_string();
+        let own = crate::ast::attribute_name(
+            name,
+            serde_value(&field.attrs, RENAME).as_deref(),
+            rename_all.as_deref(),
+        );
+        attributes.push(quote!(#p::attribute_of(&<#entity as #p::Entity>::SCHEMA, #rust_name)));
+        // The field exists on the entity with the same type.
+        fn_checks.push(quote_spanned! {ty.span()=>
+            let _: &#ty = &entity.#name;
+        });
+        // ...and is read under the attribute name the entity stores it as.
+        const_checks.push(quote_spanned! {name.span()=>
+            const _: () = if let ::core::option::Option::Some(__message) =
+                #p::check_projection_field(&<#entity as #p::Entity>::SCHEMA, #rust_name, #own)
+            {
+                ::core::panic!("{}", __message.as_str())
+            };
+        });
+    }
+    let errors = cx.into_compile_errors();
+    quote! {
+        #errors
+        #[automatically_derived]
+        impl #p::Projection<#entity> for #ident {
+            const ATTRIBUTES: &'static [&'static str] = &[#(#attributes),*];
+        }
+
+        const _: () = {
+            #[allow(dead_code, clippy::all)]
+            fn __check(entity: &#entity) {
+                #(#fn_checks)*
+            }
+            #(#const_checks)*
+        };
+    }
+}

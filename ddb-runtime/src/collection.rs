@@ -1,0 +1,249 @@
+//! Item collections: one Query on a shared partition key returning several
+//! entity types, decoded into a user enum.
+
+use futures::{Stream, TryStreamExt};
+
+use crate::cursor::{self, Cursor};
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::fetch::Plan;
+use crate::model::EntitySchema;
+use crate::query::Page;
+use crate::sort::SortRange;
+use crate::{Item, KeyValue, Table};
+
+/// An enum with one variant per entity stored under a shared partition key.
+/// Derive it:
+///
+/// ```
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # pub struct Ecommerce;
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # pub struct Customer { customer_id: String }
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+/// # pub struct Order { customer_id: String, order_id: String }
+/// #[derive(ddb_runtime::Collection)]
+/// pub enum CustomerItem {
+///     Profile(Customer),
+///     Order(Order),
+/// }
+/// // db.collection::<CustomerItem>(Customer::pk(&id)?).send().await? reads both
+/// // in one Query.
+/// ```
+///
+/// Every member must share the table and the partition-key template, and be
+/// told apart by sort-key prefix; the derive checks both at compile time.
+pub trait Collection: Sized + Send + 'static {
+    /// The table the members share.
+    type Table: Table + 'static;
+    /// The members' declarations.
+    const MEMBERS: &'static [&'static EntitySchema];
+    /// Decodes an item of entity type `entity_type`; `None` for a type that
+    /// is not a member.
+    fn from_item(entity_type: &str, item: Item) -> Option<Result<Self>>;
+}
+
+/// What to do with an item whose entity type is not a member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnknownItems {
+    /// Leave it out (the default).
+    #[default]
+    Skip,
+    /// Fail with [`Error::UnknownEntityType`].
+    Error,
+}
+
+/// Checks that the members share a table and partition-key template and can
+/// be told apart.
+pub const fn check_collection(members: &[&EntitySchema]) -> Option<crate::check::Message> {
+    let mut i = 1;
+    while i < members.len() {
+        let (a, b) = (members[0], members[i]);
+        if !crate::check::str_eq(a.table.name, b.table.name)
+            || !crate::check::str_eq(a.primary().pk.source, b.primary().pk.source)
+        {
+            return crate::check::Message::new()
+                .push("entities `")
+                .push(a.rust_name)
+                .push("` and `")
+                .push(b.rust_name)
+                .push("` do not share a partition: a collection's members need one table and one partition-key template, here \"")
+                .push(a.primary().pk.source)
+                .push("\" and \"")
+                .push(b.primary().pk.source)
+                .push("\"")
+                .into_error();
+        }
+        i += 1;
+    }
+    crate::check::check_distinct_keys(members)
+}
+
+/// A Query of an item collection; finish with [`send`](Self::send),
+/// [`pages`](Self::pages), [`items`](Self::items) or [`collect`](Self::collect).
+#[must_use = "a query does nothing until it is sent"]
+pub struct CollectionQuery<C> {
+    db: Db,
+    partition: KeyValue,
+    forward: bool,
+    limit: Option<usize>,
+    consistent: bool,
+    unknown: UnknownItems,
+    cursor: Option<Cursor>,
+    marker: std::marker::PhantomData<fn() -> C>,
+}
+
+impl<C> Clone for CollectionQuery<C> {
+    fn clone(&self) -> Self {
+        Self {
+            db: self.db.clone(),
+            partition: self.partition.clone(),
+            forward: self.forward,
+            limit: self.limit,
+            consistent: self.consistent,
+            unknown: self.unknown,
+            cursor: self.cursor.clone(),
+            marker: std::marker::PhantomData,
+        }
+    }
+}
+
+impl Db {
+    /// One Query on the partition `partition` (e.g. `Customer::pk(&id)?`),
+    /// decoding every member of collection `C`.
+    pub fn collection<C: Collection>(&self, partition: KeyValue) -> CollectionQuery<C> {
+        CollectionQuery {
+            db: self.clone(),
+            partition,
+            forward: true,
+            limit: None,
+            consistent: false,
+            unknown: UnknownItems::Skip,
+            cursor: None,
+            marker: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<C: Collection> CollectionQuery<C> {
+    /// Descending sort-key order.
+    pub fn newest_first(mut self) -> Self {
+        self.forward = false;
+        self
+    }
+    /// At most `n` items per page.
+    pub fn limit(mut self, n: usize) -> Self {
+        self.limit = Some(n);
+        self
+    }
+    /// A strongly consistent read.
+    pub fn consistent_read(mut self, consistent: bool) -> Self {
+        self.consistent = consistent;
+        self
+    }
+    /// What to do with items of other entity types (default: skip them).
+    pub fn unknown_items(mut self, unknown: UnknownItems) -> Self {
+        self.unknown = unknown;
+        self
+    }
+    /// Resumes after the page that returned `cursor`.
+    pub fn after(mut self, cursor: Cursor) -> Self {
+        self.cursor = Some(cursor);
+        self
+    }
+
+    fn plan(&self) -> Result<Plan> {
+        let table = <C::Table as Table>::DEF;
+        if self.limit == Some(0) {
+            return Err(Error::InvalidRequest {
+                entity: "collection",
+                reason: "limit must be at least 1".into(),
+            });
+        }
+        let mut parts: Vec<&str> = vec!["collection"];
+        parts.extend(C::MEMBERS.iter().map(|m| m.entity_type));
+        parts.push(self.partition.as_str());
+        parts.push(if self.forward { "asc" } else { "desc" });
+        Ok(Plan {
+            entity: "collection",
+            table_name: self.db.table_name::<C::Table>().to_owned(),
+            index: None,
+            pk_attribute: table.pk.name,
+            sk_attribute: table.sk.map(|a| a.name),
+            partitions: vec![self.partition.clone()],
+            sort: SortRange::All,
+            filter: None,
+            projection: None,
+            key_attributes: std::iter::once(table.pk.name)
+                .chain(table.sk.map(|a| a.name))
+                .collect(),
+            forward: self.forward,
+            consistent: self.consistent,
+            fingerprint: cursor::fingerprint(&parts),
+        })
+    }
+
+    fn decode(&self, items: Vec<Item>) -> Result<Vec<C>> {
+        let attribute = <C::Table as Table>::DEF.entity_attribute;
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let found = item
+                .get(attribute)
+                .and_then(|v| v.as_s().ok())
+                .cloned()
+                .unwrap_or_default();
+            match C::from_item(&found, item) {
+                Some(decoded) => out.push(decoded?),
+                None if self.unknown == UnknownItems::Skip => {}
+                None => return Err(Error::UnknownEntityType { found }),
+            }
+        }
+        Ok(out)
+    }
+
+    async fn page_at(&self, plan: &Plan, cursor: Option<&Cursor>) -> Result<Page<C>> {
+        let raw = plan.page(&self.db, cursor, self.limit).await?;
+        Ok(Page {
+            items: self.decode(raw.items)?,
+            cursor: raw.cursor,
+            consumed_capacity: raw.consumed_capacity,
+            requests: raw.requests,
+        })
+    }
+
+    /// Sends the query and returns one page.
+    pub async fn send(self) -> Result<Page<C>> {
+        let plan = self.plan()?;
+        self.page_at(&plan, self.cursor.as_ref()).await
+    }
+
+    /// Every page.
+    pub fn pages(self) -> impl Stream<Item = Result<Page<C>>> + Send {
+        let start = self.cursor.clone();
+        futures::stream::try_unfold((self, start, false), |(query, cursor, done)| async move {
+            if done {
+                return Ok(None);
+            }
+            let plan = query.plan()?;
+            let page = query.page_at(&plan, cursor.as_ref()).await?;
+            let next = page.cursor.clone();
+            let done = next.is_none();
+            Ok(Some((page, (query, next, done))))
+        })
+    }
+
+    /// Every item.
+    pub fn items(self) -> impl Stream<Item = Result<C>> + Send {
+        self.pages()
+            .map_ok(|page| futures::stream::iter(page.items.into_iter().map(Ok)))
+            .try_flatten()
+    }
+
+    /// Every item, collected.
+    pub async fn collect(self) -> Result<Vec<C>> {
+        self.items().try_collect().await
+    }
+}

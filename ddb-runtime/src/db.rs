@@ -1,0 +1,229 @@
+//! The runtime handle: the user's client and the physical table names.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+use aws_sdk_dynamodb::Client;
+
+use crate::batch::RetryPolicy;
+use crate::error::{Error, Result};
+use crate::projection::Projection;
+use crate::schema::{self, Created};
+use crate::{Entity, Key, Table};
+
+/// ddb over an `aws_sdk_dynamodb::Client`: every typed request starts here.
+///
+/// Cheap to clone (an `Arc`), `Send + Sync`. The physical name of each table
+/// is its declared name unless overridden, e.g. per environment or per test.
+///
+/// ```no_run
+/// # async fn demo(client: aws_sdk_dynamodb::Client) -> Result<(), ddb_runtime::Error> {
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # struct Ecommerce;
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # struct Customer { customer_id: String, name: String }
+/// let db = ddb_runtime::Db::new(client).with_table_name::<Ecommerce>("Ecommerce-staging");
+/// let customer: Option<Customer> = db.get(Customer::key(&"123".to_string())?).send().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Db {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: Client,
+    names: HashMap<TypeId, String>,
+    retry: RetryPolicy,
+}
+
+impl fmt::Debug for Db {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Db")
+            .field(
+                "table_names",
+                &self.inner.names.values().collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl Db {
+    /// ddb over `client`.
+    pub fn new(client: Client) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                client,
+                names: HashMap::new(),
+                retry: RetryPolicy::default(),
+            }),
+        }
+    }
+
+    /// The same handle with table `T` stored under `name`.
+    #[must_use]
+    pub fn with_table_name<T: Table + 'static>(&self, name: impl Into<String>) -> Self {
+        let mut names = self.inner.names.clone();
+        names.insert(TypeId::of::<T>(), name.into());
+        Self {
+            inner: Arc::new(Inner {
+                client: self.inner.client.clone(),
+                names,
+                retry: self.inner.retry,
+            }),
+        }
+    }
+
+    /// The same handle retrying unprocessed batch items with `policy`.
+    #[must_use]
+    pub fn with_retry_policy(&self, policy: RetryPolicy) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                client: self.inner.client.clone(),
+                names: self.inner.names.clone(),
+                retry: policy,
+            }),
+        }
+    }
+
+    /// How batches retry unprocessed items.
+    pub fn retry_policy(&self) -> RetryPolicy {
+        self.inner.retry
+    }
+
+    /// The physical name of table `T`.
+    pub fn table_name<T: Table + 'static>(&self) -> &str {
+        self.inner
+            .names
+            .get(&TypeId::of::<T>())
+            .map(String::as_str)
+            .unwrap_or(T::DEF.name)
+    }
+
+    /// The SDK client, for anything ddb does not cover.
+    pub fn client(&self) -> &Client {
+        &self.inner.client
+    }
+
+    /// Creates table `T` under its physical name if it is missing, and waits
+    /// until it is ACTIVE (at most a minute). For tests and local development.
+    pub async fn create_table<T: Table + 'static>(&self) -> Result<Created> {
+        schema::create_table_if_missing(
+            self.client(),
+            &T::DEF,
+            self.table_name::<T>(),
+            Duration::from_secs(60),
+        )
+        .await
+    }
+
+    /// A GetItem of one item by its primary key.
+    pub fn get<E: Entity + 'static>(&self, key: Key<E>) -> GetItem<E> {
+        GetItem {
+            db: self.clone(),
+            key,
+            consistent: false,
+            projection: None,
+        }
+    }
+}
+
+/// A typed GetItem; finish with [`send`](GetItem::send).
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetItem<E> {
+    db: Db,
+    key: Key<E>,
+    consistent: bool,
+    projection: Option<&'static [&'static str]>,
+}
+
+impl<E: Entity + 'static> GetItem<E> {
+    /// A strongly consistent read (twice the read cost of an eventually
+    /// consistent one).
+    pub fn consistent_read(mut self, consistent: bool) -> Self {
+        self.consistent = consistent;
+        self
+    }
+
+    /// Reads only the attributes of projection type `P`.
+    pub fn project<P: Projection<E>>(self) -> GetProjection<E, P> {
+        GetProjection {
+            get: GetItem {
+                projection: Some(P::ATTRIBUTES),
+                ..self
+            },
+            marker: std::marker::PhantomData,
+        }
+    }
+
+    async fn fetch(&self) -> Result<Option<crate::Item>> {
+        let table = self.db.table_name::<E::Table>().to_owned();
+        let mut request = self
+            .db
+            .client()
+            .get_item()
+            .table_name(table)
+            .set_key(Some(self.key.to_item()))
+            .consistent_read(self.consistent)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        if let Some(attributes) = self.projection {
+            let mut placeholders = crate::expr::Placeholders::default();
+            let names: Vec<String> = attributes
+                .iter()
+                .chain(std::iter::once(&E::SCHEMA.table.entity_attribute))
+                .map(|a| placeholders.name(a))
+                .collect();
+            request = request
+                .projection_expression(names.join(", "))
+                .set_expression_attribute_names(placeholders.names());
+        }
+        let output = request.send().await.map_err(|e| Error::sdk("GetItem", e))?;
+        Ok(output.item)
+    }
+
+    /// The stored item, undecoded.
+    pub(crate) async fn raw(self) -> Result<Option<crate::Item>> {
+        self.fetch().await
+    }
+
+    /// Sends the GetItem: `None` when there is no such item.
+    pub async fn send(self) -> Result<Option<E>> {
+        match self.fetch().await? {
+            Some(item) => E::from_item(item)
+                .map(Some)
+                .map_err(|e| e.with_key(&self.key)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// A GetItem decoding into projection type `P`.
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetProjection<E, P> {
+    get: GetItem<E>,
+    marker: std::marker::PhantomData<fn() -> P>,
+}
+
+impl<E: Entity + 'static, P: Projection<E>> GetProjection<E, P> {
+    /// A strongly consistent read.
+    pub fn consistent_read(mut self, consistent: bool) -> Self {
+        self.get.consistent = consistent;
+        self
+    }
+
+    /// Sends the GetItem: `None` when there is no such item.
+    pub async fn send(self) -> Result<Option<P>> {
+        match self.get.fetch().await? {
+            Some(item) => crate::projection::decode::<E, P>(item)
+                .map(Some)
+                .map_err(|e| e.with_key(&self.get.key)),
+            None => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,463 @@
+//! Conditions over an entity's attributes, for filters and conditional writes.
+//!
+//! Every attribute name and value goes through an expression placeholder
+//! (`#n0`, `:v0`), so reserved words such as `status` or `name` just work and
+//! no value is ever spliced into the expression text.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde::Serialize;
+
+/// The names and values of one request's expressions.
+#[derive(Debug, Default, Clone)]
+pub struct Placeholders {
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+}
+
+impl Placeholders {
+    /// The placeholder of attribute `name` (one per distinct name).
+    pub fn name(&mut self, name: &str) -> String {
+        if let Some((placeholder, _)) = self.names.iter().find(|(_, n)| n.as_str() == name) {
+            return placeholder.clone();
+        }
+        let placeholder = format!("#n{}", self.names.len());
+        self.names.insert(placeholder.clone(), name.to_owned());
+        placeholder
+    }
+
+    /// A new placeholder holding `value`.
+    pub fn value(&mut self, value: AttributeValue) -> String {
+        let placeholder = format!(":v{}", self.values.len());
+        self.values.insert(placeholder.clone(), value);
+        placeholder
+    }
+
+    /// The `ExpressionAttributeNames` map, `None` when empty.
+    pub fn names(&self) -> Option<HashMap<String, String>> {
+        (!self.names.is_empty()).then(|| self.names.clone())
+    }
+
+    /// The `ExpressionAttributeValues` map, `None` when empty.
+    pub fn values(&self) -> Option<HashMap<String, AttributeValue>> {
+        (!self.values.is_empty()).then(|| self.values.clone())
+    }
+}
+
+#[derive(Clone, PartialEq)]
+enum Node {
+    Compare(&'static str, &'static str, AttributeValue),
+    Between(&'static str, AttributeValue, AttributeValue),
+    BeginsWith(&'static str, AttributeValue),
+    Contains(&'static str, AttributeValue),
+    Exists(&'static str),
+    NotExists(&'static str),
+    Type(&'static str, &'static str),
+    Size(&'static str, &'static str, u64),
+    And(Box<Node>, Box<Node>),
+    Or(Box<Node>, Box<Node>),
+    Not(Box<Node>),
+    /// A value that could not be converted; reported when the request is built.
+    Invalid(String),
+}
+
+/// A condition on the attributes of entity `E`: a filter on a query, or the
+/// condition of a write. Combine with `&`, `|` and `!`.
+///
+/// ```
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # struct Ecommerce;
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+/// # struct Order { customer_id: String, order_id: String, status: String, total_cents: u64 }
+/// let fields = Order::fields();
+/// let big_and_open = fields.total_cents.gt(10_000) & fields.status.eq("OPEN");
+/// let text = big_and_open.render(&mut Default::default()).unwrap();
+/// assert_eq!(text, "(#n0 > :v0 AND #n1 = :v1)");
+/// ```
+pub struct Condition<E> {
+    node: Node,
+    entity: PhantomData<fn() -> E>,
+}
+
+impl<E> Clone for Condition<E> {
+    fn clone(&self) -> Self {
+        Self::new(self.node.clone())
+    }
+}
+
+impl<E> fmt::Debug for Condition<E> {
+    /// Shows the shape of the condition, never the values (which may be
+    /// personal data).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut placeholders = Placeholders::default();
+        match self.render(&mut placeholders) {
+            Ok(text) => {
+                let mut text = text;
+                for (placeholder, name) in &placeholders.names {
+                    text = text.replace(placeholder.as_str(), name);
+                }
+                write!(f, "Condition({text})")
+            }
+            Err(error) => write!(f, "Condition(invalid: {error})"),
+        }
+    }
+}
+
+impl<E> Condition<E> {
+    fn new(node: Node) -> Self {
+        Self {
+            node,
+            entity: PhantomData,
+        }
+    }
+
+    pub(crate) fn compare_value(
+        name: &'static str,
+        op: &'static str,
+        value: AttributeValue,
+    ) -> Self {
+        Self::new(Node::Compare(name, op, value))
+    }
+
+    pub(crate) fn attribute_exists(name: &'static str) -> Self {
+        Self::new(Node::Exists(name))
+    }
+
+    pub(crate) fn attribute_not_exists(name: &'static str) -> Self {
+        Self::new(Node::NotExists(name))
+    }
+
+    /// Both conditions.
+    pub fn and(self, other: Self) -> Self {
+        Self::new(Node::And(Box::new(self.node), Box::new(other.node)))
+    }
+
+    /// Either condition.
+    pub fn or(self, other: Self) -> Self {
+        Self::new(Node::Or(Box::new(self.node), Box::new(other.node)))
+    }
+
+    /// The expression text, registering names and values in `placeholders`.
+    /// An error when a value could not be converted to an attribute value.
+    pub fn render(&self, placeholders: &mut Placeholders) -> Result<String, String> {
+        render(&self.node, placeholders)
+    }
+}
+
+fn render(node: &Node, p: &mut Placeholders) -> Result<String, String> {
+    Ok(match node {
+        Node::Compare(name, op, value) => {
+            format!("{} {op} {}", p.name(name), p.value(value.clone()))
+        }
+        Node::Between(name, lo, hi) => format!(
+            "{} BETWEEN {} AND {}",
+            p.name(name),
+            p.value(lo.clone()),
+            p.value(hi.clone())
+        ),
+        Node::BeginsWith(name, value) => {
+            format!("begins_with({}, {})", p.name(name), p.value(value.clone()))
+        }
+        Node::Contains(name, value) => {
+            format!("contains({}, {})", p.name(name), p.value(value.clone()))
+        }
+        Node::Exists(name) => format!("attribute_exists({})", p.name(name)),
+        Node::NotExists(name) => format!("attribute_not_exists({})", p.name(name)),
+        Node::Type(name, ty) => format!(
+            "attribute_type({}, {})",
+            p.name(name),
+            p.value(AttributeValue::S((*ty).to_owned()))
+        ),
+        Node::Size(name, op, n) => format!(
+            "size({}) {op} {}",
+            p.name(name),
+            p.value(AttributeValue::N(n.to_string()))
+        ),
+        Node::And(a, b) => format!("({} AND {})", render(a, p)?, render(b, p)?),
+        Node::Or(a, b) => format!("({} OR {})", render(a, p)?, render(b, p)?),
+        Node::Not(a) => format!("(NOT {})", render(a, p)?),
+        Node::Invalid(reason) => return Err(reason.clone()),
+    })
+}
+
+impl<E> std::ops::BitAnd for Condition<E> {
+    type Output = Self;
+    fn bitand(self, other: Self) -> Self {
+        self.and(other)
+    }
+}
+
+impl<E> std::ops::BitOr for Condition<E> {
+    type Output = Self;
+    fn bitor(self, other: Self) -> Self {
+        self.or(other)
+    }
+}
+
+impl<E> std::ops::Not for Condition<E> {
+    type Output = Self;
+    fn not(self) -> Self {
+        Self::new(Node::Not(Box::new(self.node)))
+    }
+}
+
+/// A value for an attribute holding a `T`: a `T`, or a `&str` for a `String`.
+///
+/// Unlike `Into`, it leaves an integer literal only one type to be, so
+/// `fields.total_cents.gt(10_000)` needs no suffix.
+pub trait IntoValue<T> {
+    /// The value.
+    fn into_value(self) -> T;
+}
+
+impl<T> IntoValue<T> for T {
+    fn into_value(self) -> T {
+        self
+    }
+}
+
+impl IntoValue<String> for &str {
+    fn into_value(self) -> String {
+        self.to_owned()
+    }
+}
+
+/// A DynamoDB attribute type, for [`Attr::has_type`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttributeType {
+    /// String.
+    S,
+    /// Number.
+    N,
+    /// Binary.
+    B,
+    /// Boolean.
+    Bool,
+    /// Null.
+    Null,
+    /// List.
+    L,
+    /// Map.
+    M,
+    /// String set.
+    Ss,
+    /// Number set.
+    Ns,
+    /// Binary set.
+    Bs,
+}
+
+impl AttributeType {
+    fn code(self) -> &'static str {
+        match self {
+            AttributeType::S => "S",
+            AttributeType::N => "N",
+            AttributeType::B => "B",
+            AttributeType::Bool => "BOOL",
+            AttributeType::Null => "NULL",
+            AttributeType::L => "L",
+            AttributeType::M => "M",
+            AttributeType::Ss => "SS",
+            AttributeType::Ns => "NS",
+            AttributeType::Bs => "BS",
+        }
+    }
+}
+
+/// Marks an attribute an update may change.
+#[derive(Debug, Clone, Copy)]
+pub struct Value;
+
+/// Marks an attribute that holds a field of the primary key: it can be read
+/// and compared, never updated (the key would no longer match the item).
+#[derive(Debug, Clone, Copy)]
+pub struct KeyPart;
+
+/// One attribute of entity `E` holding a `T`: the typed handle conditions and
+/// updates are built from. `#[derive(Entity)]` makes one per field, reached
+/// through `Entity::fields()`; fields of the primary key are `Attr<E, T, KeyPart>`.
+pub struct Attr<E, T, M = Value> {
+    name: &'static str,
+    marker: crate::Phantom<(E, T, M)>,
+}
+
+impl<E, T, M> Clone for Attr<E, T, M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E, T, M> Copy for Attr<E, T, M> {}
+
+impl<E, T, M> fmt::Debug for Attr<E, T, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Attr({})", self.name)
+    }
+}
+
+fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<AttributeValue, String> {
+    serde_dynamo::to_attribute_value(value)
+        .map_err(|e| format!("cannot convert a condition value: {e}"))
+}
+
+impl<E, T, M> Attr<E, T, M> {
+    /// The attribute named `name` (its DynamoDB name, serde's `rename` applied).
+    pub const fn new(name: &'static str) -> Self {
+        Self {
+            name,
+            marker: PhantomData,
+        }
+    }
+
+    /// The attribute's DynamoDB name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// `attribute_exists`.
+    pub fn exists(&self) -> Condition<E> {
+        Condition::new(Node::Exists(self.name))
+    }
+
+    /// `attribute_not_exists`.
+    pub fn not_exists(&self) -> Condition<E> {
+        Condition::new(Node::NotExists(self.name))
+    }
+
+    /// `attribute_type`.
+    pub fn has_type(&self, ty: AttributeType) -> Condition<E> {
+        Condition::new(Node::Type(self.name, ty.code()))
+    }
+
+    /// `size(attribute) <op> n`, with `op` one of `=`, `<>`, `<`, `<=`, `>`, `>=`.
+    pub fn size(&self, op: Comparison, n: u64) -> Condition<E> {
+        Condition::new(Node::Size(self.name, op.symbol(), n))
+    }
+}
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Comparison {
+    /// `=`
+    Eq,
+    /// `<>`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl Comparison {
+    fn symbol(self) -> &'static str {
+        match self {
+            Comparison::Eq => "=",
+            Comparison::Ne => "<>",
+            Comparison::Lt => "<",
+            Comparison::Le => "<=",
+            Comparison::Gt => ">",
+            Comparison::Ge => ">=",
+        }
+    }
+}
+
+impl<E, T: Serialize, M> Attr<E, T, M> {
+    fn compare(&self, op: Comparison, value: &T) -> Condition<E> {
+        Condition::new(match to_value(value) {
+            Ok(value) => Node::Compare(self.name, op.symbol(), value),
+            Err(reason) => Node::Invalid(reason),
+        })
+    }
+
+    /// `attribute = value`
+    pub fn eq(&self, value: impl IntoValue<T>) -> Condition<E> {
+        self.compare(Comparison::Eq, &value.into_value())
+    }
+    /// `attribute <> value`
+    pub fn ne(&self, value: impl IntoValue<T>) -> Condition<E> {
+        self.compare(Comparison::Ne, &value.into_value())
+    }
+    /// `attribute < value`
+    pub fn lt(&self, value: impl IntoValue<T>) -> Condition<E> {
+        self.compare(Comparison::Lt, &value.into_value())
+    }
+    /// `attribute <= value`
+    pub fn le(&self, value: impl IntoValue<T>) -> Condition<E> {
+        self.compare(Comparison::Le, &value.into_value())
+    }
+    /// `attribute > value`
+    pub fn gt(&self, value: impl IntoValue<T>) -> Condition<E> {
+        self.compare(Comparison::Gt, &value.into_value())
+    }
+    /// `attribute >= value`
+    pub fn ge(&self, value: impl IntoValue<T>) -> Condition<E> {
+        self.compare(Comparison::Ge, &value.into_value())
+    }
+    /// `attribute BETWEEN low AND high` (inclusive).
+    pub fn between(&self, low: impl IntoValue<T>, high: impl IntoValue<T>) -> Condition<E> {
+        Condition::new(
+            match (to_value(&low.into_value()), to_value(&high.into_value())) {
+                (Ok(low), Ok(high)) => Node::Between(self.name, low, high),
+                (Err(reason), _) | (_, Err(reason)) => Node::Invalid(reason),
+            },
+        )
+    }
+}
+
+impl<E, T: AsRef<str>, M> Attr<E, T, M> {
+    /// `begins_with(attribute, prefix)` on a string attribute.
+    pub fn begins_with(&self, prefix: &str) -> Condition<E> {
+        Condition::new(Node::BeginsWith(
+            self.name,
+            AttributeValue::S(prefix.to_owned()),
+        ))
+    }
+}
+
+impl<E, T, M> Attr<E, T, M> {
+    /// `contains(attribute, value)`: a substring of a string, or an element of
+    /// a set or list.
+    pub fn contains<V: Serialize + ?Sized>(&self, value: &V) -> Condition<E> {
+        Condition::new(match to_value(value) {
+            Ok(value) => Node::Contains(self.name, value),
+            Err(reason) => Node::Invalid(reason),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Order;
+
+    #[test]
+    fn renders_with_placeholders_only() {
+        let status: Attr<Order, String> = Attr::new("status");
+        let total: Attr<Order, u64> = Attr::new("total_cents");
+        let condition = (status.eq("OPEN") | status.eq("SHIPPED"))
+            & !total.between(1u64, 9u64)
+            & status.exists();
+        let mut p = Placeholders::default();
+        let text = condition.render(&mut p).unwrap();
+        assert_eq!(
+            text,
+            "(((#n0 = :v0 OR #n0 = :v1) AND (NOT #n1 BETWEEN :v2 AND :v3)) AND attribute_exists(#n0))"
+        );
+        assert_eq!(p.names().unwrap()["#n0"], "status");
+        assert_eq!(
+            p.values().unwrap()[":v1"],
+            AttributeValue::S("SHIPPED".into())
+        );
+        assert!(!format!("{condition:?}").contains("SHIPPED"));
+    }
+}

@@ -1,0 +1,356 @@
+//! The query engine under the typed builders: one DynamoDB Query request at a
+//! time, pages of exactly `limit` items across filtered and 1 MB pages, and
+//! sharded indexes read concurrently and merged in sort-key order.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, VecDeque};
+
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
+
+use crate::cursor::{self, Cursor, Position};
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::expr::Placeholders;
+use crate::sort::{compare_numbers, SortRange};
+use crate::{Item, KeyValue};
+
+/// Items read by one page request, before decoding.
+pub(crate) struct RawPage {
+    pub items: Vec<Item>,
+    pub cursor: Option<Cursor>,
+    pub consumed_capacity: f64,
+    pub requests: u32,
+}
+
+/// Everything one query needs, resolved from the typed builder.
+#[derive(Clone)]
+pub(crate) struct Plan {
+    pub entity: &'static str,
+    pub table_name: String,
+    pub index: Option<&'static str>,
+    pub pk_attribute: &'static str,
+    pub sk_attribute: Option<&'static str>,
+    /// One partition value per shard (one for an unsharded key).
+    pub partitions: Vec<KeyValue>,
+    pub sort: SortRange,
+    /// A filter: the expression and its placeholders' values.
+    pub filter: Option<FilterPart>,
+    /// Only these attributes (plus the keys), when projecting.
+    pub projection: Option<Vec<&'static str>>,
+    /// Attributes of an item's key in this query: the table's, plus the index's.
+    pub key_attributes: Vec<&'static str>,
+    pub forward: bool,
+    pub consistent: bool,
+    pub fingerprint: String,
+}
+
+/// Renders a filter expression into a request's placeholders.
+pub(crate) type RenderFilter =
+    dyn Fn(&mut Placeholders) -> std::result::Result<String, String> + Send + Sync;
+
+/// A filter built from a typed condition, rendered per request.
+#[derive(Clone)]
+pub(crate) struct FilterPart {
+    pub render: std::sync::Arc<RenderFilter>,
+}
+
+/// How many items a sharded page takes when the caller sets no limit.
+const DEFAULT_SHARDED_PAGE: usize = 100;
+
+impl Plan {
+    fn invalid(&self, reason: String) -> Error {
+        Error::InvalidRequest {
+            entity: self.entity,
+            reason,
+        }
+    }
+
+    /// Decodes and checks a cursor against this plan.
+    pub(crate) fn positions(&self, cursor: Option<&Cursor>) -> Result<Vec<Position>> {
+        let Some(cursor) = cursor else {
+            return Ok(vec![Position::Start; self.partitions.len()]);
+        };
+        let positions = cursor::decode(
+            cursor,
+            &self.fingerprint,
+            self.partitions.len(),
+            &self.key_attributes,
+        )?;
+        for (position, partition) in positions.iter().zip(&self.partitions) {
+            if let Position::After(key) = position {
+                let value = key
+                    .get(self.pk_attribute)
+                    .and_then(KeyValue::from_attribute_value);
+                if value.as_ref() != Some(partition) {
+                    return Err(Error::InvalidCursor {
+                        reason: "the cursor's key is in another partition".into(),
+                    });
+                }
+            }
+        }
+        Ok(positions)
+    }
+
+    /// One DynamoDB Query request.
+    async fn request(
+        &self,
+        db: &Db,
+        shard: usize,
+        start: Option<&Item>,
+        limit: Option<usize>,
+    ) -> Result<Response> {
+        let mut p = Placeholders::default();
+        let pk = p.name(self.pk_attribute);
+        let pk_value = p.value(self.partitions[shard].to_attribute_value());
+        let mut condition = format!("{pk} = {pk_value}");
+        if let Some(sk_attribute) = self.sk_attribute {
+            let sk_condition = match &self.sort {
+                SortRange::All => None,
+                SortRange::Eq(v) => Some(format!(
+                    "{} = {}",
+                    p.name(sk_attribute),
+                    p.value(v.to_attribute_value())
+                )),
+                SortRange::BeginsWith(v) => Some(format!(
+                    "begins_with({}, {})",
+                    p.name(sk_attribute),
+                    p.value(AttributeValue::S(v.clone()))
+                )),
+                SortRange::Compare(op, v) => Some(format!(
+                    "{} {op} {}",
+                    p.name(sk_attribute),
+                    p.value(v.to_attribute_value())
+                )),
+                SortRange::Between(lo, hi) => Some(format!(
+                    "{} BETWEEN {} AND {}",
+                    p.name(sk_attribute),
+                    p.value(lo.to_attribute_value()),
+                    p.value(hi.to_attribute_value())
+                )),
+                SortRange::Empty => {
+                    return Err(self.invalid("an empty sort range is never sent".into()))
+                }
+            };
+            if let Some(sk_condition) = sk_condition {
+                condition = format!("{condition} AND {sk_condition}");
+            }
+        }
+        let filter = match &self.filter {
+            Some(filter) => Some((filter.render)(&mut p).map_err(|reason| self.invalid(reason))?),
+            None => None,
+        };
+        let projection = self.projection.as_ref().map(|attributes| {
+            let mut names: Vec<String> = Vec::new();
+            for attribute in attributes.iter().chain(&self.key_attributes) {
+                let name = p.name(attribute);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            names.join(", ")
+        });
+        let request = db
+            .client()
+            .query()
+            .table_name(&self.table_name)
+            .set_index_name(self.index.map(str::to_owned))
+            .key_condition_expression(condition)
+            .set_filter_expression(filter)
+            .set_projection_expression(projection.clone())
+            .set_select(projection.map(|_| Select::SpecificAttributes))
+            .set_expression_attribute_names(p.names())
+            .set_expression_attribute_values(p.values())
+            .scan_index_forward(self.forward)
+            .set_consistent_read(self.consistent.then_some(true))
+            .set_exclusive_start_key(start.cloned())
+            .set_limit(limit.map(|n| n.min(i32::MAX as usize) as i32))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let output = request.send().await.map_err(|e| Error::sdk("Query", e))?;
+        Ok(Response {
+            capacity: output
+                .consumed_capacity()
+                .and_then(|c| c.capacity_units())
+                .unwrap_or(0.0),
+            items: output.items.unwrap_or_default(),
+            last_key: output.last_evaluated_key,
+        })
+    }
+
+    /// The key of `item` in this query (table key plus index key), for cursors.
+    fn key_of(&self, item: &Item) -> Item {
+        self.key_attributes
+            .iter()
+            .filter_map(|name| item.get(*name).map(|v| ((*name).to_owned(), v.clone())))
+            .collect()
+    }
+
+    /// One page of up to `limit` items (for an unsharded query without a
+    /// limit: one DynamoDB page).
+    pub(crate) async fn page(
+        &self,
+        db: &Db,
+        cursor: Option<&Cursor>,
+        limit: Option<usize>,
+    ) -> Result<RawPage> {
+        let positions = self.positions(cursor)?;
+        if self.sort == SortRange::Empty || positions.iter().all(|p| *p == Position::Done) {
+            return Ok(RawPage {
+                items: Vec::new(),
+                cursor: None,
+                consumed_capacity: 0.0,
+                requests: 0,
+            });
+        }
+        if self.partitions.len() == 1 {
+            self.single_page(
+                db,
+                positions.into_iter().next().unwrap_or(Position::Start),
+                limit,
+            )
+            .await
+        } else {
+            self.merged_page(db, positions, limit.unwrap_or(DEFAULT_SHARDED_PAGE))
+                .await
+        }
+    }
+
+    async fn single_page(
+        &self,
+        db: &Db,
+        mut position: Position,
+        limit: Option<usize>,
+    ) -> Result<RawPage> {
+        let mut items = Vec::new();
+        let mut capacity = 0.0;
+        let mut requests = 0;
+        loop {
+            let start = match &position {
+                Position::After(key) => Some(key),
+                _ => None,
+            };
+            let remaining = limit.map(|n| n - items.len());
+            let response = self.request(db, 0, start, remaining).await?;
+            requests += 1;
+            capacity += response.capacity;
+            items.extend(response.items);
+            position = match response.last_key {
+                Some(key) => Position::After(key),
+                None => Position::Done,
+            };
+            let full = limit.is_some_and(|n| items.len() >= n);
+            if position == Position::Done || full || limit.is_none() {
+                break;
+            }
+        }
+        let cursor =
+            (position != Position::Done).then(|| cursor::encode(&self.fingerprint, &[position]));
+        Ok(RawPage {
+            items,
+            cursor,
+            consumed_capacity: capacity,
+            requests,
+        })
+    }
+
+    fn sort_value<'a>(&self, item: &'a Item) -> Option<&'a AttributeValue> {
+        self.sk_attribute.and_then(|name| item.get(name))
+    }
+
+    fn compare(&self, a: &Item, b: &Item) -> Ordering {
+        let order = match (self.sort_value(a), self.sort_value(b)) {
+            (Some(AttributeValue::N(x)), Some(AttributeValue::N(y))) => compare_numbers(x, y),
+            (Some(AttributeValue::S(x)), Some(AttributeValue::S(y))) => {
+                x.as_bytes().cmp(y.as_bytes())
+            }
+            _ => Ordering::Equal,
+        };
+        if self.forward {
+            order
+        } else {
+            order.reverse()
+        }
+    }
+
+    /// A k-way merge of the shards: every shard is read concurrently, only as
+    /// far as the page needs, and each shard's cursor position is the last
+    /// item taken from it, so the next page resumes exactly there.
+    async fn merged_page(
+        &self,
+        db: &Db,
+        positions: Vec<Position>,
+        limit: usize,
+    ) -> Result<RawPage> {
+        let shards = positions.len();
+        let mut buffers: Vec<VecDeque<Item>> = vec![VecDeque::new(); shards];
+        // Where the next request of each shard starts; `Done` when it has no more.
+        let mut next: Vec<Position> = positions.clone();
+        let mut resume: Vec<Position> = positions;
+        let mut items = Vec::new();
+        let mut capacity = 0.0;
+        let mut requests = 0;
+        while items.len() < limit {
+            let needed: Vec<usize> = (0..shards)
+                .filter(|&s| buffers[s].is_empty() && next[s] != Position::Done)
+                .collect();
+            if !needed.is_empty() {
+                let remaining = limit - items.len();
+                let fetches = needed.iter().map(|&s| {
+                    let start = match &next[s] {
+                        Position::After(key) => Some(key),
+                        _ => None,
+                    };
+                    self.request(db, s, start, Some(remaining))
+                });
+                let responses = futures::future::try_join_all(fetches).await?;
+                for (&s, response) in needed.iter().zip(responses) {
+                    requests += 1;
+                    capacity += response.capacity;
+                    buffers[s].extend(response.items);
+                    next[s] = match response.last_key {
+                        Some(key) => Position::After(key),
+                        None => Position::Done,
+                    };
+                }
+            }
+            let head = (0..shards)
+                .filter(|&s| !buffers[s].is_empty())
+                .min_by(|&a, &b| self.compare(&buffers[a][0], &buffers[b][0]).then(a.cmp(&b)));
+            let Some(shard) = head else {
+                if (0..shards).all(|s| next[s] == Position::Done) {
+                    break;
+                }
+                continue;
+            };
+            // Only take a head once every shard that could hold a smaller item
+            // has something buffered.
+            if (0..shards).any(|s| buffers[s].is_empty() && next[s] != Position::Done) {
+                continue;
+            }
+            if let Some(item) = buffers[shard].pop_front() {
+                resume[shard] = Position::After(self.key_of(&item));
+                items.push(item);
+            }
+        }
+        for s in 0..shards {
+            if buffers[s].is_empty() && next[s] == Position::Done {
+                resume[s] = Position::Done;
+            }
+        }
+        let cursor = resume
+            .iter()
+            .any(|p| *p != Position::Done)
+            .then(|| cursor::encode(&self.fingerprint, &resume));
+        Ok(RawPage {
+            items,
+            cursor,
+            consumed_capacity: capacity,
+            requests,
+        })
+    }
+}
+
+struct Response {
+    items: Vec<Item>,
+    last_key: Option<HashMap<String, AttributeValue>>,
+    capacity: f64,
+}

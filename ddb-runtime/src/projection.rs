@@ -1,0 +1,110 @@
+//! Projection types: a subset of an entity's fields, read from an index that
+//! carries only some attributes, or through a projection expression.
+
+use serde::de::DeserializeOwned;
+
+use crate::error::{Error, Result};
+use crate::model::{EntitySchema, IndexKind, Projection as IndexProjection};
+use crate::{Entity, Item};
+
+/// A subset of entity `E`'s fields. Derive it; the derive checks at compile
+/// time that every field exists on `E` with the same type.
+///
+/// ```
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # struct Ecommerce;
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+/// # struct Order { customer_id: String, order_id: String, total_cents: u64, note: String }
+/// #[derive(ddb_runtime::Projection, serde::Deserialize)]
+/// #[ddb(entity = Order)]
+/// struct OrderTotal {
+///     order_id: String,
+///     total_cents: u64,
+/// }
+/// use ddb_runtime::Projection;
+/// assert_eq!(<OrderTotal as Projection<Order>>::ATTRIBUTES, &["order_id", "total_cents"]);
+/// ```
+pub trait Projection<E: Entity>: DeserializeOwned {
+    /// The DynamoDB names of the attributes it reads.
+    const ATTRIBUTES: &'static [&'static str];
+}
+
+/// Decodes a projected item, checking the entity type when it is present.
+pub(crate) fn decode<E: Entity, P: Projection<E>>(item: Item) -> Result<P> {
+    let schema = &E::SCHEMA;
+    if let Some(found) = item.get(schema.table.entity_attribute) {
+        if found.as_s().map(String::as_str) != Ok(schema.entity_type) {
+            return Err(Error::WrongEntityType {
+                entity: schema.entity_type,
+                found: found.as_s().cloned().unwrap_or_default(),
+            });
+        }
+    }
+    serde_dynamo::from_item(item).map_err(|source| Error::Decode {
+        entity: schema.entity_type,
+        key: None,
+        source,
+    })
+}
+
+/// Whether key `k` of `schema` (an index query) carries `attribute`: the
+/// index projects all attributes, or it is a key attribute, the entity type,
+/// or listed in INCLUDE. A base-table query carries everything.
+pub const fn carries(schema: &EntitySchema, k: usize, attribute: &str) -> bool {
+    let table = schema.table;
+    let Some(name) = schema.keys[k].index else {
+        return true;
+    };
+    let Some(index) = table.index(name) else {
+        return true;
+    };
+    if crate::check::is_reserved(table, attribute) {
+        return true;
+    }
+    match index.projection {
+        IndexProjection::All => true,
+        // A local index can fetch other attributes from the table.
+        _ if matches!(index.kind, IndexKind::Local) => true,
+        IndexProjection::KeysOnly => false,
+        IndexProjection::Include(list) => {
+            let mut i = 0;
+            while i < list.len() {
+                if crate::check::str_eq(list[i], attribute) {
+                    return true;
+                }
+                i += 1;
+            }
+            false
+        }
+    }
+}
+
+/// Whether key `k` carries every attribute of `E` (so whole entities decode).
+pub const fn carries_all(schema: &EntitySchema, k: usize) -> bool {
+    let mut f = 0;
+    while f < schema.fields.len() {
+        if !carries(schema, k, schema.fields[f].attribute) {
+            return false;
+        }
+        f += 1;
+    }
+    true
+}
+
+/// The first of `attributes` that key `k` does not carry, for a compile error.
+pub const fn missing_attribute(
+    schema: &EntitySchema,
+    k: usize,
+    attributes: &[&'static str],
+) -> Option<&'static str> {
+    let mut i = 0;
+    while i < attributes.len() {
+        if !carries(schema, k, attributes[i]) {
+            return Some(attributes[i]);
+        }
+        i += 1;
+    }
+    None
+}

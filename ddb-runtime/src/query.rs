@@ -1,0 +1,595 @@
+//! Typed queries: one entry point per key or index declared with
+//! `query = "name"`, sort-key conditions on the template's leading fields,
+//! pages with cursors, and streams of all pages.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use futures::TryStreamExt;
+
+use crate::cursor::{self, Cursor};
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::expr::{Condition, Placeholders};
+use crate::fetch::{FilterPart, Plan};
+use crate::model::{IndexKind, ScalarType};
+use crate::projection::{self, Projection};
+use crate::sort::{self, SortOp, SortPrefix, SortRange};
+use crate::{Entity, Item, KeyValue};
+
+/// Marks a query on the table or a local index: consistent reads allowed.
+#[derive(Debug, Clone, Copy)]
+pub struct TableIndex;
+/// Marks a query on a global secondary index: eventually consistent only.
+#[derive(Debug, Clone, Copy)]
+pub struct GlobalIndex;
+/// Marks a query whose items carry every attribute of the entity.
+#[derive(Debug, Clone, Copy)]
+pub struct Full;
+/// Marks a query on an index that projects only some attributes: decode a
+/// projection type with `.project::<P>()`, or fetch whole entities with
+/// `.hydrate()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Partial;
+
+#[doc(hidden)]
+pub struct IndexKindOf<const GLOBAL: bool>;
+#[doc(hidden)]
+pub struct ProjectionOf<const ALL: bool>;
+#[doc(hidden)]
+pub trait Select {
+    type Type;
+}
+impl Select for IndexKindOf<false> {
+    type Type = TableIndex;
+}
+impl Select for IndexKindOf<true> {
+    type Type = GlobalIndex;
+}
+impl Select for ProjectionOf<true> {
+    type Type = Full;
+}
+impl Select for ProjectionOf<false> {
+    type Type = Partial;
+}
+
+/// The partition a query reads, built by a generated entry point such as
+/// `Order::by_customer(&customer_id)`; run it with [`Db::query`].
+///
+/// `S` is the tuple of sort-key field types, `I` [`TableIndex`] or
+/// [`GlobalIndex`], `P` [`Full`] or [`Partial`], `K` the key's position in
+/// the entity's declaration.
+#[must_use = "a query key does nothing until run with Db::query"]
+pub struct QueryKey<E, S, I, P, const K: usize> {
+    partition: Result<KeyValue>,
+    marker: crate::Phantom<(E, S, I, P)>,
+}
+
+impl<E, S, I, P, const K: usize> QueryKey<E, S, I, P, K> {
+    #[doc(hidden)]
+    pub fn new(partition: Result<KeyValue>) -> Self {
+        Self {
+            partition,
+            marker: PhantomData,
+        }
+    }
+}
+
+/// Decode whole entities.
+#[derive(Debug, Clone, Copy)]
+pub struct Whole;
+/// Decode projection type `X`.
+pub struct Project<X>(PhantomData<fn() -> X>);
+impl<X> Clone for Project<X> {
+    fn clone(&self) -> Self {
+        Project(PhantomData)
+    }
+}
+/// Read keys from the index, then the whole entities from the table with
+/// BatchGetItem.
+#[derive(Debug, Clone, Copy)]
+pub struct Hydrate;
+
+/// How a query's items become results.
+pub trait Decode<E>: Clone + Send + Sync + 'static {
+    /// What each item becomes.
+    type Output: Send + 'static;
+    /// The attributes to read, when not all.
+    fn attributes(&self) -> Option<&'static [&'static str]>;
+    /// Decodes one page of items.
+    fn decode(
+        &self,
+        db: &Db,
+        items: Vec<Item>,
+    ) -> impl Future<Output = Result<Vec<Self::Output>>> + Send;
+}
+
+impl<E: Entity + Send + 'static> Decode<E> for Whole {
+    type Output = E;
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+    async fn decode(&self, _: &Db, items: Vec<Item>) -> Result<Vec<E>> {
+        items.into_iter().map(E::from_item).collect()
+    }
+}
+
+impl<E: Entity + Send + 'static, X: Projection<E> + Send + 'static> Decode<E> for Project<X> {
+    type Output = X;
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(X::ATTRIBUTES)
+    }
+    async fn decode(&self, _: &Db, items: Vec<Item>) -> Result<Vec<X>> {
+        items.into_iter().map(projection::decode::<E, X>).collect()
+    }
+}
+
+impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
+    type Output = E;
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&[])
+    }
+    async fn decode(&self, db: &Db, items: Vec<Item>) -> Result<Vec<E>> {
+        let keys: Vec<Item> = items
+            .iter()
+            .map(|item| crate::Key::<E>::from_item(item).map(|k| k.to_item()))
+            .collect::<Result<_>>()?;
+        let found =
+            crate::batch::get_items(db, db.table_name::<E::Table>(), &E::SCHEMA, keys.clone())
+                .await?;
+        // In query order; an item deleted since the index was read is skipped.
+        keys.iter()
+            .filter_map(|key| found.get(&crate::batch::key_text(key)).cloned())
+            .map(E::from_item)
+            .collect()
+    }
+}
+
+/// Which (projection, decoding) pairs can be sent: whole entities only when
+/// the index carries every attribute.
+#[diagnostic::on_unimplemented(
+    message = "this index does not carry every attribute of the entity",
+    label = "decode a projection type with `.project::<P>()`, or fetch whole entities with `.hydrate()`, before sending",
+    note = "an index declared keys_only or include(...) returns only some attributes"
+)]
+pub trait Ready {}
+impl Ready for (Full, Whole) {}
+impl<P, X> Ready for (P, Project<X>) {}
+impl<P> Ready for (P, Hydrate) {}
+
+/// One page of results.
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    /// The items, in sort-key order (or reverse with `newest_first`).
+    pub items: Vec<T>,
+    /// Where to resume, `None` when there is nothing more.
+    pub cursor: Option<Cursor>,
+    /// Read capacity units DynamoDB reported for the page's requests.
+    pub consumed_capacity: f64,
+    /// How many requests the page took.
+    pub requests: u32,
+}
+
+/// A typed Query; built by [`Db::query`], finished with
+/// [`send`](Query::send), [`pages`](Query::pages), [`items`](Query::items)
+/// or [`collect`](Query::collect).
+#[must_use = "a query does nothing until it is sent"]
+pub struct Query<E, S, I, P, D, const K: usize> {
+    db: Db,
+    partition: Result<KeyValue>,
+    sort: Result<SortRange>,
+    forward: bool,
+    limit: Option<usize>,
+    consistent: bool,
+    filter: Option<Condition<E>>,
+    cursor: Option<Cursor>,
+    decode: D,
+    marker: crate::Phantom<(S, I, P)>,
+}
+
+impl<E, S, I, P, D: Clone, const K: usize> Clone for Query<E, S, I, P, D, K> {
+    fn clone(&self) -> Self {
+        Self {
+            db: self.db.clone(),
+            partition: clone_result(&self.partition),
+            sort: clone_result(&self.sort),
+            forward: self.forward,
+            limit: self.limit,
+            consistent: self.consistent,
+            filter: self.filter.clone(),
+            cursor: self.cursor.clone(),
+            decode: self.decode.clone(),
+            marker: PhantomData,
+        }
+    }
+}
+
+fn clone_result<T: Clone>(result: &Result<T>) -> Result<T> {
+    match result {
+        Ok(value) => Ok(value.clone()),
+        Err(error) => Err(Error::InvalidRequest {
+            entity: "",
+            reason: error.to_string(),
+        }),
+    }
+}
+
+impl Db {
+    /// Runs a query built by a generated entry point.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> Result<(), ddb_runtime::Error> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}", query = "by_customer")]
+    /// # struct Order { customer_id: String, placed_at: u64, order_id: String }
+    /// let latest = db
+    ///     .query(Order::by_customer(&"123".to_string()))
+    ///     .newest_first()
+    ///     .limit(20)
+    ///     .send()
+    ///     .await?;
+    /// let since: Vec<Order> = db
+    ///     .query(Order::by_customer(&"123".to_string()))
+    ///     .ge(&1_700_000_000u64)
+    ///     .collect()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn query<E: Entity, S, I, P, const K: usize>(
+        &self,
+        key: QueryKey<E, S, I, P, K>,
+    ) -> Query<E, S, I, P, Whole, K> {
+        Query {
+            db: self.clone(),
+            partition: key.partition,
+            sort: Ok(default_sort::<E>(K)),
+            forward: true,
+            limit: None,
+            consistent: false,
+            filter: None,
+            cursor: None,
+            decode: Whole,
+            marker: PhantomData,
+        }
+    }
+}
+
+/// Without a condition: the entity's literal sort-key prefix, or its constant.
+fn default_sort<E: Entity>(k: usize) -> SortRange {
+    match E::SCHEMA.keys[k].sk {
+        Some(sk) if sk.is_constant() => SortRange::Eq(KeyValue::S(sk.source.to_owned())),
+        Some(sk) if !sk.literal_prefix().is_empty() => {
+            SortRange::BeginsWith(sk.literal_prefix().to_owned())
+        }
+        _ => SortRange::All,
+    }
+}
+
+fn sort_type<E: Entity>(k: usize) -> ScalarType {
+    crate::__private::key_types(E::SCHEMA.table, E::SCHEMA.keys[k].index).1
+}
+
+impl<E: Entity, S, I, P, D, const K: usize> Query<E, S, I, P, D, K> {
+    fn condition(mut self, op: SortOp, value: &dyn SortPrefix<S>) -> Self {
+        self.sort = match E::SCHEMA.keys[K].sk {
+            Some(template) => sort::resolve(
+                E::SCHEMA.entity_type,
+                &template,
+                sort_type::<E>(K),
+                op,
+                value,
+            ),
+            None => Err(self.no_sort_key()),
+        };
+        self
+    }
+
+    fn no_sort_key(&self) -> Error {
+        Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: "this key has no sort key to put a condition on".into(),
+        }
+    }
+
+    /// Items whose leading sort-key fields equal `prefix` (all fields: one item).
+    pub fn eq(self, prefix: impl SortPrefix<S>) -> Self {
+        self.condition(SortOp::Eq, &prefix)
+    }
+    /// Items whose last given field starts with the given text (`begins_with`).
+    pub fn begins_with(self, prefix: impl SortPrefix<S>) -> Self {
+        self.condition(SortOp::BeginsWith, &prefix)
+    }
+    /// Leading fields `<` `prefix`.
+    pub fn lt(self, prefix: impl SortPrefix<S>) -> Self {
+        self.condition(SortOp::Lt, &prefix)
+    }
+    /// Leading fields `<=` `prefix`.
+    pub fn le(self, prefix: impl SortPrefix<S>) -> Self {
+        self.condition(SortOp::Le, &prefix)
+    }
+    /// Leading fields `>` `prefix`.
+    pub fn gt(self, prefix: impl SortPrefix<S>) -> Self {
+        self.condition(SortOp::Gt, &prefix)
+    }
+    /// Leading fields `>=` `prefix`.
+    pub fn ge(self, prefix: impl SortPrefix<S>) -> Self {
+        self.condition(SortOp::Ge, &prefix)
+    }
+    /// Leading fields between `low` and `high`, both inclusive.
+    pub fn between(mut self, low: impl SortPrefix<S>, high: impl SortPrefix<S>) -> Self {
+        self.sort = match E::SCHEMA.keys[K].sk {
+            Some(template) => sort::resolve_between(
+                E::SCHEMA.entity_type,
+                &template,
+                sort_type::<E>(K),
+                &low,
+                &high,
+            ),
+            None => Err(self.no_sort_key()),
+        };
+        self
+    }
+
+    /// Descending sort-key order (`ScanIndexForward = false`): newest first
+    /// when the sort key starts with a timestamp.
+    pub fn newest_first(mut self) -> Self {
+        self.forward = false;
+        self
+    }
+
+    /// At most `n` items per page: exactly `n` when that many match, however
+    /// many requests the filter or DynamoDB's 1 MB pages make that take.
+    pub fn limit(mut self, n: usize) -> Self {
+        self.limit = Some(n);
+        self
+    }
+
+    /// Keeps only items matching `condition` on non-key attributes.
+    ///
+    /// A filter is applied after the items are read: it saves bandwidth, not
+    /// read capacity. Prefer a sort-key condition or an index when a filter
+    /// would discard most items.
+    pub fn filter(mut self, condition: Condition<E>) -> Self {
+        self.filter = Some(match self.filter.take() {
+            Some(existing) => existing & condition,
+            None => condition,
+        });
+        self
+    }
+
+    /// Resumes after the page that returned `cursor`.
+    pub fn after(mut self, cursor: Cursor) -> Self {
+        self.cursor = Some(cursor);
+        self
+    }
+
+    /// Decodes projection type `X`, reading only its attributes. A type that
+    /// asks for an attribute the index does not carry is a compile error.
+    pub fn project<X: Projection<E>>(self) -> Query<E, S, I, P, Project<X>, K> {
+        const {
+            if let Some(missing) = projection::missing_attribute(&E::SCHEMA, K, X::ATTRIBUTES) {
+                let message = crate::check::Message::new()
+                    .push("the projection type reads attribute `")
+                    .push(missing)
+                    .push("`, which this index does not carry; remove that field or add it to the index's include(...)");
+                panic!("{}", message.as_str());
+            }
+        }
+        self.with_decode(Project(PhantomData))
+    }
+
+    /// Reads the keys from the index, then whole entities from the table with
+    /// BatchGetItem (one extra read per item).
+    pub fn hydrate(self) -> Query<E, S, I, P, Hydrate, K> {
+        self.with_decode(Hydrate)
+    }
+
+    fn with_decode<D2>(self, decode: D2) -> Query<E, S, I, P, D2, K> {
+        Query {
+            db: self.db,
+            partition: self.partition,
+            sort: self.sort,
+            forward: self.forward,
+            limit: self.limit,
+            consistent: self.consistent,
+            filter: self.filter,
+            cursor: self.cursor,
+            decode,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<E: Entity, S, P, D, const K: usize> Query<E, S, TableIndex, P, D, K> {
+    /// A strongly consistent read; only on the table and local indexes.
+    pub fn consistent_read(mut self, consistent: bool) -> Self {
+        self.consistent = consistent;
+        self
+    }
+}
+
+impl<E, S, I, P, D, const K: usize> Query<E, S, I, P, D, K>
+where
+    E: Entity + Send + 'static,
+    S: 'static,
+    I: 'static,
+    P: 'static,
+    D: Decode<E>,
+{
+    fn plan(&self) -> Result<Plan> {
+        let schema = &E::SCHEMA;
+        let key = &schema.keys[K];
+        let partition = clone_result(&self.partition)?;
+        let sort = clone_result(&self.sort)?;
+        if self.limit == Some(0) {
+            return Err(Error::InvalidRequest {
+                entity: schema.entity_type,
+                reason: "limit must be at least 1".into(),
+            });
+        }
+        let table = schema.table;
+        let index = key.index.and_then(|name| table.index(name));
+        let (pk_attribute, sk_attribute) = match index {
+            Some(index) => (index.pk.name, index.sk.map(|a| a.name)),
+            None => (table.pk.name, table.sk.map(|a| a.name)),
+        };
+        let mut key_attributes = vec![table.pk.name];
+        key_attributes.extend(table.sk.map(|a| a.name));
+        if let Some(index) = index {
+            for name in std::iter::once(index.pk.name).chain(index.sk.map(|a| a.name)) {
+                if !key_attributes.contains(&name) {
+                    key_attributes.push(name);
+                }
+            }
+        }
+        let partitions: Vec<KeyValue> = if key.shards > 1 {
+            (0..key.shards)
+                .map(|shard| crate::__private::shard_partition(&partition, shard))
+                .collect()
+        } else {
+            vec![partition.clone()]
+        };
+        let user_filter = self.filter.clone();
+        let entity_attribute = table.entity_attribute;
+        let entity_type = schema.entity_type;
+        let check_type = projection::carries(schema, K, entity_attribute);
+        let filter = (check_type || user_filter.is_some()).then(|| FilterPart {
+            render: Arc::new(move |p: &mut Placeholders| {
+                let mut parts = Vec::new();
+                if check_type {
+                    let name = p.name(entity_attribute);
+                    let value = p.value(aws_sdk_dynamodb::types::AttributeValue::S(
+                        entity_type.to_owned(),
+                    ));
+                    parts.push(format!("{name} = {value}"));
+                }
+                if let Some(filter) = &user_filter {
+                    parts.push(filter.render(p)?);
+                }
+                Ok(parts.join(" AND "))
+            }),
+        });
+        let projection = self.decode.attributes().map(|attributes| {
+            let mut list = attributes.to_vec();
+            if check_type {
+                list.push(entity_attribute);
+            }
+            list
+        });
+        let fingerprint = cursor::fingerprint(&[
+            entity_type,
+            key.index.unwrap_or(""),
+            partition.as_str(),
+            &key.shards.to_string(),
+            &sort.describe(),
+            if self.forward { "asc" } else { "desc" },
+        ]);
+        let consistent =
+            self.consistent && !matches!(index.map(|i| i.kind), Some(IndexKind::Global));
+        Ok(Plan {
+            entity: entity_type,
+            table_name: self.db.table_name::<E::Table>().to_owned(),
+            index: key.index,
+            pk_attribute,
+            sk_attribute,
+            partitions,
+            sort,
+            filter,
+            projection,
+            key_attributes,
+            forward: self.forward,
+            consistent,
+            fingerprint,
+        })
+    }
+
+    async fn page_with(&self, plan: &Plan, cursor: Option<&Cursor>) -> Result<Page<D::Output>> {
+        let raw = plan.page(&self.db, cursor, self.limit).await?;
+        if let Some(cursor) = cursor {
+            // Positions name keys of this entity, or the cursor is not ours.
+            for position in cursor::decode(
+                cursor,
+                &plan.fingerprint,
+                plan.partitions.len(),
+                &plan.key_attributes,
+            )? {
+                if let cursor::Position::After(key) = position {
+                    let key =
+                        crate::Key::<E>::from_item(&key).map_err(|_| Error::InvalidCursor {
+                            reason: "the cursor's key is not a key of this entity".into(),
+                        })?;
+                    E::check_key(&key).map_err(|_| Error::InvalidCursor {
+                        reason: "the cursor's key is not a key of this entity".into(),
+                    })?;
+                }
+            }
+        }
+        Ok(Page {
+            items: self.decode.decode(&self.db, raw.items).await?,
+            cursor: raw.cursor,
+            consumed_capacity: raw.consumed_capacity,
+            requests: raw.requests,
+        })
+    }
+
+    /// Sends the query and returns one page (see [`limit`](Self::limit)).
+    pub fn send(self) -> BoxFuture<'static, Result<Page<D::Output>>>
+    where
+        (P, D): Ready,
+    {
+        Box::pin(async move {
+            let plan = self.plan()?;
+            if let Some(cursor) = &self.cursor {
+                plan.positions(Some(cursor))?;
+            }
+            self.page_with(&plan, self.cursor.as_ref()).await
+        })
+    }
+
+    /// Every page, from the cursor (if any) to the end.
+    pub fn pages(self) -> BoxStream<'static, Result<Page<D::Output>>>
+    where
+        (P, D): Ready,
+    {
+        let start = self.cursor.clone();
+        Box::pin(futures::stream::try_unfold(
+            (self, start, false),
+            |(query, cursor, done)| async move {
+                if done {
+                    return Ok(None);
+                }
+                let plan = query.plan()?;
+                let page = query.page_with(&plan, cursor.as_ref()).await?;
+                let next = page.cursor.clone();
+                let done = next.is_none();
+                Ok(Some((page, (query, next, done))))
+            },
+        ))
+    }
+
+    /// Every item, page after page.
+    pub fn items(self) -> BoxStream<'static, Result<D::Output>>
+    where
+        (P, D): Ready,
+    {
+        Box::pin(
+            self.pages()
+                .map_ok(|page| futures::stream::iter(page.items.into_iter().map(Ok)))
+                .try_flatten(),
+        )
+    }
+
+    /// Every item, collected.
+    pub fn collect(self) -> BoxFuture<'static, Result<Vec<D::Output>>>
+    where
+        (P, D): Ready,
+    {
+        Box::pin(self.items().try_collect())
+    }
+}

@@ -1,0 +1,134 @@
+//! Field types the library writes itself: `#[ddb(created_at)]`,
+//! `#[ddb(updated_at)]` and `#[ddb(ttl)]`.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+fn epoch_seconds(now: SystemTime) -> i64 {
+    match now.duration_since(UNIX_EPOCH) {
+        Ok(after) => after.as_secs() as i64,
+        Err(before) => -(before.duration().as_secs() as i64),
+    }
+}
+
+/// A type ddb can write the current time into, for `#[ddb(created_at)]` and
+/// `#[ddb(updated_at)]`: epoch seconds (`u64`, `i64`), or [`Timestamp`]
+/// (feature `time`), or an `Option` of one.
+///
+/// ```
+/// use ddb_runtime::TimestampField;
+/// let value = <u64 as TimestampField>::attribute_value(std::time::UNIX_EPOCH);
+/// assert_eq!(value.as_n().unwrap(), "0");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold a time ddb writes",
+    label = "#[ddb(created_at)] and #[ddb(updated_at)] need epoch seconds or a ddb_runtime::Timestamp",
+    note = "use u64 or i64 (epoch seconds), ddb_runtime::Timestamp, or an Option of one"
+)]
+pub trait TimestampField {
+    /// The attribute value of `now`, as the field's serde form writes it.
+    fn attribute_value(now: SystemTime) -> AttributeValue;
+}
+
+impl TimestampField for u64 {
+    fn attribute_value(now: SystemTime) -> AttributeValue {
+        AttributeValue::N(epoch_seconds(now).max(0).to_string())
+    }
+}
+
+impl TimestampField for i64 {
+    fn attribute_value(now: SystemTime) -> AttributeValue {
+        AttributeValue::N(epoch_seconds(now).to_string())
+    }
+}
+
+impl<T: TimestampField> TimestampField for Option<T> {
+    fn attribute_value(now: SystemTime) -> AttributeValue {
+        T::attribute_value(now)
+    }
+}
+
+/// A type that can be a `#[ddb(ttl)]` field: epoch **seconds** as a Number,
+/// which is what DynamoDB's time to live reads (milliseconds would never
+/// expire, a String is ignored).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a time-to-live attribute",
+    label = "#[ddb(ttl)] needs epoch seconds stored as a Number",
+    note = "use u64 or i64 epoch seconds, or an Option of one"
+)]
+pub trait TtlField {}
+impl TtlField for u64 {}
+impl TtlField for i64 {}
+impl<T: TtlField> TtlField for Option<T> {}
+
+/// A UTC instant stored as an RFC 3339 string (`2026-09-10T08:12:44.5Z`), and
+/// keyed at second precision like `time::OffsetDateTime`.
+///
+/// ```
+/// let at = ddb_runtime::Timestamp::from(time::macros::datetime!(2026-09-10 08:12:44 UTC));
+/// let value = serde_dynamo::to_attribute_value::<_, aws_sdk_dynamodb::types::AttributeValue>(&at).unwrap();
+/// assert_eq!(value.as_s().unwrap(), "2026-09-10T08:12:44Z");
+/// ```
+#[cfg(feature = "time")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(pub time::OffsetDateTime);
+
+#[cfg(feature = "time")]
+mod timestamp_impl {
+    use super::*;
+    use crate::{KeySegment, SegmentError};
+    use time::format_description::well_known::Rfc3339;
+    use time::OffsetDateTime;
+
+    impl Timestamp {
+        /// The current time.
+        pub fn now() -> Self {
+            Timestamp(OffsetDateTime::now_utc())
+        }
+    }
+
+    impl From<OffsetDateTime> for Timestamp {
+        fn from(value: OffsetDateTime) -> Self {
+            Timestamp(value)
+        }
+    }
+
+    impl serde::Serialize for Timestamp {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let text = self
+                .0
+                .to_offset(time::UtcOffset::UTC)
+                .format(&Rfc3339)
+                .map_err(serde::ser::Error::custom)?;
+            serializer.serialize_str(&text)
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for Timestamp {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let text = <String as serde::Deserialize>::deserialize(deserializer)?;
+            OffsetDateTime::parse(&text, &Rfc3339)
+                .map(Timestamp)
+                .map_err(serde::de::Error::custom)
+        }
+    }
+
+    impl TimestampField for Timestamp {
+        fn attribute_value(now: SystemTime) -> AttributeValue {
+            let text = OffsetDateTime::from(now)
+                .format(&Rfc3339)
+                .unwrap_or_default();
+            AttributeValue::S(text)
+        }
+    }
+
+    impl KeySegment for Timestamp {
+        fn write_segment(&self, out: &mut String) -> Result<(), SegmentError> {
+            self.0.write_segment(out)
+        }
+        fn read_segment(text: &str) -> Result<Self, SegmentError> {
+            OffsetDateTime::read_segment(text).map(Timestamp)
+        }
+    }
+}

@@ -1,0 +1,449 @@
+//! Transactions: TransactWriteItems over mixed entities with a pinned
+//! ClientRequestToken, and TransactGetItems.
+
+use std::collections::HashSet;
+
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    ConditionCheck, Delete as SdkDelete, Get, Put as SdkPut, ReturnConsumedCapacity,
+    ReturnValuesOnConditionCheckFailure, TransactGetItem, TransactWriteItem, Update as SdkUpdate,
+};
+use futures::future::BoxFuture;
+
+use crate::db::Db;
+use crate::error::{ActionFailure, Error, ExistingItem, Result};
+use crate::expr::{Condition, Placeholders};
+use crate::write::{item_size, key_text, Delete, Put, Update, ITEM_SIZE_LIMIT};
+use crate::{Entity, Item, Key, Table};
+
+/// DynamoDB's limit on actions in one transaction.
+pub const MAX_ACTIONS: usize = 100;
+/// DynamoDB's limit on a transaction's total size.
+pub const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+
+/// One prepared action: what to send, and what to say about it.
+struct Action {
+    entity: &'static str,
+    table: String,
+    key: String,
+    size: usize,
+    item: TransactWriteItem,
+}
+
+type Pending = BoxFuture<'static, Result<Action>>;
+
+/// A TransactWriteItems; add actions, then [`send`](TransactWrite::send).
+///
+/// The ClientRequestToken is generated when the transaction is built and kept
+/// for its lifetime: sending the same `TransactWrite` again (or another one
+/// with [`client_request_token`](Self::client_request_token) set to
+/// [`token`](Self::token)) within 10 minutes applies it at most once.
+#[must_use = "a transaction does nothing until it is sent"]
+pub struct TransactWrite {
+    db: Db,
+    actions: Vec<Pending>,
+    token: String,
+    error: Option<Error>,
+}
+
+impl Db {
+    /// A new write transaction.
+    pub fn transaction(&self) -> TransactWrite {
+        TransactWrite {
+            db: self.clone(),
+            actions: Vec::new(),
+            token: uuid::Uuid::new_v4().to_string(),
+            error: None,
+        }
+    }
+
+    /// A new read transaction.
+    pub fn transact_get(&self) -> TransactGet {
+        TransactGet {
+            db: self.clone(),
+            gets: Vec::new(),
+        }
+    }
+}
+
+fn names_values(
+    p: &Placeholders,
+) -> (
+    Option<std::collections::HashMap<String, String>>,
+    Option<Item>,
+) {
+    (p.names(), p.values())
+}
+
+fn invalid(entity: &'static str, reason: String) -> Error {
+    Error::InvalidRequest { entity, reason }
+}
+
+impl TransactWrite {
+    /// The ClientRequestToken this transaction sends.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Sends `token` (1 to 36 characters) instead of the generated one, e.g.
+    /// to retry a transaction built again after a crash.
+    pub fn client_request_token(mut self, token: impl Into<String>) -> Self {
+        let token = token.into();
+        if token.is_empty() || token.len() > 36 {
+            self.error = Some(invalid(
+                "transaction",
+                "a ClientRequestToken has 1 to 36 characters".into(),
+            ));
+        }
+        self.token = token;
+        self
+    }
+
+    fn push(mut self, action: Pending) -> Self {
+        self.actions.push(action);
+        self
+    }
+
+    /// Creates `entity` only if no item has its key.
+    pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
+        let prepared = crate::write::prepare(entity, true, Some(1));
+        let db = self.db.clone();
+        self.push(Box::pin(async move {
+            let prepared = prepared?;
+            let table = db.table_name::<E::Table>().to_owned();
+            let mut p = Placeholders::default();
+            let condition = format!(
+                "attribute_not_exists({})",
+                p.name(<E::Table as Table>::DEF.pk.name)
+            );
+            let size = item_size(&prepared.item);
+            let put = SdkPut::builder()
+                .table_name(&table)
+                .set_item(Some(prepared.item))
+                .condition_expression(condition)
+                .set_expression_attribute_names(p.names())
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .build()
+                .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
+            Ok(Action {
+                entity: E::SCHEMA.entity_type,
+                table,
+                key: key_text(&prepared.key),
+                size,
+                item: TransactWriteItem::builder().put(put).build(),
+            })
+        }))
+    }
+
+    /// A put built with [`Db::put`] (its version check and condition included).
+    pub fn put<E: Entity + 'static>(self, put: Put<E>) -> Self {
+        let db = self.db.clone();
+        self.push(Box::pin(async move {
+            let (prepared, condition, _) = put.into_parts()?;
+            let table = db.table_name::<E::Table>().to_owned();
+            let mut p = Placeholders::default();
+            let expression = render::<E>(condition.as_ref(), &mut p)?;
+            let (names, values) = names_values(&p);
+            let size = item_size(&prepared.item);
+            let put = SdkPut::builder()
+                .table_name(&table)
+                .set_item(Some(prepared.item))
+                .set_condition_expression(expression)
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .build()
+                .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
+            Ok(Action {
+                entity: E::SCHEMA.entity_type,
+                table,
+                key: key_text(&prepared.key),
+                size,
+                item: TransactWriteItem::builder().put(put).build(),
+            })
+        }))
+    }
+
+    /// An update built with [`Db::update`].
+    pub fn update<E: Entity + 'static>(self, update: Update<E>) -> Self {
+        let db = self.db.clone();
+        self.push(Box::pin(async move {
+            let prepared = update.prepare().await?;
+            let table = db.table_name::<E::Table>().to_owned();
+            let p = &prepared.conditional.placeholders;
+            let (names, values) = names_values(p);
+            let key = prepared.key.to_item();
+            let size = item_size(&key) + prepared.expression.len();
+            let update = SdkUpdate::builder()
+                .table_name(&table)
+                .set_key(Some(key))
+                .update_expression(prepared.expression)
+                .set_condition_expression(prepared.conditional.expression.clone())
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .build()
+                .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
+            Ok(Action {
+                entity: E::SCHEMA.entity_type,
+                table,
+                key: key_text(&prepared.key),
+                size,
+                item: TransactWriteItem::builder().update(update).build(),
+            })
+        }))
+    }
+
+    /// A delete built with [`Db::delete`] or [`Db::delete_entity`].
+    pub fn delete<E: Entity + 'static>(self, delete: Delete<E>) -> Self {
+        let db = self.db.clone();
+        self.push(Box::pin(async move {
+            let (key, condition, _) = delete.into_parts()?;
+            let table = db.table_name::<E::Table>().to_owned();
+            let mut p = Placeholders::default();
+            let expression = render::<E>(condition.as_ref(), &mut p)?;
+            let (names, values) = names_values(&p);
+            let delete = SdkDelete::builder()
+                .table_name(&table)
+                .set_key(Some(key.to_item()))
+                .set_condition_expression(expression)
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .build()
+                .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
+            Ok(Action {
+                entity: E::SCHEMA.entity_type,
+                table,
+                key: key_text(&key),
+                size: item_size(&key.to_item()),
+                item: TransactWriteItem::builder().delete(delete).build(),
+            })
+        }))
+    }
+
+    /// Cancels the transaction unless `condition` holds on the item at `key`
+    /// (which must exist).
+    pub fn condition_check<E: Entity + 'static>(
+        self,
+        key: Key<E>,
+        condition: Condition<E>,
+    ) -> Self {
+        let db = self.db.clone();
+        self.push(Box::pin(async move {
+            let table = db.table_name::<E::Table>().to_owned();
+            let mut p = Placeholders::default();
+            let exists = Condition::<E>::attribute_exists(<E::Table as Table>::DEF.pk.name);
+            let expression = render::<E>(Some(&(exists & condition)), &mut p)?.unwrap_or_default();
+            let (names, values) = names_values(&p);
+            let check = ConditionCheck::builder()
+                .table_name(&table)
+                .set_key(Some(key.to_item()))
+                .condition_expression(expression)
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .build()
+                .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
+            Ok(Action {
+                entity: E::SCHEMA.entity_type,
+                table,
+                key: key_text(&key),
+                size: item_size(&key.to_item()),
+                item: TransactWriteItem::builder().condition_check(check).build(),
+            })
+        }))
+    }
+
+    /// Sends the TransactWriteItems. Checked first, with nothing sent on
+    /// failure: at most 100 actions, no item named twice, items within 400 KB
+    /// and the whole within 4 MB.
+    pub async fn send(self) -> Result<String> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        if self.actions.is_empty() {
+            return Err(invalid(
+                "transaction",
+                "a transaction needs at least one action".into(),
+            ));
+        }
+        if self.actions.len() > MAX_ACTIONS {
+            return Err(invalid(
+                "transaction",
+                format!(
+                    "{} actions; a transaction holds at most {MAX_ACTIONS}",
+                    self.actions.len()
+                ),
+            ));
+        }
+        let actions = futures::future::try_join_all(self.actions).await?;
+        let mut seen = HashSet::new();
+        let mut total = 0;
+        for action in &actions {
+            if !seen.insert((action.table.clone(), action.key.clone())) {
+                return Err(Error::DuplicateKey {
+                    entity: action.entity,
+                    key: action.key.clone(),
+                    operation: "transaction",
+                });
+            }
+            if action.size > ITEM_SIZE_LIMIT {
+                return Err(Error::ItemTooLarge {
+                    entity: action.entity,
+                    key: action.key.clone(),
+                    size: action.size,
+                    limit: ITEM_SIZE_LIMIT,
+                });
+            }
+            total += action.size;
+        }
+        if total > MAX_TRANSACTION_BYTES {
+            return Err(invalid(
+                "transaction",
+                format!("{total} bytes; a transaction holds at most {MAX_TRANSACTION_BYTES}"),
+            ));
+        }
+        let result = self
+            .db
+            .client()
+            .transact_write_items()
+            .set_transact_items(Some(actions.iter().map(|a| a.item.clone()).collect()))
+            .client_request_token(&self.token)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(self.token),
+            Err(error) => match error.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(canceled)) => {
+                    let reasons = canceled
+                        .cancellation_reasons()
+                        .iter()
+                        .enumerate()
+                        .map(|(index, reason)| {
+                            let action = actions.get(index);
+                            ActionFailure {
+                                index,
+                                entity: action.map(|a| a.entity).unwrap_or(""),
+                                key: action.map(|a| a.key.clone()).unwrap_or_default(),
+                                code: reason.code().unwrap_or("None").to_owned(),
+                                message: reason.message().map(str::to_owned),
+                                existing: reason.item().cloned().map(ExistingItem),
+                            }
+                        })
+                        .collect();
+                    Err(Error::TransactionCanceled { reasons })
+                }
+                _ => Err(Error::sdk("TransactWriteItems", error)),
+            },
+        }
+    }
+}
+
+fn render<E: Entity>(
+    condition: Option<&Condition<E>>,
+    p: &mut Placeholders,
+) -> Result<Option<String>> {
+    condition
+        .map(|c| {
+            c.render(p)
+                .map_err(|reason| invalid(E::SCHEMA.entity_type, reason))
+        })
+        .transpose()
+}
+
+/// A TransactGetItems: consistent reads of up to 100 items of any entities.
+#[must_use = "a transaction does nothing until it is sent"]
+pub struct TransactGet {
+    db: Db,
+    gets: Vec<(&'static str, String, Item)>,
+}
+
+/// The items a [`TransactGet`] read, in the order asked.
+#[derive(Debug, Clone)]
+pub struct TransactGetOutput {
+    items: Vec<Option<Item>>,
+}
+
+impl TransactGetOutput {
+    /// The item at position `index`, decoded as `E` (`None` when missing).
+    pub fn get<E: Entity>(&self, index: usize) -> Result<Option<E>> {
+        match self.items.get(index) {
+            Some(Some(item)) => E::from_item(item.clone()).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// How many items were asked for.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether nothing was asked for.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+impl TransactGet {
+    /// Reads the item at `key`.
+    pub fn get<E: Entity + 'static>(mut self, key: Key<E>) -> Self {
+        let table = self.db.table_name::<E::Table>().to_owned();
+        self.gets
+            .push((E::SCHEMA.entity_type, table, key.to_item()));
+        self
+    }
+
+    /// Sends the TransactGetItems.
+    pub async fn send(self) -> Result<TransactGetOutput> {
+        if self.gets.is_empty() || self.gets.len() > MAX_ACTIONS {
+            return Err(invalid(
+                "transaction",
+                format!(
+                    "{} gets; a read transaction holds 1 to {MAX_ACTIONS}",
+                    self.gets.len()
+                ),
+            ));
+        }
+        let items = self
+            .gets
+            .iter()
+            .map(|(entity, table, key)| {
+                Get::builder()
+                    .table_name(table)
+                    .set_key(Some(key.clone()))
+                    .build()
+                    .map(|get| TransactGetItem::builder().get(get).build())
+                    .map_err(|e| invalid(entity, e.to_string()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let output = self
+            .db
+            .client()
+            .transact_get_items()
+            .set_transact_items(Some(items))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await
+            .map_err(|e| Error::sdk("TransactGetItems", e))?;
+        let mut items: Vec<Option<Item>> = output
+            .responses
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| r.item)
+            .collect();
+        items.resize(self.gets.len(), None);
+        Ok(TransactGetOutput { items })
+    }
+}

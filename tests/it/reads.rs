@@ -1,0 +1,605 @@
+//! Typed reads over HTTP against the local server: GetItem, queries per key
+//! and index, pagination, collections, sparse and sharded indexes.
+
+use std::collections::HashSet;
+
+use ddb_examples::single_table::{Customer, Ecommerce, Order, OrderItem};
+use ddb_examples::{CustomerId, OrderId, OrderStatus, ProductId};
+use ddb_runtime::{Collection, Cursor, Db, Error, Projection};
+use futures::TryStreamExt;
+use serde::Deserialize;
+use time::macros::datetime;
+use time::OffsetDateTime;
+
+fn customer(id: &str) -> Customer {
+    Customer {
+        customer_id: CustomerId(id.into()),
+        name: format!("Customer {id}"),
+        email: format!("c{id}@example.com"),
+        order_count: 0,
+    }
+}
+
+fn order(
+    customer: &str,
+    id: &str,
+    at: OffsetDateTime,
+    status: OrderStatus,
+    total_cents: u64,
+) -> Order {
+    Order {
+        customer_id: CustomerId(customer.into()),
+        order_id: OrderId(id.into()),
+        placed_at: at,
+        status,
+        total_cents,
+        version: 1,
+    }
+}
+
+fn seed_orders() -> Vec<Order> {
+    vec![
+        order(
+            "123",
+            "A102",
+            datetime!(2026-09-10 08:12:44 UTC),
+            OrderStatus::Shipped,
+            4200,
+        ),
+        order(
+            "123",
+            "A117",
+            datetime!(2026-09-18 19:03:10 UTC),
+            OrderStatus::Shipped,
+            1999,
+        ),
+        order(
+            "123",
+            "A145",
+            datetime!(2026-10-02 14:31:07 UTC),
+            OrderStatus::Open,
+            5600,
+        ),
+    ]
+}
+
+/// `n` orders of `customer` an hour apart from 2026-01-01, ids G000...
+fn generated(customer: &str, n: usize, status: OrderStatus) -> Vec<Order> {
+    (0..n)
+        .map(|i| {
+            let at = datetime!(2026-01-01 00:00:00 UTC) + time::Duration::hours(i as i64);
+            order(
+                customer,
+                &format!("G{customer}-{i:03}"),
+                at,
+                status,
+                100 + i as u64,
+            )
+        })
+        .collect()
+}
+
+async fn store() -> Db {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    ddb_tests::put_raw(&db, &[customer("123"), customer("456")]).await;
+    ddb_tests::put_raw(&db, &seed_orders()).await;
+    db
+}
+
+fn ids(orders: &[Order]) -> Vec<&str> {
+    orders.iter().map(|o| o.order_id.0.as_str()).collect()
+}
+
+#[tokio::test]
+async fn get_item_by_typed_key() {
+    let db = store().await;
+    let key = Customer::key(&CustomerId("123".into())).unwrap();
+    let found = db
+        .get(key.clone())
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(found, Some(customer("123")));
+    let missing = db
+        .get(Customer::key(&CustomerId("999".into())).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing, None);
+
+    #[derive(Projection, Deserialize, Debug, PartialEq)]
+    #[ddb(entity = Customer)]
+    struct Name {
+        name: String,
+    }
+    let name = db.get(key).project::<Name>().send().await.unwrap();
+    assert_eq!(
+        name,
+        Some(Name {
+            name: "Customer 123".into()
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_decode_failure_names_the_entity_and_key() {
+    let db = store().await;
+    let table = db.table_name::<Ecommerce>().to_owned();
+    let key = Customer::key(&CustomerId("bad".into())).unwrap();
+    let mut item = key.to_item();
+    item.insert(
+        "_type".into(),
+        aws_sdk_dynamodb::types::AttributeValue::S("Customer".into()),
+    );
+    item.insert(
+        "name".into(),
+        aws_sdk_dynamodb::types::AttributeValue::N("7".into()),
+    );
+    db.client()
+        .put_item()
+        .table_name(table)
+        .set_item(Some(item))
+        .send()
+        .await
+        .unwrap();
+    let error = db.get(key).send().await.unwrap_err();
+    let text = error.to_string();
+    assert!(
+        matches!(
+            error,
+            Error::Decode {
+                entity: "Customer",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(text.contains("CUSTOMER#bad / PROFILE"), "{text}");
+}
+
+#[tokio::test]
+async fn latest_orders_newest_first_across_pages() {
+    let db = store().await;
+    let mut all = seed_orders();
+    all.extend(generated("123", 50, OrderStatus::Shipped));
+    ddb_tests::put_raw(&db, &all[3..]).await;
+    all.sort_by_key(|o| std::cmp::Reverse(o.placed_at));
+
+    let query = || {
+        db.query(Order::by_customer(&CustomerId("123".into())))
+            .newest_first()
+            .limit(20)
+    };
+    let first = query().send().await.unwrap();
+    assert_eq!(ids(&first.items), ids(&all[..20]));
+    assert_eq!(ids(&first.items)[..3], ["A145", "A117", "A102"]);
+    assert!(first.consumed_capacity > 0.0);
+
+    let mut seen: Vec<Order> = first.items.clone();
+    let mut cursor = first.cursor.clone();
+    let mut pages = 1;
+    while let Some(next) = cursor {
+        let page = query().after(next).send().await.unwrap();
+        seen.extend(page.items);
+        cursor = page.cursor;
+        pages += 1;
+    }
+    assert!(pages >= 3);
+    assert_eq!(ids(&seen), ids(&all), "every order exactly once, in order");
+
+    // The same through the stream of pages and of items.
+    let streamed: Vec<Order> = query().items().try_collect().await.unwrap();
+    assert_eq!(ids(&streamed), ids(&all));
+    let pages: Vec<_> = query().pages().try_collect().await.unwrap();
+    assert_eq!(
+        pages.iter().map(|p| p.items.len()).collect::<Vec<_>>(),
+        [20, 20, 13]
+    );
+}
+
+#[tokio::test]
+async fn orders_between_two_timestamps_inclusive() {
+    let db = store().await;
+    let q = || db.query(Order::by_customer(&CustomerId("123".into())));
+    let between = q()
+        .between(
+            &datetime!(2026-09-10 08:12:44 UTC),
+            &datetime!(2026-09-18 19:03:10 UTC),
+        )
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(ids(&between), ["A102", "A117"]);
+    let just_inside = q()
+        .between(
+            &datetime!(2026-09-10 08:12:45 UTC),
+            &datetime!(2026-10-02 14:31:07 UTC),
+        )
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(ids(&just_inside), ["A117", "A145"]);
+    let after = q()
+        .gt(&datetime!(2026-09-18 19:03:10 UTC))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(ids(&after), ["A145"]);
+    let from = q()
+        .ge(&datetime!(2026-09-18 19:03:10 UTC))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(ids(&from), ["A117", "A145"]);
+    let before = q()
+        .lt(&datetime!(2026-09-18 19:03:10 UTC))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(ids(&before), ["A102"]);
+    let up_to = q()
+        .le(&datetime!(2026-09-18 19:03:10 UTC))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(ids(&up_to), ["A102", "A117"]);
+    let exact = q()
+        .eq((&datetime!(2026-09-18 19:03:10 UTC), &OrderId("A117".into())))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(ids(&exact), ["A117"]);
+    // Ranges never reach the profile, which shares the partition.
+    let everything_after = q()
+        .gt(&datetime!(1970-01-01 00:00:00 UTC))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(everything_after.len(), 3);
+    // A reversed range is a typed error, and nothing is sent.
+    let reversed = q()
+        .between(
+            &datetime!(2026-10-01 00:00:00 UTC),
+            &datetime!(2026-09-01 00:00:00 UTC),
+        )
+        .send()
+        .await;
+    assert!(matches!(reversed, Err(Error::InvalidRequest { .. })));
+}
+
+#[tokio::test]
+async fn order_by_id_through_the_index() {
+    let db = store().await;
+    let page = db
+        .query(Order::by_order_id(&OrderId("A145".into())))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.items, vec![seed_orders()[2].clone()]);
+    let none = db
+        .query(Order::by_order_id(&OrderId("A999".into())))
+        .send()
+        .await
+        .unwrap();
+    assert!(none.items.is_empty());
+}
+
+#[derive(Collection, Debug, PartialEq)]
+enum CustomerItem {
+    Profile(Customer),
+    Order(Order),
+}
+
+#[tokio::test]
+async fn profile_and_orders_in_one_query() {
+    let db = store().await;
+    let page = db
+        .collection::<CustomerItem>(Customer::pk(&CustomerId("123".into())).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.requests, 1);
+    let mut orders = Vec::new();
+    let mut profile = None;
+    for item in page.items {
+        match item {
+            CustomerItem::Profile(c) => profile = Some(c),
+            CustomerItem::Order(o) => orders.push(o),
+        }
+    }
+    assert_eq!(profile, Some(customer("123")));
+    assert_eq!(ids(&orders), ["A102", "A117", "A145"]);
+
+    // An item of a type the collection does not list: skipped, or an error.
+    let table = db.table_name::<Ecommerce>().to_owned();
+    let mut stray = Customer::key(&CustomerId("123".into())).unwrap().to_item();
+    stray.insert(
+        "SK".into(),
+        aws_sdk_dynamodb::types::AttributeValue::S("WISHLIST#1".into()),
+    );
+    stray.insert(
+        "_type".into(),
+        aws_sdk_dynamodb::types::AttributeValue::S("Wishlist".into()),
+    );
+    db.client()
+        .put_item()
+        .table_name(table)
+        .set_item(Some(stray))
+        .send()
+        .await
+        .unwrap();
+    let partition = Customer::pk(&CustomerId("123".into())).unwrap();
+    let skipped = db
+        .collection::<CustomerItem>(partition.clone())
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(skipped.len(), 4);
+    let strict = db
+        .collection::<CustomerItem>(partition)
+        .unknown_items(ddb_runtime::UnknownItems::Error)
+        .send()
+        .await;
+    assert!(matches!(strict, Err(Error::UnknownEntityType { found }) if found == "Wishlist"));
+}
+
+#[derive(Projection, Deserialize, Debug, PartialEq, Clone)]
+#[ddb(entity = Order)]
+struct OpenOrderSummary {
+    customer_id: CustomerId,
+    order_id: OrderId,
+    #[serde(with = "time::serde::rfc3339")]
+    placed_at: OffsetDateTime,
+    total_cents: u64,
+}
+
+#[tokio::test]
+async fn open_orders_merge_across_shards() {
+    let db = store().await;
+    // 40 open orders of several customers, interleaved in time, and shipped
+    // ones that must not appear.
+    let mut open: Vec<Order> = (0..40)
+        .map(|i| {
+            let at = datetime!(2026-03-01 00:00:00 UTC) + time::Duration::minutes(7 * i);
+            order(
+                &format!("{}", 500 + i % 7),
+                &format!("O{i:03}"),
+                at,
+                OrderStatus::Open,
+                i as u64,
+            )
+        })
+        .collect();
+    ddb_tests::put_raw(&db, &open).await;
+    ddb_tests::put_raw(&db, &generated("777", 10, OrderStatus::Shipped)).await;
+    open.push(seed_orders()[2].clone()); // A145 is open too
+    open.sort_by(|a, b| (a.placed_at, &a.order_id).cmp(&(b.placed_at, &b.order_id)));
+    let shards: HashSet<u16> = open
+        .iter()
+        .map(|o| {
+            ddb_runtime::key::shard_of(ddb_runtime::Entity::primary_key(o).unwrap().values(), 4)
+        })
+        .collect();
+    assert_eq!(shards.len(), 4, "the data spreads over all four shards");
+
+    let query = || {
+        db.query(Order::open_orders(&OrderStatus::Open))
+            .project::<OpenOrderSummary>()
+    };
+    // A limit smaller than one shard's share, page after page.
+    let mut seen = Vec::new();
+    let mut page = query().limit(3).send().await.unwrap();
+    assert_eq!(page.items.len(), 3);
+    seen.extend(page.items.clone());
+    while let Some(cursor) = page.cursor.clone() {
+        page = query().limit(3).after(cursor).send().await.unwrap();
+        assert!(page.items.len() <= 3);
+        seen.extend(page.items.clone());
+    }
+    let expected: Vec<&str> = open.iter().map(|o| o.order_id.0.as_str()).collect();
+    assert_eq!(
+        seen.iter()
+            .map(|o| o.order_id.0.as_str())
+            .collect::<Vec<_>>(),
+        expected
+    );
+
+    let newest: Vec<OpenOrderSummary> = query().newest_first().limit(5).send().await.unwrap().items;
+    let mut reversed = expected.clone();
+    reversed.reverse();
+    assert_eq!(
+        newest
+            .iter()
+            .map(|o| o.order_id.0.as_str())
+            .collect::<Vec<_>>(),
+        reversed[..5]
+    );
+
+    // Hydrated: whole orders, fetched from the table by key.
+    let hydrated = db
+        .query(Order::open_orders(&OrderStatus::Open))
+        .hydrate()
+        .limit(4)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(hydrated.items, open[..4].to_vec());
+}
+
+#[tokio::test]
+async fn delimiters_and_prefix_ids_never_leak() {
+    let db = store().await;
+    let at = datetime!(2026-05-05 05:05:05 UTC);
+    let tricky = vec![
+        order("12", "X1", at, OrderStatus::Shipped, 1),
+        order("12#3", "X2", at, OrderStatus::Shipped, 1),
+        order("12", "12", at, OrderStatus::Shipped, 1),
+        order("12", "123", at, OrderStatus::Shipped, 1),
+        order("12", "12#ORDER", at, OrderStatus::Shipped, 1),
+    ];
+    ddb_tests::put_raw(&db, &tricky).await;
+    let of = |c: &str| {
+        db.query(Order::by_customer(&CustomerId(c.into())))
+            .collect()
+    };
+    // Value order: "12" < "12#ORDER" < "123" < "X1".
+    assert_eq!(
+        ids(&of("12").await.unwrap()),
+        ["12", "12#ORDER", "123", "X1"]
+    );
+    assert_eq!(ids(&of("12#3").await.unwrap()), ["X2"]);
+    assert_eq!(ids(&of("123").await.unwrap()), ["A102", "A117", "A145"]);
+    // Order id 12 by the index: never 123 or 12#ORDER.
+    let by_id = db
+        .query(Order::by_order_id(&OrderId("12".into())))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(ids(&by_id), ["12"]);
+    // The complete segment (at, "12") matches exactly one order.
+    let exact = db
+        .query(Order::by_customer(&CustomerId("12".into())))
+        .eq((&at, &OrderId("12".into())))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(ids(&exact), ["12"]);
+    // begins_with on the text of the last field is a text prefix, on purpose.
+    let prefixed = db
+        .query(Order::by_customer(&CustomerId("12".into())))
+        .begins_with((&at, &OrderId("12".into())))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(ids(&prefixed), ["12", "12#ORDER", "123"]);
+}
+
+#[tokio::test]
+async fn tampered_cursors_are_typed_errors() {
+    let db = store().await;
+    ddb_tests::put_raw(&db, &generated("123", 5, OrderStatus::Shipped)).await;
+    ddb_tests::put_raw(&db, &generated("456", 5, OrderStatus::Shipped)).await;
+    let of = |c: &str| db.query(Order::by_customer(&CustomerId(c.into()))).limit(2);
+    let cursor = of("123").send().await.unwrap().cursor.expect("more pages");
+
+    let invalid = |result: ddb_runtime::Result<ddb_runtime::Page<Order>>| {
+        matches!(result, Err(Error::InvalidCursor { .. }))
+    };
+    assert!(invalid(
+        of("123")
+            .after(Cursor::from("garbage!".to_owned()))
+            .send()
+            .await
+    ));
+    let mut text = cursor.to_string();
+    text.truncate(text.len() - 5);
+    assert!(invalid(of("123").after(Cursor::from(text)).send().await));
+    // Another partition, another index, another entity, another direction.
+    assert!(invalid(of("456").after(cursor.clone()).send().await));
+    assert!(invalid(
+        db.query(Order::by_order_id(&OrderId("A145".into())))
+            .after(cursor.clone())
+            .send()
+            .await
+    ));
+    assert!(invalid(
+        of("123").newest_first().after(cursor.clone()).send().await
+    ));
+    let items = db
+        .query(OrderItem::products_of_order(&OrderId("A145".into())))
+        .after(cursor.clone())
+        .send()
+        .await;
+    assert!(matches!(items, Err(Error::InvalidCursor { .. })));
+    // A re-encoded cursor whose key points into another partition.
+    let other = of("456").send().await.unwrap().cursor.unwrap();
+    let forged = forge(&cursor, &other);
+    assert!(invalid(of("123").after(forged).send().await));
+    // The genuine cursor works.
+    assert_eq!(of("123").after(cursor).send().await.unwrap().items.len(), 2);
+}
+
+/// The first cursor with its fingerprint and the second's key.
+fn forge(own: &Cursor, other: &Cursor) -> Cursor {
+    use base64::Engine;
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let mut a: serde_json::Value =
+        serde_json::from_slice(&engine.decode(own.as_str()).unwrap()).unwrap();
+    let b: serde_json::Value =
+        serde_json::from_slice(&engine.decode(other.as_str()).unwrap()).unwrap();
+    a["s"] = b["s"].clone();
+    Cursor::from(engine.encode(serde_json::to_vec(&a).unwrap()))
+}
+
+#[tokio::test]
+async fn limit_counts_returned_items_past_the_filter() {
+    let db = store().await;
+    ddb_tests::put_raw(&db, &generated("123", 60, OrderStatus::Shipped)).await;
+    // Only every tenth generated order costs at least 150 cents... and the
+    // seed orders: a filter DynamoDB applies after reading.
+    let fields = Order::fields();
+    let page = db
+        .query(Order::by_customer(&CustomerId("123".into())))
+        .filter(fields.total_cents.ge(150u64) & fields.total_cents.lt(1000u64))
+        .limit(5)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.items.len(), 5);
+    assert!(page
+        .items
+        .iter()
+        .all(|o| (150..1000).contains(&o.total_cents)));
+    assert!(
+        page.requests > 1,
+        "the filter made DynamoDB return short pages"
+    );
+    let all = db
+        .query(Order::by_customer(&CustomerId("123".into())))
+        .filter(fields.total_cents.ge(150u64) & fields.total_cents.lt(1000u64))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(all.len(), 10);
+}
+
+#[tokio::test]
+async fn products_of_an_order_and_orders_of_a_product() {
+    let db = store().await;
+    let item = |o: &str, p: &str| OrderItem {
+        order_id: OrderId(o.into()),
+        product_id: ProductId(p.into()),
+        quantity: 1,
+        price_cents: 100,
+    };
+    ddb_tests::put_raw(
+        &db,
+        &[item("A145", "P9"), item("A145", "P31"), item("A153", "P9")],
+    )
+    .await;
+    let products = db
+        .query(OrderItem::products_of_order(&OrderId("A145".into())))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        products
+            .iter()
+            .map(|i| i.product_id.0.as_str())
+            .collect::<Vec<_>>(),
+        ["P31", "P9"]
+    );
+    let orders = db
+        .query(OrderItem::orders_of_product(&ProductId("P9".into())))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        orders
+            .iter()
+            .map(|i| i.order_id.0.as_str())
+            .collect::<Vec<_>>(),
+        ["A145", "A153"]
+    );
+}

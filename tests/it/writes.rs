@@ -1,0 +1,600 @@
+//! Writes over HTTP against the local server (and through a fault-injecting
+//! proxy where the server cannot produce the behaviour).
+
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use ddb_examples::single_table::{Customer, Ecommerce, Order, OrderItem};
+use ddb_examples::{CustomerId, OrderId, OrderStatus, ProductId};
+use ddb_runtime::{Created, Db, Entity, Error, Table};
+use ddb_tests::proxy::{Fault, Proxy};
+use serde::{Deserialize, Serialize};
+use time::macros::datetime;
+
+fn customer(id: &str) -> Customer {
+    Customer {
+        customer_id: CustomerId(id.into()),
+        name: format!("Customer {id}"),
+        email: format!("c{id}@example.com"),
+        order_count: 0,
+    }
+}
+
+fn open_order(id: &str) -> Order {
+    Order {
+        customer_id: CustomerId("123".into()),
+        order_id: OrderId(id.into()),
+        placed_at: datetime!(2026-10-02 14:31:07 UTC),
+        status: OrderStatus::Open,
+        total_cents: 5600,
+        version: 0,
+    }
+}
+
+fn line(order: &str, product: &str) -> OrderItem {
+    OrderItem {
+        order_id: OrderId(order.into()),
+        product_id: ProductId(product.into()),
+        quantity: 1,
+        price_cents: 100,
+    }
+}
+
+async fn raw_item(db: &Db, key: ddb_runtime::Item) -> Option<ddb_runtime::Item> {
+    db.client()
+        .get_item()
+        .table_name(db.table_name::<Ecommerce>())
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+}
+
+async fn count_items(db: &Db) -> usize {
+    let mut count = 0;
+    let mut start = None;
+    loop {
+        let page = db
+            .client()
+            .scan()
+            .table_name(db.table_name::<Ecommerce>())
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .unwrap();
+        count += page.items().len();
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return count;
+        }
+    }
+}
+
+#[tokio::test]
+async fn create_is_idempotent_and_reports_conflicts() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let ada = customer("123");
+    assert_eq!(db.create(&ada).send().await.unwrap(), Created::Created);
+    assert_eq!(
+        db.create(&ada).send().await.unwrap(),
+        Created::AlreadyExisted
+    );
+    assert_eq!(count_items(&db).await, 1);
+
+    let other = Customer {
+        name: "Someone else".into(),
+        ..ada.clone()
+    };
+    match db.create(&other).send().await {
+        Err(Error::AlreadyExists {
+            entity: "Customer",
+            key,
+            existing,
+        }) => {
+            assert_eq!(key, "CUSTOMER#123 / PROFILE");
+            assert_eq!(existing.decode::<Customer>().unwrap(), ada);
+            assert!(
+                !format!("{existing:?}").contains("example.com"),
+                "Debug must not print attributes"
+            );
+        }
+        other => panic!("expected AlreadyExists, got {other:?}"),
+    }
+    let stored = db
+        .get(Customer::key(&ada.customer_id).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stored, Some(ada));
+}
+
+#[tokio::test]
+async fn a_create_whose_response_is_lost_is_applied_once() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
+    let through = Db::new(ddb_tests::proxied_client(&proxy))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    proxy.fail("PutItem", 1, Fault::DropResponse);
+    // The SDK retries the lost request; the retry meets the stored item and
+    // the create still succeeds.
+    let outcome = through.create(&open_order("A145")).send().await.unwrap();
+    assert_eq!(outcome, Created::AlreadyExisted);
+    assert_eq!(proxy.seen("PutItem"), 2);
+    assert_eq!(count_items(&db).await, 1);
+}
+
+#[derive(Table)]
+#[ddb(name = "Counters", pk = "PK")]
+struct Counters;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Counters, pk = "COUNTER#{name}")]
+struct Counter {
+    name: String,
+    value: u64,
+    #[ddb(version)]
+    version: u64,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_versioned_increments_lose_nothing() {
+    let db = ddb_tests::db_with_table::<Counters>().await;
+    let start = Counter {
+        name: "hits".into(),
+        value: 0,
+        version: 0,
+    };
+    db.create(&start).send().await.unwrap();
+    let key = Counter::key(&"hits".to_string()).unwrap();
+    let conflicts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let tasks: Vec<_> = (0..32)
+        .map(|_| {
+            let db = db.clone();
+            let key = key.clone();
+            let conflicts = conflicts.clone();
+            tokio::spawn(async move {
+                for _ in 0..25 {
+                    loop {
+                        let mut counter = db
+                            .get(key.clone())
+                            .consistent_read(true)
+                            .send()
+                            .await
+                            .unwrap()
+                            .unwrap();
+                        counter.value += 1;
+                        match db.put(&counter).send().await {
+                            Ok(written) => {
+                                assert_eq!(written.version, Some(counter.version + 1));
+                                break;
+                            }
+                            Err(error) if error.is_version_conflict() => {
+                                conflicts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            Err(error) => panic!("{error}"),
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let end = db
+        .get(key)
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(end.value, 800);
+    assert_eq!(end.version, 801, "created at 1, then 800 versioned writes");
+    assert!(
+        conflicts.load(std::sync::atomic::Ordering::Relaxed) > 0,
+        "the writers did race"
+    );
+}
+
+#[tokio::test]
+async fn a_stale_version_is_a_typed_conflict() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    db.create(&open_order("A1")).send().await.unwrap();
+    let key = Order::key(
+        &CustomerId("123".into()),
+        &datetime!(2026-10-02 14:31:07 UTC),
+        &OrderId("A1".into()),
+    )
+    .unwrap();
+    let loaded = db.get(key.clone()).send().await.unwrap().unwrap();
+    assert_eq!(loaded.version, 1);
+    db.put(&loaded).send().await.unwrap();
+    match db.put(&loaded).send().await {
+        Err(Error::VersionConflict {
+            expected: 1,
+            current: Some(2),
+            ..
+        }) => {}
+        other => panic!("expected a version conflict, got {other:?}"),
+    }
+    match db.delete_entity(&loaded).send().await {
+        Err(error) => assert!(error.is_version_conflict(), "{error}"),
+        Ok(_) => panic!("a stale delete must fail"),
+    }
+    let current = db.get(key.clone()).send().await.unwrap().unwrap();
+    let old = db
+        .delete_entity(&current)
+        .return_old()
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(old.item.map(|o| o.version), Some(2));
+    assert_eq!(db.get(key).send().await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn shipping_an_order_takes_it_out_of_the_open_orders_index() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let order = open_order("A145");
+    db.create(&order).send().await.unwrap();
+    let key = order.primary_key().unwrap();
+    let before = raw_item(&db, key.to_item()).await.unwrap();
+    assert!(before["GSI2PK"].as_s().unwrap().starts_with("STATUS#OPEN#"));
+
+    let fields = Order::fields();
+    let written = db
+        .update(key.clone())
+        .set(fields.status, OrderStatus::Shipped)
+        .return_new()
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(written.version, Some(2));
+    assert_eq!(written.item.unwrap().status, OrderStatus::Shipped);
+
+    let after = raw_item(&db, key.to_item()).await.unwrap();
+    assert!(
+        !after.contains_key("GSI2PK") && !after.contains_key("GSI2SK"),
+        "left the sparse index"
+    );
+    for attribute in [
+        "PK",
+        "SK",
+        "GSI1PK",
+        "GSI1SK",
+        "_type",
+        "customer_id",
+        "order_id",
+        "placed_at",
+    ] {
+        assert_eq!(
+            after.get(attribute),
+            before.get(attribute),
+            "{attribute} unchanged"
+        );
+    }
+    assert_eq!(after["status"], AttributeValue::S("SHIPPED".into()));
+    let open = db
+        .query(Order::open_orders(&OrderStatus::Open))
+        .hydrate()
+        .collect()
+        .await
+        .unwrap();
+    assert!(open.is_empty());
+
+    // And back: reopening puts it in the right shard again.
+    db.update(key.clone())
+        .set(fields.status, OrderStatus::Open)
+        .send()
+        .await
+        .unwrap();
+    let reopened = raw_item(&db, key.to_item()).await.unwrap();
+    assert_eq!(reopened["GSI2PK"], before["GSI2PK"]);
+    assert_eq!(reopened["GSI2SK"], before["GSI2SK"]);
+
+    // Updating a missing item is NotFound, and creates nothing.
+    let ghost = open_order("A999").primary_key().unwrap();
+    let missing = db
+        .update(ghost.clone())
+        .set(fields.total_cents, 1u64)
+        .send()
+        .await;
+    assert!(
+        matches!(missing, Err(Error::NotFound { .. })),
+        "{missing:?}"
+    );
+    assert!(raw_item(&db, ghost.to_item()).await.is_none());
+}
+
+#[tokio::test]
+async fn updates_without_index_fields_are_one_request() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let ada = customer("123");
+    db.create(&ada).send().await.unwrap();
+    let key = Customer::key(&ada.customer_id).unwrap();
+    let fields = Customer::fields();
+    let updated = db
+        .update(key.clone())
+        .add(fields.order_count, 2u32)
+        .set(fields.name, "Ada L.".to_string())
+        .condition(fields.order_count.eq(0u32))
+        .return_new()
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(updated.item.unwrap().order_count, 2);
+    let failed = db
+        .update(key)
+        .add(fields.order_count, 1u32)
+        .condition(fields.order_count.eq(0u32))
+        .send()
+        .await;
+    assert!(
+        matches!(
+            &failed,
+            Err(Error::ConditionFailed {
+                existing: Some(_),
+                ..
+            })
+        ),
+        "{failed:?}"
+    );
+    assert!(failed.unwrap_err().is_condition_failed());
+}
+
+#[tokio::test]
+async fn a_transaction_is_applied_once_and_cancels_whole() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    db.create(&customer("123")).send().await.unwrap();
+    let customer_key = Customer::key(&CustomerId("123".into())).unwrap();
+    let fields = Customer::fields();
+    let build = |token: &str| {
+        db.transaction()
+            .client_request_token(token)
+            .create(&open_order("A145"))
+            .create(&line("A145", "P9"))
+            .create(&line("A145", "P31"))
+            .create(&line("A145", "P77"))
+            .update(
+                db.update(customer_key.clone())
+                    .add(fields.order_count, 1u32),
+            )
+    };
+    let token = db.transaction().token().to_owned();
+    build(&token).send().await.unwrap();
+    build(&token).send().await.unwrap(); // the same token: not applied again
+    let stored = db.get(customer_key.clone()).send().await.unwrap().unwrap();
+    assert_eq!(stored.order_count, 1);
+    assert_eq!(count_items(&db).await, 5);
+
+    // The same token with other actions is refused as such.
+    let mismatch = db
+        .transaction()
+        .client_request_token(&token)
+        .create(&line("A145", "P1"))
+        .send()
+        .await;
+    assert!(mismatch.unwrap_err().is_idempotent_parameter_mismatch());
+
+    // A failing condition check cancels every action, reason on the right one.
+    let result = db
+        .transaction()
+        .create(&open_order("A146"))
+        .create(&line("A146", "P9"))
+        .condition_check(customer_key.clone(), fields.order_count.eq(99u32))
+        .send()
+        .await;
+    match result {
+        Err(Error::TransactionCanceled { reasons }) => {
+            let codes: Vec<&str> = reasons.iter().map(|r| r.code.as_str()).collect();
+            assert_eq!(codes, ["None", "None", "ConditionalCheckFailed"]);
+            assert_eq!(reasons[2].entity, "Customer");
+            assert_eq!(reasons[2].key, "CUSTOMER#123 / PROFILE");
+        }
+        other => panic!("expected a cancellation, got {other:?}"),
+    }
+    assert_eq!(
+        count_items(&db).await,
+        5,
+        "nothing of the canceled transaction applied"
+    );
+
+    // Read back in one transaction.
+    let read = db
+        .transact_get()
+        .get(customer_key)
+        .get(line("A145", "P9").primary_key().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read.get::<Customer>(0).unwrap().unwrap().order_count, 1);
+    assert_eq!(read.get::<OrderItem>(1).unwrap(), Some(line("A145", "P9")));
+}
+
+#[tokio::test]
+async fn transactions_are_checked_before_sending() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let twice = db
+        .transaction()
+        .create(&line("A1", "P1"))
+        .create(&line("A1", "P1"))
+        .send()
+        .await;
+    assert!(matches!(
+        twice,
+        Err(Error::DuplicateKey {
+            operation: "transaction",
+            ..
+        })
+    ));
+    let mut many = db.transaction();
+    for i in 0..101 {
+        many = many.create(&line("A1", &format!("P{i}")));
+    }
+    assert!(matches!(
+        many.send().await,
+        Err(Error::InvalidRequest { .. })
+    ));
+    let mut hundred = db.transaction();
+    for i in 0..100 {
+        hundred = hundred.create(&line("A1", &format!("P{i}")));
+    }
+    hundred.send().await.unwrap();
+    assert_eq!(count_items(&db).await, 100);
+}
+
+#[tokio::test]
+async fn a_thousand_items_by_batch() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let items: Vec<OrderItem> = (0..1000)
+        .map(|i| line(&format!("B{}", i / 10), &format!("P{i}")))
+        .collect();
+    db.batch_put(&items).await.unwrap();
+    assert_eq!(count_items(&db).await, 1000);
+    let keys: Vec<_> = items.iter().map(|i| i.primary_key().unwrap()).collect();
+    let read = db.batch_get(keys.clone()).await.unwrap();
+    assert_eq!(read, items, "every item exactly once, in key order");
+    let mut doubled = keys.clone();
+    doubled.push(keys[0].clone());
+    assert!(matches!(
+        db.batch_get(doubled).await,
+        Err(Error::DuplicateKey { .. })
+    ));
+    db.batch_delete(keys[..500].to_vec()).await.unwrap();
+    assert_eq!(count_items(&db).await, 500);
+}
+
+#[tokio::test]
+async fn unprocessed_batch_items_are_retried_until_written() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
+    let through = Db::new(ddb_tests::proxied_client(&proxy))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    // Three answers in a row leave 10 items of their chunk unprocessed.
+    proxy.fail("BatchWriteItem", 3, Fault::Unprocessed(Some(10)));
+    let items: Vec<OrderItem> = (0..60).map(|i| line("U1", &format!("P{i:02}"))).collect();
+    through.batch_put(&items).await.unwrap();
+    assert_eq!(count_items(&db).await, 60);
+    assert!(
+        proxy.seen("BatchWriteItem") >= 3 + 3,
+        "3 chunks, and a retry for each injected fault"
+    );
+
+    proxy.fail("BatchGetItem", 2, Fault::Unprocessed(Some(30)));
+    let keys: Vec<_> = items.iter().map(|i| i.primary_key().unwrap()).collect();
+    assert_eq!(through.batch_get(keys).await.unwrap(), items);
+}
+
+#[tokio::test]
+async fn an_exhausted_retry_budget_names_the_unwritten_keys() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
+    let policy = ddb_runtime::batch::RetryPolicy {
+        max_attempts: 3,
+        base: std::time::Duration::from_millis(1),
+        cap: std::time::Duration::from_millis(5),
+        concurrency: 1,
+    };
+    let through = Db::new(ddb_tests::proxied_client(&proxy))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>())
+        .with_retry_policy(policy);
+    // Every attempt leaves the first 2 items of the chunk unprocessed.
+    proxy.fail("BatchWriteItem", 100, Fault::Unprocessed(Some(2)));
+    let items: Vec<OrderItem> = (0..5).map(|i| line("X1", &format!("P{i}"))).collect();
+    match through.batch_put(&items).await {
+        Err(Error::Unprocessed {
+            operation: "BatchWriteItem",
+            keys,
+            ..
+        }) => {
+            // Attempt 1 keeps back P0, P1; the two retries keep them back again.
+            assert_eq!(keys, ["ORDER#X1 / PRODUCT#P0", "ORDER#X1 / PRODUCT#P1"]);
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+    assert_eq!(count_items(&db).await, 3, "everything else was written");
+    assert_eq!(proxy.seen("BatchWriteItem"), 3);
+}
+
+#[tokio::test]
+async fn throttling_and_server_errors_are_retried_by_the_sdk_and_validation_is_not() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
+    let through = Db::new(ddb_tests::proxied_client(&proxy))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    proxy.fail("PutItem", 1, Fault::Error(400, "ThrottlingException"));
+    proxy.fail("PutItem", 1, Fault::Error(500, "InternalServerError"));
+    assert_eq!(
+        through.create(&customer("1")).send().await.unwrap(),
+        Created::Created
+    );
+    assert_eq!(proxy.seen("PutItem"), 3);
+
+    proxy.fail("PutItem", 1, Fault::Error(400, "ValidationException"));
+    let error = through.create(&customer("2")).send().await.unwrap_err();
+    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+    assert_eq!(
+        error.sdk_error().and_then(|e| e.code()),
+        Some("ValidationException")
+    );
+    assert_eq!(
+        proxy.seen("PutItem"),
+        4,
+        "a validation error is not retried"
+    );
+}
+
+#[tokio::test]
+async fn oversized_items_and_keys_are_refused_before_sending() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
+    let through = Db::new(ddb_tests::proxied_client(&proxy))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let mut big = customer("big");
+    big.name = "x".repeat(401 * 1024);
+    match through.create(&big).send().await {
+        Err(Error::ItemTooLarge {
+            entity: "Customer",
+            size,
+            limit: 409_600,
+            ..
+        }) => assert!(size > 409_600),
+        other => panic!("expected ItemTooLarge, got {other:?}"),
+    }
+    let long_sk = line("A1", &"p".repeat(1025 - "PRODUCT#".len()));
+    match through.create(&long_sk).send().await {
+        Err(Error::KeyTooLarge {
+            size: 1025,
+            limit: 1024,
+            key: "sort key",
+            ..
+        }) => {}
+        other => panic!("expected KeyTooLarge, got {other:?}"),
+    }
+    assert!(matches!(
+        through.batch_put(&[big.clone()]).await,
+        Err(Error::ItemTooLarge { .. })
+    ));
+    assert!(matches!(
+        through.put(&big).send().await,
+        Err(Error::ItemTooLarge { .. })
+    ));
+    assert_eq!(
+        proxy.seen("PutItem") + proxy.seen("BatchWriteItem"),
+        0,
+        "nothing was sent"
+    );
+    assert_eq!(count_items(&db).await, 0);
+
+    // Just under the limit is written.
+    let mut fits = customer("fits");
+    let overhead = ddb_runtime::write::item_size(&fits.to_item().unwrap()) - fits.name.len();
+    fits.name = "y".repeat(409_600 - overhead);
+    assert_eq!(
+        ddb_runtime::write::item_size(&fits.to_item().unwrap()),
+        409_600
+    );
+    through.create(&fits).send().await.unwrap();
+}
