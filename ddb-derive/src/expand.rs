@@ -360,12 +360,12 @@ pub fn expand(entity: &Entity) -> TokenStream {
         if field.raw.created_at.is_some() {
             Some(quote! {
                 if __created {
-                    __stamps.push((#attribute, <#ty as #p::TimestampField>::attribute_value(__now)));
+                    __stamps.push((#attribute, (&&#p::Stamp::<#ty>::NEW).stamp(__now)));
                 }
             })
         } else if field.raw.updated_at.is_some() {
             Some(quote! {
-                __stamps.push((#attribute, <#ty as #p::TimestampField>::attribute_value(__now)));
+                __stamps.push((#attribute, (&&#p::Stamp::<#ty>::NEW).stamp(__now)));
             })
         } else {
             None
@@ -378,6 +378,8 @@ pub fn expand(entity: &Entity) -> TokenStream {
                 __created: bool,
                 __now: #p::std::time::SystemTime,
             ) -> #p::std::vec::Vec<(&'static str, #p::AttributeValue)> {
+                #[allow(unused_imports)]
+                use #p::{IsStamp as _, NotStamp as _};
                 let mut __stamps = #p::std::vec::Vec::new();
                 #(#stamps)*
                 __stamps

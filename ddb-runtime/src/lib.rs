@@ -287,7 +287,7 @@ pub mod __private {
 
     pub use crate::collection::{check_collection, Collection};
     pub use crate::expr::{Attr, KeyPart, Value};
-    pub use crate::timestamp::{TimestampField, TtlField};
+    pub use crate::timestamp::{IsStamp, NotStamp, Stamp, TimestampField, TtlField};
     pub use aws_sdk_dynamodb::types::AttributeValue;
 
     /// Spanned at a `#[ddb(created_at)]` or `#[ddb(updated_at)]` field's type.

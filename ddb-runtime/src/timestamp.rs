@@ -49,6 +49,38 @@ impl<T: TimestampField> TimestampField for Option<T> {
     }
 }
 
+/// `(&&Stamp::<T>::NEW).stamp(now)` is `T`'s attribute value of `now` when `T`
+/// is a [`TimestampField`]; otherwise the derive's check at the field reports
+/// it once, and this fallback is never run.
+#[doc(hidden)]
+pub struct Stamp<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> Stamp<T> {
+    pub const NEW: Self = Stamp(std::marker::PhantomData);
+}
+
+#[doc(hidden)]
+pub trait IsStamp {
+    fn stamp(&self, now: SystemTime) -> AttributeValue;
+}
+
+impl<T: TimestampField> IsStamp for &Stamp<T> {
+    fn stamp(&self, now: SystemTime) -> AttributeValue {
+        T::attribute_value(now)
+    }
+}
+
+#[doc(hidden)]
+pub trait NotStamp {
+    fn stamp(&self, now: SystemTime) -> AttributeValue;
+}
+
+impl<T> NotStamp for Stamp<T> {
+    fn stamp(&self, _: SystemTime) -> AttributeValue {
+        AttributeValue::Null(true)
+    }
+}
+
 /// A type that can be a `#[ddb(ttl)]` field: epoch **seconds** as a Number,
 /// which is what DynamoDB's time to live reads (milliseconds would never
 /// expire, a String is ignored).

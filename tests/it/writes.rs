@@ -598,3 +598,80 @@ async fn oversized_items_and_keys_are_refused_before_sending() {
     );
     through.create(&fits).send().await.unwrap();
 }
+
+#[derive(Table)]
+#[ddb(name = "Sessions", pk = "PK")]
+struct Sessions;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Sessions, pk = "SESSION#{id}")]
+struct Session {
+    id: String,
+    user: String,
+    #[ddb(created_at)]
+    created: Option<ddb_runtime::Timestamp>,
+    #[ddb(updated_at)]
+    updated: u64,
+    #[ddb(ttl)]
+    expires: Option<u64>,
+}
+
+#[tokio::test]
+async fn the_library_keeps_created_and_updated_times() {
+    let db = ddb_tests::db_with_table::<Sessions>().await;
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let session = Session {
+        id: "s1".into(),
+        user: "ada".into(),
+        created: None,
+        updated: 0,
+        expires: Some(before + 3600),
+    };
+    db.create(&session).send().await.unwrap();
+    // A retried create is still the same item, whatever the clock says now.
+    assert_eq!(
+        db.create(&session).send().await.unwrap(),
+        Created::AlreadyExisted
+    );
+    let key = Session::key(&"s1".to_string()).unwrap();
+    let stored = db.get(key.clone()).send().await.unwrap().unwrap();
+    let created = stored.created.expect("created_at set by create");
+    assert!(created.0.unix_timestamp() as u64 >= before);
+    assert!(stored.updated >= before);
+
+    let raw = db
+        .client()
+        .get_item()
+        .table_name(db.table_name::<Sessions>())
+        .set_key(Some(key.to_item()))
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert!(
+        raw["expires"].as_n().is_ok(),
+        "ttl is stored as a Number of epoch seconds"
+    );
+
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let fields = Session::fields();
+    db.update(key.clone())
+        .set(fields.user, "grace")
+        .send()
+        .await
+        .unwrap();
+    let updated = db.get(key).send().await.unwrap().unwrap();
+    assert_eq!(
+        updated.created,
+        Some(created),
+        "created_at is never overwritten by an update"
+    );
+    assert!(
+        updated.updated > stored.updated,
+        "updated_at moves on every write"
+    );
+}
