@@ -163,6 +163,10 @@ impl<E: Entity + 'static> GetItem<E> {
     }
 
     async fn fetch(&self) -> Result<Option<crate::Item>> {
+        self.fetch_with_capacity().await.map(|(item, _)| item)
+    }
+
+    async fn fetch_with_capacity(&self) -> Result<(Option<crate::Item>, f64)> {
         let table = self.db.table_name::<E::Table>().to_owned();
         let mut request = self
             .db
@@ -184,7 +188,21 @@ impl<E: Entity + 'static> GetItem<E> {
                 .set_expression_attribute_names(placeholders.names());
         }
         let output = request.send().await.map_err(|e| Error::sdk("GetItem", e))?;
-        Ok(output.item)
+        let capacity = output
+            .consumed_capacity()
+            .and_then(|c| c.capacity_units())
+            .unwrap_or(0.0);
+        Ok((output.item, capacity))
+    }
+
+    /// Sends the GetItem and reports the read capacity it consumed.
+    pub async fn send_with_capacity(self) -> Result<(Option<E>, f64)> {
+        let (item, capacity) = self.fetch_with_capacity().await?;
+        let entity = match item {
+            Some(item) => Some(E::from_item(item).map_err(|e| e.with_key(&self.key))?),
+            None => None,
+        };
+        Ok((entity, capacity))
     }
 
     /// The stored item, undecoded.

@@ -2,125 +2,227 @@
 //!
 //! `cargo run --example store` starts an embedded local DynamoDB (or uses
 //! `DDB_ENDPOINT`; `DDB_REAL_AWS=1` for real DynamoDB), creates the table from
-//! the entities' schema if missing, writes the seed with conditional puts and
-//! prints each item's keys and the access-pattern report.
+//! the entities' schema if missing, loads the seed with idempotent creates,
+//! runs every access pattern and prints its results and read cost, then the
+//! access-pattern report.
 
-use std::time::Duration;
-
-use ddb_examples::single_table::{Customer, Ecommerce, Order, OrderItem};
-use ddb_examples::{CustomerId, OrderId, OrderStatus, ProductId};
-use ddb_runtime::{Entity, Table};
+use ddb_examples::print::table;
+use ddb_examples::single_table::{self as store, CustomerItem, Ecommerce};
+use ddb_examples::Outcome;
+use ddb_runtime::{Db, Table};
 use time::macros::datetime;
+
+fn cost<T>(outcome: &Outcome<T>) -> String {
+    format!(
+        "{} item(s), {:.1} RCU, {} request(s)",
+        outcome.items.len(),
+        outcome.consumed_capacity,
+        outcome.requests
+    )
+}
+
+fn order_rows(orders: &[store::Order]) -> Vec<Vec<String>> {
+    orders
+        .iter()
+        .map(|o| {
+            vec![
+                o.order_id.0.clone(),
+                o.customer_id.0.clone(),
+                ddb_examples::print::at(o.placed_at),
+                format!("{:?}", o.status).to_uppercase(),
+                format!("{:.2}", o.total_cents as f64 / 100.0),
+            ]
+        })
+        .collect()
+}
+
+const ORDER_COLUMNS: [&str; 5] = ["order", "customer", "placed at", "status", "total"];
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (client, _local) = ddb_examples::connect::client().await?;
-    let table = Ecommerce::DEF.name;
-    let created = ddb_runtime::schema::create_table_if_missing(
-        &client,
-        &Ecommerce::DEF,
-        table,
-        Duration::from_secs(120),
-    )
-    .await?;
-    println!("table {table}: {created:?}\n");
-
-    let customer = Customer {
-        customer_id: CustomerId("123".into()),
-        name: "Ada Lovelace".into(),
-        email: "ada@example.com".into(),
-        order_count: 3,
-    };
-    let order = |id: &str, at, status| Order {
-        customer_id: CustomerId("123".into()),
-        order_id: OrderId(id.into()),
-        placed_at: at,
-        status,
-        total_cents: 4200,
-        version: 1,
-    };
-    let orders = [
-        order(
-            "A102",
-            datetime!(2026-09-10 08:12:44 UTC),
-            OrderStatus::Shipped,
-        ),
-        order(
-            "A117",
-            datetime!(2026-09-18 19:03:10 UTC),
-            OrderStatus::Shipped,
-        ),
-        order(
-            "A145",
-            datetime!(2026-10-02 14:31:07 UTC),
-            OrderStatus::Open,
-        ),
-    ];
-    let items =
-        [("A145", "P9", 1, 1299), ("A145", "P31", 2, 450)].map(|(o, p, quantity, price_cents)| {
-            OrderItem {
-                order_id: OrderId(o.into()),
-                product_id: ProductId(p.into()),
-                quantity,
-                price_cents,
-            }
-        });
-
-    let mut seed = vec![customer.to_item()?];
-    for order in &orders {
-        seed.push(order.to_item()?);
-    }
-    for item in &items {
-        seed.push(item.to_item()?);
-    }
-    println!("{:<14} {:<34} written", "PK", "SK");
-    for item in seed {
-        let pk = item["PK"].as_s().cloned().unwrap_or_default();
-        let sk = item["SK"].as_s().cloned().unwrap_or_default();
-        let written = client
-            .put_item()
-            .table_name(table)
-            .set_item(Some(item))
-            .condition_expression("attribute_not_exists(#pk)")
-            .expression_attribute_names("#pk", "PK")
-            .send()
-            .await;
-        let outcome = match written {
-            Ok(_) => "created",
-            Err(error)
-                if error
-                    .as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                "already present"
-            }
-            Err(error) => return Err(error.into()),
-        };
-        println!("{pk:<14} {sk:<34} {outcome}");
-    }
-
-    let key = Customer::key(&CustomerId("123".into()))?;
-    let got = client
-        .get_item()
-        .table_name(table)
-        .set_key(Some(key.to_item()))
-        .send()
-        .await?;
-    let profile = got.item.map(Customer::from_item).transpose()?;
+    let (client, target, _local) = ddb_examples::connect::client().await?;
+    let db = Db::new(client);
     println!(
-        "\nGetItem {} / {} -> {:?}",
-        key.pk(),
-        key.sk().map(|k| k.as_str()).unwrap_or(""),
-        profile.map(|c| c.name)
+        "ddb online store, single table `{}` on {target:?}\n",
+        Ecommerce::DEF.name
     );
 
+    let loaded = store::load(&db).await?;
     println!(
-        "\n{}",
-        ddb_runtime::schema::access_pattern_report(&[
-            &Customer::SCHEMA,
-            &Order::SCHEMA,
-            &OrderItem::SCHEMA
-        ])
+        "seed: {} item(s) created, {} already present\n",
+        loaded.created, loaded.already_present
+    );
+    let mut costs: Vec<Vec<String>> = Vec::new();
+    let mut record =
+        |pattern: &str, footer: &str| costs.push(vec![pattern.to_owned(), footer.to_owned()]);
+
+    let profile = store::customer_profile(&db, "123").await?;
+    let rows = profile
+        .items
+        .iter()
+        .map(|c| {
+            vec![
+                c.customer_id.0.clone(),
+                c.name.clone(),
+                c.order_count.to_string(),
+            ]
+        })
+        .collect::<Vec<_>>();
+    println!(
+        "{}",
+        table(
+            "Customer profile of 123 (GetItem)",
+            &["customer", "name", "orders"],
+            &rows,
+            &cost(&profile)
+        )
+    );
+    record("customer profile", &cost(&profile));
+
+    let latest = store::latest_orders(&db, "456", 20).await?;
+    println!(
+        "{}",
+        table(
+            "Latest 20 orders of 456, newest first (Query)",
+            &ORDER_COLUMNS,
+            &order_rows(&latest.items),
+            &cost(&latest)
+        )
+    );
+    record("latest 20 orders", &cost(&latest));
+
+    let between = store::orders_between(
+        &db,
+        "123",
+        datetime!(2026-09-10 00:00:00 UTC),
+        datetime!(2026-09-30 23:59:59 UTC),
+    )
+    .await?;
+    println!(
+        "{}",
+        table(
+            "Orders of 123 in September 2026 (Query, BETWEEN)",
+            &ORDER_COLUMNS,
+            &order_rows(&between.items),
+            &cost(&between)
+        )
+    );
+    record("orders between dates", &cost(&between));
+
+    let by_id = store::order_by_id(&db, "A145").await?;
+    println!(
+        "{}",
+        table(
+            "Order A145 by id (Query GSI1)",
+            &ORDER_COLUMNS,
+            &order_rows(&by_id.items),
+            &cost(&by_id)
+        )
+    );
+    record("order by id", &cost(&by_id));
+
+    let open = store::open_orders(&db).await?;
+    let rows = open
+        .items
+        .iter()
+        .map(|o| {
+            vec![
+                o.order_id.0.clone(),
+                o.customer_id.0.clone(),
+                ddb_examples::print::at(o.placed_at),
+                format!("{:.2}", o.total_cents as f64 / 100.0),
+            ]
+        })
+        .collect::<Vec<_>>();
+    println!(
+        "{}",
+        table(
+            "Open orders (Query GSI2, 4 shards merged)",
+            &["order", "customer", "placed at", "total"],
+            &rows,
+            &cost(&open)
+        )
+    );
+    record("open orders", &cost(&open));
+
+    let products = store::products_of_order(&db, "A145").await?;
+    let item_rows = |items: &[store::OrderItem]| {
+        items
+            .iter()
+            .map(|i| {
+                vec![
+                    i.order_id.0.clone(),
+                    i.product_id.0.clone(),
+                    i.quantity.to_string(),
+                    format!("{:.2}", i.price_cents as f64 / 100.0),
+                ]
+            })
+            .collect::<Vec<_>>()
+    };
+    let item_columns = ["order", "product", "quantity", "price"];
+    println!(
+        "{}",
+        table(
+            "Products of order A145 (Query)",
+            &item_columns,
+            &item_rows(&products.items),
+            &cost(&products)
+        )
+    );
+    record("products of an order", &cost(&products));
+
+    let orders = store::orders_of_product(&db, "P9").await?;
+    println!(
+        "{}",
+        table(
+            "Orders containing P9 (Query GSI1)",
+            &item_columns,
+            &item_rows(&orders.items),
+            &cost(&orders)
+        )
+    );
+    record("orders of a product", &cost(&orders));
+
+    let collection = store::profile_and_orders(&db, "123").await?;
+    let rows = collection
+        .items
+        .iter()
+        .map(|item| match item {
+            CustomerItem::Profile(c) => vec!["profile".into(), c.name.clone()],
+            CustomerItem::Order(o) => vec![
+                "order".into(),
+                format!(
+                    "{} at {}",
+                    o.order_id.0,
+                    ddb_examples::print::at(o.placed_at)
+                ),
+            ],
+        })
+        .collect::<Vec<_>>();
+    println!(
+        "{}",
+        table(
+            "Profile and orders of 123 together (one Query)",
+            &["item", "detail"],
+            &rows,
+            &cost(&collection)
+        )
+    );
+    record("profile and orders", &cost(&collection));
+
+    println!(
+        "{}",
+        table(
+            "Read cost per access pattern",
+            &["pattern", "cost"],
+            &costs,
+            ""
+        )
+    );
+    println!("Access patterns (generated from the declarations)\n");
+    println!(
+        "{}",
+        ddb_runtime::schema::access_pattern_report(&store::ENTITIES)
     );
     Ok(())
 }

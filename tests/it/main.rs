@@ -6,4 +6,5 @@ mod local;
 mod reads;
 mod schema;
 mod segments;
+mod store;
 mod writes;

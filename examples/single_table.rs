@@ -1,0 +1,248 @@
+//! One table, `Ecommerce`, holding every entity: the seed's single-table
+//! design, with its access patterns as functions the example and the tests
+//! share.
+
+use ddb_runtime::{Collection, Db, Entity, Projection, Result, Table};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::{seed, CustomerId, Loaded, OrderId, OrderStatus, Outcome, ProductId};
+
+/// The physical table: PK/SK, GSI1 (an order by its id; the orders of a
+/// product) and GSI2 (open orders: sparse, write-sharded, projecting what the
+/// admin dashboard shows).
+#[derive(Table)]
+#[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+#[ddb(index(
+    name = "GSI2",
+    pk = "GSI2PK",
+    sk = "GSI2SK",
+    include("customer_id", "order_id", "placed_at", "status", "total_cents")
+))]
+pub struct Ecommerce;
+
+/// A customer's profile, at `CUSTOMER#123` / `PROFILE`.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+pub struct Customer {
+    /// The customer id.
+    pub customer_id: CustomerId,
+    /// Display name.
+    pub name: String,
+    /// Personal data: never part of a key.
+    #[ddb(sensitive)]
+    pub email: String,
+    /// How many orders the customer placed.
+    pub order_count: u32,
+}
+
+/// An order, at `CUSTOMER#123` / `ORDER#2026-09-10T08:12:44Z#A102`.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}",
+      query = "by_customer")]
+#[ddb(index(
+    name = "GSI1",
+    pk = "ORDER#{order_id}",
+    sk = "ORDER",
+    query = "by_order_id"
+))]
+#[ddb(index(name = "GSI2", pk = "STATUS#{status}", sk = "{placed_at}#{order_id}",
+            query = "open_orders", shards = 4, when = Order::is_open))]
+pub struct Order {
+    /// Who placed it.
+    pub customer_id: CustomerId,
+    /// The order id.
+    pub order_id: OrderId,
+    /// When it was placed (second precision).
+    #[serde(with = "time::serde::rfc3339")]
+    pub placed_at: OffsetDateTime,
+    /// Open or shipped.
+    pub status: OrderStatus,
+    /// The total in cents.
+    pub total_cents: u64,
+    /// Optimistic-locking counter.
+    #[ddb(version)]
+    pub version: u64,
+}
+
+impl Order {
+    /// Whether the order is in the open-orders index.
+    pub fn is_open(&self) -> bool {
+        self.status == OrderStatus::Open
+    }
+}
+
+/// One product of an order, at `ORDER#A145` / `PRODUCT#P9`; GSI1 inverts it.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Ecommerce, pk = "ORDER#{order_id}", sk = "PRODUCT#{product_id}", query = "products_of_order")]
+#[ddb(index(
+    name = "GSI1",
+    pk = "PRODUCT#{product_id}",
+    sk = "ORDER#{order_id}",
+    query = "orders_of_product"
+))]
+pub struct OrderItem {
+    /// The order.
+    pub order_id: OrderId,
+    /// The product.
+    pub product_id: ProductId,
+    /// How many.
+    pub quantity: u32,
+    /// The price paid per unit, in cents.
+    pub price_cents: u64,
+}
+
+ddb_runtime::assert_distinct_keys!(Customer, Order, OrderItem);
+
+/// A customer's item collection: the profile and the orders.
+#[derive(Collection, Clone, Debug, PartialEq)]
+pub enum CustomerItem {
+    /// The profile.
+    Profile(Customer),
+    /// An order.
+    Order(Order),
+}
+
+/// What the admin dashboard shows of an open order: GSI2's projection.
+#[derive(Projection, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(entity = Order)]
+pub struct OpenOrder {
+    /// Who placed it.
+    pub customer_id: CustomerId,
+    /// The order id.
+    pub order_id: OrderId,
+    /// When.
+    #[serde(with = "time::serde::rfc3339")]
+    pub placed_at: OffsetDateTime,
+    /// The total in cents.
+    pub total_cents: u64,
+}
+
+/// The store's entities, for schema and reports.
+pub const ENTITIES: [&ddb_runtime::model::EntitySchema; 3] =
+    [&Customer::SCHEMA, &Order::SCHEMA, &OrderItem::SCHEMA];
+
+/// The seed as this design's entities.
+pub fn seed_entities() -> (Vec<Customer>, Vec<Order>, Vec<OrderItem>) {
+    let orders: Vec<Order> = seed::orders()
+        .into_iter()
+        .map(|o| Order {
+            customer_id: CustomerId(o.customer.into()),
+            order_id: OrderId(o.id),
+            placed_at: o.placed_at,
+            status: o.status,
+            total_cents: o.total_cents,
+            version: 1,
+        })
+        .collect();
+    let customers = seed::customers()
+        .into_iter()
+        .map(|c| Customer {
+            customer_id: CustomerId(c.id.into()),
+            name: c.name.into(),
+            email: c.email.into(),
+            order_count: orders.iter().filter(|o| o.customer_id.0 == c.id).count() as u32,
+        })
+        .collect();
+    let items = seed::items()
+        .into_iter()
+        .map(|i| OrderItem {
+            order_id: OrderId(i.order.into()),
+            product_id: ProductId(i.product.into()),
+            quantity: i.quantity,
+            price_cents: i.price_cents,
+        })
+        .collect();
+    (customers, orders, items)
+}
+
+/// Creates the table if missing and loads the seed with idempotent creates.
+pub async fn load(db: &Db) -> Result<Loaded> {
+    db.create_table::<Ecommerce>().await?;
+    let (customers, orders, items) = seed_entities();
+    let mut loaded = Loaded::default();
+    for customer in &customers {
+        loaded.count(db.create(customer).send().await?);
+    }
+    for order in &orders {
+        loaded.count(db.create(order).send().await?);
+    }
+    for item in &items {
+        loaded.count(db.create(item).send().await?);
+    }
+    Ok(loaded)
+}
+
+/// Customer profile by customer id: one GetItem.
+pub async fn customer_profile(db: &Db, customer: &str) -> Result<Outcome<Customer>> {
+    let key = Customer::key(&CustomerId(customer.into()))?;
+    let (found, capacity) = db.get(key).send_with_capacity().await?;
+    Ok(Outcome::new(found.into_iter().collect(), capacity, 1))
+}
+
+/// The latest `n` orders of a customer, newest first: one Query page.
+pub async fn latest_orders(db: &Db, customer: &str, n: usize) -> Result<Outcome<Order>> {
+    let page = db
+        .query(Order::by_customer(&CustomerId(customer.into())))
+        .newest_first()
+        .limit(n)
+        .send()
+        .await?;
+    Ok(Outcome::from_page(page))
+}
+
+/// A customer's orders placed between two instants, both included.
+pub async fn orders_between(
+    db: &Db,
+    customer: &str,
+    from: OffsetDateTime,
+    to: OffsetDateTime,
+) -> Result<Outcome<Order>> {
+    let pages = db
+        .query(Order::by_customer(&CustomerId(customer.into())))
+        .between(&from, &to)
+        .pages();
+    Outcome::from_pages(pages).await
+}
+
+/// An order by its id, without knowing the customer: GSI1.
+pub async fn order_by_id(db: &Db, order: &str) -> Result<Outcome<Order>> {
+    let page = db
+        .query(Order::by_order_id(&OrderId(order.into())))
+        .send()
+        .await?;
+    Ok(Outcome::from_page(page))
+}
+
+/// Orders still being processed, oldest first: GSI2, four shards merged.
+pub async fn open_orders(db: &Db) -> Result<Outcome<OpenOrder>> {
+    let pages = db
+        .query(Order::open_orders(&OrderStatus::Open))
+        .project::<OpenOrder>()
+        .pages();
+    Outcome::from_pages(pages).await
+}
+
+/// The products of an order.
+pub async fn products_of_order(db: &Db, order: &str) -> Result<Outcome<OrderItem>> {
+    let pages = db
+        .query(OrderItem::products_of_order(&OrderId(order.into())))
+        .pages();
+    Outcome::from_pages(pages).await
+}
+
+/// The orders that contain a product: GSI1, inverted.
+pub async fn orders_of_product(db: &Db, product: &str) -> Result<Outcome<OrderItem>> {
+    let pages = db
+        .query(OrderItem::orders_of_product(&ProductId(product.into())))
+        .pages();
+    Outcome::from_pages(pages).await
+}
+
+/// A customer's profile and orders together: one Query of the item collection.
+pub async fn profile_and_orders(db: &Db, customer: &str) -> Result<Outcome<CustomerItem>> {
+    let partition = Customer::pk(&CustomerId(customer.into()))?;
+    let pages = db.collection::<CustomerItem>(partition).pages();
+    Outcome::from_pages(pages).await
+}
