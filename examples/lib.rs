@@ -55,11 +55,20 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    fn count(&mut self, created: ddb_runtime::Created) {
-        match created {
-            ddb_runtime::Created::Created => self.created += 1,
-            ddb_runtime::Created::AlreadyExisted => self.already_present += 1,
+    /// Creates every entity (idempotently), counting what was written and
+    /// what was already there.
+    pub async fn create_all<E: ddb_runtime::Entity + 'static>(
+        &mut self,
+        db: &ddb_runtime::Db,
+        entities: &[E],
+    ) -> ddb_runtime::Result<()> {
+        for entity in entities {
+            match db.create(entity).send().await? {
+                ddb_runtime::Created::Created => self.created += 1,
+                ddb_runtime::Created::AlreadyExisted => self.already_present += 1,
+            }
         }
+        Ok(())
     }
 }
 

@@ -45,6 +45,40 @@ pub fn table(title: &str, headers: &[&str], rows: &[Vec<String>], footer: &str) 
     out
 }
 
+/// A pattern's footer: items, read capacity and requests.
+pub fn cost<T>(outcome: &crate::Outcome<T>) -> String {
+    totals(
+        outcome.items.len(),
+        outcome.consumed_capacity,
+        outcome.requests,
+    )
+}
+
+/// The same footer from totals.
+pub fn totals(items: usize, consumed_capacity: f64, requests: u32) -> String {
+    format!("{items} item(s), {consumed_capacity:.1} RCU, {requests} request(s)")
+}
+
+/// A row of the order tables.
+pub fn order_row(
+    order: &str,
+    customer: &str,
+    placed_at: time::OffsetDateTime,
+    status: crate::OrderStatus,
+    total_cents: u64,
+) -> Vec<String> {
+    vec![
+        order.to_owned(),
+        customer.to_owned(),
+        at(placed_at),
+        format!("{status:?}").to_uppercase(),
+        format!("{:.2}", total_cents as f64 / 100.0),
+    ]
+}
+
+/// The columns of [`order_row`].
+pub const ORDER_COLUMNS: [&str; 5] = ["order", "customer", "placed at", "status", "total"];
+
 /// An instant as RFC 3339 (`2026-09-10T08:12:44Z`).
 pub fn at(instant: time::OffsetDateTime) -> String {
     instant

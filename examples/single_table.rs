@@ -162,15 +162,9 @@ pub async fn load(db: &Db) -> Result<Loaded> {
     db.create_table::<Ecommerce>().await?;
     let (customers, orders, items) = seed_entities();
     let mut loaded = Loaded::default();
-    for customer in &customers {
-        loaded.count(db.create(customer).send().await?);
-    }
-    for order in &orders {
-        loaded.count(db.create(order).send().await?);
-    }
-    for item in &items {
-        loaded.count(db.create(item).send().await?);
-    }
+    loaded.create_all(db, &customers).await?;
+    loaded.create_all(db, &orders).await?;
+    loaded.create_all(db, &items).await?;
     Ok(loaded)
 }
 

@@ -8,7 +8,7 @@ use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::fetch::Plan;
 use crate::model::EntitySchema;
-use crate::query::Page;
+use crate::query::{flatten, paginate, Page};
 use crate::sort::SortRange;
 use crate::{Item, KeyValue, Table};
 
@@ -223,23 +223,16 @@ impl<C: Collection> CollectionQuery<C> {
     /// Every page.
     pub fn pages(self) -> impl Stream<Item = Result<Page<C>>> + Send {
         let start = self.cursor.clone();
-        futures::stream::try_unfold((self, start, false), |(query, cursor, done)| async move {
-            if done {
-                return Ok(None);
-            }
+        paginate(self, start, |query, cursor| async move {
             let plan = query.plan()?;
             let page = query.page_at(&plan, cursor.as_ref()).await?;
-            let next = page.cursor.clone();
-            let done = next.is_none();
-            Ok(Some((page, (query, next, done))))
+            Ok((query, page))
         })
     }
 
     /// Every item.
     pub fn items(self) -> impl Stream<Item = Result<C>> + Send {
-        self.pages()
-            .map_ok(|page| futures::stream::iter(page.items.into_iter().map(Ok)))
-            .try_flatten()
+        flatten(self.pages())
     }
 
     /// Every item, collected.

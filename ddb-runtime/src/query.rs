@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
-use futures::TryStreamExt;
+use futures::{Stream, TryStreamExt};
 
 use crate::cursor::{self, Cursor};
 use crate::db::Db;
@@ -159,6 +159,42 @@ pub trait Ready {}
 impl Ready for (Full, Whole) {}
 impl<P, X> Ready for (P, Project<X>) {}
 impl<P> Ready for (P, Hydrate) {}
+
+/// Every page of a query from `start`: `fetch` reads one page, until a page
+/// comes without a cursor.
+pub(crate) fn paginate<Q, T, F, Fut>(
+    query: Q,
+    start: Option<Cursor>,
+    fetch: F,
+) -> impl Stream<Item = Result<Page<T>>> + Send
+where
+    Q: Send,
+    T: Send,
+    F: Fn(Q, Option<Cursor>) -> Fut + Copy + Send,
+    Fut: Future<Output = Result<(Q, Page<T>)>> + Send,
+{
+    futures::stream::try_unfold(
+        (query, start, false),
+        move |(query, cursor, done)| async move {
+            if done {
+                return Ok(None);
+            }
+            let (query, page) = fetch(query, cursor).await?;
+            let next = page.cursor.clone();
+            let done = next.is_none();
+            Ok(Some((page, (query, next, done))))
+        },
+    )
+}
+
+/// The items of a stream of pages.
+pub(crate) fn flatten<T: Send>(
+    pages: impl Stream<Item = Result<Page<T>>> + Send,
+) -> impl Stream<Item = Result<T>> + Send {
+    pages
+        .map_ok(|page| futures::stream::iter(page.items.into_iter().map(Ok)))
+        .try_flatten()
+}
 
 /// One page of results.
 #[derive(Debug, Clone)]
@@ -558,19 +594,11 @@ where
         (P, D): Ready,
     {
         let start = self.cursor.clone();
-        Box::pin(futures::stream::try_unfold(
-            (self, start, false),
-            |(query, cursor, done)| async move {
-                if done {
-                    return Ok(None);
-                }
-                let plan = query.plan()?;
-                let page = query.page_with(&plan, cursor.as_ref()).await?;
-                let next = page.cursor.clone();
-                let done = next.is_none();
-                Ok(Some((page, (query, next, done))))
-            },
-        ))
+        Box::pin(paginate(self, start, |query, cursor| async move {
+            let plan = query.plan()?;
+            let page = query.page_with(&plan, cursor.as_ref()).await?;
+            Ok((query, page))
+        }))
     }
 
     /// Every item, page after page.
@@ -578,11 +606,7 @@ where
     where
         (P, D): Ready,
     {
-        Box::pin(
-            self.pages()
-                .map_ok(|page| futures::stream::iter(page.items.into_iter().map(Ok)))
-                .try_flatten(),
-        )
+        Box::pin(flatten(self.pages()))
     }
 
     /// Every item, collected.

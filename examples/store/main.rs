@@ -6,37 +6,25 @@
 //! runs every access pattern and prints its results and read cost, then the
 //! access-pattern report.
 
-use ddb_examples::print::table;
+use ddb_examples::print::{cost, order_row, table, ORDER_COLUMNS};
 use ddb_examples::single_table::{self as store, CustomerItem, Ecommerce};
-use ddb_examples::Outcome;
 use ddb_runtime::{Db, Table};
 use time::macros::datetime;
-
-fn cost<T>(outcome: &Outcome<T>) -> String {
-    format!(
-        "{} item(s), {:.1} RCU, {} request(s)",
-        outcome.items.len(),
-        outcome.consumed_capacity,
-        outcome.requests
-    )
-}
 
 fn order_rows(orders: &[store::Order]) -> Vec<Vec<String>> {
     orders
         .iter()
         .map(|o| {
-            vec![
-                o.order_id.0.clone(),
-                o.customer_id.0.clone(),
-                ddb_examples::print::at(o.placed_at),
-                format!("{:?}", o.status).to_uppercase(),
-                format!("{:.2}", o.total_cents as f64 / 100.0),
-            ]
+            order_row(
+                &o.order_id.0,
+                &o.customer_id.0,
+                o.placed_at,
+                o.status,
+                o.total_cents,
+            )
         })
         .collect()
 }
-
-const ORDER_COLUMNS: [&str; 5] = ["order", "customer", "placed at", "status", "total"];
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -5,37 +5,25 @@
 //! `--example store`; a customer's profile and orders together take two
 //! requests here instead of one Query.
 
-use ddb_examples::print::table;
+use ddb_examples::print::{cost, order_row, table, totals, ORDER_COLUMNS};
 use ddb_examples::separate_tables as store;
-use ddb_examples::Outcome;
 use ddb_runtime::Db;
 use time::macros::datetime;
-
-fn cost<T>(outcome: &Outcome<T>) -> String {
-    format!(
-        "{} item(s), {:.1} RCU, {} request(s)",
-        outcome.items.len(),
-        outcome.consumed_capacity,
-        outcome.requests
-    )
-}
 
 fn order_rows(orders: &[store::Order]) -> Vec<Vec<String>> {
     orders
         .iter()
         .map(|o| {
-            vec![
-                o.order_id.0.clone(),
-                o.customer_id.0.clone(),
-                ddb_examples::print::at(o.placed_at),
-                format!("{:?}", o.status).to_uppercase(),
-                format!("{:.2}", o.total_cents as f64 / 100.0),
-            ]
+            order_row(
+                &o.order_id.0,
+                &o.customer_id.0,
+                o.placed_at,
+                o.status,
+                o.total_cents,
+            )
         })
         .collect()
 }
-
-const ORDER_COLUMNS: [&str; 5] = ["order", "customer", "placed at", "status", "total"];
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -186,11 +174,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             ),
         ]
     }));
-    let both = format!(
-        "{} item(s), {:.1} RCU, {} request(s)",
+    let both = totals(
         rows.len(),
         profile.consumed_capacity + orders.consumed_capacity,
-        profile.requests + orders.requests
+        profile.requests + orders.requests,
     );
     println!(
         "{}",
