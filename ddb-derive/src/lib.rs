@@ -40,7 +40,11 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
         model => {
             let table = model.as_ref().map(|m| &m.table);
             let mut out = cx.into_compile_errors();
-            out.extend(expand::fallback(&input.ident, table));
+            // A generic struct is refused outright: a stub impl would need its
+            // generics and only add errors.
+            if input.generics.params.is_empty() {
+                out.extend(expand::fallback(&input.ident, table));
+            }
             out.into()
         }
     }

@@ -73,6 +73,14 @@ impl Message {
         self
     }
 
+    /// Appends `primary key` or ``index `NAME` ``.
+    pub const fn push_key(self, key: &KeyDef) -> Self {
+        match key.index {
+            Some(name) => self.push("index `").push(name).push("`"),
+            None => self.push("primary key"),
+        }
+    }
+
     /// The message text.
     pub const fn as_str(&self) -> &str {
         let (text, _) = self.buf.split_at(self.len);
@@ -101,13 +109,6 @@ macro_rules! check {
 impl Default for Message {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-const fn key_name(key: &KeyDef) -> &'static str {
-    match key.index {
-        Some(name) => name,
-        None => "primary key",
     }
 }
 
@@ -166,9 +167,8 @@ pub const fn check_key(schema: &EntitySchema, k: usize, numeric: [bool; 2]) -> O
     ));
     if key.shards > 1 && matches!(pk_attr.ty, ScalarType::N) {
         return Message::new()
-            .push("index `")
-            .push(key_name(key))
-            .push("` of entity `")
+            .push_key(key)
+            .push(" of entity `")
             .push(schema.rust_name)
             .push("` is sharded, so its partition key attribute must be a String (S): the shard is appended as `#<shard>`")
             .into_error();
@@ -180,7 +180,7 @@ pub const fn check_key(schema: &EntitySchema, k: usize, numeric: [bool; 2]) -> O
             .push("entity `")
             .push(schema.rust_name)
             .push("` gives a sort key template for the ")
-            .push(key_name(key))
+            .push_key(key)
             .push(" of table `")
             .push(table.name)
             .push("`, which has no sort key there; remove `sk = ...` or declare the sort key")
@@ -189,7 +189,7 @@ pub const fn check_key(schema: &EntitySchema, k: usize, numeric: [bool; 2]) -> O
             .push("entity `")
             .push(schema.rust_name)
             .push("` needs a sort key template for the ")
-            .push(key_name(key))
+            .push_key(key)
             .push(": table `")
             .push(table.name)
             .push("` has sort key `")
@@ -238,7 +238,7 @@ const fn check_key_type(
             .push("the ")
             .push(which)
             .push(" of the ")
-            .push(key_name(key))
+            .push_key(key)
             .push(" of entity `")
             .push(schema.rust_name)
             .push("` is a Number, so its template must be a single numeric field like \"{id}\", not \"")
@@ -414,7 +414,7 @@ const fn check_sort_keys(
             .push("` and `")
             .push(b.rust_name)
             .push("` share a partition in the ")
-            .push(key_name(ka))
+            .push_key(ka)
             .push(" and their sort keys begin \"")
             .push(pa)
             .push("\" and \"")
@@ -432,7 +432,7 @@ const fn pair_error(a: &EntitySchema, ka: &KeyDef, b: &EntitySchema, why: &str) 
         .push("` and `")
         .push(b.rust_name)
         .push("` cannot be told apart in the ")
-        .push(key_name(ka))
+        .push_key(ka)
         .push(": ")
         .push(why)
         .into_error()
