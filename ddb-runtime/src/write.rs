@@ -636,6 +636,37 @@ pub struct Update<E> {
     error: Option<Error>,
 }
 
+/// A set value as a DynamoDB set (serde writes Rust sets as lists); numbers
+/// pass through. An empty set is refused: DynamoDB has no empty sets.
+fn as_set<E: Entity>(value: AttributeValue) -> Result<AttributeValue> {
+    let invalid = |reason: &str| Error::InvalidRequest {
+        entity: E::SCHEMA.entity_type,
+        reason: reason.to_owned(),
+    };
+    match value {
+        AttributeValue::L(items) if items.is_empty() => {
+            Err(invalid("DynamoDB sets cannot be empty"))
+        }
+        AttributeValue::L(items) if items.iter().all(|v| v.is_s()) => Ok(AttributeValue::Ss(
+            items
+                .into_iter()
+                .filter_map(|v| v.as_s().ok().cloned())
+                .collect(),
+        )),
+        AttributeValue::L(items) if items.iter().all(|v| v.is_n()) => Ok(AttributeValue::Ns(
+            items
+                .into_iter()
+                .filter_map(|v| v.as_n().ok().cloned())
+                .collect(),
+        )),
+        AttributeValue::L(_) => Err(invalid("a set holds strings or numbers, all of one type")),
+        AttributeValue::Ss(items) | AttributeValue::Ns(items) if items.is_empty() => {
+            Err(invalid("DynamoDB sets cannot be empty"))
+        }
+        other => Ok(other),
+    }
+}
+
 fn to_value<E: Entity, T: Serialize + ?Sized>(value: &T) -> Result<AttributeValue> {
     serde_dynamo::to_attribute_value(value).map_err(|source| Error::Encode {
         entity: E::SCHEMA.entity_type,
@@ -668,10 +699,16 @@ impl<E: Entity + 'static> Update<E> {
         self.push(Ok(Op::Remove(name)))
     }
 
-    /// `ADD attribute value`: adds to a number, or adds elements to a set.
+    /// `ADD attribute value`: adds to a number, or adds elements to a set
+    /// (a set field is stored as a DynamoDB set with
+    /// `#[serde(with = "serde_dynamo::string_set")]` or `number_set`).
     pub fn add<T: Serialize + Addable>(self, attribute: impl Updatable<E, T>, value: T) -> Self {
         let name = attribute.attribute();
-        self.push(to_value::<E, T>(&value).map(|v| Op::Add(name, v)))
+        self.push(
+            to_value::<E, T>(&value)
+                .and_then(as_set::<E>)
+                .map(|v| Op::Add(name, v)),
+        )
     }
 
     /// `SET attribute = list_append(attribute, items)`.
@@ -687,7 +724,11 @@ impl<E: Entity + 'static> Update<E> {
         elements: T,
     ) -> Self {
         let name = attribute.attribute();
-        self.push(to_value::<E, T>(&elements).map(|v| Op::DeleteFromSet(name, v)))
+        self.push(
+            to_value::<E, T>(&elements)
+                .and_then(as_set::<E>)
+                .map(|v| Op::DeleteFromSet(name, v)),
+        )
     }
 
     /// Updates only if the stored version is `version`.
@@ -804,6 +845,16 @@ impl<E: Entity + 'static> Update<E> {
             let entity = E::from_item(next)?;
             let new_keys: HashMap<&'static str, KeyValues> =
                 entity.index_keys()?.into_iter().collect();
+            // The table's own key never changes, and a raw-key index attribute
+            // that is a field's own attribute is written by the field (or left
+            // as it is): neither is set or removed here.
+            let field_attributes: HashSet<&str> =
+                schema.fields.iter().map(|f| f.attribute).collect();
+            let written_elsewhere = |name: &str| {
+                name == table.pk.name
+                    || Some(name) == table.sk.map(|a| a.name)
+                    || field_attributes.contains(name)
+            };
             for key in &schema.keys[1..] {
                 let Some(name) = key.index else { continue };
                 let Some(index) = table.index(name) else {
@@ -814,9 +865,7 @@ impl<E: Entity + 'static> Update<E> {
                     Some(values) => {
                         let pairs = std::iter::once(&values.pk).chain(values.sk.iter());
                         for (attribute, value) in attributes.zip(pairs) {
-                            if attribute.name == table.pk.name
-                                || Some(attribute.name) == table.sk.map(|a| a.name)
-                            {
+                            if written_elsewhere(attribute.name) {
                                 continue;
                             }
                             sets.push(format!(
@@ -827,7 +876,7 @@ impl<E: Entity + 'static> Update<E> {
                         }
                     }
                     None => {
-                        for attribute in attributes {
+                        for attribute in attributes.filter(|a| !written_elsewhere(a.name)) {
                             removes.push(p.name(attribute.name));
                         }
                     }

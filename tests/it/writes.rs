@@ -675,3 +675,92 @@ async fn the_library_keeps_created_and_updated_times() {
         "updated_at moves on every write"
     );
 }
+
+#[derive(Table)]
+#[ddb(name = "Carts", pk = "PK", sk = "SK")]
+#[ddb(local_index(name = "ByTotal", sk = "total", sk_type = "N"))]
+struct Carts;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Carts, pk = "USER#{user}", sk = "CART#{id}", query = "carts")]
+#[ddb(index(name = "ByTotal", sk = "{total}", query = "by_total"))]
+struct Cart {
+    user: String,
+    id: String,
+    total: u64,
+    #[serde(with = "serde_dynamo::string_set")]
+    tags: std::collections::BTreeSet<String>,
+    lines: Vec<String>,
+    note: Option<String>,
+}
+
+#[tokio::test]
+async fn every_update_operation_and_a_local_index() {
+    let db = ddb_tests::db_with_table::<Carts>().await;
+    let cart = |id: &str, total: u64| Cart {
+        user: "ada".into(),
+        id: id.into(),
+        total,
+        tags: ["gift".to_string()].into(),
+        lines: vec!["P9".into()],
+        note: Some("leave at the door".into()),
+    };
+    db.create(&cart("c1", 300)).send().await.unwrap();
+    db.create(&cart("c2", 100)).send().await.unwrap();
+    let key = Cart::key(&"ada".to_string(), &"c1".to_string()).unwrap();
+    let fields = Cart::fields();
+    let updated = db
+        .update(key.clone())
+        .add(fields.tags, ["fragile".to_string()].into())
+        .append(fields.lines, vec!["P31".to_string()])
+        .remove(fields.note)
+        .set(fields.total, 50u64)
+        .return_new()
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(
+        updated.tags,
+        ["fragile".to_string(), "gift".to_string()].into()
+    );
+    assert_eq!(updated.lines, ["P9", "P31"]);
+    assert_eq!(updated.note, None);
+    let shrunk = db
+        .update(key.clone())
+        .delete_from_set(fields.tags, ["gift".to_string()].into())
+        .return_new()
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(shrunk.tags, ["fragile".to_string()].into());
+    let empty = db
+        .update(key)
+        .add(fields.tags, std::collections::BTreeSet::new())
+        .send()
+        .await;
+    assert!(
+        matches!(empty, Err(Error::InvalidRequest { .. })),
+        "an empty set is refused before sending"
+    );
+
+    // The local index follows the changed total, and allows consistent reads.
+    let by_total = db
+        .query(Cart::by_total(&"ada".to_string()))
+        .consistent_read(true)
+        .collect()
+        .await
+        .unwrap();
+    let order: Vec<_> = by_total.iter().map(|c| (c.id.as_str(), c.total)).collect();
+    assert_eq!(order, [("c1", 50), ("c2", 100)]);
+    let cheap = db
+        .query(Cart::by_total(&"ada".to_string()))
+        .lt(&100u64)
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(cheap.len(), 1);
+}
