@@ -160,6 +160,7 @@ async fn get_chunk(
             tokio::time::sleep(policy.delay(attempt)).await;
         }
         attempt += 1;
+        tracing::debug!(entity, keys = pending.len(), attempt, "ddb BatchGetItem");
         let request = KeysAndAttributes::builder()
             .set_keys(Some(std::mem::take(&mut pending)))
             .build()
@@ -232,6 +233,7 @@ async fn write_chunk(
             tokio::time::sleep(policy.delay(attempt)).await;
         }
         attempt += 1;
+        tracing::debug!(table, items = pending.len(), attempt, "ddb BatchWriteItem");
         let output = db
             .client()
             .batch_write_item()

@@ -165,6 +165,16 @@ impl Plan {
             .set_exclusive_start_key(start.cloned())
             .set_limit(limit.map(|n| n.min(i32::MAX as usize) as i32))
             .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        // Logs the query's shape only: key values and items may be personal data.
+        tracing::debug!(
+            entity = self.entity,
+            table = %self.table_name,
+            index = self.index.unwrap_or("table"),
+            shard,
+            limit = ?limit,
+            resumed = start.is_some(),
+            "ddb Query"
+        );
         let output = request.send().await.map_err(|e| Error::sdk("Query", e))?;
         Ok(Response {
             capacity: output

@@ -314,6 +314,7 @@ impl TransactWrite {
                 format!("{total} bytes; a transaction holds at most {MAX_TRANSACTION_BYTES}"),
             ));
         }
+        tracing::debug!(actions = actions.len(), "ddb TransactWriteItems");
         let result = self
             .db
             .client()

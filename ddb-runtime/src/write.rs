@@ -369,6 +369,7 @@ impl<E: Entity + 'static> Create<E> {
     /// Sends the PutItem.
     pub async fn send(self) -> Result<Created> {
         let Prepared { item, key } = self.prepared?;
+        tracing::debug!(entity = E::SCHEMA.entity_type, "ddb create");
         let table = self.db.table_name::<E::Table>().to_owned();
         let pk = <E::Table as Table>::DEF.pk.name;
         let ours = item.clone();
@@ -466,6 +467,11 @@ impl<E: Entity + 'static> Put<E> {
         let db = self.db.clone();
         let return_old = self.return_old;
         let (Prepared { item, key }, condition, expected) = self.into_parts()?;
+        tracing::debug!(
+            entity = E::SCHEMA.entity_type,
+            versioned = expected.is_some(),
+            "ddb put"
+        );
         let mut p = Placeholders::default();
         let expression = render_condition(condition.as_ref(), &mut p)?;
         let result = db
@@ -541,6 +547,11 @@ impl<E: Entity + 'static> Delete<E> {
         let db = self.db.clone();
         let return_old = self.return_old;
         let (key, condition, expected) = self.into_parts()?;
+        tracing::debug!(
+            entity = E::SCHEMA.entity_type,
+            versioned = expected.is_some(),
+            "ddb delete"
+        );
         let mut p = Placeholders::default();
         let expression = render_condition(condition.as_ref(), &mut p)?;
         let result = db
@@ -958,6 +969,11 @@ impl<E: Entity + 'static> Update<E> {
         let db = self.db.clone();
         let return_new = self.return_new;
         let prepared = self.prepare().await?;
+        tracing::debug!(
+            entity = E::SCHEMA.entity_type,
+            read_first = prepared.read_item.is_some(),
+            "ddb update"
+        );
         let key = prepared.key.clone();
         let p = &prepared.conditional.placeholders;
         let result = db
@@ -1010,7 +1026,6 @@ pub(crate) struct PreparedUpdate<E> {
     pub expression: String,
     pub conditional: Conditional,
     pub expected_version: Option<u64>,
-    #[allow(dead_code)]
     pub read_item: Option<Item>,
 }
 
