@@ -130,6 +130,7 @@ impl Db {
             key,
             consistent: false,
             projection: None,
+            include_expired: false,
         }
     }
 }
@@ -141,6 +142,7 @@ pub struct GetItem<E> {
     key: Key<E>,
     consistent: bool,
     projection: Option<&'static [&'static str]>,
+    include_expired: bool,
 }
 
 impl<E: Entity + 'static> GetItem<E> {
@@ -148,6 +150,14 @@ impl<E: Entity + 'static> GetItem<E> {
     /// consistent one).
     pub fn consistent_read(mut self, consistent: bool) -> Self {
         self.consistent = consistent;
+        self
+    }
+
+    /// Also returns an item whose `#[ddb(ttl)]` time has passed but that
+    /// DynamoDB has not deleted yet (it can take days). By default such an
+    /// item reads as `None`.
+    pub fn include_expired(mut self) -> Self {
+        self.include_expired = true;
         self
     }
 
@@ -178,11 +188,20 @@ impl<E: Entity + 'static> GetItem<E> {
             .return_consumed_capacity(ReturnConsumedCapacity::Total);
         if let Some(attributes) = self.projection {
             let mut placeholders = crate::expr::Placeholders::default();
-            let names: Vec<String> = attributes
+            // The entity type to check, the ttl to leave expired items out.
+            let ttl = crate::timestamp::ttl_attribute(&E::SCHEMA);
+            let mut names: Vec<String> = Vec::new();
+            for attribute in attributes
                 .iter()
-                .chain(std::iter::once(&E::SCHEMA.table.entity_attribute))
-                .map(|a| placeholders.name(a))
-                .collect();
+                .copied()
+                .chain([E::SCHEMA.table.entity_attribute])
+                .chain(ttl)
+            {
+                let name = placeholders.name(attribute);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
             request = request
                 .projection_expression(names.join(", "))
                 .set_expression_attribute_names(placeholders.names());
@@ -192,7 +211,10 @@ impl<E: Entity + 'static> GetItem<E> {
             .consumed_capacity()
             .and_then(|c| c.capacity_units())
             .unwrap_or(0.0);
-        Ok((output.item, capacity))
+        let item = output
+            .item
+            .filter(|item| self.include_expired || !crate::timestamp::expired(&E::SCHEMA, item));
+        Ok((item, capacity))
     }
 
     /// Sends the GetItem and reports the read capacity it consumed.

@@ -222,6 +222,7 @@ pub struct Query<E, S, I, P, D, const K: usize> {
     consistent: bool,
     filter: Option<Condition<E>>,
     cursor: Option<Cursor>,
+    include_expired: bool,
     decode: D,
     marker: crate::Phantom<(S, I, P)>,
 }
@@ -237,6 +238,7 @@ impl<E, S, I, P, D: Clone, const K: usize> Clone for Query<E, S, I, P, D, K> {
             consistent: self.consistent,
             filter: self.filter.clone(),
             cursor: self.cursor.clone(),
+            include_expired: self.include_expired,
             decode: self.decode.clone(),
             marker: PhantomData,
         }
@@ -290,6 +292,7 @@ impl Db {
             consistent: false,
             filter: None,
             cursor: None,
+            include_expired: false,
             decode: Whole,
             marker: PhantomData,
         }
@@ -405,6 +408,13 @@ impl<E: Entity, S, I, P, D, const K: usize> Query<E, S, I, P, D, K> {
         self
     }
 
+    /// Also returns items whose `#[ddb(ttl)]` time has passed but that
+    /// DynamoDB has not deleted yet (it can take days). Left out by default.
+    pub fn include_expired(mut self) -> Self {
+        self.include_expired = true;
+        self
+    }
+
     /// Decodes projection type `X`, reading only its attributes. A type that
     /// asks for an attribute the index does not carry is a compile error.
     pub fn project<X: Projection<E>>(self) -> Query<E, S, I, P, Project<X>, K> {
@@ -436,6 +446,7 @@ impl<E: Entity, S, I, P, D, const K: usize> Query<E, S, I, P, D, K> {
             consistent: self.consistent,
             filter: self.filter,
             cursor: self.cursor,
+            include_expired: self.include_expired,
             decode,
             marker: PhantomData,
         }
@@ -495,7 +506,12 @@ where
         let entity_attribute = table.entity_attribute;
         let entity_type = schema.entity_type;
         let check_type = projection::carries(schema, K, entity_attribute);
-        let filter = (check_type || user_filter.is_some()).then(|| FilterPart {
+        // Expired items stay readable until DynamoDB's background deletion gets
+        // to them (days): leave them out unless asked for.
+        let ttl = crate::timestamp::ttl_attribute(schema)
+            .filter(|ttl| !self.include_expired && projection::carries(schema, K, ttl));
+        let now = crate::timestamp::now_epoch_seconds();
+        let filter = (check_type || ttl.is_some() || user_filter.is_some()).then(|| FilterPart {
             render: Arc::new(move |p: &mut Placeholders| {
                 let mut parts = Vec::new();
                 if check_type {
@@ -504,6 +520,16 @@ where
                         entity_type.to_owned(),
                     ));
                     parts.push(format!("{name} = {value}"));
+                }
+                if let Some(ttl) = ttl {
+                    let name = p.name(ttl);
+                    let value =
+                        p.value(aws_sdk_dynamodb::types::AttributeValue::N(now.to_string()));
+                    let number = p.value(aws_sdk_dynamodb::types::AttributeValue::S("N".into()));
+                    // Missing or NULL (an Option that is None) never expires.
+                    parts.push(format!(
+                        "(NOT (attribute_type({name}, {number}) AND {name} <= {value}))"
+                    ));
                 }
                 if let Some(filter) = &user_filter {
                     parts.push(filter.render(p)?);

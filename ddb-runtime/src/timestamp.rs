@@ -5,6 +5,31 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
+/// The entity's `#[ddb(ttl)]` attribute, if it has one.
+pub(crate) fn ttl_attribute(schema: &crate::model::EntitySchema) -> Option<&'static str> {
+    schema
+        .fields
+        .iter()
+        .find(|f| f.role.ttl)
+        .map(|f| f.attribute)
+}
+
+/// The current time in epoch seconds.
+pub(crate) fn now_epoch_seconds() -> i64 {
+    epoch_seconds(SystemTime::now())
+}
+
+/// Whether a stored item's time to live has passed.
+pub(crate) fn expired(schema: &crate::model::EntitySchema, item: &crate::Item) -> bool {
+    let Some(attribute) = ttl_attribute(schema) else {
+        return false;
+    };
+    item.get(attribute)
+        .and_then(|v| v.as_n().ok())
+        .and_then(|n| n.parse::<f64>().ok())
+        .is_some_and(|at| at <= now_epoch_seconds() as f64)
+}
+
 fn epoch_seconds(now: SystemTime) -> i64 {
     match now.duration_since(UNIX_EPOCH) {
         Ok(after) => after.as_secs() as i64,

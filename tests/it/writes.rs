@@ -604,7 +604,7 @@ async fn oversized_items_and_keys_are_refused_before_sending() {
 struct Sessions;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Sessions, pk = "SESSION#{id}")]
+#[ddb(table = Sessions, pk = "SESSION#{id}", query = "session")]
 struct Session {
     id: String,
     user: String,
@@ -763,4 +763,50 @@ async fn every_update_operation_and_a_local_index() {
         .await
         .unwrap();
     assert_eq!(cheap.len(), 1);
+}
+
+#[tokio::test]
+async fn expired_items_are_left_out_until_asked_for() {
+    let db = ddb_tests::db_with_table::<Sessions>().await;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let session = |id: &str, expires: Option<u64>| Session {
+        id: id.into(),
+        user: "ada".into(),
+        created: None,
+        updated: 0,
+        expires,
+    };
+    db.create(&session("old", Some(now - 60)))
+        .send()
+        .await
+        .unwrap();
+    db.create(&session("live", Some(now + 3600)))
+        .send()
+        .await
+        .unwrap();
+    db.create(&session("forever", None)).send().await.unwrap();
+    let get = |id: &str| db.get(Session::key(&id.to_string()).unwrap());
+    assert!(
+        get("old").send().await.unwrap().is_none(),
+        "expired, though still stored"
+    );
+    assert!(get("old").include_expired().send().await.unwrap().is_some());
+    assert!(get("live").send().await.unwrap().is_some());
+    assert!(get("forever").send().await.unwrap().is_some());
+    let query = |id: &str| db.query(Session::session(&id.to_string()));
+    assert!(query("old").collect().await.unwrap().is_empty());
+    assert_eq!(
+        query("old")
+            .include_expired()
+            .collect()
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(query("live").collect().await.unwrap().len(), 1);
+    assert_eq!(query("forever").collect().await.unwrap().len(), 1);
 }
