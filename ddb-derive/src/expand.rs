@@ -547,6 +547,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
             );
             builders.push(quote! {
                 #[doc = #doc]
+                #[allow(clippy::self_named_constructors)]
                 pub fn #query_fn(#(#pk_params),*) -> #p::QueryKey<
                     #ident,
                     (#(#sort_types,)*),
