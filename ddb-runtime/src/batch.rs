@@ -123,7 +123,7 @@ pub(crate) async fn get_items(
     }
     let chunks: Vec<Vec<Item>> = unique.chunks(GET_CHUNK).map(<[Item]>::to_vec).collect();
     let results: Vec<Vec<Item>> = futures::stream::iter(chunks)
-        .map(|chunk| get_chunk(db, table, schema.entity_type, chunk, policy))
+        .map(|chunk| get_chunk(db, table, schema, chunk, policy))
         .buffer_unordered(policy.concurrency.max(1))
         .try_collect()
         .await?;
@@ -138,13 +138,28 @@ pub(crate) async fn get_items(
     Ok(found)
 }
 
+/// `PK / SK` of a key item, as every ddb error writes keys.
+fn display_key(schema: &EntitySchema, key: &Item) -> String {
+    let value = |name: &str| {
+        key.get(name)
+            .and_then(crate::KeyValue::from_attribute_value)
+            .map(|v| v.to_string())
+            .unwrap_or_default()
+    };
+    match schema.table.sk {
+        Some(sk) => format!("{} / {}", value(schema.table.pk.name), value(sk.name)),
+        None => value(schema.table.pk.name),
+    }
+}
+
 async fn get_chunk(
     db: &Db,
     table: &str,
-    entity: &'static str,
+    schema: &EntitySchema,
     keys: Vec<Item>,
     policy: RetryPolicy,
 ) -> Result<Vec<Item>> {
+    let entity = schema.entity_type;
     let mut pending = keys;
     let mut items = Vec::new();
     let mut attempt = 0;
@@ -153,7 +168,7 @@ async fn get_chunk(
             return Err(Error::Unprocessed {
                 entity,
                 operation: "BatchGetItem",
-                keys: pending.iter().map(key_text).collect(),
+                keys: pending.iter().map(|key| display_key(schema, key)).collect(),
             });
         }
         if attempt > 0 {

@@ -43,6 +43,7 @@ pub struct TransactWrite {
     db: Db,
     actions: Vec<Pending>,
     token: String,
+    pinned: bool,
     error: Option<Error>,
 }
 
@@ -53,6 +54,7 @@ impl Db {
             db: self.clone(),
             actions: Vec::new(),
             token: uuid::Uuid::new_v4().to_string(),
+            pinned: false,
             error: None,
         }
     }
@@ -96,6 +98,7 @@ impl TransactWrite {
             ));
         }
         self.token = token;
+        self.pinned = true;
         self
     }
 
@@ -265,9 +268,17 @@ impl TransactWrite {
         }))
     }
 
-    /// Sends the TransactWriteItems. Checked first, with nothing sent on
-    /// failure: at most 100 actions, no item named twice, items within 400 KB
-    /// and the whole within 4 MB.
+    /// Sends the TransactWriteItems and returns the ClientRequestToken that
+    /// was applied. Checked first, with nothing sent on failure: at most 100
+    /// actions, no item named twice, items within 400 KB and the whole within
+    /// 4 MB.
+    ///
+    /// A cancellation whose every reason is a conflict with another
+    /// transaction or throttling applied nothing; it is sent again after a
+    /// backoff (the batch [`RetryPolicy`](crate::batch::RetryPolicy)), under a
+    /// fresh token unless the caller pinned one with
+    /// [`client_request_token`](Self::client_request_token), in which case the
+    /// error is returned for the caller to retry with that token.
     pub async fn send(self) -> Result<String> {
         if let Some(error) = self.error {
             return Err(error);
@@ -314,41 +325,68 @@ impl TransactWrite {
                 format!("{total} bytes; a transaction holds at most {MAX_TRANSACTION_BYTES}"),
             ));
         }
-        tracing::debug!(actions = actions.len(), "ddb TransactWriteItems");
-        let result = self
-            .db
-            .client()
-            .transact_write_items()
-            .set_transact_items(Some(actions.iter().map(|a| a.item.clone()).collect()))
-            .client_request_token(&self.token)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(self.token),
-            Err(error) => match error.as_service_error() {
-                Some(TransactWriteItemsError::TransactionCanceledException(canceled)) => {
-                    let reasons = canceled
-                        .cancellation_reasons()
-                        .iter()
-                        .enumerate()
-                        .map(|(index, reason)| {
-                            let action = actions.get(index);
-                            ActionFailure {
-                                index,
-                                entity: action.map(|a| a.entity).unwrap_or(""),
-                                key: action.map(|a| a.key.clone()).unwrap_or_default(),
-                                code: reason.code().unwrap_or("None").to_owned(),
-                                message: reason.message().map(str::to_owned),
-                                existing: reason.item().cloned().map(ExistingItem),
-                            }
-                        })
-                        .collect();
-                    Err(Error::TransactionCanceled { reasons })
-                }
-                _ => Err(Error::sdk("TransactWriteItems", error)),
-            },
+        let items: Vec<TransactWriteItem> = actions.iter().map(|a| a.item.clone()).collect();
+        let policy = self.db.retry_policy();
+        let mut token = self.token;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            tracing::debug!(actions = actions.len(), attempt, "ddb TransactWriteItems");
+            let result = self
+                .db
+                .client()
+                .transact_write_items()
+                .set_transact_items(Some(items.clone()))
+                .client_request_token(&token)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await;
+            let error = match result {
+                Ok(_) => return Ok(token),
+                Err(error) => canceled(error, &actions),
+            };
+            // Lost only to other transactions or throttling: nothing was
+            // applied, so it is safe to send again, under a fresh token (a
+            // token pinned by the caller is theirs to retry with).
+            if error.is_transaction_conflict() && !self.pinned && attempt < policy.max_attempts {
+                tokio::time::sleep(policy.delay(attempt)).await;
+                token = uuid::Uuid::new_v4().to_string();
+                continue;
+            }
+            return Err(error);
         }
+    }
+}
+
+/// Maps a TransactWriteItems error, with one reason per action.
+fn canceled(
+    error: aws_sdk_dynamodb::error::SdkError<
+        TransactWriteItemsError,
+        aws_sdk_dynamodb::config::http::HttpResponse,
+    >,
+    actions: &[Action],
+) -> Error {
+    match error.as_service_error() {
+        Some(TransactWriteItemsError::TransactionCanceledException(canceled)) => {
+            let reasons = canceled
+                .cancellation_reasons()
+                .iter()
+                .enumerate()
+                .map(|(index, reason)| {
+                    let action = actions.get(index);
+                    ActionFailure {
+                        index,
+                        entity: action.map(|a| a.entity).unwrap_or(""),
+                        key: action.map(|a| a.key.clone()).unwrap_or_default(),
+                        code: reason.code().unwrap_or("None").to_owned(),
+                        message: reason.message().map(str::to_owned),
+                        existing: reason.item().cloned().map(ExistingItem),
+                    }
+                })
+                .collect();
+            Error::TransactionCanceled { reasons }
+        }
+        _ => Error::sdk("TransactWriteItems", error),
     }
 }
 

@@ -516,6 +516,93 @@ async fn an_exhausted_retry_budget_names_the_unwritten_keys() {
     }
     assert_eq!(count_items(&db).await, 3, "everything else was written");
     assert_eq!(proxy.seen("BatchWriteItem"), 3);
+
+    // Reads name the keys not read the same way.
+    proxy.fail("BatchGetItem", 100, Fault::Unprocessed(Some(1)));
+    let keys: Vec<_> = items[2..]
+        .iter()
+        .map(|i| i.primary_key().unwrap())
+        .collect();
+    match through.batch_get(keys).await {
+        Err(Error::Unprocessed {
+            operation: "BatchGetItem",
+            keys,
+            ..
+        }) => {
+            assert_eq!(keys, ["ORDER#X1 / PRODUCT#P2"]);
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+}
+
+fn conflict(reasons: &[&str]) -> Fault {
+    let reasons: Vec<_> = reasons
+        .iter()
+        .map(|code| match *code {
+            "None" => serde_json::json!({ "Code": "None" }),
+            code => serde_json::json!({ "Code": code, "Message": "Transaction is ongoing for the item." }),
+        })
+        .collect();
+    let body = serde_json::json!({
+        "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+        "message": "Transaction cancelled, please refer cancellation reasons for specific reasons",
+        "CancellationReasons": reasons,
+    });
+    Fault::Json(400, body.to_string())
+}
+
+#[tokio::test]
+async fn transactions_lost_to_conflicts_are_sent_again() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
+    let through = Db::new(ddb_tests::proxied_client(&proxy))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    proxy.fail(
+        "TransactWriteItems",
+        2,
+        conflict(&["TransactionConflict", "None"]),
+    );
+    let transaction = through
+        .transaction()
+        .create(&line("T1", "P1"))
+        .create(&line("T1", "P2"));
+    let first_token = transaction.token().to_owned();
+    let applied = transaction.send().await.unwrap();
+    assert_ne!(applied, first_token, "a canceled token is not reused");
+    assert_eq!(proxy.seen("TransactWriteItems"), 3);
+    assert_eq!(count_items(&db).await, 2);
+
+    // A condition failure is never retried; nor is a conflict under a pinned token.
+    proxy.fail(
+        "TransactWriteItems",
+        1,
+        conflict(&["ConditionalCheckFailed", "TransactionConflict"]),
+    );
+    let failed = through
+        .transaction()
+        .create(&line("T2", "P1"))
+        .create(&line("T2", "P2"))
+        .send()
+        .await;
+    assert!(
+        failed.as_ref().unwrap_err().is_condition_failed()
+            && !failed.unwrap_err().is_transaction_conflict()
+    );
+    assert_eq!(proxy.seen("TransactWriteItems"), 4);
+    proxy.fail(
+        "TransactWriteItems",
+        1,
+        conflict(&["TransactionConflict", "None"]),
+    );
+    let pinned = through
+        .transaction()
+        .client_request_token("pinned-token")
+        .create(&line("T3", "P1"))
+        .create(&line("T3", "P2"))
+        .send()
+        .await;
+    assert!(pinned.unwrap_err().is_transaction_conflict());
+    assert_eq!(proxy.seen("TransactWriteItems"), 5);
 }
 
 #[tokio::test]

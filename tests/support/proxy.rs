@@ -18,6 +18,8 @@ pub enum Fault {
     Unprocessed(Option<usize>),
     /// Answers with this HTTP status and error type, without forwarding.
     Error(u16, &'static str),
+    /// Answers with this HTTP status and JSON body, without forwarding.
+    Json(u16, String),
     /// Forwards the request (so it is applied), then closes the connection
     /// without answering: a lost response.
     DropResponse,
@@ -278,6 +280,7 @@ async fn serve(mut stream: TcpStream, upstream: String, state: Arc<Mutex<State>>
                 });
                 response(status, body.to_string().as_bytes())
             }
+            Some(Fault::Json(status, body)) => response(status, body.as_bytes()),
             Some(Fault::DropResponse) => {
                 let _ = forward(&upstream, &raw).await;
                 return;
