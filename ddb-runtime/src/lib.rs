@@ -91,6 +91,11 @@ pub use timestamp::{TimestampField, TtlField};
 pub use transact::{TransactGet, TransactGetOutput, TransactWrite};
 pub use write::{Create, Created, Delete, Put, Update, Written};
 
+// The README's Rust examples compile as doc tests.
+#[cfg(all(doctest, feature = "local", feature = "time"))]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 /// A marker of types a value is generic over without holding one.
 pub(crate) type Phantom<T> = std::marker::PhantomData<fn() -> T>;
 
