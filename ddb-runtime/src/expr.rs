@@ -413,8 +413,9 @@ impl<E, T: Serialize, M> Attr<E, T, M> {
     }
 }
 
-impl<E, T: AsRef<str>, M> Attr<E, T, M> {
-    /// `begins_with(attribute, prefix)` on a string attribute.
+impl<E, T, M> Attr<E, T, M> {
+    /// `begins_with(attribute, prefix)`: the stored string starts with
+    /// `prefix` (false for an attribute that is not a string).
     pub fn begins_with(&self, prefix: &str) -> Condition<E> {
         Condition::new(Node::BeginsWith(
             self.name,

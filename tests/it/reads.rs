@@ -603,3 +603,64 @@ async fn products_of_an_order_and_orders_of_a_product() {
         ["A145", "A153"]
     );
 }
+
+#[tokio::test]
+async fn every_kind_of_filter_condition_is_accepted_by_dynamodb() {
+    use ddb_runtime::expr::{AttributeType, Comparison};
+    let db = store().await;
+    let fields = Order::fields();
+    let of_123 = |filter: ddb_runtime::Condition<Order>| {
+        let db = db.clone();
+        async move {
+            let orders = db
+                .query(Order::by_customer(&CustomerId("123".into())))
+                .filter(filter)
+                .collect()
+                .await
+                .unwrap();
+            orders.into_iter().map(|o| o.order_id.0).collect::<Vec<_>>()
+        }
+    };
+    // A102: 4200 shipped, A117: 1999 shipped, A145: 5600 open.
+    let shipped_big = fields.status.eq(OrderStatus::Shipped) & fields.total_cents.gt(2000);
+    assert_eq!(
+        of_123(shipped_big | fields.order_id.contains("45")).await,
+        ["A102", "A145"]
+    );
+    assert_eq!(
+        of_123(!fields.order_id.begins_with("A1")).await,
+        Vec::<String>::new()
+    );
+    assert_eq!(of_123(fields.order_id.begins_with("A11")).await, ["A117"]);
+    assert_eq!(
+        of_123(fields.total_cents.between(1999, 4200)).await,
+        ["A102", "A117"]
+    );
+    assert_eq!(
+        of_123(fields.total_cents.ne(4200) & fields.total_cents.le(5600)).await,
+        ["A117", "A145"]
+    );
+    assert_eq!(
+        of_123(fields.total_cents.lt(2000) | fields.total_cents.ge(5600)).await,
+        ["A117", "A145"]
+    );
+    assert_eq!(
+        of_123(fields.order_id.size(Comparison::Eq, 4) & fields.order_id.exists())
+            .await
+            .len(),
+        3
+    );
+    assert_eq!(
+        of_123(fields.total_cents.has_type(AttributeType::N))
+            .await
+            .len(),
+        3
+    );
+    assert_eq!(
+        of_123(fields.total_cents.has_type(AttributeType::S))
+            .await
+            .len(),
+        0
+    );
+    assert_eq!(of_123(fields.status.not_exists()).await.len(), 0);
+}
