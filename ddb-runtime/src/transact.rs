@@ -13,7 +13,7 @@ use futures::future::BoxFuture;
 use crate::db::Db;
 use crate::error::{ActionFailure, Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
-use crate::write::{item_size, key_text, Delete, Put, Update, ITEM_SIZE_LIMIT};
+use crate::write::{item_size, key_text, Delete, Prepared, Put, Update, ITEM_SIZE_LIMIT};
 use crate::{Entity, Item, Key, Table};
 
 /// DynamoDB's limit on actions in one transaction.
@@ -112,31 +112,12 @@ impl TransactWrite {
         let prepared = crate::write::prepare(entity, true, Some(1));
         let db = self.db.clone();
         self.push(Box::pin(async move {
-            let prepared = prepared?;
-            let table = db.table_name::<E::Table>().to_owned();
-            let mut p = Placeholders::default();
-            let condition = format!(
-                "attribute_not_exists({})",
-                p.name(<E::Table as Table>::DEF.pk.name)
-            );
-            let size = item_size(&prepared.item);
-            let put = SdkPut::builder()
-                .table_name(&table)
-                .set_item(Some(prepared.item))
-                .condition_expression(condition)
-                .set_expression_attribute_names(p.names())
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
-                .build()
-                .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
-            Ok(Action {
-                entity: E::SCHEMA.entity_type,
-                table,
-                key: key_text(&prepared.key),
-                size,
-                item: TransactWriteItem::builder().put(put).build(),
-            })
+            let absent = Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name);
+            put_action(
+                db.table_name::<E::Table>().to_owned(),
+                prepared?,
+                Some(absent),
+            )
         }))
     }
 
@@ -145,29 +126,7 @@ impl TransactWrite {
         let db = self.db.clone();
         self.push(Box::pin(async move {
             let (prepared, condition, _) = put.into_parts()?;
-            let table = db.table_name::<E::Table>().to_owned();
-            let mut p = Placeholders::default();
-            let expression = render::<E>(condition.as_ref(), &mut p)?;
-            let (names, values) = names_values(&p);
-            let size = item_size(&prepared.item);
-            let put = SdkPut::builder()
-                .table_name(&table)
-                .set_item(Some(prepared.item))
-                .set_condition_expression(expression)
-                .set_expression_attribute_names(names)
-                .set_expression_attribute_values(values)
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
-                .build()
-                .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
-            Ok(Action {
-                entity: E::SCHEMA.entity_type,
-                table,
-                key: key_text(&prepared.key),
-                size,
-                item: TransactWriteItem::builder().put(put).build(),
-            })
+            put_action(db.table_name::<E::Table>().to_owned(), prepared, condition)
         }))
     }
 
@@ -388,6 +347,34 @@ fn canceled(
         }
         _ => Error::sdk("TransactWriteItems", error),
     }
+}
+
+/// The Put of a transaction: `prepared` written to `table` if `condition` holds.
+fn put_action<E: Entity>(
+    table: String,
+    prepared: Prepared<E>,
+    condition: Option<Condition<E>>,
+) -> Result<Action> {
+    let mut p = Placeholders::default();
+    let expression = render::<E>(condition.as_ref(), &mut p)?;
+    let (names, values) = names_values(&p);
+    let size = item_size(&prepared.item);
+    let put = SdkPut::builder()
+        .table_name(&table)
+        .set_item(Some(prepared.item))
+        .set_condition_expression(expression)
+        .set_expression_attribute_names(names)
+        .set_expression_attribute_values(values)
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .build()
+        .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
+    Ok(Action {
+        entity: E::SCHEMA.entity_type,
+        table,
+        key: key_text(&prepared.key),
+        size,
+        item: TransactWriteItem::builder().put(put).build(),
+    })
 }
 
 fn render<E: Entity>(
