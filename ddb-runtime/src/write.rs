@@ -120,7 +120,79 @@ pub(crate) fn prepare<E: Entity>(
         item.insert(attribute.to_owned(), AttributeValue::N(version.to_string()));
     }
     check_size::<E>(&item, &key)?;
+    if let Err(reason) = check_values(&item) {
+        return Err(Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: format!("{} {reason}", key_text(&key)),
+        });
+    }
     Ok(Prepared { item, key })
+}
+
+/// DynamoDB's list and map nesting limit.
+const MAX_NESTING: usize = 32;
+
+/// Refuses what DynamoDB would: numbers that are not numbers (NaN, infinity),
+/// have more than 38 significant digits or are out of range, empty sets, and
+/// lists or maps nested deeper than 32 levels.
+pub(crate) fn check_values(item: &Item) -> std::result::Result<(), String> {
+    fn check(name: &str, value: &AttributeValue, depth: usize) -> std::result::Result<(), String> {
+        match value {
+            AttributeValue::N(n) => number(name, n),
+            AttributeValue::Ns(ns) if ns.is_empty() => {
+                Err(format!("attribute `{name}` is an empty number set"))
+            }
+            AttributeValue::Ns(ns) => ns.iter().try_for_each(|n| number(name, n)),
+            AttributeValue::Ss(ss) if ss.is_empty() => {
+                Err(format!("attribute `{name}` is an empty string set"))
+            }
+            AttributeValue::Bs(bs) if bs.is_empty() => {
+                Err(format!("attribute `{name}` is an empty binary set"))
+            }
+            AttributeValue::L(_) | AttributeValue::M(_) if depth >= MAX_NESTING => Err(format!(
+                "attribute `{name}` nests lists or maps deeper than {MAX_NESTING} levels"
+            )),
+            AttributeValue::L(items) => items.iter().try_for_each(|v| check(name, v, depth + 1)),
+            AttributeValue::M(map) => map.values().try_for_each(|v| check(name, v, depth + 1)),
+            _ => Ok(()),
+        }
+    }
+    fn number(name: &str, text: &str) -> std::result::Result<(), String> {
+        let invalid = || {
+            format!("attribute `{name}` holds `{text}`, which DynamoDB cannot store as a number")
+        };
+        let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+        let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+            Some((m, e)) => (m, e.parse::<i64>().map_err(|_| invalid())?),
+            None => (unsigned, 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        if (int.is_empty() && frac.is_empty())
+            || !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit())
+        {
+            return Err(invalid());
+        }
+        let digits = format!("{int}{frac}");
+        let leading = digits.len() - digits.trim_start_matches('0').len();
+        let significant = digits.trim_matches('0');
+        if significant.is_empty() {
+            return Ok(()); // zero
+        }
+        if significant.len() > 38 {
+            return Err(format!(
+                "attribute `{name}` has more than 38 significant digits"
+            ));
+        }
+        // The decimal exponent of the first significant digit.
+        let magnitude = int.len() as i64 - leading as i64 - 1 + exponent;
+        if magnitude > 125 || magnitude < -130 {
+            return Err(format!(
+                "attribute `{name}` is outside DynamoDB's number range"
+            ));
+        }
+        Ok(())
+    }
+    item.iter().try_for_each(|(name, v)| check(name, v, 0))
 }
 
 fn check_size<E>(item: &Item, key: &Key<E>) -> Result<()>
@@ -1112,6 +1184,41 @@ mod tests {
         assert_eq!(item_size(&item), 5 + 3 + 7);
         assert_eq!(number_size("0.000120"), 2);
         assert_eq!(number_size("-1e5"), 2);
+    }
+
+    #[test]
+    fn values_dynamodb_refuses_are_refused() {
+        let item = |v: AttributeValue| -> Item { [("a".to_string(), v)].into() };
+        let n = |s: &str| check_values(&item(AttributeValue::N(s.into())));
+        for good in [
+            "0",
+            "-7.1234",
+            "1e125",
+            "9.9999999999999999999999999999999999999E+125",
+            "1E-130",
+            "0.000",
+        ] {
+            assert!(n(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "NaN",
+            "inf",
+            "-inf",
+            "1e126",
+            "1e-131",
+            "1.2.3",
+            "",
+            "12345678901234567890123456789012345678901",
+        ] {
+            assert!(n(bad).is_err(), "{bad}");
+        }
+        assert!(check_values(&item(AttributeValue::Ss(vec![]))).is_err());
+        let mut deep = AttributeValue::S("x".into());
+        for _ in 0..32 {
+            deep = AttributeValue::L(vec![deep]);
+        }
+        assert!(check_values(&item(deep.clone())).is_ok());
+        assert!(check_values(&item(AttributeValue::L(vec![deep]))).is_err());
     }
 
     #[test]

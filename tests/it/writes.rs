@@ -897,3 +897,44 @@ async fn expired_items_are_left_out_until_asked_for() {
     assert_eq!(query("live").collect().await.unwrap().len(), 1);
     assert_eq!(query("forever").collect().await.unwrap().len(), 1);
 }
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Counters, pk = "READING#{name}")]
+struct Reading {
+    name: String,
+    value: f64,
+    #[serde(with = "serde_dynamo::string_set")]
+    tags: std::collections::BTreeSet<String>,
+}
+
+#[tokio::test]
+async fn values_dynamodb_cannot_store_are_refused_before_sending() {
+    let db = ddb_tests::db_with_table::<Counters>().await;
+    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
+    let through = Db::new(ddb_tests::proxied_client(&proxy))
+        .with_table_name::<Counters>(db.table_name::<Counters>());
+    let reading = |value: f64, tags: &[&str]| Reading {
+        name: "t".into(),
+        value,
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+    };
+    for bad in [
+        reading(f64::NAN, &["a"]),
+        reading(f64::INFINITY, &["a"]),
+        reading(1.0, &[]),
+    ] {
+        match through.create(&bad).send().await {
+            Err(Error::InvalidRequest {
+                entity: "Reading",
+                reason,
+            }) => assert!(reason.starts_with("READING#t "), "{reason}"),
+            other => panic!("expected InvalidRequest, got {other:?}"),
+        }
+    }
+    assert_eq!(proxy.seen("PutItem"), 0, "nothing was sent");
+    through
+        .create(&reading(21.5, &["celsius"]))
+        .send()
+        .await
+        .unwrap();
+}
