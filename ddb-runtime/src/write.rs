@@ -185,7 +185,7 @@ pub(crate) fn check_values(item: &Item) -> std::result::Result<(), String> {
         }
         // The decimal exponent of the first significant digit.
         let magnitude = int.len() as i64 - leading as i64 - 1 + exponent;
-        if magnitude > 125 || magnitude < -130 {
+        if !(-130..=125).contains(&magnitude) {
             return Err(format!(
                 "attribute `{name}` is outside DynamoDB's number range"
             ));
