@@ -124,6 +124,10 @@ impl<E> Condition<E> {
         Self::new(Node::Compare(name, op, value))
     }
 
+    pub(crate) fn attribute_is_number(name: &'static str) -> Self {
+        Self::new(Node::Type(name, "N"))
+    }
+
     pub(crate) fn attribute_exists(name: &'static str) -> Self {
         Self::new(Node::Exists(name))
     }

@@ -303,7 +303,10 @@ pub(crate) fn condition_error<E: Entity>(
             };
         }
     }
-    if required && existing.is_none() {
+    let gone = existing
+        .as_ref()
+        .is_none_or(|item| crate::timestamp::expired(schema, item));
+    if required && gone {
         return Error::NotFound {
             entity: schema.entity_type,
             key,
@@ -906,6 +909,14 @@ impl<E: Entity + 'static> Update<E> {
             self.condition.clone(),
             Condition::attribute_exists(table.pk.name),
         ));
+        // An item past its time to live is gone but for DynamoDB's sweep: an
+        // update must not bring it back.
+        if let Some(ttl) = crate::timestamp::ttl_attribute(schema) {
+            let now = AttributeValue::N(crate::timestamp::now_epoch_seconds().to_string());
+            let expired =
+                Condition::attribute_is_number(ttl) & Condition::compare_value(ttl, "<=", now);
+            condition = Some(and(condition, !expired));
+        }
         let version = version_attribute(schema);
         let mut expected = self.expected_version;
         let mut read_item = None;

@@ -896,6 +896,28 @@ async fn expired_items_are_left_out_until_asked_for() {
     );
     assert_eq!(query("live").collect().await.unwrap().len(), 1);
     assert_eq!(query("forever").collect().await.unwrap().len(), 1);
+
+    // An expired item is not brought back by an update.
+    let fields = Session::fields();
+    let revived = db
+        .update(Session::key(&"old".to_string()).unwrap())
+        .set(fields.user, "eve")
+        .send()
+        .await;
+    assert!(
+        matches!(revived, Err(Error::NotFound { .. })),
+        "{revived:?}"
+    );
+    db.update(Session::key(&"live".to_string()).unwrap())
+        .set(fields.user, "eve")
+        .send()
+        .await
+        .unwrap();
+    db.update(Session::key(&"forever".to_string()).unwrap())
+        .set(fields.user, "eve")
+        .send()
+        .await
+        .unwrap();
 }
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
