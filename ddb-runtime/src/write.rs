@@ -113,8 +113,15 @@ pub(crate) fn prepare<E: Entity>(
 ) -> Result<Prepared<E>> {
     let key = entity.primary_key()?;
     let mut item = entity.to_item()?;
-    for (attribute, value) in E::stamps(created, SystemTime::now()) {
-        item.insert(attribute.to_owned(), value);
+    let now = SystemTime::now();
+    for (attribute, value) in E::stamps(true, now) {
+        // A put keeps the creation time the entity carries; one that has none
+        // (a new entity put rather than created) gets the time of this write.
+        let unset = matches!(item.get(attribute), None | Some(AttributeValue::Null(_)));
+        let is_updated_at = E::stamps(false, now).iter().any(|(a, _)| *a == attribute);
+        if created || is_updated_at || unset {
+            item.insert(attribute.to_owned(), value);
+        }
     }
     if let (Some(attribute), Some(version)) = (version_attribute(&E::SCHEMA), version) {
         item.insert(attribute.to_owned(), AttributeValue::N(version.to_string()));

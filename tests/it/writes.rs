@@ -761,6 +761,27 @@ async fn the_library_keeps_created_and_updated_times() {
         updated.updated > stored.updated,
         "updated_at moves on every write"
     );
+
+    // A put of the loaded entity keeps its creation time; a put of a new
+    // entity without one gets the time of that write.
+    db.put(&updated).send().await.unwrap();
+    let key = Session::key(&"s1".to_string()).unwrap();
+    assert_eq!(
+        db.get(key).send().await.unwrap().unwrap().created,
+        Some(created)
+    );
+    let fresh = Session {
+        id: "s2".into(),
+        ..session
+    };
+    db.put(&fresh).send().await.unwrap();
+    let stored = db
+        .get(Session::key(&"s2".to_string()).unwrap())
+        .send()
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(stored.created.is_some());
 }
 
 #[derive(Table)]
