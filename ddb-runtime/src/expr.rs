@@ -11,6 +11,24 @@ use std::marker::PhantomData;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::Serialize;
 
+/// DynamoDB's limit on one expression (condition, filter, key condition,
+/// update, projection), in bytes.
+pub const EXPRESSION_LIMIT: usize = 4096;
+
+/// Refuses an expression over [`EXPRESSION_LIMIT`] before it is sent.
+pub(crate) fn check_expression(entity: &'static str, what: &str, text: &str) -> crate::Result<()> {
+    if text.len() > EXPRESSION_LIMIT {
+        return Err(crate::Error::InvalidRequest {
+            entity,
+            reason: format!(
+                "the {what} expression is {} bytes; DynamoDB takes at most {EXPRESSION_LIMIT}",
+                text.len()
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The names and values of one request's expressions.
 #[derive(Debug, Default, Clone)]
 pub struct Placeholders {

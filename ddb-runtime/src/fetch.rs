@@ -149,6 +149,13 @@ impl Plan {
             }
             names.join(", ")
         });
+        crate::expr::check_expression(self.entity, "key condition", &condition)?;
+        if let Some(filter) = &filter {
+            crate::expr::check_expression(self.entity, "filter", filter)?;
+        }
+        if let Some(projection) = &projection {
+            crate::expr::check_expression(self.entity, "projection", projection)?;
+        }
         let request = db
             .client()
             .query()

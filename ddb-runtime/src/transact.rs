@@ -13,7 +13,9 @@ use futures::future::BoxFuture;
 use crate::db::Db;
 use crate::error::{ActionFailure, Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
-use crate::write::{item_size, key_text, Delete, Prepared, Put, Update, ITEM_SIZE_LIMIT};
+use crate::write::{
+    item_size, key_text, render_condition, Delete, Prepared, Put, Update, ITEM_SIZE_LIMIT,
+};
 use crate::{Entity, Item, Key, Table};
 
 /// DynamoDB's limit on actions in one transaction.
@@ -169,7 +171,7 @@ impl TransactWrite {
             let (key, condition, _) = delete.into_parts()?;
             let table = db.table_name::<E::Table>().to_owned();
             let mut p = Placeholders::default();
-            let expression = render::<E>(condition.as_ref(), &mut p)?;
+            let expression = render_condition::<E>(condition.as_ref(), &mut p)?;
             let (names, values) = names_values(&p);
             let delete = SdkDelete::builder()
                 .table_name(&table)
@@ -204,7 +206,8 @@ impl TransactWrite {
             let table = db.table_name::<E::Table>().to_owned();
             let mut p = Placeholders::default();
             let exists = Condition::<E>::attribute_exists(<E::Table as Table>::DEF.pk.name);
-            let expression = render::<E>(Some(&(exists & condition)), &mut p)?.unwrap_or_default();
+            let expression =
+                render_condition::<E>(Some(&(exists & condition)), &mut p)?.unwrap_or_default();
             let (names, values) = names_values(&p);
             let check = ConditionCheck::builder()
                 .table_name(&table)
@@ -356,7 +359,7 @@ fn put_action<E: Entity>(
     condition: Option<Condition<E>>,
 ) -> Result<Action> {
     let mut p = Placeholders::default();
-    let expression = render::<E>(condition.as_ref(), &mut p)?;
+    let expression = render_condition::<E>(condition.as_ref(), &mut p)?;
     let (names, values) = names_values(&p);
     let size = item_size(&prepared.item);
     let put = SdkPut::builder()
@@ -375,18 +378,6 @@ fn put_action<E: Entity>(
         size,
         item: TransactWriteItem::builder().put(put).build(),
     })
-}
-
-fn render<E: Entity>(
-    condition: Option<&Condition<E>>,
-    p: &mut Placeholders,
-) -> Result<Option<String>> {
-    condition
-        .map(|c| {
-            c.render(p)
-                .map_err(|reason| invalid(E::SCHEMA.entity_type, reason))
-        })
-        .transpose()
 }
 
 /// A TransactGetItems: consistent reads of up to 100 items of any entities.

@@ -261,19 +261,21 @@ pub(crate) struct Conditional {
     pub placeholders: Placeholders,
 }
 
-fn render_condition<E: Entity>(
+/// A write's condition expression, its names and values registered in
+/// `placeholders`, checked against DynamoDB's expression limit.
+pub(crate) fn render_condition<E: Entity>(
     condition: Option<&Condition<E>>,
     placeholders: &mut Placeholders,
 ) -> Result<Option<String>> {
-    condition
-        .map(|c| {
-            c.render(placeholders)
-                .map_err(|reason| Error::InvalidRequest {
-                    entity: E::SCHEMA.entity_type,
-                    reason,
-                })
-        })
-        .transpose()
+    let entity = E::SCHEMA.entity_type;
+    let Some(condition) = condition else {
+        return Ok(None);
+    };
+    let text = condition
+        .render(placeholders)
+        .map_err(|reason| Error::InvalidRequest { entity, reason })?;
+    crate::expr::check_expression(entity, "condition", &text)?;
+    Ok(Some(text))
 }
 
 fn and<E>(a: Option<Condition<E>>, b: Condition<E>) -> Condition<E> {
@@ -1042,9 +1044,11 @@ impl<E: Entity + 'static> Update<E> {
             clauses.push(format!("DELETE {}", deletes.join(", ")));
         }
         let condition_text = render_condition(condition.as_ref(), &mut p)?;
+        let expression = clauses.join(" ");
+        crate::expr::check_expression(schema.entity_type, "update", &expression)?;
         Ok(PreparedUpdate {
             key: self.key,
-            expression: clauses.join(" "),
+            expression,
             conditional: Conditional {
                 expression: condition_text,
                 placeholders: p,

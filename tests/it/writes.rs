@@ -981,3 +981,45 @@ async fn values_dynamodb_cannot_store_are_refused_before_sending() {
         .await
         .unwrap();
 }
+
+#[tokio::test]
+async fn expressions_over_dynamodb_limit_are_refused_before_sending() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
+    let through = Db::new(ddb_tests::proxied_client(&proxy))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let fields = Order::fields();
+    // 400 alternatives: about 8 KB of condition text.
+    let huge = (0..400u64).fold(fields.total_cents.eq(0), |c, n| {
+        c | fields.total_cents.eq(n)
+    });
+    let query = through
+        .query(Order::by_customer(&CustomerId("123".into())))
+        .filter(huge.clone())
+        .send()
+        .await;
+    match query {
+        Err(Error::InvalidRequest { reason, .. }) => {
+            assert!(reason.starts_with("the filter expression is"), "{reason}")
+        }
+        other => panic!("expected InvalidRequest, got {other:?}"),
+    }
+    let put = through.put(&open_order("A1")).condition(huge).send().await;
+    assert!(matches!(put, Err(Error::InvalidRequest { .. })), "{put:?}");
+    assert_eq!(
+        proxy.seen("Query") + proxy.seen("PutItem"),
+        0,
+        "nothing was sent"
+    );
+    // A condition of ordinary size goes through.
+    let small = (0..10u64).fold(fields.total_cents.eq(0), |c, n| {
+        c | fields.total_cents.eq(n)
+    });
+    let page = through
+        .query(Order::by_customer(&CustomerId("123".into())))
+        .filter(small)
+        .send()
+        .await
+        .unwrap();
+    assert!(page.items.is_empty());
+}
