@@ -42,6 +42,9 @@ pub(crate) struct Plan {
     pub forward: bool,
     pub consistent: bool,
     pub fingerprint: String,
+    /// Whether a cursor's key is a key of what the query reads; checked with
+    /// the rest of the cursor, before any request.
+    pub owns_key: fn(&Item) -> bool,
 }
 
 /// Renders a filter expression into a request's placeholders.
@@ -84,6 +87,11 @@ impl Plan {
                 if value.as_ref() != Some(partition) {
                     return Err(Error::InvalidCursor {
                         reason: "the cursor's key is in another partition".into(),
+                    });
+                }
+                if !(self.owns_key)(key) {
+                    return Err(Error::InvalidCursor {
+                        reason: "the cursor's key is not a key of this entity".into(),
                     });
                 }
             }

@@ -299,6 +299,11 @@ impl Db {
     }
 }
 
+/// Whether `key` (a cursor's key item) is a primary key of entity `E`.
+fn owns_key<E: Entity>(key: &Item) -> bool {
+    crate::Key::<E>::from_item(key).is_ok_and(|key| E::check_key(&key).is_ok())
+}
+
 /// Without a condition: the entity's literal sort-key prefix, or its constant.
 fn default_sort<E: Entity>(k: usize) -> SortRange {
     match E::SCHEMA.keys[k].sk {
@@ -568,30 +573,12 @@ where
             forward: self.forward,
             consistent,
             fingerprint,
+            owns_key: owns_key::<E>,
         })
     }
 
     async fn page_with(&self, plan: &Plan, cursor: Option<&Cursor>) -> Result<Page<D::Output>> {
         let raw = plan.page(&self.db, cursor, self.limit).await?;
-        if let Some(cursor) = cursor {
-            // Positions name keys of this entity, or the cursor is not ours.
-            for position in cursor::decode(
-                cursor,
-                &plan.fingerprint,
-                plan.partitions.len(),
-                &plan.key_attributes,
-            )? {
-                if let cursor::Position::After(key) = position {
-                    let key =
-                        crate::Key::<E>::from_item(&key).map_err(|_| Error::InvalidCursor {
-                            reason: "the cursor's key is not a key of this entity".into(),
-                        })?;
-                    E::check_key(&key).map_err(|_| Error::InvalidCursor {
-                        reason: "the cursor's key is not a key of this entity".into(),
-                    })?;
-                }
-            }
-        }
         Ok(Page {
             items: self.decode.decode(&self.db, raw.items).await?,
             cursor: raw.cursor,
@@ -607,9 +594,6 @@ where
     {
         Box::pin(async move {
             let plan = self.plan()?;
-            if let Some(cursor) = &self.cursor {
-                plan.positions(Some(cursor))?;
-            }
             self.page_with(&plan, self.cursor.as_ref()).await
         })
     }

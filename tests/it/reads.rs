@@ -664,3 +664,31 @@ async fn every_kind_of_filter_condition_is_accepted_by_dynamodb() {
     );
     assert_eq!(of_123(fields.status.not_exists()).await.len(), 0);
 }
+
+#[tokio::test]
+async fn a_cursor_naming_another_entitys_key_is_refused_before_any_request() {
+    let db = store().await;
+    let proxy = ddb_tests::proxy::Proxy::start(ddb_tests::local().endpoint()).await;
+    let through = Db::new(ddb_tests::proxied_client(&proxy))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let of_123 = || {
+        through
+            .query(Order::by_customer(&CustomerId("123".into())))
+            .limit(1)
+    };
+    let genuine = of_123().send().await.unwrap().cursor.unwrap();
+    let sent = proxy.seen("Query");
+    // Same query, same partition, but the key of the customer's profile.
+    use base64::Engine;
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let mut document: serde_json::Value =
+        serde_json::from_slice(&engine.decode(genuine.as_str()).unwrap()).unwrap();
+    document["s"][0]["SK"] = serde_json::json!({ "S": "PROFILE" });
+    let forged = Cursor::from(engine.encode(serde_json::to_vec(&document).unwrap()));
+    let result = of_123().after(forged).send().await;
+    assert!(
+        matches!(result, Err(Error::InvalidCursor { .. })),
+        "{result:?}"
+    );
+    assert_eq!(proxy.seen("Query"), sent, "nothing was sent");
+}
