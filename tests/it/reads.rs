@@ -668,9 +668,7 @@ async fn every_kind_of_filter_condition_is_accepted_by_dynamodb() {
 #[tokio::test]
 async fn a_cursor_naming_another_entitys_key_is_refused_before_any_request() {
     let db = store().await;
-    let proxy = ddb_tests::proxy::Proxy::start(ddb_tests::local().endpoint()).await;
-    let through = Db::new(ddb_tests::proxied_client(&proxy))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     let of_123 = || {
         through
             .query(Order::by_customer(&CustomerId("123".into())))

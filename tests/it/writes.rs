@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use ddb_examples::single_table::{Customer, Ecommerce, Order, OrderItem};
 use ddb_examples::{CustomerId, OrderId, OrderStatus, ProductId};
 use ddb_runtime::{Created, Db, Entity, Error, Table};
-use ddb_tests::proxy::{Fault, Proxy};
+use ddb_tests::proxy::Fault;
 use serde::{Deserialize, Serialize};
 use time::macros::datetime;
 
@@ -113,9 +113,7 @@ async fn create_is_idempotent_and_reports_conflicts() {
 #[tokio::test]
 async fn a_create_whose_response_is_lost_is_applied_once() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
-    let through = Db::new(ddb_tests::proxied_client(&proxy))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     proxy.fail("PutItem", 1, Fault::DropResponse);
     // The SDK retries the lost request; the retry meets the stored item and
     // the create still succeeds.
@@ -469,9 +467,7 @@ async fn a_thousand_items_by_batch() {
 #[tokio::test]
 async fn unprocessed_batch_items_are_retried_until_written() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
-    let through = Db::new(ddb_tests::proxied_client(&proxy))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     // Three answers in a row leave 10 items of their chunk unprocessed.
     proxy.fail("BatchWriteItem", 3, Fault::Unprocessed(Some(10)));
     let items: Vec<OrderItem> = (0..60).map(|i| line("U1", &format!("P{i:02}"))).collect();
@@ -490,16 +486,14 @@ async fn unprocessed_batch_items_are_retried_until_written() {
 #[tokio::test]
 async fn an_exhausted_retry_budget_names_the_unwritten_keys() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     let policy = ddb_runtime::batch::RetryPolicy {
         max_attempts: 3,
         base: std::time::Duration::from_millis(1),
         cap: std::time::Duration::from_millis(5),
         concurrency: 1,
     };
-    let through = Db::new(ddb_tests::proxied_client(&proxy))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>())
-        .with_retry_policy(policy);
+    let through = through.with_retry_policy(policy);
     // Every attempt leaves the first 2 items of the chunk unprocessed.
     proxy.fail("BatchWriteItem", 100, Fault::Unprocessed(Some(2)));
     let items: Vec<OrderItem> = (0..5).map(|i| line("X1", &format!("P{i}"))).collect();
@@ -554,9 +548,7 @@ fn conflict(reasons: &[&str]) -> Fault {
 #[tokio::test]
 async fn transactions_lost_to_conflicts_are_sent_again() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
-    let through = Db::new(ddb_tests::proxied_client(&proxy))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     proxy.fail(
         "TransactWriteItems",
         2,
@@ -608,9 +600,7 @@ async fn transactions_lost_to_conflicts_are_sent_again() {
 #[tokio::test]
 async fn throttling_and_server_errors_are_retried_by_the_sdk_and_validation_is_not() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
-    let through = Db::new(ddb_tests::proxied_client(&proxy))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     proxy.fail("PutItem", 1, Fault::Error(400, "ThrottlingException"));
     proxy.fail("PutItem", 1, Fault::Error(500, "InternalServerError"));
     assert_eq!(
@@ -636,9 +626,7 @@ async fn throttling_and_server_errors_are_retried_by_the_sdk_and_validation_is_n
 #[tokio::test]
 async fn oversized_items_and_keys_are_refused_before_sending() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
-    let through = Db::new(ddb_tests::proxied_client(&proxy))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     let mut big = customer("big");
     big.name = "x".repeat(401 * 1024);
     match through.create(&big).send().await {
@@ -953,9 +941,7 @@ struct Reading {
 #[tokio::test]
 async fn values_dynamodb_cannot_store_are_refused_before_sending() {
     let db = ddb_tests::db_with_table::<Counters>().await;
-    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
-    let through = Db::new(ddb_tests::proxied_client(&proxy))
-        .with_table_name::<Counters>(db.table_name::<Counters>());
+    let (proxy, through) = ddb_tests::through_proxy::<Counters>(&db).await;
     let reading = |value: f64, tags: &[&str]| Reading {
         name: "t".into(),
         value,
@@ -985,9 +971,7 @@ async fn values_dynamodb_cannot_store_are_refused_before_sending() {
 #[tokio::test]
 async fn expressions_over_dynamodb_limit_are_refused_before_sending() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let proxy = Proxy::start(ddb_tests::local().endpoint()).await;
-    let through = Db::new(ddb_tests::proxied_client(&proxy))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     let fields = Order::fields();
     // 400 alternatives: about 8 KB of condition text.
     let huge = (0..400u64).fold(fields.total_cents.eq(0), |c, n| {

@@ -64,3 +64,14 @@ pub fn proxied_client(proxy: &proxy::Proxy) -> Client {
         .with_max_backoff(std::time::Duration::from_millis(50));
     Client::from_conf(local.config_builder().retry_config(retry).build())
 }
+
+/// A fault-injecting proxy in front of the local server, and a `Db` that
+/// reaches `db`'s copy of table `T` through it.
+pub async fn through_proxy<T: ddb_runtime::Table + 'static>(
+    db: &ddb_runtime::Db,
+) -> (proxy::Proxy, ddb_runtime::Db) {
+    let proxy = proxy::Proxy::start(local().endpoint()).await;
+    let through =
+        ddb_runtime::Db::new(proxied_client(&proxy)).with_table_name::<T>(db.table_name::<T>());
+    (proxy, through)
+}
