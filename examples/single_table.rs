@@ -48,7 +48,7 @@ pub struct Customer {
     query = "by_order_id"
 ))]
 #[ddb(index(name = "GSI2", pk = "STATUS#{status}", sk = "{placed_at}#{order_id}",
-            query = "open_orders", shards = 4, when = Order::is_open))]
+            query = "open_orders", shards = 4, when(status = OrderStatus::Open)))]
 pub struct Order {
     /// Who placed it.
     pub customer_id: CustomerId,
@@ -64,13 +64,6 @@ pub struct Order {
     /// Optimistic-locking counter.
     #[ddb(version)]
     pub version: u64,
-}
-
-impl Order {
-    /// Whether the order is in the open-orders index.
-    pub fn is_open(&self) -> bool {
-        self.status == OrderStatus::Open
-    }
 }
 
 /// One product of an order, at `ORDER#A145` / `PRODUCT#P9`; GSI1 inverts it.

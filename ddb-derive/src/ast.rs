@@ -27,7 +27,8 @@ pub struct Key {
     pub sk: Option<Attr<Template>>,
     pub query: Option<Attr<String>>,
     pub shards: u16,
-    pub when: Option<Path>,
+    /// A sparse index's membership rule.
+    pub when: Option<Attr<attr::RawWhen>>,
 }
 
 impl Key {
@@ -41,6 +42,15 @@ impl Key {
             }
         }
         fields
+    }
+
+    /// The fields a sparse index's membership rule reads.
+    pub fn when_reads(&self) -> Vec<&syn::Ident> {
+        match self.when.as_ref().map(|w| &w.value) {
+            Some(attr::RawWhen::Field { field, .. }) => vec![field],
+            Some(attr::RawWhen::Function { reads, .. }) => reads.iter().collect(),
+            None => Vec::new(),
+        }
     }
 }
 
@@ -186,7 +196,7 @@ impl<'a> Entity<'a> {
                 sk: index_sk,
                 query: index.query.as_ref().map(string_attr),
                 shards,
-                when: index.when.as_ref().map(|w| w.value.clone()),
+                when: index.when.clone(),
             });
         }
         let entity_type = raw

@@ -2,6 +2,7 @@
 //! their tokens, for errors. No rule that spans several attributes lives here.
 
 use syn::meta::ParseNestedMeta;
+use syn::parse::Parse;
 use syn::{Attribute, LitInt, LitStr, Path};
 
 use crate::ctxt::{unknown_key_message, Ctxt};
@@ -89,8 +90,29 @@ pub struct RawIndex {
     pub sk: Option<Attr<LitStr>>,
     pub query: Option<Attr<LitStr>>,
     pub shards: Option<Attr<LitInt>>,
-    pub when: Option<Attr<Path>>,
+    pub when: Option<Attr<RawWhen>>,
     pub tokens: proc_macro2::TokenStream,
+}
+
+/// How an index's membership is compared: `==`, `!=`, or one of a list.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    Eq,
+    Ne,
+    In,
+}
+
+/// A sparse index's membership rule, as written in `when(...)`.
+#[derive(Clone)]
+pub enum RawWhen {
+    /// `when(status = OrderStatus::Open)`, `!=`, or `in [A, B]`.
+    Field {
+        field: syn::Ident,
+        compare: Compare,
+        value: syn::Expr,
+    },
+    /// `when(Order::is_open, reads(status))`.
+    Function { path: Path, reads: Vec<syn::Ident> },
 }
 
 #[derive(Default)]
@@ -219,20 +241,104 @@ fn parse_index(
                 quote::quote!(#value),
             );
         } else if path.is_ident(WHEN) {
-            let value: Path = inner.value()?.parse()?;
-            set_once(
-                cx,
-                &mut index.when,
-                &inner,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            if inner.input.peek(syn::Token![=]) {
+                let value: Path = inner.value()?.parse()?;
+                cx.error_spanned_by(
+                    &value,
+                    format!(
+                        "`when = {}` hides which fields decide membership, so ddb would have to read the whole item \
+                         on every update; declare them: `when(status = OrderStatus::Open)` (also `!=` and `in [..]`), \
+                         or `when({}, reads(status))`",
+                        quote::quote!(#value).to_string().replace(' ', ""),
+                        quote::quote!(#value).to_string().replace(' ', ""),
+                    ),
+                );
+            } else {
+                let content;
+                syn::parenthesized!(content in inner.input);
+                let tokens: proc_macro2::TokenStream = content.fork().parse()?;
+                let when = parse_when(&content)?;
+                set_once(cx, &mut index.when, &inner, when, tokens);
+            }
         } else {
             unknown(cx, &inner, "an index", INDEX_KEYS)?;
         }
         Ok(())
     })?;
     Ok(index)
+}
+
+/// `field = value`, `field != value`, `field in [a, b]`, or
+/// `path::to::function, reads(field, ...)`.
+fn parse_when(input: syn::parse::ParseStream) -> syn::Result<RawWhen> {
+    let path: Path = input.parse()?;
+    let compare = if input.peek(syn::Token![!=]) {
+        input.parse::<syn::Token![!=]>()?;
+        Some(Compare::Ne)
+    } else if input.peek(syn::Token![=]) {
+        input.parse::<syn::Token![=]>()?;
+        Some(Compare::Eq)
+    } else if input.peek(syn::Token![in]) {
+        input.parse::<syn::Token![in]>()?;
+        Some(Compare::In)
+    } else {
+        None
+    };
+    if let Some(compare) = compare {
+        let Some(field) = path.get_ident().cloned() else {
+            return Err(syn::Error::new_spanned(
+                &path,
+                "the left side of a `when(...)` comparison is a field name, e.g. `when(status = OrderStatus::Open)`",
+            ));
+        };
+        let value: syn::Expr = input.parse()?;
+        if compare == Compare::In && !matches!(value, syn::Expr::Array(_)) {
+            return Err(syn::Error::new_spanned(
+                &value,
+                "`in` takes a list of values, e.g. `when(status in [OrderStatus::Open, OrderStatus::Held])`",
+            ));
+        }
+        if !input.is_empty() {
+            return Err(input.error("unexpected tokens after the `when(...)` comparison"));
+        }
+        return Ok(RawWhen::Field {
+            field,
+            compare,
+            value,
+        });
+    }
+    let missing_reads = || {
+        syn::Error::new_spanned(
+            &path,
+            format!(
+                "a function in `when(...)` must declare the fields it reads, e.g. `when({}, reads(status))`, \
+                 so ddb knows which updates can change membership",
+                quote::quote!(#path).to_string().replace(' ', "")
+            ),
+        )
+    };
+    if input.is_empty() {
+        return Err(missing_reads());
+    }
+    input.parse::<syn::Token![,]>()?;
+    let key: syn::Ident = input.parse()?;
+    if key != READS {
+        return Err(missing_reads());
+    }
+    let content;
+    syn::parenthesized!(content in input);
+    let reads = content.parse_terminated(syn::Ident::parse, syn::Token![,])?;
+    if reads.is_empty() {
+        return Err(missing_reads());
+    }
+    let _ = input.parse::<Option<syn::Token![,]>>()?;
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after `reads(...)`"));
+    }
+    Ok(RawWhen::Function {
+        path,
+        reads: reads.into_iter().collect(),
+    })
 }
 
 pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> RawField {

@@ -6,6 +6,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Entity, Key};
+use crate::attr::{Compare, RawWhen};
 use crate::template::{Part, Template};
 
 /// Literal prefixes and names of one key, for messages and method names.
@@ -186,6 +187,111 @@ fn read_template(
     }
 }
 
+/// Whether a sparse index's rule holds, reading each field through `access`.
+fn membership(when: &RawWhen, access: impl Fn(&syn::Ident) -> TokenStream) -> TokenStream {
+    match when {
+        RawWhen::Field {
+            field,
+            compare,
+            value,
+        } => {
+            let field = access(field);
+            // An invisible group keeps the value's precedence without parentheses.
+            let value = proc_macro2::Group::new(
+                proc_macro2::Delimiter::None,
+                quote::ToTokens::to_token_stream(value),
+            );
+            match compare {
+                Compare::Eq => quote_spanned!(value.span()=> #field == #value),
+                Compare::Ne => quote_spanned!(value.span()=> #field != #value),
+                Compare::In => {
+                    quote_spanned!(value.span()=> #value.iter().any(|__v| &#field == __v))
+                }
+            }
+        }
+        RawWhen::Function { path, .. } => quote_spanned!(path.span()=> (#path)(self)),
+    }
+}
+
+/// One arm of `index_key_from`: index `position`'s key from the primary key
+/// and the values of the other fields it reads, without the whole item.
+fn index_key_from(entity: &Entity, position: usize, key: &Key, key_fn: &syn::Ident) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let entity_type = &entity.entity_type;
+    let Some(when) = key.when.as_ref().map(|w| &w.value) else {
+        return arm(entity, position, key, key_fn, quote!());
+    };
+    if let RawWhen::Function { .. } = when {
+        // A function of the whole entity: the runtime reads the item instead.
+        return quote! {
+            #position => ::core::result::Result::Err(#p::no_such_index(#entity_type, __position)),
+        };
+    }
+    let holds = membership(when, |field| quote!(#field));
+    arm(
+        entity,
+        position,
+        key,
+        key_fn,
+        quote!(if !(#holds) { return ::core::result::Result::Ok(::core::option::Option::None); }),
+    )
+}
+
+fn arm(
+    entity: &Entity,
+    position: usize,
+    key: &Key,
+    key_fn: &syn::Ident,
+    check: TokenStream,
+) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let entity_type = &entity.entity_type;
+    let primary: Vec<&str> = entity.keys[0].fields();
+    let primary_idents = primary
+        .iter()
+        .filter_map(|name| entity.field(name))
+        .map(|f| f.ident);
+    let mut needed: Vec<String> = key.fields().iter().map(|f| f.to_string()).collect();
+    for field in key.when_reads() {
+        let field = field.to_string();
+        if !needed.contains(&field) {
+            needed.push(field);
+        }
+    }
+    let decoded = needed
+        .iter()
+        .filter(|name| !primary.contains(&name.as_str()))
+        .filter_map(|name| entity.field(name))
+        .map(|f| {
+            let (ident, ty, attribute) = (f.ident, f.ty, &f.attribute);
+            quote!(let #ident: #ty = #p::field_from(#entity_type, #attribute, __values)?;)
+        });
+    let args = key
+        .fields()
+        .into_iter()
+        .filter_map(|name| entity.field(name))
+        .map(|f| {
+            let ident = f.ident;
+            quote!(&#ident)
+        });
+    let shard = (key.shards > 1).then(|| {
+        let shards = key.shards;
+        quote!(__index.pk = #p::with_shard(__index.pk, __key.values(), #shards);)
+    });
+    quote! {
+        #position => {
+            #[allow(unused_variables)]
+            let (#(#primary_idents,)*) = Self::parse_key(__key)?;
+            #(#decoded)*
+            #check
+            #[allow(unused_mut)]
+            let mut __index = Self::#key_fn(#(#args),*)?;
+            #shard
+            ::core::result::Result::Ok(::core::option::Option::Some(__index))
+        }
+    }
+}
+
 pub fn expand(entity: &Entity) -> TokenStream {
     let ident = entity.ident;
     let table = &entity.table;
@@ -218,8 +324,15 @@ pub fn expand(entity: &Entity) -> TokenStream {
             None => quote!(::core::option::Option::None),
         };
         let shards = key.shards;
-        let sparse = key.when.is_some();
-        quote!(#p::KeyDef { index: #index, pk: #pk, sk: #sk, query: #query, shards: #shards, sparse: #sparse })
+        let membership = match &key.when {
+            Some(when) => {
+                let reads = key.when_reads().into_iter().map(|f| f.to_string());
+                let evaluable = matches!(when.value, RawWhen::Field { .. });
+                quote!(::core::option::Option::Some(#p::Membership { reads: &[#(#reads),*], evaluable: #evaluable }))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(#p::KeyDef { index: #index, pk: #pk, sk: #sk, query: #query, shards: #shards, membership: #membership })
     });
 
     let field_defs = entity.fields.iter().map(|field| {
@@ -408,6 +521,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
 
     let mut builders = Vec::new();
     let mut index_pushes = Vec::new();
+    let mut index_from_values = Vec::new();
     let mut needs_primary = false;
     for (k, key) in entity.keys.iter().enumerate() {
         let n = names(key);
@@ -581,9 +695,13 @@ pub fn expand(entity: &Entity) -> TokenStream {
                 __keys.push((#index_name, __values));
             };
             index_pushes.push(match &key.when {
-                Some(when) => quote_spanned!(when.span()=> if (#when)(self) { #push }),
+                Some(when) => {
+                    let holds = membership(&when.value, |field| quote!(self.#field));
+                    quote!(if #holds { #push })
+                }
                 None => push,
             });
+            index_from_values.push(index_key_from(entity, k, key, &n.key_fn));
         }
     }
 
@@ -663,6 +781,17 @@ pub fn expand(entity: &Entity) -> TokenStream {
 
             fn check_key(key: &#p::Key<Self>) -> ::core::result::Result<(), #p::Error> {
                 Self::parse_key(key).map(|_| ())
+            }
+
+            fn index_key_from(
+                __position: usize,
+                __key: &#p::Key<Self>,
+                __values: &#p::Item,
+            ) -> ::core::result::Result<::core::option::Option<#p::KeyValues>, #p::Error> {
+                match __position {
+                    #(#index_from_values)*
+                    _ => ::core::result::Result::Err(#p::no_such_index(#entity_type, __position)),
+                }
             }
 
             #version_fn

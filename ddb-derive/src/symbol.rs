@@ -15,6 +15,7 @@ pub const ENTITY_KEYS: &[&str] = &[TABLE, PK, SK, QUERY, ENTITY, INDEX];
 pub const NAME: &str = "name";
 pub const SHARDS: &str = "shards";
 pub const WHEN: &str = "when";
+pub const READS: &str = "reads";
 pub const INDEX_KEYS: &[&str] = &[NAME, PK, SK, QUERY, SHARDS, WHEN];
 
 // Entity field.

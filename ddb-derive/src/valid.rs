@@ -24,6 +24,18 @@ fn key_label(index: Option<&str>, part: &str) -> String {
 fn check_template_fields(cx: &Ctxt, entity: &Entity) {
     let names: Vec<String> = entity.fields.iter().map(|f| f.ident.to_string()).collect();
     for key in &entity.keys {
+        for field in key.when_reads() {
+            if entity.field(&field.to_string()).is_none() {
+                let mut message = format!(
+                    "unknown field `{field}` in `when(...)`; fields are: {}",
+                    names.join(", ")
+                );
+                if let Some(near) = closest(&field.to_string(), names.iter().map(String::as_str)) {
+                    message.push_str(&format!("; did you mean `{near}`?"));
+                }
+                cx.error_spanned_by(field, message);
+            }
+        }
         if key.pk_from_primary && key.index.is_some() {
             // The primary key's template, already checked.
             if let Some(sk) = &key.sk {

@@ -135,6 +135,18 @@ pub enum Error {
         /// The stored version (`None` when the item is gone).
         current: Option<u64>,
     },
+    /// An update had to read the item to recompute index keys, and another
+    /// writer changed what it read before the update landed. Nothing was
+    /// written; sending the update again recomputes from the new item.
+    #[error("{entity} {key} changed while the update recomputed its index keys (attributes {}); nothing was written", attributes.join(", "))]
+    ChangedSinceRead {
+        /// The entity type.
+        entity: &'static str,
+        /// The key.
+        key: String,
+        /// The attributes the update read that changed.
+        attributes: Vec<String>,
+    },
     /// An update or condition check found no item at the key.
     #[error("{entity} {key} does not exist")]
     NotFound {
@@ -315,6 +327,13 @@ impl Error {
     /// Someone else wrote the item since it was read.
     pub fn is_version_conflict(&self) -> bool {
         matches!(self, Error::VersionConflict { .. })
+    }
+
+    /// Another writer changed the item between the read an update needed and
+    /// its write ([`ChangedSinceRead`](Error::ChangedSinceRead)): nothing was
+    /// written, and sending the same update again is safe.
+    pub fn is_changed_since_read(&self) -> bool {
+        matches!(self, Error::ChangedSinceRead { .. })
     }
 
     /// `create` met a different item at the key.

@@ -154,6 +154,21 @@ pub trait Entity: Sized {
     /// Checks that `key` parses as this entity's primary key.
     fn check_key(key: &Key<Self>) -> Result<()>;
 
+    /// The key of the index at `position` in [`SCHEMA.keys`](model::EntitySchema::keys),
+    /// computed from the primary key and the values of the other fields it
+    /// reads (`values`, by attribute name), without the whole item: `None`
+    /// when a sparse index's rule leaves the item out. Generated; an update
+    /// uses it to keep index keys right in one request.
+    #[doc(hidden)]
+    fn index_key_from(
+        position: usize,
+        key: &Key<Self>,
+        values: &Item,
+    ) -> Result<Option<KeyValues>> {
+        let _ = (key, values);
+        Err(__private::no_such_index(Self::SCHEMA.entity_type, position))
+    }
+
     /// The `#[ddb(version)]` field's value, for optimistic locking.
     fn version(&self) -> Option<u64> {
         None
@@ -175,9 +190,36 @@ pub mod __private {
         raw_key, read_raw_key, shard_of, KeyReader, KeyWriter, PARTITION_KEY_LIMIT, SORT_KEY_LIMIT,
     };
     pub use crate::model::{
-        EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, KeyAttribute, KeyDef, Part,
-        Projection as IndexProjection, ScalarType, TableDef, Template,
+        EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, KeyAttribute, KeyDef, Membership,
+        Part, Projection as IndexProjection, ScalarType, TableDef, Template,
     };
+
+    /// The value of field `attribute` in `values`, decoded as the field's
+    /// type; a missing attribute decodes as null (`None` for an `Option`).
+    pub fn field_from<T: serde::de::DeserializeOwned>(
+        entity: &'static str,
+        attribute: &str,
+        values: &Item,
+    ) -> Result<T, Error> {
+        let value = values
+            .get(attribute)
+            .cloned()
+            .unwrap_or(AttributeValue::Null(true));
+        serde_dynamo::from_attribute_value(value).map_err(|source| Error::Decode {
+            entity,
+            key: None,
+            source,
+        })
+    }
+
+    /// `index_key_from` asked for a position that is not an index it can
+    /// compute from values alone: a bug in ddb, reported rather than panicking.
+    pub fn no_such_index(entity: &'static str, position: usize) -> Error {
+        Error::InvalidRequest {
+            entity,
+            reason: format!("index key {position} cannot be computed from field values alone"),
+        }
+    }
     pub use crate::{
         Entity, Error, Item, Key, KeySegment, KeyValue, KeyValues, SegmentError, Table,
     };

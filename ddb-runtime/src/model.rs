@@ -181,8 +181,42 @@ pub struct KeyDef {
     pub query: Option<&'static str>,
     /// Write shards of the partition key (1 means not sharded).
     pub shards: u16,
-    /// Whether the key is written only when a predicate holds (sparse index).
-    pub sparse: bool,
+    /// For a sparse index, the rule that decides which items it holds.
+    pub membership: Option<Membership>,
+}
+
+impl KeyDef {
+    /// The Rust fields the key is built from: its templates' fields, then
+    /// those its membership rule reads, each once.
+    pub fn input_fields(&self) -> Vec<&'static str> {
+        let mut fields: Vec<&'static str> = Vec::new();
+        let templates = std::iter::once(&self.pk).chain(self.sk.iter());
+        let parts = templates.flat_map(|t| t.parts.iter());
+        let from_templates = parts.filter_map(|part| match part {
+            Part::Field(field) => Some(*field),
+            Part::Literal(_) => None,
+        });
+        let reads = self.membership.iter().flat_map(|m| m.reads.iter().copied());
+        for field in from_templates.chain(reads) {
+            if !fields.contains(&field) {
+                fields.push(field);
+            }
+        }
+        fields
+    }
+}
+
+/// Which items a sparse index holds: declared with
+/// `index(..., when(status = OrderStatus::Open))` (also `!=` and `in [..]`),
+/// or `when(Order::is_open, reads(status))` for a function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Membership {
+    /// The Rust fields the rule reads.
+    pub reads: &'static [&'static str],
+    /// Whether ddb can evaluate the rule from those fields alone (a
+    /// comparison); a function needs the whole item, so an update that
+    /// changes what it reads reads the item first.
+    pub evaluable: bool,
 }
 
 /// What `#[ddb(...)]` says of one field.

@@ -342,8 +342,8 @@ pub fn access_pattern_report(entities: &[&EntitySchema]) -> String {
             .filter_map(|key| {
                 let name = key.index?;
                 let mut notes = Vec::new();
-                if key.sparse {
-                    notes.push("sparse".to_owned());
+                if let Some(membership) = &key.membership {
+                    notes.push(format!("sparse on {}", membership.reads.join(", ")));
                 }
                 if key.shards > 1 {
                     notes.push(format!("{} shards", key.shards));

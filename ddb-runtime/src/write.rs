@@ -126,6 +126,7 @@ pub(crate) fn prepare<E: Entity>(
     if let (Some(attribute), Some(version)) = (version_attribute(&E::SCHEMA), version) {
         item.insert(attribute.to_owned(), AttributeValue::N(version.to_string()));
     }
+    rebuild_stamped_index_keys::<E>(&mut item, &key)?;
     check_size::<E>(&item, &key)?;
     if let Err(reason) = check_values(&item) {
         return Err(Error::InvalidRequest {
@@ -134,6 +135,53 @@ pub(crate) fn prepare<E: Entity>(
         });
     }
     Ok(Prepared { item, key })
+}
+
+/// Index keys built from a field ddb writes itself (`created_at`,
+/// `updated_at`, the version) are computed again from the stamped item, so
+/// they hold the values written and not the entity's stale ones.
+fn rebuild_stamped_index_keys<E: Entity>(item: &mut Item, key: &Key<E>) -> Result<()> {
+    let schema = &E::SCHEMA;
+    let stamped: Vec<&str> = schema
+        .fields
+        .iter()
+        .filter(|f| f.role.version || f.role.created_at || f.role.updated_at)
+        .map(|f| f.attribute)
+        .collect();
+    let reads_stamp = schema.keys[1..]
+        .iter()
+        .any(|k| index_inputs(schema, k).iter().any(|a| stamped.contains(a)));
+    if !reads_stamp {
+        return Ok(());
+    }
+    let table = schema.table;
+    let fields: HashSet<&str> = schema.fields.iter().map(|f| f.attribute).collect();
+    let index_attribute = |name: &str| {
+        name != table.pk.name && Some(name) != table.sk.map(|a| a.name) && !fields.contains(name)
+    };
+    for index in schema.keys[1..]
+        .iter()
+        .filter_map(|k| table.index(k.index?))
+    {
+        for attribute in std::iter::once(index.pk).chain(index.sk) {
+            if index_attribute(attribute.name) {
+                item.remove(attribute.name);
+            }
+        }
+    }
+    let stamped_entity = E::from_item(item.clone()).map_err(|e| e.with_key(key))?;
+    for (name, values) in stamped_entity.index_keys()? {
+        let Some(index) = table.index(name) else {
+            continue;
+        };
+        let pairs = std::iter::once(&values.pk).chain(values.sk.iter());
+        for (attribute, value) in std::iter::once(index.pk).chain(index.sk).zip(pairs) {
+            if index_attribute(attribute.name) {
+                item.insert(attribute.name.to_owned(), value.to_attribute_value());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// DynamoDB's list and map nesting limit.
@@ -403,9 +451,17 @@ impl Db {
     /// written: a stale entity is an [`Error::VersionConflict`].
     pub fn put<E: Entity + 'static>(&self, entity: &E) -> Put<E> {
         let expected = entity.version();
+        let next = expected.map(|v| {
+            v.checked_add(1).ok_or_else(|| Error::InvalidRequest {
+                entity: E::SCHEMA.entity_type,
+                reason: format!("version {v} is the largest there is; it cannot be incremented"),
+            })
+        });
         Put {
             db: self.clone(),
-            prepared: prepare(entity, false, expected.map(|v| v + 1)),
+            prepared: next
+                .transpose()
+                .and_then(|next| prepare(entity, false, next)),
             expected_version: expected,
             condition: None,
             return_old: false,
@@ -844,38 +900,31 @@ impl<E: Entity + 'static> Update<E> {
         self
     }
 
-    /// Whether the index keys must be recomputed from the whole item.
-    fn needs_read(&self) -> bool {
-        let schema = &E::SCHEMA;
-        let touched: HashSet<&str> = self.ops.iter().map(Op::attribute).collect();
-        schema.keys[1..].iter().any(|key| {
-            key.sparse
-                || key
-                    .pk
-                    .parts
-                    .iter()
-                    .chain(key.sk.iter().flat_map(|sk| sk.parts.iter()))
-                    .any(|part| match part {
-                        crate::model::Part::Field(field) => schema
-                            .field(field)
-                            .is_some_and(|f| touched.contains(f.attribute)),
-                        crate::model::Part::Literal(_) => false,
-                    })
-        })
-    }
-
-    /// Builds the UpdateItem's expressions: reads the item first when index
-    /// keys must be recomputed.
+    /// Builds the UpdateItem. Index keys that depend on a changed field are
+    /// recomputed in the same request: from the primary key and the values
+    /// the update sets when those are all an index reads, else from the item
+    /// read first, with the write conditioned on everything read.
     pub(crate) async fn prepare(self) -> Result<PreparedUpdate<E>> {
         if let Some(error) = self.error {
             return Err(error);
         }
         let schema = &E::SCHEMA;
         let table = schema.table;
+        let entity = schema.entity_type;
         if self.ops.is_empty() {
             return Err(Error::InvalidRequest {
-                entity: schema.entity_type,
+                entity,
                 reason: "an update needs at least one change".into(),
+            });
+        }
+        let mut seen = HashSet::new();
+        if let Some(op) = self.ops.iter().find(|op| !seen.insert(op.attribute())) {
+            return Err(Error::InvalidRequest {
+                entity,
+                reason: format!(
+                    "attribute `{}` is changed twice in one update; DynamoDB refuses overlapping paths",
+                    op.attribute()
+                ),
             });
         }
         let mut p = Placeholders::default();
@@ -901,12 +950,36 @@ impl<E: Entity + 'static> Update<E> {
                 }
             }
         }
+        // What the item's attributes are after the update, where the update
+        // alone decides them: values it sets, and attributes it removes.
+        let mut known: Item = Item::new();
+        let mut removed: HashSet<&str> = HashSet::new();
+        let mut touched: HashSet<&str> = HashSet::new();
+        for op in &self.ops {
+            touched.insert(op.attribute());
+            match op {
+                Op::Set(a, v) => {
+                    known.insert((*a).to_owned(), v.clone());
+                }
+                Op::Remove(a) => {
+                    removed.insert(a);
+                }
+                _ => {}
+            }
+        }
         let now = SystemTime::now();
-        for (attribute, value) in E::stamps(false, now) {
-            sets.push(format!("{} = {}", p.name(attribute), p.value(value)));
+        let updated = E::stamps(false, now);
+        for (attribute, value) in &updated {
+            sets.push(format!(
+                "{} = {}",
+                p.name(attribute),
+                p.value(value.clone())
+            ));
+            known.insert((*attribute).to_owned(), value.clone());
+            touched.insert(attribute);
         }
         for (attribute, value) in E::stamps(true, now) {
-            if !E::stamps(false, now).iter().any(|(a, _)| *a == attribute) {
+            if !updated.iter().any(|(a, _)| *a == attribute) {
                 let name = p.name(attribute);
                 sets.push(format!(
                     "{name} = if_not_exists({name}, {})",
@@ -914,6 +987,14 @@ impl<E: Entity + 'static> Update<E> {
                 ));
             }
         }
+        let version = version_attribute(schema);
+        if let Some(attribute) = version {
+            touched.insert(attribute);
+            if let Some(expected) = self.expected_version {
+                known.insert(attribute.to_owned(), version_value(entity, expected)?);
+            }
+        }
+
         let mut condition = Some(and(
             self.condition.clone(),
             Condition::attribute_exists(table.pk.name),
@@ -926,10 +1007,30 @@ impl<E: Entity + 'static> Update<E> {
                 Condition::attribute_is_number(ttl) & Condition::compare_value(ttl, "<=", now);
             condition = Some(and(condition, !expired));
         }
-        let version = version_attribute(schema);
+
+        // The indexes whose keys or membership this update can change, and
+        // whether the update alone decides every input of each.
+        let stale: Vec<(usize, Vec<&'static str>)> = schema
+            .keys
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(position, key)| (position, index_inputs(schema, key)))
+            .filter(|(_, inputs)| inputs.iter().any(|a| touched.contains(a)))
+            .collect();
+        let decided = |position: usize, inputs: &[&str]| {
+            schema.keys[position].membership.is_none_or(|m| m.evaluable)
+                && inputs
+                    .iter()
+                    .all(|a| known.contains_key(*a) || removed.contains(a))
+        };
+        let needs_read = stale
+            .iter()
+            .any(|(position, inputs)| !decided(*position, inputs));
+
         let mut expected = self.expected_version;
-        let mut read_item = None;
-        if self.needs_read() {
+        let mut read = None;
+        let new_keys: Vec<(usize, Option<KeyValues>)> = if needs_read {
             let current = self
                 .db
                 .get(self.key.clone())
@@ -937,40 +1038,89 @@ impl<E: Entity + 'static> Update<E> {
                 .raw()
                 .await?
                 .ok_or_else(|| Error::NotFound {
-                    entity: schema.entity_type,
+                    entity,
                     key: key_text(&self.key),
                 })?;
             let mut next = current.clone();
             for op in &self.ops {
                 apply(&mut next, op);
             }
+            for (attribute, value) in &updated {
+                next.insert((*attribute).to_owned(), value.clone());
+            }
+            // The update is conditioned on what it read: the version, or
+            // else every index input it did not decide itself.
+            let mut conditioned: Vec<&'static str> = Vec::new();
+            if let Some(attribute) = version {
+                expected = expected.or_else(|| stored_version(schema, Some(&current)));
+                if let Some(expected) = expected {
+                    next.insert(attribute.to_owned(), version_value(entity, expected)?);
+                }
+            } else {
+                for (_, inputs) in &stale {
+                    for attribute in inputs {
+                        let decided_here =
+                            known.contains_key(*attribute) || removed.contains(attribute);
+                        if !decided_here && !conditioned.contains(attribute) {
+                            conditioned.push(attribute);
+                        }
+                    }
+                }
+                for attribute in &conditioned {
+                    condition = Some(and(
+                        condition,
+                        match current.get(*attribute) {
+                            Some(value) => Condition::compare_value(attribute, "=", value.clone()),
+                            None => Condition::attribute_not_exists(attribute),
+                        },
+                    ));
+                }
+            }
             check_size::<E>(&next, &self.key)?;
-            let entity = E::from_item(next)?;
-            let new_keys: HashMap<&'static str, KeyValues> =
-                entity.index_keys()?.into_iter().collect();
-            // The table's own key never changes, and a raw-key index attribute
-            // that is a field's own attribute is written by the field (or left
-            // as it is): neither is set or removed here.
-            let field_attributes: HashSet<&str> =
-                schema.fields.iter().map(|f| f.attribute).collect();
-            let written_elsewhere = |name: &str| {
-                name == table.pk.name
-                    || Some(name) == table.sk.map(|a| a.name)
-                    || field_attributes.contains(name)
+            let entity_now = E::from_item(next).map_err(|e| e.with_key(&self.key))?;
+            let mut all: HashMap<&'static str, KeyValues> =
+                entity_now.index_keys()?.into_iter().collect();
+            read = Some(ReadFirst {
+                item: current,
+                conditioned,
+                version_derived: self.expected_version.is_none() && expected.is_some(),
+            });
+            stale
+                .iter()
+                .map(|(position, _)| {
+                    let name = schema.keys[*position].index.unwrap_or_default();
+                    (*position, all.remove(name))
+                })
+                .collect()
+        } else {
+            stale
+                .iter()
+                .map(|(position, _)| {
+                    E::index_key_from(*position, &self.key, &known).map(|keys| (*position, keys))
+                })
+                .collect::<Result<_>>()?
+        };
+
+        // SET the index attributes of the indexes the item is in, REMOVE
+        // those of the sparse ones it left. The table's own key never
+        // changes, and a raw-key index attribute that is a field's own
+        // attribute is written by the field.
+        let field_attributes: HashSet<&str> = schema.fields.iter().map(|f| f.attribute).collect();
+        let written_elsewhere = |name: &str| {
+            name == table.pk.name
+                || Some(name) == table.sk.map(|a| a.name)
+                || field_attributes.contains(name)
+        };
+        for (position, values) in &new_keys {
+            let Some(index) = schema.keys[*position].index.and_then(|n| table.index(n)) else {
+                continue;
             };
-            for key in &schema.keys[1..] {
-                let Some(name) = key.index else { continue };
-                let Some(index) = table.index(name) else {
-                    continue;
-                };
-                let attributes = std::iter::once(index.pk).chain(index.sk);
-                match new_keys.get(name) {
-                    Some(values) => {
-                        let pairs = std::iter::once(&values.pk).chain(values.sk.iter());
-                        for (attribute, value) in attributes.zip(pairs) {
-                            if written_elsewhere(attribute.name) {
-                                continue;
-                            }
+            let attributes = std::iter::once(index.pk).chain(index.sk);
+            match values {
+                Some(values) => {
+                    let pairs = std::iter::once(&values.pk).chain(values.sk.iter());
+                    for (attribute, value) in attributes.zip(pairs) {
+                        if !written_elsewhere(attribute.name) {
                             sets.push(format!(
                                 "{} = {}",
                                 p.name(attribute.name),
@@ -978,30 +1128,13 @@ impl<E: Entity + 'static> Update<E> {
                             ));
                         }
                     }
-                    None => {
-                        for attribute in attributes.filter(|a| !written_elsewhere(a.name)) {
-                            removes.push(p.name(attribute.name));
-                        }
+                }
+                None => {
+                    for attribute in attributes.filter(|a| !written_elsewhere(a.name)) {
+                        removes.push(p.name(attribute.name));
                     }
                 }
             }
-            if version.is_some() {
-                expected = expected.or_else(|| stored_version(schema, Some(&current)));
-            } else {
-                // Without a version, the attributes the update read must be
-                // unchanged when it lands.
-                for op in &self.ops {
-                    let attribute = op.attribute();
-                    condition = Some(and(
-                        condition,
-                        match current.get(attribute) {
-                            Some(value) => Condition::compare_value(attribute, "=", value.clone()),
-                            None => Condition::attribute_not_exists(attribute),
-                        },
-                    ));
-                }
-            }
-            read_item = Some(current);
         }
         if let Some(version) = version {
             let name = p.name(version);
@@ -1017,19 +1150,18 @@ impl<E: Entity + 'static> Update<E> {
                     ));
                     sets.push(format!(
                         "{name} = {}",
-                        p.value(AttributeValue::N((expected + 1).to_string()))
+                        p.value(version_value(entity, expected)?)
                     ));
                 }
                 None => adds.push(format!("{name} {}", p.value(AttributeValue::N("1".into())))),
             }
         }
-        // An attribute both set and removed (a sparse key re-set) keeps the SET.
-        let set_names: HashSet<String> = sets
-            .iter()
-            .filter_map(|s| s.split(' ').next().map(str::to_owned))
-            .collect();
+        // Two indexes sharing an attribute name the same value; name it once.
+        let mut set_names: HashSet<String> = HashSet::new();
+        sets.retain(|s| set_names.insert(s.split(' ').next().unwrap_or_default().to_owned()));
         removes.retain(|r| !set_names.contains(r));
-        removes.dedup();
+        let mut removed_names = HashSet::new();
+        removes.retain(|r| removed_names.insert(r.clone()));
         let mut clauses = Vec::new();
         if !sets.is_empty() {
             clauses.push(format!("SET {}", sets.join(", ")));
@@ -1045,7 +1177,7 @@ impl<E: Entity + 'static> Update<E> {
         }
         let condition_text = render_condition(condition.as_ref(), &mut p)?;
         let expression = clauses.join(" ");
-        crate::expr::check_expression(schema.entity_type, "update", &expression)?;
+        crate::expr::check_expression(entity, "update", &expression)?;
         Ok(PreparedUpdate {
             key: self.key,
             expression,
@@ -1053,8 +1185,8 @@ impl<E: Entity + 'static> Update<E> {
                 expression: condition_text,
                 placeholders: p,
             },
-            expected_version: expected,
-            read_item,
+            expected_version: self.expected_version,
+            read,
         })
     }
 
@@ -1065,7 +1197,7 @@ impl<E: Entity + 'static> Update<E> {
         let prepared = self.prepare().await?;
         tracing::debug!(
             entity = E::SCHEMA.entity_type,
-            read_first = prepared.read_item.is_some(),
+            read_first = prepared.read.is_some(),
             "ddb update"
         );
         let key = prepared.key.clone();
@@ -1102,12 +1234,7 @@ impl<E: Entity + 'static> Update<E> {
                 })
             }
             Err(error) => match failed_condition(&error) {
-                Some(existing) => Err(condition_error(
-                    &key,
-                    existing,
-                    prepared.expected_version,
-                    true,
-                )),
+                Some(existing) => Err(prepared.failure(existing)),
                 None => Err(Error::sdk("UpdateItem", error)),
             },
         }
@@ -1119,8 +1246,80 @@ pub(crate) struct PreparedUpdate<E> {
     pub key: Key<E>,
     pub expression: String,
     pub conditional: Conditional,
+    /// The version the caller expects (`expect_version`).
     pub expected_version: Option<u64>,
-    pub read_item: Option<Item>,
+    /// The item read first to recompute index keys, if one was.
+    pub read: Option<ReadFirst>,
+}
+
+/// What an update read before writing, and what its write is conditioned on.
+pub(crate) struct ReadFirst {
+    pub item: Item,
+    /// Attributes the write requires unchanged (entities without a version).
+    pub conditioned: Vec<&'static str>,
+    /// Whether the write requires the version it read.
+    pub version_derived: bool,
+}
+
+impl<E: Entity> PreparedUpdate<E> {
+    /// Maps a failed condition: a version the caller expected is a
+    /// [`Error::VersionConflict`], a missing item [`Error::NotFound`], a
+    /// change to what ddb read first [`Error::ChangedSinceRead`], anything
+    /// else the caller's own condition.
+    pub(crate) fn failure(&self, existing: Option<Item>) -> Error {
+        let error = condition_error(&self.key, existing.clone(), self.expected_version, true);
+        let (Error::ConditionFailed { .. }, Some(read), Some(existing)) =
+            (&error, &self.read, &existing)
+        else {
+            return error;
+        };
+        let differs = |attribute: &str| match (read.item.get(attribute), existing.get(attribute)) {
+            (Some(a), Some(b)) => !same_value(a, b),
+            (a, b) => a.is_some() != b.is_some(),
+        };
+        let mut changed: Vec<String> = read
+            .conditioned
+            .iter()
+            .filter(|a| differs(a))
+            .map(|a| (*a).to_owned())
+            .collect();
+        if let Some(version) = version_attribute(&E::SCHEMA) {
+            if read.version_derived && differs(version) {
+                changed.push(version.to_owned());
+            }
+        }
+        if changed.is_empty() {
+            return error;
+        }
+        Error::ChangedSinceRead {
+            entity: E::SCHEMA.entity_type,
+            key: key_text(&self.key),
+            attributes: changed,
+        }
+    }
+}
+
+/// The attributes of the fields index `key` is built from, but for those of
+/// the primary key (which an update never changes).
+fn index_inputs(schema: &EntitySchema, key: &crate::model::KeyDef) -> Vec<&'static str> {
+    let primary = schema.primary().input_fields();
+    key.input_fields()
+        .into_iter()
+        .filter(|field| !primary.contains(field))
+        .filter_map(|field| schema.field(field).map(|f| f.attribute))
+        .collect()
+}
+
+/// The version after `expected`, as DynamoDB stores it; refused at the top
+/// of the integer range rather than wrapping.
+fn version_value(entity: &'static str, expected: u64) -> Result<AttributeValue> {
+    let next = expected
+        .checked_add(1)
+        .ok_or_else(|| Error::InvalidRequest {
+            entity,
+            reason: format!("version {expected} is the largest there is; it cannot be incremented"),
+        })?;
+    Ok(AttributeValue::N(next.to_string()))
 }
 
 /// Applies one update change to a local copy of the item.

@@ -23,6 +23,12 @@ pub enum Fault {
     /// Forwards the request (so it is applied), then closes the connection
     /// without answering: a lost response.
     DropResponse,
+    /// Forwards the request, signals `forwarded`, and answers only once
+    /// `release` is notified: a slow response, for a test to act in between.
+    Hold {
+        forwarded: Arc<tokio::sync::Notify>,
+        release: Arc<tokio::sync::Notify>,
+    },
 }
 
 #[derive(Debug)]
@@ -281,6 +287,15 @@ async fn serve(mut stream: TcpStream, upstream: String, state: Arc<Mutex<State>>
                 response(status, body.to_string().as_bytes())
             }
             Some(Fault::Json(status, body)) => response(status, body.as_bytes()),
+            Some(Fault::Hold { forwarded, release }) => {
+                let reply = forward(&upstream, &raw).await;
+                forwarded.notify_one();
+                release.notified().await;
+                match reply {
+                    Some((status, body)) => response(status, &body),
+                    None => return,
+                }
+            }
             Some(Fault::DropResponse) => {
                 let _ = forward(&upstream, &raw).await;
                 return;

@@ -26,7 +26,7 @@ pub struct Customer {
 #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}", query = "by_customer")]
 #[ddb(index(name = "GSI1", pk = "ORDER#{order_id}", sk = "ORDER", query = "by_order_id"))]
 #[ddb(index(name = "GSI2", pk = "STATUS#{status}", sk = "{placed_at}#{order_id}", query = "open",
-            shards = 4, when = Order::is_open))]
+            shards = 4, when(status = OrderStatus::Open)))]
 pub struct Order {
     pub customer_id: String,
     pub order_id: String,
@@ -38,12 +38,6 @@ pub struct Order {
     pub version: u64,
     #[ddb(ttl)]
     pub expires_at: Option<u64>,
-}
-
-impl Order {
-    fn is_open(&self) -> bool {
-        self.status == OrderStatus::Open
-    }
 }
 
 #[derive(Entity, Serialize, Deserialize)]
