@@ -10,7 +10,9 @@ use futures::{StreamExt, TryStreamExt};
 
 use crate::db::Db;
 use crate::error::{Error, Result};
+use crate::expr::Placeholders;
 use crate::model::EntitySchema;
+use crate::write::{Action, WritePlan};
 use crate::Item;
 
 /// BatchGetItem takes at most 100 keys per request.
@@ -292,17 +294,18 @@ impl Db {
         let mut requests = Vec::with_capacity(entities.len());
         let mut keys = Vec::with_capacity(entities.len());
         for entity in entities {
-            let prepared = crate::write::prepare(entity, true, None)?;
-            let key = crate::write::key_text(&prepared.key);
+            // As a put: the created_at an entity carries is kept. BatchWriteItem
+            // takes no condition, so the version is written as it is.
+            let prepared = crate::write::prepare(entity, false, None)?;
+            let plan = WritePlan::new(
+                prepared.key,
+                Action::Put(prepared.item),
+                None,
+                Placeholders::default(),
+            )?;
+            let key = crate::write::key_text(&plan.key);
             keys.push(key.clone());
-            let put = aws_sdk_dynamodb::types::PutRequest::builder()
-                .set_item(Some(prepared.item))
-                .build()
-                .map_err(|e| Error::InvalidRequest {
-                    entity: E::SCHEMA.entity_type,
-                    reason: e.to_string(),
-                })?;
-            requests.push((key, WriteRequest::builder().put_request(put).build()));
+            requests.push((key, plan.write_request()?));
         }
         reject_duplicates::<E>(&keys)?;
         write_requests(
@@ -322,18 +325,9 @@ impl Db {
         let texts: Vec<String> = keys.iter().map(crate::write::key_text).collect();
         reject_duplicates::<E>(&texts)?;
         let requests = keys
-            .iter()
+            .into_iter()
             .zip(texts)
-            .map(|(key, text)| {
-                let delete = aws_sdk_dynamodb::types::DeleteRequest::builder()
-                    .set_key(Some(key.to_item()))
-                    .build()
-                    .map_err(|e| Error::InvalidRequest {
-                        entity: E::SCHEMA.entity_type,
-                        reason: e.to_string(),
-                    })?;
-                Ok((text, WriteRequest::builder().delete_request(delete).build()))
-            })
+            .map(|(key, text)| Ok((text, self.delete(key).plan()?.write_request()?)))
             .collect::<Result<Vec<_>>>()?;
         write_requests(
             self,

@@ -4,17 +4,14 @@
 use std::collections::HashSet;
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{
-    ConditionCheck, Delete as SdkDelete, Get, Put as SdkPut, ReturnConsumedCapacity,
-    ReturnValuesOnConditionCheckFailure, TransactGetItem, TransactWriteItem, Update as SdkUpdate,
-};
+use aws_sdk_dynamodb::types::{Get, ReturnConsumedCapacity, TransactGetItem, TransactWriteItem};
 use futures::future::BoxFuture;
 
 use crate::db::Db;
 use crate::error::{ActionFailure, Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
 use crate::write::{
-    item_size, key_text, render_condition, Delete, Prepared, Put, Update, ITEM_SIZE_LIMIT,
+    key_text, Action as WriteAction, Delete, Put, Update, WritePlan, ITEM_SIZE_LIMIT,
 };
 use crate::{Entity, Item, Key, Table};
 
@@ -70,15 +67,6 @@ impl Db {
     }
 }
 
-fn names_values(
-    p: &Placeholders,
-) -> (
-    Option<std::collections::HashMap<String, String>>,
-    Option<Item>,
-) {
-    (p.names(), p.values())
-}
-
 fn invalid(entity: &'static str, reason: String) -> Error {
     Error::InvalidRequest { entity, reason }
 }
@@ -111,87 +99,27 @@ impl TransactWrite {
 
     /// Creates `entity` only if no item has its key.
     pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
-        let prepared = crate::write::prepare(entity, true, Some(1));
+        let create = self.db.create(entity);
         let db = self.db.clone();
-        self.push(Box::pin(async move {
-            let absent = Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name);
-            put_action(
-                db.table_name::<E::Table>().to_owned(),
-                prepared?,
-                Some(absent),
-            )
-        }))
+        self.push(Box::pin(async move { action(&db, create.plan()?.0) }))
     }
 
     /// A put built with [`Db::put`] (its version check and condition included).
     pub fn put<E: Entity + 'static>(self, put: Put<E>) -> Self {
         let db = self.db.clone();
-        self.push(Box::pin(async move {
-            let (prepared, condition, _) = put.into_parts()?;
-            put_action(db.table_name::<E::Table>().to_owned(), prepared, condition)
-        }))
+        self.push(Box::pin(async move { action(&db, put.plan()?) }))
     }
 
     /// An update built with [`Db::update`].
     pub fn update<E: Entity + 'static>(self, update: Update<E>) -> Self {
         let db = self.db.clone();
-        self.push(Box::pin(async move {
-            let prepared = update.prepare().await?;
-            let table = db.table_name::<E::Table>().to_owned();
-            let p = &prepared.conditional.placeholders;
-            let (names, values) = names_values(p);
-            let key = prepared.key.to_item();
-            let size = item_size(&key) + prepared.expression.len();
-            let update = SdkUpdate::builder()
-                .table_name(&table)
-                .set_key(Some(key))
-                .update_expression(prepared.expression)
-                .set_condition_expression(prepared.conditional.expression.clone())
-                .set_expression_attribute_names(names)
-                .set_expression_attribute_values(values)
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
-                .build()
-                .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
-            Ok(Action {
-                entity: E::SCHEMA.entity_type,
-                table,
-                key: key_text(&prepared.key),
-                size,
-                item: TransactWriteItem::builder().update(update).build(),
-            })
-        }))
+        self.push(Box::pin(async move { action(&db, update.plan().await?) }))
     }
 
     /// A delete built with [`Db::delete`] or [`Db::delete_entity`].
     pub fn delete<E: Entity + 'static>(self, delete: Delete<E>) -> Self {
         let db = self.db.clone();
-        self.push(Box::pin(async move {
-            let (key, condition, _) = delete.into_parts()?;
-            let table = db.table_name::<E::Table>().to_owned();
-            let mut p = Placeholders::default();
-            let expression = render_condition::<E>(condition.as_ref(), &mut p)?;
-            let (names, values) = names_values(&p);
-            let delete = SdkDelete::builder()
-                .table_name(&table)
-                .set_key(Some(key.to_item()))
-                .set_condition_expression(expression)
-                .set_expression_attribute_names(names)
-                .set_expression_attribute_values(values)
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
-                .build()
-                .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
-            Ok(Action {
-                entity: E::SCHEMA.entity_type,
-                table,
-                key: key_text(&key),
-                size: item_size(&key.to_item()),
-                item: TransactWriteItem::builder().delete(delete).build(),
-            })
-        }))
+        self.push(Box::pin(async move { action(&db, delete.plan()?) }))
     }
 
     /// Cancels the transaction unless `condition` holds on the item at `key`
@@ -203,30 +131,15 @@ impl TransactWrite {
     ) -> Self {
         let db = self.db.clone();
         self.push(Box::pin(async move {
-            let table = db.table_name::<E::Table>().to_owned();
-            let mut p = Placeholders::default();
             let exists = Condition::<E>::attribute_exists(<E::Table as Table>::DEF.pk.name);
-            let expression =
-                render_condition::<E>(Some(&(exists & condition)), &mut p)?.unwrap_or_default();
-            let (names, values) = names_values(&p);
-            let check = ConditionCheck::builder()
-                .table_name(&table)
-                .set_key(Some(key.to_item()))
-                .condition_expression(expression)
-                .set_expression_attribute_names(names)
-                .set_expression_attribute_values(values)
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
-                .build()
-                .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
-            Ok(Action {
-                entity: E::SCHEMA.entity_type,
-                table,
-                key: key_text(&key),
-                size: item_size(&key.to_item()),
-                item: TransactWriteItem::builder().condition_check(check).build(),
-            })
+            let mut plan = WritePlan::new(
+                key,
+                WriteAction::ConditionCheck,
+                Some(&(exists & condition)),
+                Placeholders::default(),
+            )?;
+            plan.must_exist = true;
+            action(&db, plan)
         }))
     }
 
@@ -352,31 +265,15 @@ fn canceled(
     }
 }
 
-/// The Put of a transaction: `prepared` written to `table` if `condition` holds.
-fn put_action<E: Entity>(
-    table: String,
-    prepared: Prepared<E>,
-    condition: Option<Condition<E>>,
-) -> Result<Action> {
-    let mut p = Placeholders::default();
-    let expression = render_condition::<E>(condition.as_ref(), &mut p)?;
-    let (names, values) = names_values(&p);
-    let size = item_size(&prepared.item);
-    let put = SdkPut::builder()
-        .table_name(&table)
-        .set_item(Some(prepared.item))
-        .set_condition_expression(expression)
-        .set_expression_attribute_names(names)
-        .set_expression_attribute_values(values)
-        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-        .build()
-        .map_err(|e| invalid(E::SCHEMA.entity_type, e.to_string()))?;
+/// One action of the transaction, rendered from its write plan.
+fn action<E: Entity + 'static>(db: &Db, plan: WritePlan<E>) -> Result<Action> {
+    let table = db.table_name::<E::Table>().to_owned();
     Ok(Action {
         entity: E::SCHEMA.entity_type,
+        key: key_text(&plan.key),
+        size: plan.size(),
+        item: plan.transact_item(&table)?,
         table,
-        key: key_text(&prepared.key),
-        size,
-        item: TransactWriteItem::builder().put(put).build(),
     })
 }
 

@@ -1,0 +1,395 @@
+//! An entity's item as DynamoDB stores it: prepared (stamped, versioned,
+//! index keys current), sized and checked by DynamoDB's rules before sending.
+
+use std::collections::HashSet;
+use std::time::SystemTime;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::error::{Error, Result};
+use crate::model::{EntitySchema, KeyDef};
+use crate::sort::compare_numbers;
+use crate::{Entity, Item, Key};
+
+/// DynamoDB's item size limit: 400 KB (409,600 bytes).
+pub const ITEM_SIZE_LIMIT: usize = 409_600;
+
+/// The size of an item by DynamoDB's rules: the UTF-8 bytes of every
+/// attribute name plus its value's size (strings by UTF-8 bytes, binaries by
+/// raw bytes, numbers by about one byte per two significant digits plus one,
+/// booleans and nulls one byte, lists and maps three bytes plus one per
+/// element).
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// let item = [
+///     ("shirt-color".to_string(), AttributeValue::S("R".into())),
+///     ("shirt-size".to_string(), AttributeValue::S("M".into())),
+/// ]
+/// .into();
+/// assert_eq!(ddb_runtime::write::item_size(&item), 23); // AWS's own example
+/// ```
+pub fn item_size(item: &Item) -> usize {
+    item.iter()
+        .map(|(name, value)| name.len() + value_size(value))
+        .sum()
+}
+
+fn number_size(number: &str) -> usize {
+    let digits: String = number
+        .chars()
+        .take_while(|c| *c != 'e' && *c != 'E')
+        .filter(char::is_ascii_digit)
+        .collect();
+    let significant = digits
+        .trim_start_matches('0')
+        .trim_end_matches('0')
+        .len()
+        .max(1);
+    significant.div_ceil(2) + 1
+}
+
+fn value_size(value: &AttributeValue) -> usize {
+    match value {
+        AttributeValue::S(s) => s.len(),
+        AttributeValue::N(n) => number_size(n),
+        AttributeValue::B(b) => b.as_ref().len(),
+        AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
+        AttributeValue::Ss(items) => items.iter().map(String::len).sum(),
+        AttributeValue::Ns(items) => items.iter().map(|n| number_size(n)).sum(),
+        AttributeValue::Bs(items) => items.iter().map(|b| b.as_ref().len()).sum(),
+        AttributeValue::L(items) => 3 + items.iter().map(|v| value_size(v) + 1).sum::<usize>(),
+        AttributeValue::M(map) => {
+            3 + map
+                .iter()
+                .map(|(k, v)| k.len() + value_size(v) + 1)
+                .sum::<usize>()
+        }
+        _ => 0,
+    }
+}
+
+/// `PK / SK` of a key, for messages.
+pub(crate) fn key_text<E>(key: &Key<E>) -> String {
+    match key.sk() {
+        Some(sk) => format!("{} / {}", key.pk(), sk),
+        None => key.pk().to_string(),
+    }
+}
+
+pub(super) fn version_attribute(schema: &EntitySchema) -> Option<&'static str> {
+    schema
+        .fields
+        .iter()
+        .find(|f| f.role.version)
+        .map(|f| f.attribute)
+}
+
+pub(super) fn stamp_attributes(schema: &EntitySchema) -> Vec<&'static str> {
+    schema
+        .fields
+        .iter()
+        .filter(|f| f.role.created_at || f.role.updated_at)
+        .map(|f| f.attribute)
+        .collect()
+}
+
+/// An entity's item, ready to write: stamped, versioned, size-checked.
+pub(crate) struct Prepared<E> {
+    pub item: Item,
+    pub key: Key<E>,
+}
+
+pub(crate) fn prepare<E: Entity>(
+    entity: &E,
+    created: bool,
+    version: Option<u64>,
+) -> Result<Prepared<E>> {
+    let key = entity.primary_key()?;
+    let mut item = entity.to_item()?;
+    let now = SystemTime::now();
+    for (attribute, value) in E::stamps(true, now) {
+        // A put keeps the creation time the entity carries; one that has none
+        // (a new entity put rather than created) gets the time of this write.
+        let unset = matches!(item.get(attribute), None | Some(AttributeValue::Null(_)));
+        let is_updated_at = E::stamps(false, now).iter().any(|(a, _)| *a == attribute);
+        if created || is_updated_at || unset {
+            item.insert(attribute.to_owned(), value);
+        }
+    }
+    if let (Some(attribute), Some(version)) = (version_attribute(&E::SCHEMA), version) {
+        item.insert(attribute.to_owned(), AttributeValue::N(version.to_string()));
+    }
+    rebuild_stamped_index_keys::<E>(&mut item, &key)?;
+    check_size::<E>(&item, &key)?;
+    if let Err(reason) = check_values(&item) {
+        return Err(Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: format!("{} {reason}", key_text(&key)),
+        });
+    }
+    Ok(Prepared { item, key })
+}
+
+/// Index keys built from a field ddb writes itself (`created_at`,
+/// `updated_at`, the version) are computed again from the stamped item, so
+/// they hold the values written and not the entity's stale ones.
+fn rebuild_stamped_index_keys<E: Entity>(item: &mut Item, key: &Key<E>) -> Result<()> {
+    let schema = &E::SCHEMA;
+    let stamped: Vec<&str> = schema
+        .fields
+        .iter()
+        .filter(|f| f.role.version || f.role.created_at || f.role.updated_at)
+        .map(|f| f.attribute)
+        .collect();
+    let reads_stamp = schema.keys[1..]
+        .iter()
+        .any(|k| index_inputs(schema, k).iter().any(|a| stamped.contains(a)));
+    if !reads_stamp {
+        return Ok(());
+    }
+    let table = schema.table;
+    let fields: HashSet<&str> = schema.fields.iter().map(|f| f.attribute).collect();
+    let index_attribute = |name: &str| {
+        name != table.pk.name && Some(name) != table.sk.map(|a| a.name) && !fields.contains(name)
+    };
+    for index in schema.keys[1..]
+        .iter()
+        .filter_map(|k| table.index(k.index?))
+    {
+        for attribute in std::iter::once(index.pk).chain(index.sk) {
+            if index_attribute(attribute.name) {
+                item.remove(attribute.name);
+            }
+        }
+    }
+    let stamped_entity = E::from_item(item.clone()).map_err(|e| e.with_key(key))?;
+    for (name, values) in stamped_entity.index_keys()? {
+        let Some(index) = table.index(name) else {
+            continue;
+        };
+        let pairs = std::iter::once(&values.pk).chain(values.sk.iter());
+        for (attribute, value) in std::iter::once(index.pk).chain(index.sk).zip(pairs) {
+            if index_attribute(attribute.name) {
+                item.insert(attribute.name.to_owned(), value.to_attribute_value());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// DynamoDB's list and map nesting limit.
+const MAX_NESTING: usize = 32;
+
+/// Refuses what DynamoDB would: numbers that are not numbers (NaN, infinity),
+/// have more than 38 significant digits or are out of range, empty sets, and
+/// lists or maps nested deeper than 32 levels.
+pub(crate) fn check_values(item: &Item) -> std::result::Result<(), String> {
+    fn check(name: &str, value: &AttributeValue, depth: usize) -> std::result::Result<(), String> {
+        match value {
+            AttributeValue::N(n) => number(name, n),
+            AttributeValue::Ns(ns) if ns.is_empty() => {
+                Err(format!("attribute `{name}` is an empty number set"))
+            }
+            AttributeValue::Ns(ns) => ns.iter().try_for_each(|n| number(name, n)),
+            AttributeValue::Ss(ss) if ss.is_empty() => {
+                Err(format!("attribute `{name}` is an empty string set"))
+            }
+            AttributeValue::Bs(bs) if bs.is_empty() => {
+                Err(format!("attribute `{name}` is an empty binary set"))
+            }
+            AttributeValue::L(_) | AttributeValue::M(_) if depth >= MAX_NESTING => Err(format!(
+                "attribute `{name}` nests lists or maps deeper than {MAX_NESTING} levels"
+            )),
+            AttributeValue::L(items) => items.iter().try_for_each(|v| check(name, v, depth + 1)),
+            AttributeValue::M(map) => map.values().try_for_each(|v| check(name, v, depth + 1)),
+            _ => Ok(()),
+        }
+    }
+    fn number(name: &str, text: &str) -> std::result::Result<(), String> {
+        let invalid = || {
+            format!("attribute `{name}` holds `{text}`, which DynamoDB cannot store as a number")
+        };
+        let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+        let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+            Some((m, e)) => (m, e.parse::<i64>().map_err(|_| invalid())?),
+            None => (unsigned, 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        if (int.is_empty() && frac.is_empty())
+            || !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit())
+        {
+            return Err(invalid());
+        }
+        let digits = format!("{int}{frac}");
+        let leading = digits.len() - digits.trim_start_matches('0').len();
+        let significant = digits.trim_matches('0');
+        if significant.is_empty() {
+            return Ok(()); // zero
+        }
+        if significant.len() > 38 {
+            return Err(format!(
+                "attribute `{name}` has more than 38 significant digits"
+            ));
+        }
+        // The decimal exponent of the first significant digit.
+        let magnitude = int.len() as i64 - leading as i64 - 1 + exponent;
+        if !(-130..=125).contains(&magnitude) {
+            return Err(format!(
+                "attribute `{name}` is outside DynamoDB's number range"
+            ));
+        }
+        Ok(())
+    }
+    item.iter().try_for_each(|(name, v)| check(name, v, 0))
+}
+
+pub(super) fn check_size<E>(item: &Item, key: &Key<E>) -> Result<()>
+where
+    E: Entity,
+{
+    let size = item_size(item);
+    if size > ITEM_SIZE_LIMIT {
+        return Err(Error::ItemTooLarge {
+            entity: E::SCHEMA.entity_type,
+            key: key_text(key),
+            size,
+            limit: ITEM_SIZE_LIMIT,
+        });
+    }
+    Ok(())
+}
+
+/// Whether two stored items hold the same data: numbers compared by value,
+/// sets as sets, maps and lists recursively, `skip` attributes ignored.
+pub(crate) fn same_item(a: &Item, b: &Item, skip: &[&str]) -> bool {
+    let keys = |item: &Item| -> HashSet<String> {
+        item.keys()
+            .filter(|k| !skip.contains(&k.as_str()))
+            .cloned()
+            .collect()
+    };
+    keys(a) == keys(b)
+        && a.iter()
+            .filter(|(k, _)| !skip.contains(&k.as_str()))
+            .all(|(k, v)| b.get(k).is_some_and(|w| same_value(v, w)))
+}
+
+pub(super) fn same_value(a: &AttributeValue, b: &AttributeValue) -> bool {
+    use AttributeValue as V;
+    match (a, b) {
+        (V::N(x), V::N(y)) => compare_numbers(x, y).is_eq(),
+        (V::Ns(x), V::Ns(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|n| y.iter().any(|m| compare_numbers(n, m).is_eq()))
+        }
+        (V::Ss(x), V::Ss(y)) => {
+            x.iter().collect::<HashSet<_>>() == y.iter().collect::<HashSet<_>>()
+        }
+        (V::Bs(x), V::Bs(y)) => {
+            x.iter().map(|b| b.as_ref()).collect::<HashSet<_>>()
+                == y.iter().map(|b| b.as_ref()).collect::<HashSet<_>>()
+        }
+        (V::L(x), V::L(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_value(v, w)),
+        (V::M(x), V::M(y)) => same_item(x, y, &[]),
+        (x, y) => x == y,
+    }
+}
+
+pub(super) fn stored_version(schema: &EntitySchema, item: Option<&Item>) -> Option<u64> {
+    let attribute = version_attribute(schema)?;
+    item?.get(attribute)?.as_n().ok()?.parse().ok()
+}
+
+/// The attributes of the fields index `key` is built from, but for those of
+/// the primary key (which an update never changes).
+pub(super) fn index_inputs(schema: &EntitySchema, key: &KeyDef) -> Vec<&'static str> {
+    let primary = schema.primary().input_fields();
+    key.input_fields()
+        .into_iter()
+        .filter(|field| !primary.contains(field))
+        .filter_map(|field| schema.field(field).map(|f| f.attribute))
+        .collect()
+}
+
+/// The version after `expected`, as DynamoDB stores it; refused at the top
+/// of the integer range rather than wrapping.
+pub(super) fn version_value(entity: &'static str, expected: u64) -> Result<AttributeValue> {
+    let next = expected
+        .checked_add(1)
+        .ok_or_else(|| Error::InvalidRequest {
+            entity,
+            reason: format!("version {expected} is the largest there is; it cannot be incremented"),
+        })?;
+    Ok(AttributeValue::N(next.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_follow_dynamodb_rules() {
+        let item: Item = [
+            ("a".to_string(), AttributeValue::N("12345".into())),
+            ("bb".to_string(), AttributeValue::Bool(true)),
+            (
+                "l".to_string(),
+                AttributeValue::L(vec![AttributeValue::S("xy".into())]),
+            ),
+        ]
+        .into();
+        // a: 1 + (3 + 1); bb: 2 + 1; l: 1 + 3 + (2 + 1)
+        assert_eq!(item_size(&item), 5 + 3 + 7);
+        assert_eq!(number_size("0.000120"), 2);
+        assert_eq!(number_size("-1e5"), 2);
+    }
+
+    #[test]
+    fn values_dynamodb_refuses_are_refused() {
+        let item = |v: AttributeValue| -> Item { [("a".to_string(), v)].into() };
+        let n = |s: &str| check_values(&item(AttributeValue::N(s.into())));
+        for good in [
+            "0",
+            "-7.1234",
+            "1e125",
+            "9.9999999999999999999999999999999999999E+125",
+            "1E-130",
+            "0.000",
+        ] {
+            assert!(n(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "NaN",
+            "inf",
+            "-inf",
+            "1e126",
+            "1e-131",
+            "1.2.3",
+            "",
+            "12345678901234567890123456789012345678901",
+        ] {
+            assert!(n(bad).is_err(), "{bad}");
+        }
+        assert!(check_values(&item(AttributeValue::Ss(vec![]))).is_err());
+        let mut deep = AttributeValue::S("x".into());
+        for _ in 0..32 {
+            deep = AttributeValue::L(vec![deep]);
+        }
+        assert!(check_values(&item(deep.clone())).is_ok());
+        assert!(check_values(&item(AttributeValue::L(vec![deep]))).is_err());
+    }
+
+    #[test]
+    fn items_compare_by_value() {
+        let a: Item = [("n".to_string(), AttributeValue::N("1.50".into()))].into();
+        let b: Item = [("n".to_string(), AttributeValue::N("1.5".into()))].into();
+        assert!(same_item(&a, &b, &[]));
+        let c: Item = [("n".to_string(), AttributeValue::N("2".into()))].into();
+        assert!(!same_item(&a, &c, &[]));
+        let mut d = c.clone();
+        d.insert("updated".into(), AttributeValue::S("x".into()));
+        assert!(same_item(&c, &d, &["updated"]));
+    }
+}

@@ -1,0 +1,283 @@
+//! Writes: idempotent create, put, delete and typed updates that keep every
+//! index key right, with optimistic locking and sizes checked before sending.
+
+mod item;
+mod plan;
+mod update;
+
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+
+use crate::db::Db;
+use crate::error::{Error, ExistingItem, Result};
+use crate::expr::{Condition, Placeholders};
+use crate::{Entity, Key, Table};
+
+pub use item::{item_size, ITEM_SIZE_LIMIT};
+pub(crate) use item::{key_text, prepare, Prepared};
+pub(crate) use plan::{Action, WritePlan};
+pub use update::{Addable, Updatable, Update};
+
+use item::{same_item, stamp_attributes, version_attribute};
+use plan::and;
+
+/// Whether `create` wrote the item or found it already there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Created {
+    /// The item was written.
+    Created,
+    /// An identical item was already stored (a retried create): nothing changed.
+    AlreadyExisted,
+}
+
+/// An idempotent create; finish with [`send`](Create::send).
+#[must_use = "a request does nothing until it is sent"]
+pub struct Create<E> {
+    db: Db,
+    prepared: Result<Prepared<E>>,
+}
+
+impl Db {
+    /// Writes `entity` if no item has its key (`attribute_not_exists`).
+    ///
+    /// Idempotent: when the item is already there and holds the same data
+    /// (ignoring the `created_at`/`updated_at` ddb sets), the call succeeds
+    /// with [`Created::AlreadyExisted`], so a retry after a lost response is
+    /// safe. A different item at the key is [`Error::AlreadyExists`], carrying
+    /// the stored item. A `#[ddb(version)]` field is written as 1.
+    pub fn create<E: Entity + 'static>(&self, entity: &E) -> Create<E> {
+        Create {
+            db: self.clone(),
+            prepared: prepare(entity, true, Some(1)),
+        }
+    }
+
+    /// Writes `entity`, replacing any item at its key (an upsert).
+    ///
+    /// With a `#[ddb(version)]` field, the stored version must equal the
+    /// entity's (or no item may exist when it is 0), and version + 1 is
+    /// written: a stale entity is an [`Error::VersionConflict`].
+    pub fn put<E: Entity + 'static>(&self, entity: &E) -> Put<E> {
+        let expected = entity.version();
+        let next = expected.map(|v| {
+            v.checked_add(1).ok_or_else(|| Error::InvalidRequest {
+                entity: E::SCHEMA.entity_type,
+                reason: format!("version {v} is the largest there is; it cannot be incremented"),
+            })
+        });
+        Put {
+            db: self.clone(),
+            prepared: next
+                .transpose()
+                .and_then(|next| prepare(entity, false, next)),
+            expected_version: expected,
+            condition: None,
+            return_old: false,
+        }
+    }
+
+    /// Deletes the item at `key`. Deleting a missing item is not an error
+    /// unless a condition says so.
+    pub fn delete<E: Entity + 'static>(&self, key: Key<E>) -> Delete<E> {
+        Delete {
+            db: self.clone(),
+            key: Ok(key),
+            expected_version: None,
+            condition: None,
+            return_old: false,
+        }
+    }
+
+    /// Deletes a loaded entity, checking its `#[ddb(version)]` if it has one.
+    pub fn delete_entity<E: Entity + 'static>(&self, entity: &E) -> Delete<E> {
+        Delete {
+            db: self.clone(),
+            key: entity.primary_key(),
+            expected_version: entity.version(),
+            condition: None,
+            return_old: false,
+        }
+    }
+}
+
+impl<E: Entity + 'static> Create<E> {
+    /// The create as a put conditioned on no item having the key.
+    pub(crate) fn plan(self) -> Result<(WritePlan<E>, crate::Item)> {
+        let Prepared { item, key } = self.prepared?;
+        let ours = item.clone();
+        let absent = Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name);
+        let plan = WritePlan::new(
+            key,
+            Action::Put(item),
+            Some(&absent),
+            Placeholders::default(),
+        )?;
+        Ok((plan, ours))
+    }
+
+    /// Sends the PutItem.
+    pub async fn send(self) -> Result<Created> {
+        let db = self.db.clone();
+        let (plan, ours) = self.plan()?;
+        match plan.send(&db, None).await {
+            Ok(_) => Ok(Created::Created),
+            Err(Error::ConditionFailed {
+                entity,
+                key,
+                existing: Some(ExistingItem(existing)),
+            }) => {
+                if same_item(&existing, &ours, &stamp_attributes(&E::SCHEMA)) {
+                    Ok(Created::AlreadyExisted)
+                } else {
+                    Err(Error::AlreadyExists {
+                        entity,
+                        key,
+                        existing: ExistingItem(existing),
+                    })
+                }
+            }
+            Err(error) => Err(error),
+        }
+    }
+}
+
+/// What a put, delete or update left behind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written<E> {
+    /// The version now stored, for entities with `#[ddb(version)]`.
+    pub version: Option<u64>,
+    /// The item before the write (put and delete with `return_old`) or after
+    /// it (update with `return_new`).
+    pub item: Option<E>,
+}
+
+/// A put (upsert); finish with [`send`](Put::send).
+#[must_use = "a request does nothing until it is sent"]
+pub struct Put<E> {
+    db: Db,
+    prepared: Result<Prepared<E>>,
+    expected_version: Option<u64>,
+    condition: Option<Condition<E>>,
+    return_old: bool,
+}
+
+impl<E: Entity + 'static> Put<E> {
+    /// Writes only if `condition` holds on the stored item.
+    pub fn condition(mut self, condition: Condition<E>) -> Self {
+        self.condition = Some(and(self.condition.take(), condition));
+        self
+    }
+
+    /// Returns the replaced item.
+    pub fn return_old(mut self) -> Self {
+        self.return_old = true;
+        self
+    }
+
+    fn full_condition(&self) -> Option<Condition<E>> {
+        let mut condition = self.condition.clone();
+        if let (Some(attribute), Some(expected)) =
+            (version_attribute(&E::SCHEMA), self.expected_version)
+        {
+            let version = if expected == 0 {
+                Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name)
+            } else {
+                Condition::compare_value(attribute, "=", AttributeValue::N(expected.to_string()))
+            };
+            condition = Some(and(condition, version));
+        }
+        condition
+    }
+
+    /// The put as a write plan, its version check included.
+    pub(crate) fn plan(self) -> Result<WritePlan<E>> {
+        let condition = self.full_condition();
+        let Prepared { item, key } = self.prepared?;
+        let mut plan = WritePlan::new(
+            key,
+            Action::Put(item),
+            condition.as_ref(),
+            Placeholders::default(),
+        )?;
+        plan.expected_version = self.expected_version;
+        Ok(plan)
+    }
+
+    /// Sends the PutItem.
+    pub async fn send(self) -> Result<Written<E>> {
+        let db = self.db.clone();
+        let return_old = self.return_old;
+        let plan = self.plan()?;
+        let old = plan
+            .send(&db, return_old.then_some(ReturnValue::AllOld))
+            .await?;
+        Ok(Written {
+            version: plan.expected_version.map(|v| v + 1),
+            item: old.map(E::from_item).transpose()?,
+        })
+    }
+}
+
+/// A delete; finish with [`send`](Delete::send).
+#[must_use = "a request does nothing until it is sent"]
+pub struct Delete<E> {
+    db: Db,
+    key: Result<Key<E>>,
+    expected_version: Option<u64>,
+    condition: Option<Condition<E>>,
+    return_old: bool,
+}
+
+impl<E: Entity + 'static> Delete<E> {
+    /// Deletes only if the stored version is `version`.
+    pub fn expect_version(mut self, version: u64) -> Self {
+        self.expected_version = Some(version);
+        self
+    }
+
+    /// Deletes only if `condition` holds.
+    pub fn condition(mut self, condition: Condition<E>) -> Self {
+        self.condition = Some(and(self.condition.take(), condition));
+        self
+    }
+
+    /// Returns the deleted item.
+    pub fn return_old(mut self) -> Self {
+        self.return_old = true;
+        self
+    }
+
+    /// The delete as a write plan, its version check included.
+    pub(crate) fn plan(self) -> Result<WritePlan<E>> {
+        let mut condition = self.condition;
+        if let (Some(attribute), Some(expected)) =
+            (version_attribute(&E::SCHEMA), self.expected_version)
+        {
+            condition = Some(and(
+                condition,
+                Condition::compare_value(attribute, "=", AttributeValue::N(expected.to_string())),
+            ));
+        }
+        let mut plan = WritePlan::new(
+            self.key?,
+            Action::Delete,
+            condition.as_ref(),
+            Placeholders::default(),
+        )?;
+        plan.expected_version = self.expected_version;
+        Ok(plan)
+    }
+
+    /// Sends the DeleteItem.
+    pub async fn send(self) -> Result<Written<E>> {
+        let db = self.db.clone();
+        let return_old = self.return_old;
+        let plan = self.plan()?;
+        let old = plan
+            .send(&db, return_old.then_some(ReturnValue::AllOld))
+            .await?;
+        Ok(Written {
+            version: None,
+            item: old.map(E::from_item).transpose()?,
+        })
+    }
+}

@@ -1,0 +1,427 @@
+//! The one write plan every write goes through: single PutItem, UpdateItem
+//! and DeleteItem requests, transaction actions and batch requests are all
+//! rendered from it, and every failed condition is mapped by it.
+
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::types::{
+    ConditionCheck, Delete, DeleteRequest, Put, PutRequest, ReturnConsumedCapacity, ReturnValue,
+    ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update, WriteRequest,
+};
+
+use crate::db::Db;
+use crate::error::{Error, ExistingItem, Result};
+use crate::expr::{Condition, Placeholders};
+use crate::{Entity, Item, Key};
+
+use super::item::{item_size, key_text, same_value, stored_version, version_attribute};
+
+/// What a write does to its item.
+pub(crate) enum Action {
+    /// PutItem: the whole item.
+    Put(Item),
+    /// UpdateItem: the update expression (its names and values are in the
+    /// plan's placeholders).
+    Update(String),
+    /// DeleteItem.
+    Delete,
+    /// A transaction's ConditionCheck.
+    ConditionCheck,
+}
+
+/// One item write: its target, action, condition, the version the caller
+/// expects, and what an update read first to maintain index keys.
+pub(crate) struct WritePlan<E> {
+    pub key: Key<E>,
+    pub action: Action,
+    pub condition: Option<String>,
+    pub placeholders: Placeholders,
+    /// The version the caller expects: a failure is a version conflict.
+    pub expected_version: Option<u64>,
+    /// A missing item fails the write as [`Error::NotFound`].
+    pub must_exist: bool,
+    /// The item an update read first, if it did.
+    pub read: Option<ReadFirst>,
+}
+
+/// What an update read before writing, and what its write is conditioned on.
+pub(crate) struct ReadFirst {
+    pub item: Item,
+    /// Attributes the write requires unchanged (entities without a version).
+    pub conditioned: Vec<&'static str>,
+    /// Whether the write requires the version it read.
+    pub version_derived: bool,
+}
+
+/// The parts of a DynamoDB request every write action shares.
+struct Parts {
+    key: Item,
+    condition: Option<String>,
+    names: Option<std::collections::HashMap<String, String>>,
+    values: Option<Item>,
+}
+
+impl<E: Entity + 'static> WritePlan<E> {
+    /// A plan with `condition` rendered (and checked against DynamoDB's
+    /// expression limit) into `placeholders`, which may already hold an
+    /// update's names and values.
+    pub(crate) fn new(
+        key: Key<E>,
+        action: Action,
+        condition: Option<&Condition<E>>,
+        mut placeholders: Placeholders,
+    ) -> Result<Self> {
+        let condition = render_condition(condition, &mut placeholders)?;
+        Ok(Self {
+            key,
+            action,
+            condition,
+            placeholders,
+            expected_version: None,
+            must_exist: false,
+            read: None,
+        })
+    }
+
+    /// The size DynamoDB counts for the action: the item for a put, the key
+    /// and expression otherwise.
+    pub(crate) fn size(&self) -> usize {
+        match &self.action {
+            Action::Put(item) => item_size(item),
+            Action::Update(expression) => item_size(&self.key.to_item()) + expression.len(),
+            Action::Delete | Action::ConditionCheck => item_size(&self.key.to_item()),
+        }
+    }
+
+    fn parts(&self) -> Parts {
+        Parts {
+            key: self.key.to_item(),
+            condition: self.condition.clone(),
+            names: self.placeholders.names(),
+            values: self.placeholders.values(),
+        }
+    }
+
+    /// Sends the plan as a PutItem, UpdateItem or DeleteItem and returns the
+    /// attributes `return_values` asked for.
+    pub(crate) async fn send(
+        &self,
+        db: &Db,
+        return_values: Option<ReturnValue>,
+    ) -> Result<Option<Item>> {
+        let table = db.table_name::<E::Table>();
+        let Parts {
+            key,
+            condition,
+            names,
+            values,
+        } = self.parts();
+        let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
+        let total = ReturnConsumedCapacity::Total;
+        let (operation, result) = match &self.action {
+            Action::Put(item) => {
+                let result = db
+                    .client()
+                    .put_item()
+                    .table_name(table)
+                    .set_item(Some(item.clone()))
+                    .set_condition_expression(condition)
+                    .set_expression_attribute_names(names)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .set_return_values(return_values)
+                    .return_consumed_capacity(total)
+                    .send()
+                    .await;
+                (
+                    "PutItem",
+                    result
+                        .map(|o| o.attributes)
+                        .map_err(|e| self.sdk_failure("PutItem", e)),
+                )
+            }
+            Action::Update(expression) => {
+                let result = db
+                    .client()
+                    .update_item()
+                    .table_name(table)
+                    .set_key(Some(key))
+                    .update_expression(expression)
+                    .set_condition_expression(condition)
+                    .set_expression_attribute_names(names)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .set_return_values(return_values)
+                    .return_consumed_capacity(total)
+                    .send()
+                    .await;
+                (
+                    "UpdateItem",
+                    result
+                        .map(|o| o.attributes)
+                        .map_err(|e| self.sdk_failure("UpdateItem", e)),
+                )
+            }
+            Action::Delete => {
+                let result = db
+                    .client()
+                    .delete_item()
+                    .table_name(table)
+                    .set_key(Some(key))
+                    .set_condition_expression(condition)
+                    .set_expression_attribute_names(names)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .set_return_values(return_values)
+                    .return_consumed_capacity(total)
+                    .send()
+                    .await;
+                (
+                    "DeleteItem",
+                    result
+                        .map(|o| o.attributes)
+                        .map_err(|e| self.sdk_failure("DeleteItem", e)),
+                )
+            }
+            Action::ConditionCheck => {
+                return Err(Error::InvalidRequest {
+                    entity: E::SCHEMA.entity_type,
+                    reason: "a condition check is sent inside a transaction".into(),
+                })
+            }
+        };
+        tracing::debug!(
+            entity = E::SCHEMA.entity_type,
+            operation,
+            conditional = self.condition.is_some(),
+            read_first = self.read.is_some(),
+            "ddb write"
+        );
+        result
+    }
+
+    /// A failed request: the mapped condition failure, or the SDK's error.
+    fn sdk_failure<O>(
+        &self,
+        operation: &'static str,
+        error: SdkError<O, aws_sdk_dynamodb::config::http::HttpResponse>,
+    ) -> Error
+    where
+        O: ConditionFailure,
+        aws_sdk_dynamodb::Error: From<SdkError<O, aws_sdk_dynamodb::config::http::HttpResponse>>,
+    {
+        match error
+            .as_service_error()
+            .and_then(ConditionFailure::condition_failed)
+        {
+            Some(existing) => self.failure(existing),
+            None => Error::sdk(operation, error),
+        }
+    }
+
+    /// The plan as one action of a TransactWriteItems on `table`.
+    pub(crate) fn transact_item(&self, table: &str) -> Result<TransactWriteItem> {
+        let Parts {
+            key,
+            condition,
+            names,
+            values,
+        } = self.parts();
+        let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
+        let invalid = |e: aws_sdk_dynamodb::error::BuildError| Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: e.to_string(),
+        };
+        let item = TransactWriteItem::builder();
+        Ok(match &self.action {
+            Action::Put(put) => item.put(
+                Put::builder()
+                    .table_name(table)
+                    .set_item(Some(put.clone()))
+                    .set_condition_expression(condition)
+                    .set_expression_attribute_names(names)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .build()
+                    .map_err(invalid)?,
+            ),
+            Action::Update(expression) => item.update(
+                Update::builder()
+                    .table_name(table)
+                    .set_key(Some(key))
+                    .update_expression(expression)
+                    .set_condition_expression(condition)
+                    .set_expression_attribute_names(names)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .build()
+                    .map_err(invalid)?,
+            ),
+            Action::Delete => item.delete(
+                Delete::builder()
+                    .table_name(table)
+                    .set_key(Some(key))
+                    .set_condition_expression(condition)
+                    .set_expression_attribute_names(names)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .build()
+                    .map_err(invalid)?,
+            ),
+            Action::ConditionCheck => item.condition_check(
+                ConditionCheck::builder()
+                    .table_name(table)
+                    .set_key(Some(key))
+                    .set_condition_expression(condition)
+                    .set_expression_attribute_names(names)
+                    .set_expression_attribute_values(values)
+                    .return_values_on_condition_check_failure(all_old)
+                    .build()
+                    .map_err(invalid)?,
+            ),
+        }
+        .build())
+    }
+
+    /// The plan as one request of a BatchWriteItem, which takes no
+    /// conditions: only an unconditional put or delete.
+    pub(crate) fn write_request(&self) -> Result<WriteRequest> {
+        let invalid = |reason: String| Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason,
+        };
+        if self.condition.is_some() {
+            return Err(invalid(
+                "BatchWriteItem takes no conditions; use a transaction".into(),
+            ));
+        }
+        Ok(match &self.action {
+            Action::Put(item) => WriteRequest::builder()
+                .put_request(
+                    PutRequest::builder()
+                        .set_item(Some(item.clone()))
+                        .build()
+                        .map_err(|e| invalid(e.to_string()))?,
+                )
+                .build(),
+            Action::Delete => WriteRequest::builder()
+                .delete_request(
+                    DeleteRequest::builder()
+                        .set_key(Some(self.key.to_item()))
+                        .build()
+                        .map_err(|e| invalid(e.to_string()))?,
+                )
+                .build(),
+            Action::Update(_) | Action::ConditionCheck => {
+                return Err(invalid("BatchWriteItem puts and deletes only".into()))
+            }
+        })
+    }
+
+    /// Maps a failed condition, given the item as it was (ALL_OLD): a
+    /// version the caller expected is a [`Error::VersionConflict`], a
+    /// missing item [`Error::NotFound`] when the write needed one, a change
+    /// to what an update read first [`Error::ChangedSinceRead`], anything
+    /// else [`Error::ConditionFailed`] with the stored item.
+    pub(crate) fn failure(&self, existing: Option<Item>) -> Error {
+        let schema = &E::SCHEMA;
+        let entity = schema.entity_type;
+        let key = key_text(&self.key);
+        if let Some(expected) = self.expected_version {
+            let current = stored_version(schema, existing.as_ref());
+            if current != Some(expected) && !(expected == 0 && existing.is_none()) {
+                return Error::VersionConflict {
+                    entity,
+                    key,
+                    expected,
+                    current,
+                };
+            }
+        }
+        let gone = existing
+            .as_ref()
+            .is_none_or(|item| crate::timestamp::expired(schema, item));
+        if self.must_exist && gone {
+            return Error::NotFound { entity, key };
+        }
+        if let (Some(read), Some(existing)) = (&self.read, &existing) {
+            let differs =
+                |attribute: &str| match (read.item.get(attribute), existing.get(attribute)) {
+                    (Some(a), Some(b)) => !same_value(a, b),
+                    (a, b) => a.is_some() != b.is_some(),
+                };
+            let mut changed: Vec<String> = read
+                .conditioned
+                .iter()
+                .filter(|a| differs(a))
+                .map(|a| (*a).to_owned())
+                .collect();
+            if let Some(version) = version_attribute(schema) {
+                if read.version_derived && differs(version) {
+                    changed.push(version.to_owned());
+                }
+            }
+            if !changed.is_empty() {
+                return Error::ChangedSinceRead {
+                    entity,
+                    key,
+                    attributes: changed,
+                };
+            }
+        }
+        Error::ConditionFailed {
+            entity,
+            key,
+            existing: existing.map(ExistingItem),
+        }
+    }
+}
+
+/// A write's condition expression, its names and values registered in
+/// `placeholders`, checked against DynamoDB's expression limit.
+fn render_condition<E: Entity>(
+    condition: Option<&Condition<E>>,
+    placeholders: &mut Placeholders,
+) -> Result<Option<String>> {
+    let entity = E::SCHEMA.entity_type;
+    let Some(condition) = condition else {
+        return Ok(None);
+    };
+    let text = condition
+        .render(placeholders)
+        .map_err(|reason| Error::InvalidRequest { entity, reason })?;
+    crate::expr::check_expression(entity, "condition", &text)?;
+    Ok(Some(text))
+}
+
+/// `a AND b`, where `a` may be absent.
+pub(crate) fn and<E>(a: Option<Condition<E>>, b: Condition<E>) -> Condition<E> {
+    match a {
+        Some(a) => a & b,
+        None => b,
+    }
+}
+
+/// Service errors that can be a ConditionalCheckFailedException.
+pub(crate) trait ConditionFailure {
+    /// `Some(item)` for a failed condition (the item when ALL_OLD returned one).
+    fn condition_failed(&self) -> Option<Option<Item>>;
+}
+
+macro_rules! condition_failure {
+    ($($error:ty => $variant:path),* $(,)?) => {$(
+        impl ConditionFailure for $error {
+            fn condition_failed(&self) -> Option<Option<Item>> {
+                match self {
+                    $variant(e) => Some(e.item.clone()),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+
+condition_failure!(
+    aws_sdk_dynamodb::operation::put_item::PutItemError => aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException,
+    aws_sdk_dynamodb::operation::delete_item::DeleteItemError => aws_sdk_dynamodb::operation::delete_item::DeleteItemError::ConditionalCheckFailedException,
+    aws_sdk_dynamodb::operation::update_item::UpdateItemError => aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException,
+);

@@ -1,0 +1,584 @@
+//! Typed updates: SET, REMOVE, ADD, list append and set DELETE, with every
+//! index key the change affects recomputed in the same UpdateItem.
+
+use std::collections::{HashMap, HashSet};
+use std::time::SystemTime;
+
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+use serde::Serialize;
+
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::expr::{Attr, Condition, IntoValue, Placeholders, Value};
+use crate::{Entity, Item, Key, KeyValues};
+
+use super::item::{
+    check_size, index_inputs, key_text, stored_version, version_attribute, version_value,
+};
+use super::plan::{and, Action, ReadFirst, WritePlan};
+use super::Written;
+
+/// One change of an update.
+#[derive(Clone, Debug)]
+pub(crate) enum Op {
+    Set(&'static str, AttributeValue),
+    Remove(&'static str),
+    Add(&'static str, AttributeValue),
+    Append(&'static str, AttributeValue),
+    DeleteFromSet(&'static str, AttributeValue),
+}
+
+impl Op {
+    fn attribute(&self) -> &'static str {
+        match self {
+            Op::Set(a, _)
+            | Op::Remove(a)
+            | Op::Add(a, _)
+            | Op::Append(a, _)
+            | Op::DeleteFromSet(a, _) => a,
+        }
+    }
+}
+
+/// An attribute an update may change: any field but those of the primary key.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be updated",
+    label = "this field is part of the primary key",
+    note = "a field of the primary key names the item; to change it, delete the item and create it under the new key (in one transaction)"
+)]
+pub trait Updatable<E, T> {
+    /// The attribute name.
+    fn attribute(&self) -> &'static str;
+}
+
+impl<E, T> Updatable<E, T> for Attr<E, T, Value> {
+    fn attribute(&self) -> &'static str {
+        self.name()
+    }
+}
+
+/// A number or set `ADD` can change.
+pub trait Addable {}
+macro_rules! addable {
+    ($($ty:ty),*) => {$(impl Addable for $ty {})*};
+}
+addable!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+impl<T> Addable for HashSet<T> {}
+impl<T> Addable for std::collections::BTreeSet<T> {}
+
+/// A typed update; finish with [`send`](Update::send).
+///
+/// Every index key attribute that depends on a changed field is recomputed in
+/// the same UpdateItem, and a sparse index whose predicate no longer holds
+/// loses its key attributes in that request too. To compute them, ddb reads
+/// the item first (a strongly consistent GetItem) when the update touches an
+/// index's field or the entity has a sparse index, and makes the UpdateItem
+/// conditional on what it read (the version, when the entity has one).
+#[must_use = "a request does nothing until it is sent"]
+pub struct Update<E> {
+    db: Db,
+    key: Key<E>,
+    ops: Vec<Op>,
+    expected_version: Option<u64>,
+    condition: Option<Condition<E>>,
+    return_new: bool,
+    error: Option<Error>,
+}
+
+/// A set value as a DynamoDB set (serde writes Rust sets as lists); numbers
+/// pass through. An empty set is refused: DynamoDB has no empty sets.
+fn as_set<E: Entity>(value: AttributeValue) -> Result<AttributeValue> {
+    let invalid = |reason: &str| Error::InvalidRequest {
+        entity: E::SCHEMA.entity_type,
+        reason: reason.to_owned(),
+    };
+    match value {
+        AttributeValue::L(items) if items.is_empty() => {
+            Err(invalid("DynamoDB sets cannot be empty"))
+        }
+        AttributeValue::L(items) if items.iter().all(|v| v.is_s()) => Ok(AttributeValue::Ss(
+            items
+                .into_iter()
+                .filter_map(|v| v.as_s().ok().cloned())
+                .collect(),
+        )),
+        AttributeValue::L(items) if items.iter().all(|v| v.is_n()) => Ok(AttributeValue::Ns(
+            items
+                .into_iter()
+                .filter_map(|v| v.as_n().ok().cloned())
+                .collect(),
+        )),
+        AttributeValue::L(_) => Err(invalid("a set holds strings or numbers, all of one type")),
+        AttributeValue::Ss(items) | AttributeValue::Ns(items) if items.is_empty() => {
+            Err(invalid("DynamoDB sets cannot be empty"))
+        }
+        other => Ok(other),
+    }
+}
+
+fn to_value<E: Entity, T: Serialize + ?Sized>(value: &T) -> Result<AttributeValue> {
+    serde_dynamo::to_attribute_value(value).map_err(|source| Error::Encode {
+        entity: E::SCHEMA.entity_type,
+        source,
+    })
+}
+
+impl Db {
+    /// A typed UpdateItem of the item at `key` (which must exist).
+    pub fn update<E: Entity + 'static>(&self, key: Key<E>) -> Update<E> {
+        Update {
+            db: self.clone(),
+            key,
+            ops: Vec::new(),
+            expected_version: None,
+            condition: None,
+            return_new: false,
+            error: None,
+        }
+    }
+}
+
+impl<E: Entity + 'static> Update<E> {
+    fn push(mut self, op: Result<Op>) -> Self {
+        match op {
+            Ok(op) => self.ops.push(op),
+            Err(error) => self.error = self.error.or(Some(error)),
+        }
+        self
+    }
+
+    /// `SET attribute = value`.
+    pub fn set<T: Serialize>(
+        self,
+        attribute: impl Updatable<E, T>,
+        value: impl IntoValue<T>,
+    ) -> Self {
+        let name = attribute.attribute();
+        self.push(to_value::<E, T>(&value.into_value()).map(|v| Op::Set(name, v)))
+    }
+
+    /// `REMOVE attribute`, for an optional field.
+    pub fn remove<T>(self, attribute: impl Updatable<E, Option<T>>) -> Self {
+        let name = attribute.attribute();
+        self.push(Ok(Op::Remove(name)))
+    }
+
+    /// `ADD attribute value`: adds to a number, or adds elements to a set
+    /// (a set field is stored as a DynamoDB set with
+    /// `#[serde(with = "serde_dynamo::string_set")]` or `number_set`).
+    pub fn add<T: Serialize + Addable>(self, attribute: impl Updatable<E, T>, value: T) -> Self {
+        let name = attribute.attribute();
+        self.push(
+            to_value::<E, T>(&value)
+                .and_then(as_set::<E>)
+                .map(|v| Op::Add(name, v)),
+        )
+    }
+
+    /// `SET attribute = list_append(attribute, items)`.
+    pub fn append<T: Serialize>(self, attribute: impl Updatable<E, Vec<T>>, items: Vec<T>) -> Self {
+        let name = attribute.attribute();
+        self.push(to_value::<E, Vec<T>>(&items).map(|v| Op::Append(name, v)))
+    }
+
+    /// `DELETE attribute elements`: removes elements from a set.
+    pub fn delete_from_set<T: Serialize + Addable>(
+        self,
+        attribute: impl Updatable<E, T>,
+        elements: T,
+    ) -> Self {
+        let name = attribute.attribute();
+        self.push(
+            to_value::<E, T>(&elements)
+                .and_then(as_set::<E>)
+                .map(|v| Op::DeleteFromSet(name, v)),
+        )
+    }
+
+    /// Updates only if the stored version is `version`.
+    pub fn expect_version(mut self, version: u64) -> Self {
+        self.expected_version = Some(version);
+        self
+    }
+
+    /// Updates only if `condition` holds.
+    pub fn condition(mut self, condition: Condition<E>) -> Self {
+        self.condition = Some(and(self.condition.take(), condition));
+        self
+    }
+
+    /// Returns the item as it is after the update.
+    pub fn return_new(mut self) -> Self {
+        self.return_new = true;
+        self
+    }
+
+    /// Builds the UpdateItem. Index keys that depend on a changed field are
+    /// recomputed in the same request: from the primary key and the values
+    /// the update sets when those are all an index reads, else from the item
+    /// read first, with the write conditioned on everything read.
+    pub(crate) async fn plan(self) -> Result<WritePlan<E>> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        let schema = &E::SCHEMA;
+        let table = schema.table;
+        let entity = schema.entity_type;
+        if self.ops.is_empty() {
+            return Err(Error::InvalidRequest {
+                entity,
+                reason: "an update needs at least one change".into(),
+            });
+        }
+        let mut seen = HashSet::new();
+        if let Some(op) = self.ops.iter().find(|op| !seen.insert(op.attribute())) {
+            return Err(Error::InvalidRequest {
+                entity,
+                reason: format!(
+                    "attribute `{}` is changed twice in one update; DynamoDB refuses overlapping paths",
+                    op.attribute()
+                ),
+            });
+        }
+        let mut p = Placeholders::default();
+        let mut sets: Vec<String> = Vec::new();
+        let mut removes: Vec<String> = Vec::new();
+        let mut adds: Vec<String> = Vec::new();
+        let mut deletes: Vec<String> = Vec::new();
+        for op in &self.ops {
+            match op {
+                Op::Set(a, v) => sets.push(format!("{} = {}", p.name(a), p.value(v.clone()))),
+                Op::Remove(a) => removes.push(p.name(a)),
+                Op::Add(a, v) => adds.push(format!("{} {}", p.name(a), p.value(v.clone()))),
+                Op::Append(a, v) => {
+                    let name = p.name(a);
+                    let empty = p.value(AttributeValue::L(Vec::new()));
+                    sets.push(format!(
+                        "{name} = list_append(if_not_exists({name}, {empty}), {})",
+                        p.value(v.clone())
+                    ))
+                }
+                Op::DeleteFromSet(a, v) => {
+                    deletes.push(format!("{} {}", p.name(a), p.value(v.clone())))
+                }
+            }
+        }
+        // What the item's attributes are after the update, where the update
+        // alone decides them: values it sets, and attributes it removes.
+        let mut known: Item = Item::new();
+        let mut removed: HashSet<&str> = HashSet::new();
+        let mut touched: HashSet<&str> = HashSet::new();
+        for op in &self.ops {
+            touched.insert(op.attribute());
+            match op {
+                Op::Set(a, v) => {
+                    known.insert((*a).to_owned(), v.clone());
+                }
+                Op::Remove(a) => {
+                    removed.insert(a);
+                }
+                _ => {}
+            }
+        }
+        let now = SystemTime::now();
+        let updated = E::stamps(false, now);
+        for (attribute, value) in &updated {
+            sets.push(format!(
+                "{} = {}",
+                p.name(attribute),
+                p.value(value.clone())
+            ));
+            known.insert((*attribute).to_owned(), value.clone());
+            touched.insert(attribute);
+        }
+        for (attribute, value) in E::stamps(true, now) {
+            if !updated.iter().any(|(a, _)| *a == attribute) {
+                let name = p.name(attribute);
+                sets.push(format!(
+                    "{name} = if_not_exists({name}, {})",
+                    p.value(value)
+                ));
+            }
+        }
+        let version = version_attribute(schema);
+        if let Some(attribute) = version {
+            touched.insert(attribute);
+            if let Some(expected) = self.expected_version {
+                known.insert(attribute.to_owned(), version_value(entity, expected)?);
+            }
+        }
+
+        let mut condition = Some(and(
+            self.condition.clone(),
+            Condition::attribute_exists(table.pk.name),
+        ));
+        // An item past its time to live is gone but for DynamoDB's sweep: an
+        // update must not bring it back.
+        if let Some(ttl) = crate::timestamp::ttl_attribute(schema) {
+            let now = AttributeValue::N(crate::timestamp::now_epoch_seconds().to_string());
+            let expired =
+                Condition::attribute_is_number(ttl) & Condition::compare_value(ttl, "<=", now);
+            condition = Some(and(condition, !expired));
+        }
+
+        // The indexes whose keys or membership this update can change, and
+        // whether the update alone decides every input of each.
+        let stale: Vec<(usize, Vec<&'static str>)> = schema
+            .keys
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(position, key)| (position, index_inputs(schema, key)))
+            .filter(|(_, inputs)| inputs.iter().any(|a| touched.contains(a)))
+            .collect();
+        let decided = |position: usize, inputs: &[&str]| {
+            schema.keys[position].membership.is_none_or(|m| m.evaluable)
+                && inputs
+                    .iter()
+                    .all(|a| known.contains_key(*a) || removed.contains(a))
+        };
+        let needs_read = stale
+            .iter()
+            .any(|(position, inputs)| !decided(*position, inputs));
+
+        let mut expected = self.expected_version;
+        let mut read = None;
+        let new_keys: Vec<(usize, Option<KeyValues>)> = if needs_read {
+            let current = self
+                .db
+                .get(self.key.clone())
+                .consistent_read(true)
+                .raw()
+                .await?
+                .ok_or_else(|| Error::NotFound {
+                    entity,
+                    key: key_text(&self.key),
+                })?;
+            let mut next = current.clone();
+            for op in &self.ops {
+                apply(&mut next, op);
+            }
+            for (attribute, value) in &updated {
+                next.insert((*attribute).to_owned(), value.clone());
+            }
+            // The update is conditioned on what it read: the version, or
+            // else every index input it did not decide itself.
+            let mut conditioned: Vec<&'static str> = Vec::new();
+            if let Some(attribute) = version {
+                expected = expected.or_else(|| stored_version(schema, Some(&current)));
+                if let Some(expected) = expected {
+                    next.insert(attribute.to_owned(), version_value(entity, expected)?);
+                }
+            } else {
+                for (_, inputs) in &stale {
+                    for attribute in inputs {
+                        let decided_here =
+                            known.contains_key(*attribute) || removed.contains(attribute);
+                        if !decided_here && !conditioned.contains(attribute) {
+                            conditioned.push(attribute);
+                        }
+                    }
+                }
+                for attribute in &conditioned {
+                    condition = Some(and(
+                        condition,
+                        match current.get(*attribute) {
+                            Some(value) => Condition::compare_value(attribute, "=", value.clone()),
+                            None => Condition::attribute_not_exists(attribute),
+                        },
+                    ));
+                }
+            }
+            check_size::<E>(&next, &self.key)?;
+            let entity_now = E::from_item(next).map_err(|e| e.with_key(&self.key))?;
+            let mut all: HashMap<&'static str, KeyValues> =
+                entity_now.index_keys()?.into_iter().collect();
+            read = Some(ReadFirst {
+                item: current,
+                conditioned,
+                version_derived: self.expected_version.is_none() && expected.is_some(),
+            });
+            stale
+                .iter()
+                .map(|(position, _)| {
+                    let name = schema.keys[*position].index.unwrap_or_default();
+                    (*position, all.remove(name))
+                })
+                .collect()
+        } else {
+            stale
+                .iter()
+                .map(|(position, _)| {
+                    E::index_key_from(*position, &self.key, &known).map(|keys| (*position, keys))
+                })
+                .collect::<Result<_>>()?
+        };
+
+        // SET the index attributes of the indexes the item is in, REMOVE
+        // those of the sparse ones it left. The table's own key never
+        // changes, and a raw-key index attribute that is a field's own
+        // attribute is written by the field.
+        let field_attributes: HashSet<&str> = schema.fields.iter().map(|f| f.attribute).collect();
+        let written_elsewhere = |name: &str| {
+            name == table.pk.name
+                || Some(name) == table.sk.map(|a| a.name)
+                || field_attributes.contains(name)
+        };
+        for (position, values) in &new_keys {
+            let Some(index) = schema.keys[*position].index.and_then(|n| table.index(n)) else {
+                continue;
+            };
+            let attributes = std::iter::once(index.pk).chain(index.sk);
+            match values {
+                Some(values) => {
+                    let pairs = std::iter::once(&values.pk).chain(values.sk.iter());
+                    for (attribute, value) in attributes.zip(pairs) {
+                        if !written_elsewhere(attribute.name) {
+                            sets.push(format!(
+                                "{} = {}",
+                                p.name(attribute.name),
+                                p.value(value.to_attribute_value())
+                            ));
+                        }
+                    }
+                }
+                None => {
+                    for attribute in attributes.filter(|a| !written_elsewhere(a.name)) {
+                        removes.push(p.name(attribute.name));
+                    }
+                }
+            }
+        }
+        if let Some(version) = version {
+            let name = p.name(version);
+            match expected {
+                Some(expected) => {
+                    condition = Some(and(
+                        condition,
+                        Condition::compare_value(
+                            version,
+                            "=",
+                            AttributeValue::N(expected.to_string()),
+                        ),
+                    ));
+                    sets.push(format!(
+                        "{name} = {}",
+                        p.value(version_value(entity, expected)?)
+                    ));
+                }
+                None => adds.push(format!("{name} {}", p.value(AttributeValue::N("1".into())))),
+            }
+        }
+        // Two indexes sharing an attribute name the same value; name it once.
+        let mut set_names: HashSet<String> = HashSet::new();
+        sets.retain(|s| set_names.insert(s.split(' ').next().unwrap_or_default().to_owned()));
+        removes.retain(|r| !set_names.contains(r));
+        let mut removed_names = HashSet::new();
+        removes.retain(|r| removed_names.insert(r.clone()));
+        let mut clauses = Vec::new();
+        if !sets.is_empty() {
+            clauses.push(format!("SET {}", sets.join(", ")));
+        }
+        if !removes.is_empty() {
+            clauses.push(format!("REMOVE {}", removes.join(", ")));
+        }
+        if !adds.is_empty() {
+            clauses.push(format!("ADD {}", adds.join(", ")));
+        }
+        if !deletes.is_empty() {
+            clauses.push(format!("DELETE {}", deletes.join(", ")));
+        }
+        let expression = clauses.join(" ");
+        crate::expr::check_expression(entity, "update", &expression)?;
+        let mut plan = WritePlan::new(self.key, Action::Update(expression), condition.as_ref(), p)?;
+        plan.expected_version = self.expected_version;
+        plan.must_exist = true;
+        plan.read = read;
+        Ok(plan)
+    }
+
+    /// Sends the UpdateItem.
+    pub async fn send(self) -> Result<Written<E>> {
+        let db = self.db.clone();
+        let return_new = self.return_new;
+        let plan = self.plan().await?;
+        let returned = if return_new {
+            ReturnValue::AllNew
+        } else {
+            ReturnValue::UpdatedNew
+        };
+        let attributes = plan.send(&db, Some(returned)).await?.unwrap_or_default();
+        Ok(Written {
+            version: stored_version(&E::SCHEMA, Some(&attributes)),
+            item: if return_new {
+                Some(E::from_item(attributes)?)
+            } else {
+                None
+            },
+        })
+    }
+}
+
+/// Applies one update change to a local copy of the item.
+fn apply(item: &mut Item, op: &Op) {
+    use AttributeValue as V;
+    match op {
+        Op::Set(a, v) => {
+            item.insert((*a).to_owned(), v.clone());
+        }
+        Op::Remove(a) => {
+            item.remove(*a);
+        }
+        Op::Add(a, v) => {
+            let next = match (item.get(*a), v) {
+                (Some(V::N(x)), V::N(y)) => V::N(add_numbers(x, y)),
+                (Some(V::Ss(x)), V::Ss(y)) => V::Ss(union(x, y)),
+                (Some(V::Ns(x)), V::Ns(y)) => V::Ns(union(x, y)),
+                (_, v) => v.clone(),
+            };
+            item.insert((*a).to_owned(), next);
+        }
+        Op::Append(a, v) => {
+            let mut list = match item.get(*a) {
+                Some(V::L(x)) => x.clone(),
+                _ => Vec::new(),
+            };
+            if let V::L(more) = v {
+                list.extend(more.iter().cloned());
+            }
+            item.insert((*a).to_owned(), V::L(list));
+        }
+        Op::DeleteFromSet(a, v) => {
+            let next = match (item.get(*a), v) {
+                (Some(V::Ss(x)), V::Ss(y)) => Some(V::Ss(
+                    x.iter().filter(|e| !y.contains(e)).cloned().collect(),
+                )),
+                (Some(V::Ns(x)), V::Ns(y)) => Some(V::Ns(
+                    x.iter().filter(|e| !y.contains(e)).cloned().collect(),
+                )),
+                _ => None,
+            };
+            if let Some(next) = next {
+                item.insert((*a).to_owned(), next);
+            }
+        }
+    }
+}
+
+fn union(a: &[String], b: &[String]) -> Vec<String> {
+    let mut out = a.to_vec();
+    for e in b {
+        if !out.contains(e) {
+            out.push(e.clone());
+        }
+    }
+    out
+}
+
+/// Adds two decimal numbers exactly when both are integers, else through f64.
+fn add_numbers(a: &str, b: &str) -> String {
+    match (a.parse::<i128>(), b.parse::<i128>()) {
+        (Ok(x), Ok(y)) => (x + y).to_string(),
+        _ => (a.parse::<f64>().unwrap_or(0.0) + b.parse::<f64>().unwrap_or(0.0)).to_string(),
+    }
+}
