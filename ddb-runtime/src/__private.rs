@@ -1,0 +1,234 @@
+//! What generated code uses. Not public API: it changes without notice.
+
+pub use crate::check::{check_distinct_keys, check_fields, check_key, Message};
+pub use crate::key::{
+    raw_key, read_raw_key, shard_of, KeyReader, KeyWriter, PARTITION_KEY_LIMIT, SORT_KEY_LIMIT,
+};
+pub use crate::model::{
+    EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, KeyAttribute, KeyDef, Membership, Part,
+    Projection as IndexProjection, ScalarType, TableDef, Template,
+};
+
+/// The value of field `attribute` in `values`, decoded as the field's
+/// type; a missing attribute decodes as null (`None` for an `Option`).
+pub fn field_from<T: serde::de::DeserializeOwned>(
+    entity: &'static str,
+    attribute: &str,
+    values: &Item,
+) -> Result<T, Error> {
+    let value = values
+        .get(attribute)
+        .cloned()
+        .unwrap_or(AttributeValue::Null(true));
+    serde_dynamo::from_attribute_value(value).map_err(|source| Error::Decode {
+        entity,
+        key: None,
+        source,
+    })
+}
+
+/// `index_key_from` asked for a position that is not an index it can
+/// compute from values alone: a bug in ddb, reported rather than panicking.
+pub fn no_such_index(entity: &'static str, position: usize) -> Error {
+    Error::InvalidRequest {
+        entity,
+        reason: format!("index key {position} cannot be computed from field values alone"),
+    }
+}
+pub use crate::{Entity, Error, Item, Key, KeySegment, KeyValue, KeyValues, SegmentError, Table};
+pub use ::core;
+pub use ::serde;
+pub use ::std;
+
+pub use crate::segment::{Codec, IsSegment, NotSegment, SegmentCodec};
+
+/// Spanned at a key field's type, so a type that cannot be a key segment is
+/// reported once, on the field.
+pub const fn assert_key_segment<T: KeySegment>() {}
+
+/// Whether a key segment type can be stored as a Number.
+pub const fn is_numeric<T: KeySegment>() -> bool {
+    T::NUMERIC
+}
+
+/// The table type of an entity whose `table = ...` is missing, so the
+/// derive can still emit its impl next to the error.
+pub enum NoTable {}
+
+impl Table for NoTable {
+    const DEF: TableDef = TableDef {
+        name: "",
+        pk: KeyAttribute {
+            name: "",
+            ty: ScalarType::S,
+        },
+        sk: None,
+        indexes: &[],
+        entity_attribute: "",
+    };
+}
+
+/// The attribute types of the primary key (`index` = `None`) or an index.
+/// A missing index or sort key reads as S; `check_key` reports those.
+pub const fn key_types(table: &TableDef, index: Option<&str>) -> (ScalarType, ScalarType) {
+    let (pk, sk) = match index {
+        None => (table.pk, table.sk),
+        Some(name) => match table.index(name) {
+            Some(index) => (index.pk, index.sk),
+            None => return (ScalarType::S, ScalarType::S),
+        },
+    };
+    let sk = match sk {
+        Some(sk) => sk.ty,
+        None => ScalarType::S,
+    };
+    (pk.ty, sk)
+}
+
+/// The sort key of a key, or an error naming the entity.
+pub fn require_sort_key<'a>(
+    entity: &'static str,
+    sk: Option<&'a KeyValue>,
+) -> Result<&'a KeyValue, Error> {
+    sk.ok_or(Error::KeyMismatch {
+        entity,
+        key: "sort key",
+        template: "",
+        reason: "the key has no sort key value".to_owned(),
+    })
+}
+
+/// The whole item: the fields through serde_dynamo, then the primary and
+/// index key attributes and the entity type.
+pub fn to_item<E: Entity + serde::Serialize>(
+    entity: &E,
+    primary: Key<E>,
+    indexes: std::vec::Vec<(&'static str, KeyValues)>,
+) -> Result<Item, Error> {
+    let schema = &E::SCHEMA;
+    let table = schema.table;
+    let mut item: Item = serde_dynamo::to_item(entity).map_err(|source| Error::Encode {
+        entity: schema.entity_type,
+        source,
+    })?;
+    insert_key(&mut item, table.pk, table.sk, primary.values());
+    for (name, values) in &indexes {
+        if let Some(index) = table.index(name) {
+            insert_key(&mut item, index.pk, index.sk, values);
+        }
+    }
+    item.insert(
+        table.entity_attribute.to_owned(),
+        AttributeValue::S(schema.entity_type.to_owned()),
+    );
+    Ok(item)
+}
+
+fn insert_key(item: &mut Item, pk: KeyAttribute, sk: Option<KeyAttribute>, values: &KeyValues) {
+    item.insert(pk.name.to_owned(), values.pk.to_attribute_value());
+    if let (Some(attribute), Some(value)) = (sk, &values.sk) {
+        item.insert(attribute.name.to_owned(), value.to_attribute_value());
+    }
+}
+
+/// Appends `#<shard>` to a sharded index's partition key, the shard
+/// chosen from the item's primary key.
+pub fn with_shard(pk: KeyValue, primary: &KeyValues, shards: u16) -> KeyValue {
+    shard_partition(&pk, crate::key::shard_of(primary, shards))
+}
+
+/// The partition key of one shard: `<pk>#<shard>`.
+pub fn shard_partition(pk: &KeyValue, shard: u16) -> KeyValue {
+    match pk {
+        KeyValue::S(text) => KeyValue::S(format!("{text}#{shard}")),
+        number => number.clone(),
+    }
+}
+
+pub use crate::collection::{check_collection, Collection};
+pub use crate::expr::{Attr, KeyPart, Value};
+pub use crate::timestamp::{IsStamp, NotStamp, Stamp, TimestampField, TtlField};
+pub use aws_sdk_dynamodb::types::AttributeValue;
+
+/// Spanned at a `#[ddb(created_at)]` or `#[ddb(updated_at)]` field's type.
+pub const fn assert_timestamp_field<T: TimestampField>() {}
+
+/// Spanned at a `#[ddb(ttl)]` field's type.
+pub const fn assert_ttl_field<T: TtlField>() {}
+pub use crate::projection::{carries, carries_all, Projection};
+pub use crate::query::QueryKey;
+
+/// The attribute name of entity field `field` (Rust name); empty when the
+/// entity has no such field (the derive's type check reports that).
+pub const fn attribute_of(schema: &EntitySchema, field: &str) -> &'static str {
+    let mut i = 0;
+    while i < schema.fields.len() {
+        if crate::check::str_eq(schema.fields[i].name, field) {
+            return schema.fields[i].attribute;
+        }
+        i += 1;
+    }
+    ""
+}
+
+/// Checks that a projection field is read under the entity's attribute name.
+pub const fn check_projection_field(
+    schema: &EntitySchema,
+    field: &str,
+    read_as: &str,
+) -> Option<crate::check::Message> {
+    let stored = attribute_of(schema, field);
+    if stored.is_empty() || crate::check::str_eq(stored, read_as) {
+        return None;
+    }
+    crate::check::Message::new()
+        .push("projection field `")
+        .push(field)
+        .push("` is read as attribute `")
+        .push(read_as)
+        .push("`, but entity `")
+        .push(schema.rust_name)
+        .push("` stores it as `")
+        .push(stored)
+        .push("`; add #[serde(rename = \"")
+        .push(stored)
+        .push("\")] to the field")
+        .into_error()
+}
+pub use crate::query::{IndexKindOf, ProjectionOf, Select};
+
+/// Whether `index` (by name) of `table` is a global secondary index.
+pub const fn is_global(table: &TableDef, index: Option<&str>) -> bool {
+    match index {
+        Some(name) => match table.index(name) {
+            Some(index) => matches!(index.kind, IndexKind::Global),
+            None => false,
+        },
+        None => false,
+    }
+}
+
+/// Checks the entity type, then deserializes with serde_dynamo.
+pub fn item_to_fields<T: serde::de::DeserializeOwned>(
+    entity: &'static str,
+    table: &TableDef,
+    item: Item,
+) -> Result<T, Error> {
+    match item.get(table.entity_attribute) {
+        Some(AttributeValue::S(found)) if found == entity => {}
+        other => {
+            return Err(Error::WrongEntityType {
+                entity,
+                found: match other {
+                    Some(AttributeValue::S(found)) => found.clone(),
+                    _ => String::new(),
+                },
+            })
+        }
+    }
+    serde_dynamo::from_item(item).map_err(|source| Error::Decode {
+        entity,
+        key: None,
+        source,
+    })
+}
