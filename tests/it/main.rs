@@ -8,4 +8,5 @@ mod reads;
 mod schema;
 mod segments;
 mod store;
+mod sweep;
 mod writes;

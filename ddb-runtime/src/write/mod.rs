@@ -146,8 +146,46 @@ pub struct Written<E> {
     /// The version now stored, for entities with `#[ddb(version)]`.
     pub version: Option<u64>,
     /// The item before the write (put and delete with `return_old`) or after
-    /// it (update with `return_new`).
+    /// it (update with `return_new`), decoded. `None` when none was asked
+    /// for, or when the returned item does not decode as `E`: the write was
+    /// applied all the same, and [`raw`](Self::raw) holds what DynamoDB sent.
     pub item: Option<E>,
+    /// The attributes DynamoDB returned, undecoded.
+    pub raw: Option<crate::Item>,
+}
+
+/// `expect_version` needs a `#[ddb(version)]` field to compare.
+pub(crate) fn require_version<E: Entity>() -> Result<()> {
+    match version_attribute(&E::SCHEMA) {
+        Some(_) => Ok(()),
+        None => Err(Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: format!(
+                "expect_version needs a #[ddb(version)] field, and {} has none",
+                E::SCHEMA.rust_name
+            ),
+        }),
+    }
+}
+
+impl<E: Entity> Written<E> {
+    /// The outcome of a write DynamoDB applied: the returned attributes are
+    /// decoded when they can be, and never turn the write into an error.
+    pub(crate) fn applied(
+        version: Option<u64>,
+        returned: Option<crate::Item>,
+        decode: bool,
+    ) -> Self {
+        let item = returned
+            .clone()
+            .filter(|_| decode)
+            .and_then(|raw| E::from_item(raw).ok());
+        Written {
+            version,
+            item,
+            raw: returned,
+        }
+    }
 }
 
 /// A put (upsert); finish with [`send`](Put::send).
@@ -210,10 +248,11 @@ impl<E: Entity + 'static> Put<E> {
         let old = plan
             .send(&db, return_old.then_some(ReturnValue::AllOld))
             .await?;
-        Ok(Written {
-            version: plan.expected_version.map(|v| v + 1),
-            item: old.map(E::from_item).transpose()?,
-        })
+        Ok(Written::applied(
+            plan.expected_version.map(|v| v + 1),
+            old,
+            true,
+        ))
     }
 }
 
@@ -228,8 +267,14 @@ pub struct Delete<E> {
 }
 
 impl<E: Entity + 'static> Delete<E> {
-    /// Deletes only if the stored version is `version`.
+    /// Deletes only if the stored version is `version`. On an entity
+    /// without `#[ddb(version)]` the delete fails with
+    /// [`Error::InvalidRequest`] and nothing is sent.
     pub fn expect_version(mut self, version: u64) -> Self {
+        self.key = self.key.and_then(|key| {
+            require_version::<E>()?;
+            Ok(key)
+        });
         self.expected_version = Some(version);
         self
     }
@@ -275,9 +320,6 @@ impl<E: Entity + 'static> Delete<E> {
         let old = plan
             .send(&db, return_old.then_some(ReturnValue::AllOld))
             .await?;
-        Ok(Written {
-            version: None,
-            item: old.map(E::from_item).transpose()?,
-        })
+        Ok(Written::applied(None, old, true))
     }
 }

@@ -195,8 +195,13 @@ impl<E: Entity + 'static> Update<E> {
         )
     }
 
-    /// Updates only if the stored version is `version`.
+    /// Updates only if the stored version is `version`. On an entity
+    /// without `#[ddb(version)]` the update fails with
+    /// [`Error::InvalidRequest`] and nothing is sent.
     pub fn expect_version(mut self, version: u64) -> Self {
+        if let Err(error) = super::require_version::<E>() {
+            self.error = self.error.or(Some(error));
+        }
         self.expected_version = Some(version);
         self
     }
@@ -508,14 +513,11 @@ impl<E: Entity + 'static> Update<E> {
             ReturnValue::UpdatedNew
         };
         let attributes = plan.send(&db, Some(returned)).await?.unwrap_or_default();
-        Ok(Written {
-            version: stored_version(&E::SCHEMA, Some(&attributes)),
-            item: if return_new {
-                Some(E::from_item(attributes)?)
-            } else {
-                None
-            },
-        })
+        Ok(Written::applied(
+            stored_version(&E::SCHEMA, Some(&attributes)),
+            Some(attributes),
+            return_new,
+        ))
     }
 }
 

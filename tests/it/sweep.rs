@@ -1,0 +1,160 @@
+//! The correctness sweep: each test failed on the code before its fix.
+
+use ddb_examples::single_table::{Customer, Ecommerce};
+use ddb_examples::CustomerId;
+use ddb_runtime::{Db, Entity, Error, Table};
+use serde::{Deserialize, Serialize};
+
+fn ada() -> Customer {
+    Customer {
+        customer_id: CustomerId("123".into()),
+        name: "Ada".into(),
+        email: "ada@example.com".into(),
+        order_count: 0,
+    }
+}
+
+/// Writes an item the entity cannot decode (its `name` is a number).
+async fn put_undecodable(db: &Db, customer: &Customer) {
+    let mut item = customer.to_item().unwrap();
+    item.insert(
+        "name".into(),
+        aws_sdk_dynamodb::types::AttributeValue::N("7".into()),
+    );
+    db.client()
+        .put_item()
+        .table_name(db.table_name::<Ecommerce>())
+        .set_item(Some(item))
+        .send()
+        .await
+        .unwrap();
+}
+
+/// #10.5: `expect_version` on an entity without a version was silently ignored.
+#[tokio::test]
+async fn expect_version_without_a_version_field_is_refused_before_sending() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    db.create(&ada()).send().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let key = Customer::key(&ada().customer_id).unwrap();
+    let update = through
+        .update(key.clone())
+        .set(Customer::fields().name, "Ada L.".to_string())
+        .expect_version(3)
+        .send()
+        .await;
+    assert!(
+        matches!(&update, Err(Error::InvalidRequest { reason, .. }) if reason.contains("#[ddb(version)]")),
+        "{update:?}"
+    );
+    let delete = through.delete(key).expect_version(3).send().await;
+    assert!(
+        matches!(&delete, Err(Error::InvalidRequest { .. })),
+        "{delete:?}"
+    );
+    assert_eq!(proxy.seen("UpdateItem") + proxy.seen("DeleteItem"), 0);
+}
+
+#[derive(Table)]
+#[ddb(name = "Counters", pk = "PK")]
+struct Counters;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Counters, pk = "COUNTER#{name}")]
+struct Counter {
+    name: String,
+    #[ddb(version)]
+    version: u64,
+}
+
+/// #10.5: `v + 1` on `u64::MAX` overflowed (a panic in debug builds).
+#[tokio::test]
+async fn a_version_at_the_top_of_its_range_is_a_typed_error() {
+    let db = ddb_tests::db_with_table::<Counters>().await;
+    let top = Counter {
+        name: "top".into(),
+        version: u64::MAX,
+    };
+    let put = db.put(&top).send().await;
+    assert!(matches!(&put, Err(Error::InvalidRequest { .. })), "{put:?}");
+    let update = db
+        .update(top.primary_key().unwrap())
+        .set(Counter::fields().version, 1u64)
+        .expect_version(u64::MAX)
+        .send()
+        .await;
+    assert!(
+        matches!(&update, Err(Error::InvalidRequest { .. })),
+        "{update:?}"
+    );
+}
+
+/// #10.7: a write DynamoDB applied returned `Err` when the item it returned
+/// did not decode, inviting a retry that applies it twice.
+#[tokio::test]
+async fn an_applied_write_is_ok_even_when_the_returned_item_does_not_decode() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let customer = ada();
+    let key = Customer::key(&customer.customer_id).unwrap();
+    put_undecodable(&db, &customer).await;
+
+    let put = db.put(&customer).return_old().send().await;
+    let written = put.expect("the put was applied");
+    assert!(written.item.is_none(), "the old item does not decode");
+    assert!(written.raw.as_ref().is_some_and(|raw| raw["name"].is_n()));
+    assert!(Customer::from_item(written.raw.unwrap()).is_err());
+
+    put_undecodable(&db, &customer).await;
+    let updated = db
+        .update(key.clone())
+        .add(Customer::fields().order_count, 1u32)
+        .return_new()
+        .send()
+        .await
+        .expect("the increment was applied");
+    assert!(updated.item.is_none());
+    let raw = updated.raw.expect("the new item is returned");
+    assert_eq!(raw["order_count"].as_n().unwrap(), "1");
+
+    let deleted = db
+        .delete(key)
+        .return_old()
+        .send()
+        .await
+        .expect("the delete was applied");
+    assert!(deleted.item.is_none() && deleted.raw.is_some());
+}
+
+#[derive(Table)]
+#[ddb(name = "Stamped", pk = "PK")]
+struct Stamped;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Stamped, pk = "NOTE#{id}")]
+struct Note {
+    id: String,
+    #[ddb(created_at)]
+    created_at: u64,
+    #[ddb(updated_at)]
+    updated_at: u64,
+}
+
+/// #10.8: `batch_put` stamped a new `created_at` on entities that carry one.
+#[tokio::test]
+async fn batch_put_keeps_the_creation_time_an_entity_carries() {
+    let db = ddb_tests::db_with_table::<Stamped>().await;
+    let note = Note {
+        id: "n1".into(),
+        created_at: 1_700_000_000,
+        updated_at: 1_700_000_000,
+    };
+    db.batch_put(std::slice::from_ref(&note)).await.unwrap();
+    let stored: Note = db
+        .get(note.primary_key().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.created_at, 1_700_000_000, "created_at kept");
+    assert!(stored.updated_at > 1_700_000_000, "updated_at stamped");
+}
