@@ -648,3 +648,69 @@ async fn index_keys_built_from_the_version_hold_the_version_written() {
         expected(4).as_str()
     );
 }
+
+#[tokio::test]
+async fn a_versioned_update_fails_when_the_same_version_comes_back_with_other_values() {
+    use ddb_tests::proxy::Fault;
+    let db = ddb_tests::db_with_table::<Stress>().await;
+    let north = Job {
+        id: 4,
+        lane: "north".into(),
+        rank: 1,
+        state: State::Closed,
+        note: 0,
+        version: 0,
+    };
+    db.create(&north).send().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Stress>(&db).await;
+    let key = Job::key(&4).unwrap();
+    let forwarded = Arc::new(tokio::sync::Notify::new());
+    let release = Arc::new(tokio::sync::Notify::new());
+    proxy.fail(
+        "GetItem",
+        1,
+        Fault::Hold {
+            forwarded: forwarded.clone(),
+            release: release.clone(),
+        },
+    );
+    // GSI1's key needs the lane, which this update does not set: it reads.
+    let update = tokio::spawn({
+        let key = key.clone();
+        async move { through.update(key).set(Job::fields().rank, 9u16).send().await }
+    });
+    forwarded.notified().await;
+    // Deleted and created again: version 1 again, another lane.
+    db.delete(key.clone()).send().await.unwrap();
+    db.create(&Job {
+        lane: "south".into(),
+        ..north
+    })
+    .send()
+    .await
+    .unwrap();
+    release.notify_one();
+    let result = update.await.unwrap();
+    assert!(
+        matches!(&result, Err(Error::ChangedSinceRead { attributes, .. }) if attributes.contains(&"lane".to_string())),
+        "{result:?}"
+    );
+    let stored = raw(&db, key.to_item()).await;
+    assert_eq!(stored["GSI1PK"].as_s().unwrap(), "LANE#south");
+    assert_eq!(check_item(&stored), Ok(()));
+}
+
+#[tokio::test]
+async fn fields_ddb_writes_itself_cannot_be_updated() {
+    let db = ddb_tests::db_with_table::<Stress>().await;
+    let key = Doc::key(&1).unwrap();
+    let result = db
+        .update(key)
+        .set(Doc::fields().version, 7u64)
+        .send()
+        .await;
+    assert!(
+        matches!(&result, Err(Error::InvalidRequest { reason, .. }) if reason.contains("written by ddb")),
+        "{result:?}"
+    );
+}

@@ -63,6 +63,7 @@ struct Counters;
 #[ddb(table = Counters, pk = "COUNTER#{name}")]
 struct Counter {
     name: String,
+    hits: u64,
     #[ddb(version)]
     version: u64,
 }
@@ -73,13 +74,14 @@ async fn a_version_at_the_top_of_its_range_is_a_typed_error() {
     let db = ddb_tests::db_with_table::<Counters>().await;
     let top = Counter {
         name: "top".into(),
+        hits: 0,
         version: u64::MAX,
     };
     let put = db.put(&top).send().await;
     assert!(matches!(&put, Err(Error::InvalidRequest { .. })), "{put:?}");
     let update = db
         .update(top.primary_key().unwrap())
-        .set(Counter::fields().version, 1u64)
+        .set(Counter::fields().hits, 1u64)
         .expect_version(u64::MAX)
         .send()
         .await;

@@ -69,11 +69,13 @@ impl<T> Addable for std::collections::BTreeSet<T> {}
 /// A typed update; finish with [`send`](Update::send).
 ///
 /// Every index key attribute that depends on a changed field is recomputed in
-/// the same UpdateItem, and a sparse index whose predicate no longer holds
-/// loses its key attributes in that request too. To compute them, ddb reads
-/// the item first (a strongly consistent GetItem) when the update touches an
-/// index's field or the entity has a sparse index, and makes the UpdateItem
-/// conditional on what it read (the version, when the entity has one).
+/// the same UpdateItem, and a sparse index whose rule no longer holds loses
+/// its key attributes in that request too. They are computed from the
+/// primary key and the values the update sets; only when an index reads a
+/// field the update does not set does ddb read the item first (a strongly
+/// consistent GetItem), and then the UpdateItem is conditioned on every
+/// attribute it read and on the version, so a concurrent change fails it
+/// with [`Error::ChangedSinceRead`].
 #[must_use = "a request does nothing until it is sent"]
 pub struct Update<E> {
     db: Db,
@@ -245,6 +247,21 @@ impl<E: Entity + 'static> Update<E> {
                 ),
             });
         }
+        if let Some(field) = self.ops.iter().find_map(|op| {
+            schema.fields.iter().find(|f| {
+                f.attribute == op.attribute()
+                    && (f.role.version || f.role.created_at || f.role.updated_at)
+            })
+        }) {
+            return Err(Error::InvalidRequest {
+                entity,
+                reason: format!(
+                    "field `{}` is written by ddb (#[ddb(version)], created_at or updated_at); \
+                     use expect_version for the version",
+                    field.name
+                ),
+            });
+        }
         let mut p = Placeholders::default();
         let mut sets: Vec<String> = Vec::new();
         let mut removes: Vec<String> = Vec::new();
@@ -336,11 +353,10 @@ impl<E: Entity + 'static> Update<E> {
             .map(|(position, key)| (position, index_inputs(schema, key)))
             .filter(|(_, inputs)| inputs.iter().any(|a| touched.contains(a)))
             .collect();
+        let decided_by_update = |a: &str| known.contains_key(a) || removed.contains(a);
         let decided = |position: usize, inputs: &[&str]| {
             schema.keys[position].membership.is_none_or(|m| m.evaluable)
-                && inputs
-                    .iter()
-                    .all(|a| known.contains_key(*a) || removed.contains(a))
+                && inputs.iter().all(|a| decided_by_update(a))
         };
         let needs_read = stale
             .iter()
@@ -366,33 +382,30 @@ impl<E: Entity + 'static> Update<E> {
             for (attribute, value) in &updated {
                 next.insert((*attribute).to_owned(), value.clone());
             }
-            // The update is conditioned on what it read: the version, or
-            // else every index input it did not decide itself.
-            let mut conditioned: Vec<&'static str> = Vec::new();
+            // The update is conditioned on every index input it read rather
+            // than set (a version alone is not enough: a delete and a create,
+            // or a batch put, can bring the same version back with other
+            // values), and on the version it read.
             if let Some(attribute) = version {
                 expected = expected.or_else(|| stored_version(schema, Some(&current)));
                 if let Some(expected) = expected {
                     next.insert(attribute.to_owned(), version_value(entity, expected)?);
                 }
-            } else {
-                for (_, inputs) in &stale {
-                    for attribute in inputs {
-                        let decided_here =
-                            known.contains_key(*attribute) || removed.contains(attribute);
-                        if !decided_here && !conditioned.contains(attribute) {
-                            conditioned.push(attribute);
-                        }
-                    }
+            }
+            let mut conditioned: Vec<&'static str> = Vec::new();
+            for attribute in stale.iter().flat_map(|(_, inputs)| inputs) {
+                if !decided_by_update(attribute) && !conditioned.contains(attribute) {
+                    conditioned.push(attribute);
                 }
-                for attribute in &conditioned {
-                    condition = Some(and(
-                        condition,
-                        match current.get(*attribute) {
-                            Some(value) => Condition::compare_value(attribute, "=", value.clone()),
-                            None => Condition::attribute_not_exists(attribute),
-                        },
-                    ));
-                }
+            }
+            for attribute in &conditioned {
+                condition = Some(and(
+                    condition,
+                    match current.get(*attribute) {
+                        Some(value) => Condition::compare_value(attribute, "=", value.clone()),
+                        None => Condition::attribute_not_exists(attribute),
+                    },
+                ));
             }
             check_size::<E>(&next, &self.key)?;
             let entity_now = E::from_item(next).map_err(|e| e.with_key(&self.key))?;
@@ -429,6 +442,7 @@ impl<E: Entity + 'static> Update<E> {
                 || Some(name) == table.sk.map(|a| a.name)
                 || field_attributes.contains(name)
         };
+        let mut index_set: HashSet<&str> = HashSet::new();
         for (position, values) in &new_keys {
             let Some(index) = schema.keys[*position].index.and_then(|n| table.index(n)) else {
                 continue;
@@ -438,7 +452,8 @@ impl<E: Entity + 'static> Update<E> {
                 Some(values) => {
                     let pairs = std::iter::once(&values.pk).chain(values.sk.iter());
                     for (attribute, value) in attributes.zip(pairs) {
-                        if !written_elsewhere(attribute.name) {
+                        // Two indexes sharing an attribute hold one value.
+                        if !written_elsewhere(attribute.name) && index_set.insert(attribute.name) {
                             sets.push(format!(
                                 "{} = {}",
                                 p.name(attribute.name),
@@ -474,9 +489,8 @@ impl<E: Entity + 'static> Update<E> {
                 None => adds.push(format!("{name} {}", p.value(AttributeValue::N("1".into())))),
             }
         }
-        // Two indexes sharing an attribute name the same value; name it once.
-        let mut set_names: HashSet<String> = HashSet::new();
-        sets.retain(|s| set_names.insert(s.split(' ').next().unwrap_or_default().to_owned()));
+        // An attribute one index SETs is not REMOVEd for another.
+        let set_names: HashSet<String> = index_set.iter().map(|a| p.name(a)).collect();
         removes.retain(|r| !set_names.contains(r));
         let mut removed_names = HashSet::new();
         removes.retain(|r| removed_names.insert(r.clone()));
