@@ -677,7 +677,13 @@ async fn a_versioned_update_fails_when_the_same_version_comes_back_with_other_va
     // GSI1's key needs the lane, which this update does not set: it reads.
     let update = tokio::spawn({
         let key = key.clone();
-        async move { through.update(key).set(Job::fields().rank, 9u16).send().await }
+        async move {
+            through
+                .update(key)
+                .set(Job::fields().rank, 9u16)
+                .send()
+                .await
+        }
     });
     forwarded.notified().await;
     // Deleted and created again: version 1 again, another lane.
@@ -704,11 +710,7 @@ async fn a_versioned_update_fails_when_the_same_version_comes_back_with_other_va
 async fn fields_ddb_writes_itself_cannot_be_updated() {
     let db = ddb_tests::db_with_table::<Stress>().await;
     let key = Doc::key(&1).unwrap();
-    let result = db
-        .update(key)
-        .set(Doc::fields().version, 7u64)
-        .send()
-        .await;
+    let result = db.update(key).set(Doc::fields().version, 7u64).send().await;
     assert!(
         matches!(&result, Err(Error::InvalidRequest { reason, .. }) if reason.contains("written by ddb")),
         "{result:?}"
