@@ -486,7 +486,6 @@ async fn the_seed_order_ships_in_one_update_item() {
 
 #[tokio::test]
 async fn an_update_needing_an_unset_input_reads_once_and_fails_on_a_concurrent_change() {
-    use ddb_tests::proxy::Fault;
     let db = ddb_tests::db_with_table::<Stress>().await;
     let t = Ticket {
         id: 3,
@@ -511,16 +510,7 @@ async fn an_update_needing_an_unset_input_reads_once_and_fails_on_a_concurrent_c
     assert_eq!(check_item(&raw(&db, key.to_item()).await), Ok(()));
 
     // Another writer changes the priority between the read and the write.
-    let forwarded = Arc::new(tokio::sync::Notify::new());
-    let release = Arc::new(tokio::sync::Notify::new());
-    proxy.fail(
-        "GetItem",
-        1,
-        Fault::Hold {
-            forwarded: forwarded.clone(),
-            release: release.clone(),
-        },
-    );
+    let held = proxy.hold("GetItem");
     let update = tokio::spawn({
         let key = key.clone();
         async move {
@@ -531,13 +521,13 @@ async fn an_update_needing_an_unset_input_reads_once_and_fails_on_a_concurrent_c
                 .await
         }
     });
-    forwarded.notified().await;
+    held.applied().await;
     db.update(key.clone())
         .set(f.priority, 4u8)
         .send()
         .await
         .unwrap();
-    release.notify_one();
+    held.release();
     let result = update.await.unwrap();
     match &result {
         Err(Error::ChangedSinceRead { attributes, .. }) => {
@@ -651,7 +641,6 @@ async fn index_keys_built_from_the_version_hold_the_version_written() {
 
 #[tokio::test]
 async fn a_versioned_update_fails_when_the_same_version_comes_back_with_other_values() {
-    use ddb_tests::proxy::Fault;
     let db = ddb_tests::db_with_table::<Stress>().await;
     let north = Job {
         id: 4,
@@ -664,16 +653,7 @@ async fn a_versioned_update_fails_when_the_same_version_comes_back_with_other_va
     db.create(&north).send().await.unwrap();
     let (proxy, through) = ddb_tests::through_proxy::<Stress>(&db).await;
     let key = Job::key(&4).unwrap();
-    let forwarded = Arc::new(tokio::sync::Notify::new());
-    let release = Arc::new(tokio::sync::Notify::new());
-    proxy.fail(
-        "GetItem",
-        1,
-        Fault::Hold {
-            forwarded: forwarded.clone(),
-            release: release.clone(),
-        },
-    );
+    let held = proxy.hold("GetItem");
     // GSI1's key needs the lane, which this update does not set: it reads.
     let update = tokio::spawn({
         let key = key.clone();
@@ -685,7 +665,7 @@ async fn a_versioned_update_fails_when_the_same_version_comes_back_with_other_va
                 .await
         }
     });
-    forwarded.notified().await;
+    held.applied().await;
     // Deleted and created again: version 1 again, another lane.
     db.delete(key.clone()).send().await.unwrap();
     db.create(&Job {
@@ -695,7 +675,7 @@ async fn a_versioned_update_fails_when_the_same_version_comes_back_with_other_va
     .send()
     .await
     .unwrap();
-    release.notify_one();
+    held.release();
     let result = update.await.unwrap();
     assert!(
         matches!(&result, Err(Error::ChangedSinceRead { attributes, .. }) if attributes.contains(&"lane".to_string())),

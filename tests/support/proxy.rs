@@ -31,6 +31,24 @@ pub enum Fault {
     },
 }
 
+/// A request whose answer the proxy holds back (see [`Proxy::hold`]).
+pub struct Held {
+    forwarded: Arc<tokio::sync::Notify>,
+    release: Arc<tokio::sync::Notify>,
+}
+
+impl Held {
+    /// Waits until the request has been applied upstream.
+    pub async fn applied(&self) {
+        self.forwarded.notified().await;
+    }
+
+    /// Lets the answer go to the client.
+    pub fn release(&self) {
+        self.release.notify_one();
+    }
+}
+
 #[derive(Debug)]
 struct Rule {
     target: &'static str,
@@ -74,6 +92,24 @@ impl Proxy {
             remaining: times,
             fault,
         });
+    }
+
+    /// Holds the answer to the next request of `target`: it is applied, and
+    /// answered only once the returned [`Held`] is released.
+    pub fn hold(&self, target: &'static str) -> Held {
+        let held = Held {
+            forwarded: Arc::new(tokio::sync::Notify::new()),
+            release: Arc::new(tokio::sync::Notify::new()),
+        };
+        self.fail(
+            target,
+            1,
+            Fault::Hold {
+                forwarded: held.forwarded.clone(),
+                release: held.release.clone(),
+            },
+        );
+        held
     }
 
     /// How many requests of `target` reached the proxy.
