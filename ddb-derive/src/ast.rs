@@ -44,6 +44,20 @@ impl Key {
         fields
     }
 
+    /// The fields the key is built from: its templates' fields, then those
+    /// its membership rule reads, each once (the runtime's
+    /// `KeyDef::input_fields`).
+    pub fn inputs(&self) -> Vec<String> {
+        let mut inputs: Vec<String> = self.fields().iter().map(|f| f.to_string()).collect();
+        for field in self.when_reads() {
+            let field = field.to_string();
+            if !inputs.contains(&field) {
+                inputs.push(field);
+            }
+        }
+        inputs
+    }
+
     /// The fields a sparse index's membership rule reads.
     pub fn when_reads(&self) -> Vec<&syn::Ident> {
         match self.when.as_ref().map(|w| &w.value) {

@@ -251,14 +251,8 @@ fn arm(
         .iter()
         .filter_map(|name| entity.field(name))
         .map(|f| f.ident);
-    let mut needed: Vec<String> = key.fields().iter().map(|f| f.to_string()).collect();
-    for field in key.when_reads() {
-        let field = field.to_string();
-        if !needed.contains(&field) {
-            needed.push(field);
-        }
-    }
-    let decoded = needed
+    let inputs = key.inputs();
+    let decoded = inputs
         .iter()
         .filter(|name| !primary.contains(&name.as_str()))
         .filter_map(|name| entity.field(name))

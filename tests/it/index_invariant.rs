@@ -324,15 +324,8 @@ struct Doc {
 }
 
 async fn raw(db: &Db, key: Item) -> Item {
-    db.client()
-        .get_item()
-        .table_name(db.table_name::<Stress>())
-        .set_key(Some(key))
-        .consistent_read(true)
-        .send()
+    ddb_tests::raw_item::<Stress>(db, key)
         .await
-        .unwrap()
-        .item
         .expect("the item is there")
 }
 

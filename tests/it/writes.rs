@@ -41,15 +41,7 @@ fn line(order: &str, product: &str) -> OrderItem {
 }
 
 async fn raw_item(db: &Db, key: ddb_runtime::Item) -> Option<ddb_runtime::Item> {
-    db.client()
-        .get_item()
-        .table_name(db.table_name::<Ecommerce>())
-        .set_key(Some(key))
-        .consistent_read(true)
-        .send()
-        .await
-        .unwrap()
-        .item
+    ddb_tests::raw_item::<Ecommerce>(db, key).await
 }
 
 async fn count_items(db: &Db) -> usize {

@@ -54,6 +54,23 @@ pub async fn put_raw<E: ddb_runtime::Entity + 'static>(db: &ddb_runtime::Db, ent
     }
 }
 
+/// The item at `key` of `db`'s copy of table `T`, read with a plain
+/// consistent GetItem through the SDK (not through ddb).
+pub async fn raw_item<T: ddb_runtime::Table + 'static>(
+    db: &ddb_runtime::Db,
+    key: ddb_runtime::Item,
+) -> Option<ddb_runtime::Item> {
+    db.client()
+        .get_item()
+        .table_name(db.table_name::<T>())
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await
+        .expect("raw GetItem")
+        .item
+}
+
 /// A client through `proxy`, retrying fast (tests wait on backoff otherwise).
 pub fn proxied_client(proxy: &proxy::Proxy) -> Client {
     use aws_sdk_dynamodb::config::retry::RetryConfig;

@@ -7,9 +7,9 @@ use std::time::SystemTime;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::{Error, Result};
-use crate::model::{EntitySchema, KeyDef};
+use crate::model::{EntitySchema, IndexDef, KeyAttribute, KeyDef};
 use crate::sort::compare_numbers;
-use crate::{Entity, Item, Key};
+use crate::{Entity, Item, Key, KeyValues};
 
 /// DynamoDB's item size limit: 400 KB (409,600 bytes).
 pub const ITEM_SIZE_LIMIT: usize = 409_600;
@@ -108,11 +108,12 @@ pub(crate) fn prepare<E: Entity>(
     let key = entity.primary_key()?;
     let mut item = entity.to_item()?;
     let now = SystemTime::now();
+    let updated = E::stamps(false, now);
     for (attribute, value) in E::stamps(true, now) {
         // A put keeps the creation time the entity carries; one that has none
         // (a new entity put rather than created) gets the time of this write.
         let unset = matches!(item.get(attribute), None | Some(AttributeValue::Null(_)));
-        let is_updated_at = E::stamps(false, now).iter().any(|(a, _)| *a == attribute);
+        let is_updated_at = updated.iter().any(|(a, _)| *a == attribute);
         if created || is_updated_at || unset {
             item.insert(attribute.to_owned(), value);
         }
@@ -149,16 +150,12 @@ fn rebuild_stamped_index_keys<E: Entity>(item: &mut Item, key: &Key<E>) -> Resul
         return Ok(());
     }
     let table = schema.table;
-    let fields: HashSet<&str> = schema.fields.iter().map(|f| f.attribute).collect();
-    let index_attribute = |name: &str| {
-        name != table.pk.name && Some(name) != table.sk.map(|a| a.name) && !fields.contains(name)
-    };
     for index in schema.keys[1..]
         .iter()
         .filter_map(|k| table.index(k.index?))
     {
         for attribute in std::iter::once(index.pk).chain(index.sk) {
-            if index_attribute(attribute.name) {
+            if maintained_by_ddb(schema, attribute.name) {
                 item.remove(attribute.name);
             }
         }
@@ -168,9 +165,8 @@ fn rebuild_stamped_index_keys<E: Entity>(item: &mut Item, key: &Key<E>) -> Resul
         let Some(index) = table.index(name) else {
             continue;
         };
-        let pairs = std::iter::once(&values.pk).chain(values.sk.iter());
-        for (attribute, value) in std::iter::once(index.pk).chain(index.sk).zip(pairs) {
-            if index_attribute(attribute.name) {
+        for (attribute, value) in index_pairs(index, &values) {
+            if maintained_by_ddb(schema, attribute.name) {
                 item.insert(attribute.name.to_owned(), value.to_attribute_value());
             }
         }
@@ -313,16 +309,45 @@ pub(super) fn index_inputs(schema: &EntitySchema, key: &KeyDef) -> Vec<&'static 
         .collect()
 }
 
-/// The version after `expected`, as DynamoDB stores it; refused at the top
-/// of the integer range rather than wrapping.
-pub(super) fn version_value(entity: &'static str, expected: u64) -> Result<AttributeValue> {
-    let next = expected
+/// The version after `expected`; refused at the top of the integer range
+/// rather than wrapping.
+pub(super) fn next_version(entity: &'static str, expected: u64) -> Result<u64> {
+    expected
         .checked_add(1)
         .ok_or_else(|| Error::InvalidRequest {
             entity,
             reason: format!("version {expected} is the largest there is; it cannot be incremented"),
-        })?;
-    Ok(AttributeValue::N(next.to_string()))
+        })
+}
+
+/// The version after `expected`, as DynamoDB stores it.
+pub(super) fn version_value(entity: &'static str, expected: u64) -> Result<AttributeValue> {
+    Ok(AttributeValue::N(
+        next_version(entity, expected)?.to_string(),
+    ))
+}
+
+/// `version = expected`, the optimistic-locking condition.
+pub(super) fn version_is<E>(attribute: &'static str, expected: u64) -> crate::Condition<E> {
+    crate::Condition::compare_value(attribute, "=", AttributeValue::N(expected.to_string()))
+}
+
+/// Whether ddb writes index attribute `name` itself: not the table's own
+/// key, and not a field's own attribute (a raw-key index reads the field).
+pub(super) fn maintained_by_ddb(schema: &EntitySchema, name: &str) -> bool {
+    let table = schema.table;
+    name != table.pk.name
+        && Some(name) != table.sk.map(|a| a.name)
+        && !schema.fields.iter().any(|f| f.attribute == name)
+}
+
+/// The key attributes of `index` with the values of `values`, in order.
+pub(super) fn index_pairs<'a>(
+    index: &IndexDef,
+    values: &'a KeyValues,
+) -> impl Iterator<Item = (KeyAttribute, &'a crate::KeyValue)> {
+    let pairs = std::iter::once(&values.pk).chain(values.sk.iter());
+    std::iter::once(index.pk).chain(index.sk).zip(pairs)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ mod item;
 mod plan;
 mod update;
 
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+use aws_sdk_dynamodb::types::ReturnValue;
 
 use crate::db::Db;
 use crate::error::{Error, ExistingItem, Result};
@@ -17,7 +17,7 @@ pub(crate) use item::{key_text, prepare, Prepared};
 pub(crate) use plan::{Action, WritePlan};
 pub use update::{Addable, Updatable, Update};
 
-use item::{same_item, stamp_attributes, version_attribute};
+use item::{next_version, same_item, stamp_attributes, version_attribute, version_is};
 use plan::and;
 
 /// Whether `create` wrote the item or found it already there.
@@ -58,12 +58,7 @@ impl Db {
     /// written: a stale entity is an [`Error::VersionConflict`].
     pub fn put<E: Entity + 'static>(&self, entity: &E) -> Put<E> {
         let expected = entity.version();
-        let next = expected.map(|v| {
-            v.checked_add(1).ok_or_else(|| Error::InvalidRequest {
-                entity: E::SCHEMA.entity_type,
-                reason: format!("version {v} is the largest there is; it cannot be incremented"),
-            })
-        });
+        let next = expected.map(|v| next_version(E::SCHEMA.entity_type, v));
         Put {
             db: self.clone(),
             prepared: next
@@ -219,7 +214,7 @@ impl<E: Entity + 'static> Put<E> {
             let version = if expected == 0 {
                 Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name)
             } else {
-                Condition::compare_value(attribute, "=", AttributeValue::N(expected.to_string()))
+                version_is(attribute, expected)
             };
             condition = Some(and(condition, version));
         }
@@ -297,10 +292,7 @@ impl<E: Entity + 'static> Delete<E> {
         if let (Some(attribute), Some(expected)) =
             (version_attribute(&E::SCHEMA), self.expected_version)
         {
-            condition = Some(and(
-                condition,
-                Condition::compare_value(attribute, "=", AttributeValue::N(expected.to_string())),
-            ));
+            condition = Some(and(condition, version_is(attribute, expected)));
         }
         let mut plan = WritePlan::new(
             self.key?,

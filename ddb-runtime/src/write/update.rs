@@ -13,7 +13,8 @@ use crate::expr::{Attr, Condition, IntoValue, Placeholders, Value};
 use crate::{Entity, Item, Key, KeyValues};
 
 use super::item::{
-    check_size, index_inputs, key_text, stored_version, version_attribute, version_value,
+    check_size, index_inputs, index_pairs, key_text, maintained_by_ddb, stored_version,
+    version_attribute, version_is, version_value,
 };
 use super::plan::{and, Action, ReadFirst, WritePlan};
 use super::Written;
@@ -436,24 +437,18 @@ impl<E: Entity + 'static> Update<E> {
         // those of the sparse ones it left. The table's own key never
         // changes, and a raw-key index attribute that is a field's own
         // attribute is written by the field.
-        let field_attributes: HashSet<&str> = schema.fields.iter().map(|f| f.attribute).collect();
-        let written_elsewhere = |name: &str| {
-            name == table.pk.name
-                || Some(name) == table.sk.map(|a| a.name)
-                || field_attributes.contains(name)
-        };
         let mut index_set: HashSet<&str> = HashSet::new();
         for (position, values) in &new_keys {
             let Some(index) = schema.keys[*position].index.and_then(|n| table.index(n)) else {
                 continue;
             };
-            let attributes = std::iter::once(index.pk).chain(index.sk);
             match values {
                 Some(values) => {
-                    let pairs = std::iter::once(&values.pk).chain(values.sk.iter());
-                    for (attribute, value) in attributes.zip(pairs) {
+                    for (attribute, value) in index_pairs(index, values) {
                         // Two indexes sharing an attribute hold one value.
-                        if !written_elsewhere(attribute.name) && index_set.insert(attribute.name) {
+                        if maintained_by_ddb(schema, attribute.name)
+                            && index_set.insert(attribute.name)
+                        {
                             sets.push(format!(
                                 "{} = {}",
                                 p.name(attribute.name),
@@ -463,8 +458,10 @@ impl<E: Entity + 'static> Update<E> {
                     }
                 }
                 None => {
-                    for attribute in attributes.filter(|a| !written_elsewhere(a.name)) {
-                        removes.push(p.name(attribute.name));
+                    for attribute in std::iter::once(index.pk).chain(index.sk) {
+                        if maintained_by_ddb(schema, attribute.name) {
+                            removes.push(p.name(attribute.name));
+                        }
                     }
                 }
             }
@@ -473,14 +470,7 @@ impl<E: Entity + 'static> Update<E> {
             let name = p.name(version);
             match expected {
                 Some(expected) => {
-                    condition = Some(and(
-                        condition,
-                        Condition::compare_value(
-                            version,
-                            "=",
-                            AttributeValue::N(expected.to_string()),
-                        ),
-                    ));
+                    condition = Some(and(condition, version_is(version, expected)));
                     sets.push(format!(
                         "{name} = {}",
                         p.value(version_value(entity, expected)?)
