@@ -204,27 +204,6 @@ async fn job_step(db: &Db, rng: &mut Rng, id: u32) {
     }
 }
 
-async fn scan(db: &Db) -> Vec<Item> {
-    let mut items = Vec::new();
-    let mut start = None;
-    loop {
-        let page = db
-            .client()
-            .scan()
-            .table_name(db.table_name::<Stress>())
-            .consistent_read(true)
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .unwrap();
-        items.extend(page.items.unwrap_or_default());
-        start = page.last_evaluated_key;
-        if start.is_none() {
-            return items;
-        }
-    }
-}
-
 /// The index attributes of `stored` must equal those its own fields imply.
 fn check_item(stored: &Item) -> Result<(), String> {
     let expected = match stored["_type"].as_s().map(String::as_str) {
@@ -279,7 +258,7 @@ async fn index_attributes_always_follow_the_item_under_concurrency() {
     for handle in handles {
         handle.await.unwrap();
     }
-    let stored = scan(&db).await;
+    let stored = ddb_tests::scan_raw::<Stress>(&db).await;
     assert!(!stored.is_empty(), "the history left items to check");
     let wrong: Vec<String> = stored.iter().filter_map(|i| check_item(i).err()).collect();
     assert!(

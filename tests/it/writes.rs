@@ -45,23 +45,7 @@ async fn raw_item(db: &Db, key: ddb_runtime::Item) -> Option<ddb_runtime::Item> 
 }
 
 async fn count_items(db: &Db) -> usize {
-    let mut count = 0;
-    let mut start = None;
-    loop {
-        let page = db
-            .client()
-            .scan()
-            .table_name(db.table_name::<Ecommerce>())
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .unwrap();
-        count += page.items().len();
-        start = page.last_evaluated_key;
-        if start.is_none() {
-            return count;
-        }
-    }
+    ddb_tests::scan_raw::<Ecommerce>(db).await.len()
 }
 
 #[tokio::test]

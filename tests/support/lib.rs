@@ -71,6 +71,31 @@ pub async fn raw_item<T: ddb_runtime::Table + 'static>(
         .item
 }
 
+/// Every item of `db`'s copy of table `T`, by a plain consistent Scan
+/// through the SDK (not through ddb), all pages.
+pub async fn scan_raw<T: ddb_runtime::Table + 'static>(
+    db: &ddb_runtime::Db,
+) -> Vec<ddb_runtime::Item> {
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let page = db
+            .client()
+            .scan()
+            .table_name(db.table_name::<T>())
+            .consistent_read(true)
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .expect("raw Scan");
+        items.extend(page.items.unwrap_or_default());
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return items;
+        }
+    }
+}
+
 /// A client through `proxy`, retrying fast (tests wait on backoff otherwise).
 pub fn proxied_client(proxy: &proxy::Proxy) -> Client {
     use aws_sdk_dynamodb::config::retry::RetryConfig;
