@@ -15,10 +15,16 @@ pub struct Customers;
 
 /// `Orders`: `CUSTOMER#123` / `2026-09-10T08:12:44Z#A102`; `OrderIdIndex`
 /// keyed by the raw order id; `StatusIndex` for open orders (sparse,
-/// write-sharded).
+/// write-sharded); `CustomerStatusIndex` keyed by four of the order's own
+/// attributes (a multi-attribute key DynamoDB keeps).
 #[derive(Table)]
 #[ddb(name = "Orders", pk = "PK", sk = "SK")]
 #[ddb(index(name = "OrderIdIndex", pk = "orderId"))]
+#[ddb(index(
+    name = "CustomerStatusIndex",
+    pk("customerId", "status"),
+    sk("placedAt", "orderId")
+))]
 #[ddb(index(
     name = "StatusIndex",
     pk = "StatusPK",
@@ -54,6 +60,12 @@ pub struct Customer {
 #[ddb(index(name = "OrderIdIndex", pk = "{order_id}", query = "by_order_id"))]
 #[ddb(index(name = "StatusIndex", pk = "STATUS#{status}", sk = "{placed_at}#{order_id}",
             query = "open_orders", shards = 4, when(status = OrderStatus::Open)))]
+#[ddb(index(
+    name = "CustomerStatusIndex",
+    pk(customer_id, status),
+    sk(placed_at, order_id),
+    query = "orders_in_status"
+))]
 pub struct Order {
     /// Who placed it.
     pub customer_id: CustomerId,
@@ -193,6 +205,23 @@ pub async fn order_by_id(db: &Db, order: &str) -> Result<Outcome<Order>> {
         .send()
         .await?;
     Ok(Outcome::from_page(page))
+}
+
+/// A customer's orders in one status, newest first: `CustomerStatusIndex`,
+/// one Query on the order's own attributes (no synthetic key to keep).
+pub async fn orders_in_status(
+    db: &Db,
+    customer: &str,
+    status: OrderStatus,
+) -> Result<Outcome<Order>> {
+    let pages = db
+        .query(Order::orders_in_status(
+            &CustomerId(customer.into()),
+            &status,
+        ))
+        .newest_first()
+        .pages();
+    Outcome::from_pages(pages).await
 }
 
 /// Orders still being processed, oldest first: `StatusIndex`, four shards merged.

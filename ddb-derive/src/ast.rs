@@ -15,7 +15,28 @@ pub struct Entity<'a> {
     pub entity_type: String,
     /// The primary key first, then one per index.
     pub keys: Vec<Key>,
+    /// Indexes keyed by the entity's own fields (multi-attribute keys).
+    pub multi_attribute_keys: Vec<MultiAttributeKey>,
     pub fields: Vec<Field<'a>>,
+}
+
+/// `index(name = "...", pk(a, b), sk(c, d))`: a global index whose key is
+/// the entity's own attributes, which DynamoDB keeps.
+pub struct MultiAttributeKey {
+    pub index: Attr<String>,
+    pub pk: Attr<Vec<Ident>>,
+    pub sk: Option<Attr<Vec<Ident>>>,
+    pub query: Option<Attr<String>>,
+}
+
+impl MultiAttributeKey {
+    /// The partition fields, then the sort fields.
+    pub fn fields(&self) -> impl Iterator<Item = &Ident> {
+        self.pk
+            .value
+            .iter()
+            .chain(self.sk.iter().flat_map(|sk| &sk.value))
+    }
 }
 
 pub struct Key {
@@ -160,6 +181,7 @@ impl<'a> Entity<'a> {
             shards: 1,
             when: None,
         }];
+        let mut multi_attribute_keys = Vec::new();
         for index in &raw.indexes {
             let Some(name) = &index.name else {
                 cx.error_spanned_by(
@@ -168,6 +190,10 @@ impl<'a> Entity<'a> {
                 );
                 continue;
             };
+            if let Some(key) = multi_attribute_key(cx, name, index) {
+                multi_attribute_keys.extend(key);
+                continue;
+            }
             let what = |part: &str| format!("{part} template of index `{}`", name.value.value());
             let (index_pk, pk_from_primary) = match &index.pk {
                 Some(template) => match parse_template(cx, template, &what("pk")) {
@@ -229,9 +255,70 @@ impl<'a> Entity<'a> {
             table: table.value,
             entity_type,
             keys,
+            multi_attribute_keys,
             fields,
         })
     }
+}
+
+/// An index declared with field lists, `pk(a, b)` and `sk(c, d)`: `None`
+/// when it uses templates; `Some(None)` when it mixes the two (reported).
+fn multi_attribute_key(
+    cx: &Ctxt,
+    name: &Attr<syn::LitStr>,
+    index: &attr::RawIndex,
+) -> Option<Option<MultiAttributeKey>> {
+    if index.pk_fields.is_none() && index.sk_fields.is_none() {
+        return None;
+    }
+    let index_name = name.value.value();
+    let mixed = [index.pk.as_ref(), index.sk.as_ref()].into_iter().flatten();
+    for template in mixed {
+        cx.error_spanned_by(
+            &template.tokens,
+            format!(
+                "index `{index_name}` names its key fields, pk(a, b) and sk(c, d), so it cannot also take a template; \
+                 use fields for a multi-attribute key, or templates for a synthetic key"
+            ),
+        );
+    }
+    if let Some(shards) = &index.shards {
+        cx.error_spanned_by(
+            &shards.tokens,
+            "a multi-attribute key is the items' own attributes and cannot be write-sharded; shard a synthetic key (pk = \"...\") instead",
+        );
+    }
+    if let Some(when) = &index.when {
+        cx.error_spanned_by(
+            &when.tokens,
+            "a multi-attribute key holds exactly the items that have all its attributes: leave an attribute out (None) to keep an item out, rather than when(...)",
+        );
+    }
+    let Some(pk) = index.pk_fields.clone() else {
+        cx.error_spanned_by(
+            &index.tokens,
+            format!("index `{index_name}` names sort key fields but no partition key fields: add pk(field, ...)"),
+        );
+        return Some(None);
+    };
+    let sides = [Some(&pk), index.sk_fields.as_ref()];
+    for side in sides.into_iter().flatten() {
+        if side.value.is_empty() || side.value.len() > 4 {
+            cx.error_spanned_by(
+                &side.tokens,
+                format!(
+                    "a multi-attribute key takes 1 to 4 fields a side, and this one has {}",
+                    side.value.len()
+                ),
+            );
+        }
+    }
+    Some(Some(MultiAttributeKey {
+        index: string_attr(name),
+        pk,
+        sk: index.sk_fields.clone(),
+        query: index.query.as_ref().map(string_attr),
+    }))
 }
 
 fn string_attr(attr: &Attr<syn::LitStr>) -> Attr<String> {

@@ -88,6 +88,10 @@ pub struct RawIndex {
     pub name: Option<Attr<LitStr>>,
     pub pk: Option<Attr<LitStr>>,
     pub sk: Option<Attr<LitStr>>,
+    /// `pk(customer_id, status)`: a multi-attribute key's partition fields.
+    pub pk_fields: Option<Attr<Vec<syn::Ident>>>,
+    /// `sk(placed_at, order_id)`: a multi-attribute key's sort fields.
+    pub sk_fields: Option<Attr<Vec<syn::Ident>>>,
     pub query: Option<Attr<LitStr>>,
     pub shards: Option<Attr<LitInt>>,
     pub when: Option<Attr<RawWhen>>,
@@ -204,6 +208,20 @@ fn parse_index(
                 value.clone(),
                 quote::quote!(#value),
             );
+        } else if (path.is_ident(PK) || path.is_ident(SK)) && inner.input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in inner.input);
+            let fields: Vec<syn::Ident> = content
+                .parse_terminated(syn::Ident::parse, syn::Token![,])?
+                .into_iter()
+                .collect();
+            let tokens = quote::quote!(#path);
+            let slot = if path.is_ident(PK) {
+                &mut index.pk_fields
+            } else {
+                &mut index.sk_fields
+            };
+            set_once(cx, slot, &inner, fields, tokens);
         } else if path.is_ident(PK) {
             let value = lit_str(&inner)?;
             set_once(

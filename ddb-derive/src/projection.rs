@@ -53,7 +53,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             serde_value(&field.attrs, RENAME).as_deref(),
             rename_all.as_deref(),
         );
-        attributes.push(quote!(#p::attribute_of(&<#entity as #p::Entity>::SCHEMA, #rust_name)));
+        attributes.push(quote!(<#entity as #p::Entity>::SCHEMA.attribute_of(#rust_name)));
         // The field exists on the entity with the same type.
         fn_checks.push(quote_spanned! {ty.span()=>
             let _: &#ty = &entity.#name;

@@ -16,6 +16,10 @@ struct RawIndex {
     name: Option<Attr<LitStr>>,
     pk: Option<Attr<LitStr>>,
     sk: Option<Attr<LitStr>>,
+    /// `pk("a", "b: N")`: a multi-attribute partition key.
+    pk_list: Option<Attr<Vec<LitStr>>>,
+    /// `sk("a", "b: N")`: a multi-attribute sort key.
+    sk_list: Option<Attr<Vec<LitStr>>>,
     pk_type: Option<Attr<LitStr>>,
     sk_type: Option<Attr<LitStr>>,
     projection: Option<Attr<LitStr>>,
@@ -37,6 +41,23 @@ fn string(cx: &Ctxt, slot: &mut Option<Attr<LitStr>>, meta: &ParseNestedMeta) ->
     let value = lit_str(meta)?;
     let tokens = value.to_token_stream();
     set_once(cx, slot, meta, value, tokens);
+    Ok(())
+}
+
+/// `("a", "b")`: a list of string literals, set once.
+fn strings(
+    cx: &Ctxt,
+    slot: &mut Option<Attr<Vec<LitStr>>>,
+    meta: &ParseNestedMeta,
+) -> syn::Result<()> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let names: Vec<LitStr> = content
+        .parse_terminated(|s| s.parse::<LitStr>(), syn::Token![,])?
+        .into_iter()
+        .collect();
+    let tokens = meta.path.to_token_stream();
+    set_once(cx, slot, meta, names, tokens);
     Ok(())
 }
 
@@ -70,10 +91,15 @@ fn parse(cx: &Ctxt, input: &DeriveInput) -> RawTable {
             };
             meta.parse_nested_meta(|inner| {
                 let path = &inner.path;
+                let list = inner.input.peek(syn::token::Paren);
                 if path.is_ident(NAME) {
                     string(cx, &mut index.name, &inner)
+                } else if path.is_ident(PK) && !local && list {
+                    strings(cx, &mut index.pk_list, &inner)
                 } else if path.is_ident(PK) && !local {
                     string(cx, &mut index.pk, &inner)
+                } else if path.is_ident(SK) && !local && list {
+                    strings(cx, &mut index.sk_list, &inner)
                 } else if path.is_ident(SK) {
                     string(cx, &mut index.sk, &inner)
                 } else if path.is_ident(PK_TYPE) && !local {
@@ -83,14 +109,7 @@ fn parse(cx: &Ctxt, input: &DeriveInput) -> RawTable {
                 } else if path.is_ident(PROJECTION) {
                     string(cx, &mut index.projection, &inner)
                 } else if path.is_ident(INCLUDE) {
-                    let mut names = Vec::new();
-                    let content;
-                    syn::parenthesized!(content in inner.input);
-                    let list = content.parse_terminated(|s| s.parse::<LitStr>(), syn::Token![,])?;
-                    names.extend(list);
-                    let tokens = inner.path.to_token_stream();
-                    set_once(cx, &mut index.include, &inner, names, tokens);
-                    Ok(())
+                    strings(cx, &mut index.include, &inner)
                 } else {
                     unknown(
                         cx,
@@ -149,6 +168,64 @@ fn key_attribute(cx: &Ctxt, name: &Attr<LitStr>, ty: &Option<Attr<LitStr>>) -> T
     quote!(#p::KeyAttribute { name: #value, ty: #ty })
 }
 
+/// DynamoDB's limit on the attributes of a multi-attribute key, per side.
+const MAX_KEY_ATTRIBUTES: usize = 4;
+
+/// `"placedAt"` is a String attribute, `"totalCents: N"` a Number.
+fn split_type(entry: &str) -> (&str, Option<&str>) {
+    match entry.split_once(':') {
+        Some((name, ty)) => (name.trim(), Some(ty.trim())),
+        None => (entry.trim(), None),
+    }
+}
+
+/// The attributes of `pk("a", "b: N")` or `sk(...)`, each with its type.
+fn attribute_list(
+    cx: &Ctxt,
+    list: &Attr<Vec<LitStr>>,
+    list_type: &Option<Attr<LitStr>>,
+    side: &str,
+    min: usize,
+) -> Vec<TokenStream> {
+    if let Some(ty) = list_type {
+        cx.error_spanned_by(
+            &ty.tokens,
+            format!("a {side} key given as a list types each attribute in it: write \"name: N\" for a Number"),
+        );
+    }
+    if list.value.len() < min || list.value.len() > MAX_KEY_ATTRIBUTES {
+        cx.error_spanned_by(
+            &list.tokens,
+            format!(
+                "a multi-attribute {side} key has 1 to {MAX_KEY_ATTRIBUTES} attributes, and this one has {}",
+                list.value.len()
+            ),
+        );
+        return Vec::new();
+    }
+    list.value
+        .iter()
+        .map(|entry| {
+            let text = entry.value();
+            let (name, ty) = split_type(&text);
+            let name = LitStr::new(name, entry.span());
+            let tokens = entry.to_token_stream();
+            let ty = ty.map(|ty| Attr {
+                value: LitStr::new(ty, entry.span()),
+                tokens: tokens.clone(),
+            });
+            key_attribute(
+                cx,
+                &Attr {
+                    value: name,
+                    tokens,
+                },
+                &ty,
+            )
+        })
+        .collect()
+}
+
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::default();
     let raw = parse(&cx, input);
@@ -201,28 +278,62 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 cx.error_spanned_by(&index_name.tokens, format!("index `{value}` is declared twice"));
             }
             seen.push(value.clone());
-            let index_pk = if index.local {
-                pk.clone()
+            let (index_pk, pk_more) = if index.local {
+                (pk.clone(), Vec::new())
             } else {
-                match &index.pk {
-                    Some(ipk) => key_attribute(&cx, ipk, &index.pk_type),
-                    None => {
-                        cx.error_spanned_by(&index_name.tokens, format!("index `{value}` needs its partition key attribute: pk = \"...\""));
+                match (&index.pk, &index.pk_list) {
+                    (Some(ipk), None) => (key_attribute(&cx, ipk, &index.pk_type), Vec::new()),
+                    (None, Some(list)) => {
+                        let mut attributes = attribute_list(&cx, list, &index.pk_type, "partition", 1);
+                        if attributes.is_empty() {
+                            return None;
+                        }
+                        let first = attributes.remove(0);
+                        (first, attributes)
+                    }
+                    (Some(_), Some(list)) => {
+                        cx.error_spanned_by(&list.tokens, "give the partition key once: pk = \"...\" or pk(\"a\", \"b\")");
+                        return None;
+                    }
+                    (None, None) => {
+                        cx.error_spanned_by(&index_name.tokens, format!("index `{value}` needs its partition key attribute: pk = \"...\", or pk(\"a\", \"b\") for a multi-attribute key"));
                         return None;
                     }
                 }
             };
-            let index_sk = match &index.sk {
-                Some(isk) => {
+            let (index_sk, sk_more) = match (&index.sk, &index.sk_list) {
+                (Some(isk), None) => {
                     let isk = key_attribute(&cx, isk, &index.sk_type);
-                    quote!(::core::option::Option::Some(#isk))
+                    (quote!(::core::option::Option::Some(#isk)), Vec::new())
                 }
-                None if index.local => {
+                (None, Some(list)) => {
+                    let mut attributes = attribute_list(&cx, list, &index.sk_type, "sort", 1);
+                    if attributes.is_empty() {
+                        return None;
+                    }
+                    let first = attributes.remove(0);
+                    (quote!(::core::option::Option::Some(#first)), attributes)
+                }
+                (Some(_), Some(list)) => {
+                    cx.error_spanned_by(&list.tokens, "give the sort key once: sk = \"...\" or sk(\"a\", \"b\")");
+                    return None;
+                }
+                (None, None) if index.local => {
                     cx.error_spanned_by(&index_name.tokens, format!("local index `{value}` needs its sort key attribute: sk = \"...\""));
                     return None;
                 }
-                None => quote!(::core::option::Option::None),
+                (None, None) => (quote!(::core::option::Option::None), Vec::new()),
             };
+            let mut names: Vec<String> = Vec::new();
+            for list in [&index.pk_list, &index.sk_list].into_iter().flatten() {
+                for name in &list.value {
+                    let attribute = split_type(&name.value()).0.to_owned();
+                    if names.contains(&attribute) {
+                        cx.error_spanned_by(name, format!("attribute `{attribute}` is named twice in index `{value}`'s key; each key attribute appears once"));
+                    }
+                    names.push(attribute);
+                }
+            }
             let projection = match (index.projection.as_ref().map(|p| p.value.value()), &index.include) {
                 (None, None) => quote!(#p::IndexProjection::All),
                 (Some(kind), None) if kind == "all" => quote!(#p::IndexProjection::All),
@@ -251,7 +362,15 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             } else {
                 quote!(#p::IndexKind::Global)
             };
-            Some(quote!(#p::IndexDef { name: #value, kind: #kind, pk: #index_pk, sk: #index_sk, projection: #projection }))
+            Some(quote!(#p::IndexDef {
+                name: #value,
+                kind: #kind,
+                pk: #index_pk,
+                pk_more: &[#(#pk_more),*],
+                sk: #index_sk,
+                sk_more: &[#(#sk_more),*],
+                projection: #projection,
+            }))
         })
         .collect();
     let entity_attribute = raw

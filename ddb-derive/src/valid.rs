@@ -10,6 +10,7 @@ use crate::ctxt::{closest, Ctxt};
 
 pub fn check(cx: &Ctxt, entity: &Entity) {
     check_template_fields(cx, entity);
+    check_multi_attribute_fields(cx, entity);
     check_roles(cx, entity);
     check_names(cx, entity);
 }
@@ -54,6 +55,49 @@ fn check_template_fields(cx: &Ctxt, entity: &Entity) {
         check_one(cx, entity, &names, index, "pk", &key.pk);
         if let Some(sk) = &key.sk {
             check_one(cx, entity, &names, index, "sk", sk);
+        }
+    }
+}
+
+/// The fields of `pk(a, b)` and `sk(c, d)`: each exists, is named once, and
+/// is not sensitive.
+fn check_multi_attribute_fields(cx: &Ctxt, entity: &Entity) {
+    let names: Vec<String> = entity.fields.iter().map(|f| f.ident.to_string()).collect();
+    for key in &entity.multi_attribute_keys {
+        let mut seen: Vec<String> = Vec::new();
+        for field in key.fields() {
+            let name = field.to_string();
+            match entity.field(&name) {
+                None => {
+                    let mut message = format!(
+                        "unknown field `{name}` in the key of index `{}`; fields are: {}",
+                        key.index.value,
+                        names.join(", ")
+                    );
+                    if let Some(near) = closest(&name, names.iter().map(String::as_str)) {
+                        message.push_str(&format!("; did you mean `{near}`?"));
+                    }
+                    cx.error_spanned_by(field, message);
+                }
+                Some(f) if f.raw.sensitive.is_some() => cx.error_spanned_by(
+                    field,
+                    format!(
+                        "field `{name}` is #[ddb(sensitive)] and cannot be part of a key: keys show up in logs, \
+                         metrics, cursors and backups; key on an id, or on a keyed hash of the value"
+                    ),
+                ),
+                Some(_) => {}
+            }
+            if seen.contains(&name) {
+                cx.error_spanned_by(
+                    field,
+                    format!(
+                        "field `{name}` is named twice in the key of index `{}`",
+                        key.index.value
+                    ),
+                );
+            }
+            seen.push(name);
         }
     }
 }
@@ -154,8 +198,16 @@ fn check_roles(cx: &Ctxt, entity: &Entity) {
 fn check_names(cx: &Ctxt, entity: &Entity) {
     let mut indexes = HashSet::new();
     let mut queries = HashSet::new();
-    for key in &entity.keys {
-        if let Some(index) = &key.index {
+    let templates = entity
+        .keys
+        .iter()
+        .map(|k| (k.index.as_ref(), k.query.as_ref()));
+    let multi = entity
+        .multi_attribute_keys
+        .iter()
+        .map(|k| (Some(&k.index), k.query.as_ref()));
+    for (index, query) in templates.chain(multi) {
+        if let Some(index) = index {
             if !indexes.insert(index.value.as_str()) {
                 cx.error_spanned_by(
                     &index.tokens,
@@ -163,7 +215,7 @@ fn check_names(cx: &Ctxt, entity: &Entity) {
                 );
             }
         }
-        if let Some(query) = &key.query {
+        if let Some(query) = query {
             if syn::parse_str::<syn::Ident>(&query.value).is_err() {
                 cx.error_spanned_by(
                     &query.tokens,

@@ -1,12 +1,14 @@
 //! What generated code uses. Not public API: it changes without notice.
 
-pub use crate::check::{check_distinct_keys, check_fields, check_key, Message};
+pub use crate::check::{
+    check_distinct_keys, check_fields, check_key, check_multi_attribute_key, Message,
+};
 pub use crate::key::{
     raw_key, read_raw_key, shard_of, KeyReader, KeyWriter, PARTITION_KEY_LIMIT, SORT_KEY_LIMIT,
 };
 pub use crate::model::{
-    EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, KeyAttribute, KeyDef, Membership, Part,
-    Projection as IndexProjection, ScalarType, TableDef, Template,
+    EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, KeyAttribute, KeyDef, Membership,
+    MultiAttributeKey, Part, Projection as IndexProjection, ScalarType, TableDef, Template,
 };
 
 /// The value of field `attribute` in `values`, decoded as the field's
@@ -100,10 +102,17 @@ pub fn require_sort_key<'a>(
 
 /// The whole item: the fields through serde_dynamo, then the primary and
 /// index key attributes and the entity type.
+///
+/// `attribute_keys` holds, for each field of a multi-attribute index key,
+/// its attribute and its value as a key (`None` for an `Option` that is
+/// `None`): the stored value must be exactly that, or the index would hold
+/// something no typed query can ask for; a `None` leaves the attribute out,
+/// so the item is not in the index (DynamoDB refuses NULL in an index key).
 pub fn to_item<E: Entity + serde::Serialize>(
     entity: &E,
     primary: Key<E>,
     indexes: std::vec::Vec<(&'static str, KeyValues)>,
+    attribute_keys: std::vec::Vec<(&'static str, &'static str, Option<KeyValue>)>,
 ) -> Result<Item, Error> {
     let schema = &E::SCHEMA;
     let table = schema.table;
@@ -111,6 +120,25 @@ pub fn to_item<E: Entity + serde::Serialize>(
         entity: schema.entity_type,
         source,
     })?;
+    for (field, attribute, key) in attribute_keys {
+        let Some(key) = key else {
+            item.remove(attribute);
+            continue;
+        };
+        let stored = item.get(attribute);
+        if stored != Some(&key.to_attribute_value()) {
+            return Err(Error::KeyMismatch {
+                entity: schema.entity_type,
+                key: "multi-attribute index key",
+                template: field,
+                reason: format!(
+                    "field `{field}` is part of a multi-attribute index key, and serde stores it in another \
+                     form than its key form (KeySegment), so no typed query would find it; make the two agree \
+                     (e.g. #[serde(rename_all = \"SCREAMING_SNAKE_CASE\")] on an enum that derives KeySegment)"
+                ),
+            });
+        }
+    }
     insert_key(&mut item, table.pk, table.sk, primary.values());
     for (name, values) in &indexes {
         if let Some(index) = table.index(name) {
@@ -158,26 +186,13 @@ pub const fn assert_ttl_field<T: TtlField>() {}
 pub use crate::projection::{carries, carries_all, Projection};
 pub use crate::query::QueryKey;
 
-/// The attribute name of entity field `field` (Rust name); empty when the
-/// entity has no such field (the derive's type check reports that).
-pub const fn attribute_of(schema: &EntitySchema, field: &str) -> &'static str {
-    let mut i = 0;
-    while i < schema.fields.len() {
-        if crate::check::str_eq(schema.fields[i].name, field) {
-            return schema.fields[i].attribute;
-        }
-        i += 1;
-    }
-    ""
-}
-
 /// Checks that a projection field is read under the entity's attribute name.
 pub const fn check_projection_field(
     schema: &EntitySchema,
     field: &str,
     read_as: &str,
 ) -> Option<crate::check::Message> {
-    let stored = attribute_of(schema, field);
+    let stored = schema.attribute_of(field);
     if stored.is_empty() || crate::check::str_eq(stored, read_as) {
         return None;
     }
@@ -195,7 +210,30 @@ pub const fn check_projection_field(
         .push("\")] to the field")
         .into_error()
 }
-pub use crate::query::{IndexKindOf, ProjectionOf, Select};
+pub use crate::query::{IndexKindOf, MultiAttributeIndex, ProjectionOf, Select};
+
+/// The type of attribute `position` of `index`'s multi-attribute key,
+/// counting the partition attributes then the sort ones; S when there is no
+/// such attribute (`check_multi_attribute_key` reports that).
+pub const fn index_attribute_type(table: &TableDef, index: &str, position: usize) -> ScalarType {
+    let Some(index) = table.index(index) else {
+        return ScalarType::S;
+    };
+    let pk_count = 1 + index.pk_more.len();
+    if position == 0 {
+        return index.pk.ty;
+    }
+    if position < pk_count {
+        return index.pk_more[position - 1].ty;
+    }
+    match index.sk {
+        Some(sk) if position == pk_count => sk.ty,
+        Some(_) if position - pk_count - 1 < index.sk_more.len() => {
+            index.sk_more[position - pk_count - 1].ty
+        }
+        _ => ScalarType::S,
+    }
+}
 
 /// Whether `index` (by name) of `table` is a global secondary index.
 pub const fn is_global(table: &TableDef, index: Option<&str>) -> bool {

@@ -5,7 +5,7 @@
 //! apart by their keys are answered here, in `const` code, so a mistake is a
 //! compile error that names what is wrong.
 
-use crate::model::{EntitySchema, IndexKind, KeyDef, ScalarType, TableDef, Template};
+use crate::model::{EntitySchema, IndexKind, KeyAttribute, KeyDef, ScalarType, TableDef, Template};
 
 /// `a == b`, usable in `const` code.
 pub const fn str_eq(a: &str, b: &str) -> bool {
@@ -138,6 +138,19 @@ pub const fn check_key(schema: &EntitySchema, k: usize, numeric: [bool; 2]) -> O
                         .push("`: it shares the table's partition key, so entity `")
                         .push(schema.rust_name)
                         .push("` must not give it a pk template; remove `pk = ...` from index(...)")
+                        .into_error();
+                }
+                if index.is_multi_attribute() {
+                    return Message::new()
+                        .push("index `")
+                        .push(name)
+                        .push("` of table `")
+                        .push(table.name)
+                        .push("` has a multi-attribute key, built by DynamoDB from the items' own attributes, so entity `")
+                        .push(schema.rust_name)
+                        .push("` cannot give it key templates; name its fields in order instead: index(name = \"")
+                        .push(name)
+                        .push("\", pk(field, ...), sk(field, ...))")
                         .into_error();
                 }
                 (index.pk, index.sk)
@@ -275,7 +288,159 @@ const fn is_raw_key_of(schema: &EntitySchema, field: &str, attribute: &str) -> b
         }
         k += 1;
     }
+    let mut m = 0;
+    while m < schema.multi_attribute_keys.len() {
+        let key = &schema.multi_attribute_keys[m];
+        if contains(key.pk, field) || contains(key.sk, field) {
+            return true;
+        }
+        m += 1;
+    }
     false
+}
+
+const fn contains(list: &[&str], name: &str) -> bool {
+    let mut i = 0;
+    while i < list.len() {
+        if str_eq(list[i], name) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Checks a multi-attribute key of an entity against its table: the index
+/// is a global index of the table, and the entity names, in order, fields
+/// stored under exactly the index's key attributes, with matching types.
+///
+/// `numeric` tells, for each field of the partition then the sort key,
+/// whether its [`KeySegment`](crate::KeySegment) type is numeric.
+pub const fn check_multi_attribute_key(
+    schema: &EntitySchema,
+    m: usize,
+    numeric: &[bool],
+) -> Option<Message> {
+    let table = schema.table;
+    let key = &schema.multi_attribute_keys[m];
+    let Some(index) = table.index(key.index) else {
+        return Message::new()
+            .push("index `")
+            .push(key.index)
+            .push("` of entity `")
+            .push(schema.rust_name)
+            .push("` is not declared on table `")
+            .push(table.name)
+            .push("`; declare it on the table with #[ddb(index(name = \"")
+            .push(key.index)
+            .push("\", pk(\"attribute\", ...), sk(\"attribute\", ...)))]")
+            .into_error();
+    };
+    if matches!(index.kind, IndexKind::Local) {
+        return Message::new()
+            .push("index `")
+            .push(key.index)
+            .push("` is a local index: its partition key is the table's, so it cannot be keyed by the entity's fields; give it a sort key template with sk = \"...\"")
+            .into_error();
+    }
+    let pk_count = 1 + index.pk_more.len();
+    let sk_count = index.sk_more.len() + if index.sk.is_some() { 1 } else { 0 };
+    if key.pk.len() != pk_count || key.sk.len() != sk_count {
+        return Message::new()
+            .push("entity `")
+            .push(schema.rust_name)
+            .push("` names ")
+            .push(count(key.pk.len()))
+            .push(" partition and ")
+            .push(count(key.sk.len()))
+            .push(" sort key fields for index `")
+            .push(key.index)
+            .push("`, and table `")
+            .push(table.name)
+            .push("` declares ")
+            .push(count(pk_count))
+            .push(" and ")
+            .push(count(sk_count))
+            .push("; name one field per key attribute, in the table's order")
+            .into_error();
+    }
+    let mut i = 0;
+    while i < pk_count + sk_count {
+        let (field, attribute) = if i < pk_count {
+            (key.pk[i], attribute_at(index.pk, index.pk_more, i))
+        } else {
+            let j = i - pk_count;
+            let Some(first) = index.sk else {
+                return None;
+            };
+            (key.sk[j], attribute_at(first, index.sk_more, j))
+        };
+        let stored = schema.attribute_of(field);
+        if !str_eq(stored, attribute.name) {
+            return Message::new()
+                .push("field `")
+                .push(field)
+                .push("` of entity `")
+                .push(schema.rust_name)
+                .push("` is stored as `")
+                .push(stored)
+                .push("`, but index `")
+                .push(key.index)
+                .push("` has `")
+                .push(attribute.name)
+                .push("` in that place of its key; name the field stored as `")
+                .push(attribute.name)
+                .push("` (keys are matched in the table's order)")
+                .into_error();
+        }
+        let is_number = matches!(attribute.ty, ScalarType::N);
+        if i < numeric.len() && numeric[i] != is_number {
+            return Message::new()
+                .push("field `")
+                .push(field)
+                .push("` of entity `")
+                .push(schema.rust_name)
+                .push("` is ")
+                .push(if numeric[i] {
+                    "a number"
+                } else {
+                    "not a number"
+                })
+                .push(", but attribute `")
+                .push(attribute.name)
+                .push("` of index `")
+                .push(key.index)
+                .push("` is declared ")
+                .push(attribute.ty.as_str())
+                .push(if is_number {
+                    "; declare it \"name\" (a String) on the table, or key on a numeric field"
+                } else {
+                    "; declare it \"name: N\" on the table, or key on a text field"
+                })
+                .into_error();
+        }
+        i += 1;
+    }
+    None
+}
+
+const fn attribute_at(first: KeyAttribute, more: &[KeyAttribute], i: usize) -> KeyAttribute {
+    if i == 0 {
+        first
+    } else {
+        more[i - 1]
+    }
+}
+
+const fn count(n: usize) -> &'static str {
+    match n {
+        0 => "0",
+        1 => "1",
+        2 => "2",
+        3 => "3",
+        4 => "4",
+        _ => "more than 4",
+    }
 }
 
 const fn is_field(template: &Template, field: &str) -> bool {
@@ -299,6 +464,11 @@ pub const fn is_reserved(table: &TableDef, attribute: &str) -> bool {
     let mut i = 0;
     while i < table.indexes.len() {
         let index = &table.indexes[i];
+        // A multi-attribute key is made of ordinary attributes of the items.
+        if index.is_multi_attribute() {
+            i += 1;
+            continue;
+        }
         if str_eq(attribute, index.pk.name) {
             return true;
         }

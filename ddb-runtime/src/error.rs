@@ -281,6 +281,55 @@ fn key_suffix(key: &Option<String>) -> String {
 
 impl Error {
     /// Adds the item's key to a decode error.
+    /// The same error about a request's input (a key, a sort condition), for
+    /// a query built once and sent several times: those variants are plain
+    /// data; any other keeps its message.
+    pub(crate) fn clone_input(&self) -> Self {
+        match self {
+            Error::InvalidKeySegment {
+                entity,
+                key,
+                field,
+                source,
+            } => Error::InvalidKeySegment {
+                entity,
+                key,
+                field,
+                source: source.clone(),
+            },
+            Error::KeyTooLarge {
+                entity,
+                key,
+                size,
+                limit,
+            } => Error::KeyTooLarge {
+                entity,
+                key,
+                size: *size,
+                limit: *limit,
+            },
+            Error::KeyMismatch {
+                entity,
+                key,
+                template,
+                reason,
+            } => Error::KeyMismatch {
+                entity,
+                key,
+                template,
+                reason: reason.clone(),
+            },
+            Error::InvalidRequest { entity, reason } => Error::InvalidRequest {
+                entity,
+                reason: reason.clone(),
+            },
+            other => Error::InvalidRequest {
+                entity: "",
+                reason: other.to_string(),
+            },
+        }
+    }
+
     pub(crate) fn with_key<E>(self, key: &crate::Key<E>) -> Self {
         match self {
             Error::Decode { entity, source, .. } => Error::Decode {

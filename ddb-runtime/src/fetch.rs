@@ -11,7 +11,7 @@ use crate::cursor::{self, Cursor, Position};
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::expr::Placeholders;
-use crate::sort::{compare_numbers, SortRange};
+use crate::sort::{compare_numbers, SortCondition, SortRange};
 use crate::{Item, KeyValue};
 
 /// Items read by one page request, before decoding.
@@ -28,11 +28,15 @@ pub(crate) struct Plan {
     pub entity: &'static str,
     pub table_name: String,
     pub index: Option<&'static str>,
-    pub pk_attribute: &'static str,
-    pub sk_attribute: Option<&'static str>,
-    /// One partition value per shard (one for an unsharded key).
-    pub partitions: Vec<KeyValue>,
-    pub sort: SortRange,
+    /// The partition key's attributes: one, or several for a
+    /// multi-attribute key.
+    pub pk_attributes: Vec<&'static str>,
+    /// The sort key's attributes: none, one, or several.
+    pub sk_attributes: Vec<&'static str>,
+    /// One partition per shard (one for an unsharded key), each a value per
+    /// partition key attribute.
+    pub partitions: Vec<Vec<KeyValue>>,
+    pub sort: SortCondition,
     /// A filter: the expression and its placeholders' values.
     pub filter: Option<FilterPart>,
     /// Only these attributes (plus the keys), when projecting.
@@ -81,10 +85,17 @@ impl Plan {
         )?;
         for (position, partition) in positions.iter().zip(&self.partitions) {
             if let Position::After(key) = position {
-                let value = key
-                    .get(self.pk_attribute)
-                    .and_then(KeyValue::from_attribute_value);
-                if value.as_ref() != Some(partition) {
+                let in_partition = self
+                    .pk_attributes
+                    .iter()
+                    .zip(partition)
+                    .all(|(name, value)| {
+                        key.get(*name)
+                            .and_then(KeyValue::from_attribute_value)
+                            .as_ref()
+                            == Some(value)
+                    });
+                if !in_partition {
                     return Err(Error::InvalidCursor {
                         reason: "the cursor's key is in another partition".into(),
                     });
@@ -108,30 +119,29 @@ impl Plan {
         limit: Option<usize>,
     ) -> Result<Response> {
         let mut p = Placeholders::default();
-        let pk = p.name(self.pk_attribute);
-        let pk_value = p.value(self.partitions[shard].to_attribute_value());
-        let mut condition = format!("{pk} = {pk_value}");
-        if let Some(sk_attribute) = self.sk_attribute {
-            let sk_condition = match &self.sort {
+        let mut terms: Vec<String> = Vec::new();
+        let equal = self.partitions[shard].iter().chain(&self.sort.equal);
+        let equal_attributes = self.pk_attributes.iter().chain(&self.sk_attributes);
+        for (attribute, value) in equal_attributes.clone().zip(equal.clone()) {
+            let name = p.name(attribute);
+            terms.push(format!("{name} = {}", p.value(value.to_attribute_value())));
+        }
+        if let Some(sk_attribute) = self.sk_attributes.get(self.sort.equal.len()) {
+            let mut sk = || p.name(sk_attribute);
+            let term = match &self.sort.range {
                 SortRange::All => None,
-                SortRange::Eq(v) => Some(format!(
-                    "{} = {}",
-                    p.name(sk_attribute),
-                    p.value(v.to_attribute_value())
-                )),
+                SortRange::Eq(v) => Some(format!("{} = {}", sk(), p.value(v.to_attribute_value()))),
                 SortRange::BeginsWith(v) => Some(format!(
                     "begins_with({}, {})",
-                    p.name(sk_attribute),
+                    sk(),
                     p.value(AttributeValue::S(v.clone()))
                 )),
-                SortRange::Compare(op, v) => Some(format!(
-                    "{} {op} {}",
-                    p.name(sk_attribute),
-                    p.value(v.to_attribute_value())
-                )),
+                SortRange::Compare(op, v) => {
+                    Some(format!("{} {op} {}", sk(), p.value(v.to_attribute_value())))
+                }
                 SortRange::Between(lo, hi) => Some(format!(
                     "{} BETWEEN {} AND {}",
-                    p.name(sk_attribute),
+                    sk(),
                     p.value(lo.to_attribute_value()),
                     p.value(hi.to_attribute_value())
                 )),
@@ -139,10 +149,9 @@ impl Plan {
                     return Err(self.invalid("an empty sort range is never sent".into()))
                 }
             };
-            if let Some(sk_condition) = sk_condition {
-                condition = format!("{condition} AND {sk_condition}");
-            }
+            terms.extend(term);
         }
+        let condition = terms.join(" AND ");
         let filter = match &self.filter {
             Some(filter) => Some((filter.render)(&mut p).map_err(|reason| self.invalid(reason))?),
             None => None,
@@ -218,7 +227,7 @@ impl Plan {
         limit: Option<usize>,
     ) -> Result<RawPage> {
         let positions = self.positions(cursor)?;
-        if self.sort == SortRange::Empty || positions.iter().all(|p| *p == Position::Done) {
+        if self.sort.range == SortRange::Empty || positions.iter().all(|p| *p == Position::Done) {
             return Ok(RawPage {
                 items: Vec::new(),
                 cursor: None,
@@ -278,7 +287,7 @@ impl Plan {
     }
 
     fn sort_value<'a>(&self, item: &'a Item) -> Option<&'a AttributeValue> {
-        self.sk_attribute.and_then(|name| item.get(name))
+        self.sk_attributes.first().and_then(|name| item.get(*name))
     }
 
     fn compare(&self, a: &Item, b: &Item) -> Ordering {

@@ -64,12 +64,58 @@ pub struct IndexDef {
     pub name: &'static str,
     /// Global or local.
     pub kind: IndexKind,
-    /// The index partition key (for an LSI, the table's).
+    /// The index partition key (for an LSI, the table's); for a
+    /// multi-attribute key, its first attribute.
     pub pk: KeyAttribute,
-    /// The index sort key, if any.
+    /// The partition key's further attributes, in order, when the key is
+    /// several of the items' own attributes (DynamoDB allows four in all).
+    pub pk_more: &'static [KeyAttribute],
+    /// The index sort key, if any; for a multi-attribute key, its first
+    /// attribute.
     pub sk: Option<KeyAttribute>,
+    /// The sort key's further attributes, in order (four in all at most).
+    pub sk_more: &'static [KeyAttribute],
     /// The attributes it carries.
     pub projection: Projection,
+}
+
+impl IndexDef {
+    /// Every partition key attribute, in order.
+    ///
+    /// ```
+    /// use ddb_runtime::model::*;
+    /// const BY_STATUS: IndexDef = IndexDef {
+    ///     name: "CustomerStatusIndex",
+    ///     kind: IndexKind::Global,
+    ///     pk: KeyAttribute { name: "customerId", ty: ScalarType::S },
+    ///     pk_more: &[KeyAttribute { name: "status", ty: ScalarType::S }],
+    ///     sk: Some(KeyAttribute { name: "placedAt", ty: ScalarType::S }),
+    ///     sk_more: &[KeyAttribute { name: "orderId", ty: ScalarType::S }],
+    ///     projection: Projection::All,
+    /// };
+    /// let names: Vec<_> = BY_STATUS.pk_attributes().map(|a| a.name).collect();
+    /// assert_eq!(names, ["customerId", "status"]);
+    /// assert_eq!(BY_STATUS.sk_attributes().count(), 2);
+    /// assert!(BY_STATUS.is_multi_attribute());
+    /// ```
+    pub fn pk_attributes(&self) -> impl Iterator<Item = KeyAttribute> + '_ {
+        std::iter::once(self.pk).chain(self.pk_more.iter().copied())
+    }
+
+    /// Every sort key attribute, in order (none without a sort key).
+    pub fn sk_attributes(&self) -> impl Iterator<Item = KeyAttribute> + '_ {
+        self.sk.into_iter().chain(self.sk_more.iter().copied())
+    }
+
+    /// Every key attribute of the index: partition, then sort.
+    pub fn key_attributes(&self) -> impl Iterator<Item = KeyAttribute> + '_ {
+        self.pk_attributes().chain(self.sk_attributes())
+    }
+
+    /// Whether either side of the key has more than one attribute.
+    pub const fn is_multi_attribute(&self) -> bool {
+        !self.pk_more.is_empty() || !self.sk_more.is_empty()
+    }
 }
 
 /// A table as `#[derive(Table)]` declares it.
@@ -219,6 +265,23 @@ pub struct Membership {
     pub evaluable: bool,
 }
 
+/// A global index keyed by the entity's own attributes, declared with
+/// `index(name = "...", pk(customer_id, status), sk(placed_at, order_id))`:
+/// DynamoDB's multi-attribute keys (up to four attributes a side). ddb writes
+/// no key attribute for it; DynamoDB indexes the item from the fields
+/// themselves, and leaves out an item that lacks one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MultiAttributeKey {
+    /// The index name, declared on the table.
+    pub index: &'static str,
+    /// The Rust fields of the partition key, in the index's order.
+    pub pk: &'static [&'static str],
+    /// The Rust fields of the sort key, in the index's order.
+    pub sk: &'static [&'static str],
+    /// The generated query entry point, if any.
+    pub query: Option<&'static str>,
+}
+
 /// What `#[ddb(...)]` says of one field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FieldRole {
@@ -256,6 +319,9 @@ pub struct EntitySchema {
     pub table: &'static TableDef,
     /// The primary key first, then one per index.
     pub keys: &'static [KeyDef],
+    /// The indexes keyed by the entity's own attributes (DynamoDB's
+    /// multi-attribute keys), which DynamoDB maintains from the item.
+    pub multi_attribute_keys: &'static [MultiAttributeKey],
     /// The struct's fields.
     pub fields: &'static [FieldDef],
 }
@@ -269,5 +335,18 @@ impl EntitySchema {
     /// The field named `name` (Rust name).
     pub fn field(&self, name: &str) -> Option<&FieldDef> {
         self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The attribute the field named `name` (Rust name) is stored under;
+    /// empty when there is no such field.
+    pub const fn attribute_of(&self, name: &str) -> &'static str {
+        let mut f = 0;
+        while f < self.fields.len() {
+            if crate::check::str_eq(self.fields[f].name, name) {
+                return self.fields[f].attribute;
+            }
+            f += 1;
+        }
+        ""
     }
 }

@@ -49,18 +49,18 @@ pub(crate) fn decode<E: Entity, P: Projection<E>>(item: Item) -> Result<P> {
     })
 }
 
-/// Whether key `k` of `schema` (an index query) carries `attribute`: the
+/// Whether a query of `index` (`None`: the table) carries `attribute`: the
 /// index projects all attributes, or it is a key attribute, the entity type,
 /// or listed in INCLUDE. A base-table query carries everything.
-pub const fn carries(schema: &EntitySchema, k: usize, attribute: &str) -> bool {
+pub const fn carries(schema: &EntitySchema, index: Option<&str>, attribute: &str) -> bool {
     let table = schema.table;
-    let Some(name) = schema.keys[k].index else {
+    let Some(name) = index else {
         return true;
     };
     let Some(index) = table.index(name) else {
         return true;
     };
-    if crate::check::is_reserved(table, attribute) {
+    if crate::check::is_reserved(table, attribute) || is_key_of(index, attribute) {
         return true;
     }
     match index.projection {
@@ -81,11 +81,40 @@ pub const fn carries(schema: &EntitySchema, k: usize, attribute: &str) -> bool {
     }
 }
 
-/// Whether key `k` carries every attribute of `E` (so whole entities decode).
-pub const fn carries_all(schema: &EntitySchema, k: usize) -> bool {
+/// Whether `attribute` is one of `index`'s own key attributes.
+const fn is_key_of(index: &crate::model::IndexDef, attribute: &str) -> bool {
+    use crate::check::str_eq;
+    if str_eq(index.pk.name, attribute) {
+        return true;
+    }
+    if let Some(sk) = index.sk {
+        if str_eq(sk.name, attribute) {
+            return true;
+        }
+    }
+    let mut i = 0;
+    while i < index.pk_more.len() {
+        if str_eq(index.pk_more[i].name, attribute) {
+            return true;
+        }
+        i += 1;
+    }
+    let mut i = 0;
+    while i < index.sk_more.len() {
+        if str_eq(index.sk_more[i].name, attribute) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether a query of `index` carries every attribute of the entity (so
+/// whole entities decode).
+pub const fn carries_all(schema: &EntitySchema, index: Option<&str>) -> bool {
     let mut f = 0;
     while f < schema.fields.len() {
-        if !carries(schema, k, schema.fields[f].attribute) {
+        if !carries(schema, index, schema.fields[f].attribute) {
             return false;
         }
         f += 1;
@@ -93,15 +122,16 @@ pub const fn carries_all(schema: &EntitySchema, k: usize) -> bool {
     true
 }
 
-/// The first of `attributes` that key `k` does not carry, for a compile error.
+/// The first of `attributes` that a query of `index` does not carry, for a
+/// compile error.
 pub const fn missing_attribute(
     schema: &EntitySchema,
-    k: usize,
+    index: Option<&str>,
     attributes: &[&'static str],
 ) -> Option<&'static str> {
     let mut i = 0;
     while i < attributes.len() {
-        if !carries(schema, k, attributes[i]) {
+        if !carries(schema, index, attributes[i]) {
             return Some(attributes[i]);
         }
         i += 1;

@@ -15,9 +15,9 @@ use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::expr::{Condition, Placeholders};
 use crate::fetch::{FilterPart, Plan};
-use crate::model::{IndexKind, ScalarType};
+use crate::model::{IndexDef, IndexKind, ScalarType};
 use crate::projection::{self, Projection};
-use crate::sort::{self, SortOp, SortPrefix, SortRange};
+use crate::sort::{self, SortCondition, SortOp, SortPrefix, SortRange};
 use crate::{Entity, Item, KeyValue};
 
 /// Marks a query on the table or a local index: consistent reads allowed.
@@ -26,6 +26,38 @@ pub struct TableIndex;
 /// Marks a query on a global secondary index: eventually consistent only.
 #[derive(Debug, Clone, Copy)]
 pub struct GlobalIndex;
+/// Marks a query on a global index keyed by the entity's own attributes (a
+/// multi-attribute key, which DynamoDB keeps): eventually consistent only.
+#[derive(Debug, Clone, Copy)]
+pub struct MultiAttributeIndex;
+
+/// What a query reads: the table or an index of the entity's keys, or an
+/// index of its multi-attribute keys.
+#[doc(hidden)]
+pub trait IndexTarget {
+    /// Whether `K` counts the entity's multi-attribute keys rather than its
+    /// key templates.
+    const MULTI_ATTRIBUTE: bool;
+}
+impl IndexTarget for TableIndex {
+    const MULTI_ATTRIBUTE: bool = false;
+}
+impl IndexTarget for GlobalIndex {
+    const MULTI_ATTRIBUTE: bool = false;
+}
+impl IndexTarget for MultiAttributeIndex {
+    const MULTI_ATTRIBUTE: bool = true;
+}
+
+/// The index a query's key `k` reads (`None` for the table).
+pub(crate) const fn index_name<E: Entity, I: IndexTarget>(k: usize) -> Option<&'static str> {
+    if I::MULTI_ATTRIBUTE {
+        Some(E::SCHEMA.multi_attribute_keys[k].index)
+    } else {
+        E::SCHEMA.keys[k].index
+    }
+}
+
 /// Marks a query whose items carry every attribute of the entity.
 #[derive(Debug, Clone, Copy)]
 pub struct Full;
@@ -64,13 +96,20 @@ impl Select for ProjectionOf<false> {
 /// the entity's declaration.
 #[must_use = "a query key does nothing until run with Db::query"]
 pub struct QueryKey<E, S, I, P, const K: usize> {
-    partition: Result<KeyValue>,
+    partition: Result<Vec<KeyValue>>,
     marker: crate::Phantom<(E, S, I, P)>,
 }
 
 impl<E, S, I, P, const K: usize> QueryKey<E, S, I, P, K> {
     #[doc(hidden)]
     pub fn new(partition: Result<KeyValue>) -> Self {
+        Self::with_attributes(partition.map(|value| vec![value]))
+    }
+
+    /// A partition given as one value per attribute of a multi-attribute
+    /// partition key.
+    #[doc(hidden)]
+    pub fn with_attributes(partition: Result<Vec<KeyValue>>) -> Self {
         Self {
             partition,
             marker: PhantomData,
@@ -215,8 +254,8 @@ pub struct Page<T> {
 #[must_use = "a query does nothing until it is sent"]
 pub struct Query<E, S, I, P, D, const K: usize> {
     db: Db,
-    partition: Result<KeyValue>,
-    sort: Result<SortRange>,
+    partition: Result<Vec<KeyValue>>,
+    sort: Result<SortCondition>,
     forward: bool,
     limit: Option<usize>,
     consistent: bool,
@@ -248,10 +287,7 @@ impl<E, S, I, P, D: Clone, const K: usize> Clone for Query<E, S, I, P, D, K> {
 fn clone_result<T: Clone>(result: &Result<T>) -> Result<T> {
     match result {
         Ok(value) => Ok(value.clone()),
-        Err(error) => Err(Error::InvalidRequest {
-            entity: "",
-            reason: error.to_string(),
-        }),
+        Err(error) => Err(error.clone_input()),
     }
 }
 
@@ -279,14 +315,19 @@ impl Db {
     ///     .await?;
     /// # Ok(()) }
     /// ```
-    pub fn query<E: Entity, S, I, P, const K: usize>(
+    pub fn query<E: Entity, S, I: IndexTarget, P, const K: usize>(
         &self,
         key: QueryKey<E, S, I, P, K>,
     ) -> Query<E, S, I, P, Whole, K> {
+        let sort = if I::MULTI_ATTRIBUTE {
+            SortRange::All
+        } else {
+            default_sort::<E>(K)
+        };
         Query {
             db: self.clone(),
             partition: key.partition,
-            sort: Ok(default_sort::<E>(K)),
+            sort: Ok(sort.into()),
             forward: true,
             limit: None,
             consistent: false,
@@ -319,17 +360,43 @@ fn sort_type<E: Entity>(k: usize) -> ScalarType {
     crate::__private::key_types(E::SCHEMA.table, E::SCHEMA.keys[k].index).1
 }
 
-impl<E: Entity, S, I, P, D, const K: usize> Query<E, S, I, P, D, K> {
+/// The index of multi-attribute key `k` of `E`; the derive checked it exists.
+fn multi_attribute_index<E: Entity>(k: usize) -> Result<&'static IndexDef> {
+    let name = E::SCHEMA.multi_attribute_keys[k].index;
+    E::SCHEMA
+        .table
+        .index(name)
+        .ok_or_else(|| Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: format!("index `{name}` is not declared on the table"),
+        })
+}
+
+/// The sort key attributes of multi-attribute key `k`, with the fields that
+/// fill them.
+fn sort_attributes<E: Entity>(k: usize) -> Result<Vec<(&'static str, ScalarType)>> {
+    let index = multi_attribute_index::<E>(k)?;
+    let fields = E::SCHEMA.multi_attribute_keys[k].sk;
+    Ok(fields
+        .iter()
+        .zip(index.sk_attributes())
+        .map(|(field, attribute)| (*field, attribute.ty))
+        .collect())
+}
+
+impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K> {
     fn condition(mut self, op: SortOp, value: &dyn SortPrefix<S>) -> Self {
-        self.sort = match E::SCHEMA.keys[K].sk {
-            Some(template) => sort::resolve(
-                E::SCHEMA.entity_type,
-                &template,
-                sort_type::<E>(K),
-                op,
-                value,
-            ),
-            None => Err(self.no_sort_key()),
+        let entity = E::SCHEMA.entity_type;
+        self.sort = if I::MULTI_ATTRIBUTE {
+            sort_attributes::<E>(K)
+                .and_then(|attributes| sort::resolve_attributes(entity, &attributes, op, value))
+        } else {
+            match E::SCHEMA.keys[K].sk {
+                Some(template) => {
+                    sort::resolve(entity, &template, sort_type::<E>(K), op, value).map(Into::into)
+                }
+                None => Err(self.no_sort_key()),
+            }
         };
         self
     }
@@ -367,15 +434,19 @@ impl<E: Entity, S, I, P, D, const K: usize> Query<E, S, I, P, D, K> {
     }
     /// Leading fields between `low` and `high`, both inclusive.
     pub fn between(mut self, low: impl SortPrefix<S>, high: impl SortPrefix<S>) -> Self {
-        self.sort = match E::SCHEMA.keys[K].sk {
-            Some(template) => sort::resolve_between(
-                E::SCHEMA.entity_type,
-                &template,
-                sort_type::<E>(K),
-                &low,
-                &high,
-            ),
-            None => Err(self.no_sort_key()),
+        let entity = E::SCHEMA.entity_type;
+        self.sort = if I::MULTI_ATTRIBUTE {
+            sort_attributes::<E>(K).and_then(|attributes| {
+                sort::resolve_attributes_between(entity, &attributes, &low, &high)
+            })
+        } else {
+            match E::SCHEMA.keys[K].sk {
+                Some(template) => {
+                    sort::resolve_between(entity, &template, sort_type::<E>(K), &low, &high)
+                        .map(Into::into)
+                }
+                None => Err(self.no_sort_key()),
+            }
         };
         self
     }
@@ -424,7 +495,8 @@ impl<E: Entity, S, I, P, D, const K: usize> Query<E, S, I, P, D, K> {
     /// asks for an attribute the index does not carry is a compile error.
     pub fn project<X: Projection<E>>(self) -> Query<E, S, I, P, Project<X>, K> {
         const {
-            if let Some(missing) = projection::missing_attribute(&E::SCHEMA, K, X::ATTRIBUTES) {
+            let index = index_name::<E, I>(K);
+            if let Some(missing) = projection::missing_attribute(&E::SCHEMA, index, X::ATTRIBUTES) {
                 let message = crate::check::Message::new()
                     .push("the projection type reads attribute `")
                     .push(missing)
@@ -470,13 +542,18 @@ impl<E, S, I, P, D, const K: usize> Query<E, S, I, P, D, K>
 where
     E: Entity + Send + 'static,
     S: 'static,
-    I: 'static,
+    I: IndexTarget + 'static,
     P: 'static,
     D: Decode<E>,
 {
     fn plan(&self) -> Result<Plan> {
         let schema = &E::SCHEMA;
-        let key = &schema.keys[K];
+        let index_name = index_name::<E, I>(K);
+        let shards = if I::MULTI_ATTRIBUTE {
+            1
+        } else {
+            schema.keys[K].shards
+        };
         let partition = clone_result(&self.partition)?;
         let sort = clone_result(&self.sort)?;
         if self.limit == Some(0) {
@@ -486,35 +563,48 @@ where
             });
         }
         let table = schema.table;
-        let index = key.index.and_then(|name| table.index(name));
-        let (pk_attribute, sk_attribute) = match index {
-            Some(index) => (index.pk.name, index.sk.map(|a| a.name)),
-            None => (table.pk.name, table.sk.map(|a| a.name)),
+        let index = index_name.and_then(|name| table.index(name));
+        let (pk_attributes, sk_attributes): (Vec<_>, Vec<_>) = match index {
+            Some(index) => (
+                index.pk_attributes().map(|a| a.name).collect(),
+                index.sk_attributes().map(|a| a.name).collect(),
+            ),
+            None => (
+                vec![table.pk.name],
+                table.sk.map(|a| a.name).into_iter().collect(),
+            ),
         };
         let mut key_attributes = vec![table.pk.name];
         key_attributes.extend(table.sk.map(|a| a.name));
-        if let Some(index) = index {
-            for name in std::iter::once(index.pk.name).chain(index.sk.map(|a| a.name)) {
-                if !key_attributes.contains(&name) {
-                    key_attributes.push(name);
-                }
+        for name in pk_attributes.iter().chain(&sk_attributes) {
+            if !key_attributes.contains(name) {
+                key_attributes.push(name);
             }
         }
-        let partitions: Vec<KeyValue> = if key.shards > 1 {
-            (0..key.shards)
-                .map(|shard| crate::__private::shard_partition(&partition, shard))
-                .collect()
-        } else {
-            vec![partition.clone()]
+        if partition.len() != pk_attributes.len() {
+            return Err(Error::InvalidRequest {
+                entity: schema.entity_type,
+                reason: format!(
+                    "the partition key has {} attributes and the query gives {} values",
+                    pk_attributes.len(),
+                    partition.len()
+                ),
+            });
+        }
+        let partitions: Vec<Vec<KeyValue>> = match partition.as_slice() {
+            [value] if shards > 1 => (0..shards)
+                .map(|shard| vec![crate::__private::shard_partition(value, shard)])
+                .collect(),
+            _ => vec![partition.clone()],
         };
         let user_filter = self.filter.clone();
         let entity_attribute = table.entity_attribute;
         let entity_type = schema.entity_type;
-        let check_type = projection::carries(schema, K, entity_attribute);
+        let check_type = projection::carries(schema, index_name, entity_attribute);
         // Expired items stay readable until DynamoDB's background deletion gets
         // to them (days): leave them out unless asked for.
         let ttl = crate::timestamp::ttl_attribute(schema)
-            .filter(|ttl| !self.include_expired && projection::carries(schema, K, ttl));
+            .filter(|ttl| !self.include_expired && projection::carries(schema, index_name, ttl));
         let now = crate::timestamp::now_epoch_seconds();
         let filter = (check_type || ttl.is_some() || user_filter.is_some()).then(|| FilterPart {
             render: Arc::new(move |p: &mut Placeholders| {
@@ -549,11 +639,12 @@ where
             }
             list
         });
+        let partition_text: Vec<&str> = partition.iter().map(KeyValue::as_str).collect();
         let fingerprint = cursor::fingerprint(&[
             entity_type,
-            key.index.unwrap_or(""),
-            partition.as_str(),
-            &key.shards.to_string(),
+            index_name.unwrap_or(""),
+            &partition_text.join("\u{0}"),
+            &shards.to_string(),
             &sort.describe(),
             if self.forward { "asc" } else { "desc" },
         ]);
@@ -562,9 +653,9 @@ where
         Ok(Plan {
             entity: entity_type,
             table_name: self.db.table_name::<E::Table>().to_owned(),
-            index: key.index,
-            pk_attribute,
-            sk_attribute,
+            index: index_name,
+            pk_attributes,
+            sk_attributes,
             partitions,
             sort,
             filter,

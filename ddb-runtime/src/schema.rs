@@ -14,7 +14,8 @@ use aws_sdk_dynamodb::Client;
 
 use crate::error::Error;
 use crate::model::{
-    EntitySchema, IndexKind, KeyAttribute, KeyDef, Part, Projection, ScalarType, TableDef, Template,
+    EntitySchema, IndexDef, IndexKind, KeyAttribute, KeyDef, MultiAttributeKey, Part, Projection,
+    ScalarType, TableDef, Template,
 };
 
 fn key_element(attribute: KeyAttribute, key_type: KeyType) -> KeySchemaElement {
@@ -31,6 +32,17 @@ fn key_schema(pk: KeyAttribute, sk: Option<KeyAttribute>) -> Vec<KeySchemaElemen
         schema.push(key_element(sk, KeyType::Range));
     }
     schema
+}
+
+/// A global index's key schema: every partition attribute (HASH), then every
+/// sort attribute (RANGE), in order; DynamoDB reads a multi-attribute key
+/// from this order.
+fn index_key_schema(index: &IndexDef) -> Vec<KeySchemaElement> {
+    let partition = index.pk_attributes().map(|a| key_element(a, KeyType::Hash));
+    let sort = index
+        .sk_attributes()
+        .map(|a| key_element(a, KeyType::Range));
+    partition.chain(sort).collect()
 }
 
 /// The index projection; an INCLUDE list always carries the entity-type
@@ -78,10 +90,7 @@ pub fn key_attributes(table: &TableDef) -> Vec<KeyAttribute> {
         add(sk);
     }
     for index in table.indexes {
-        add(index.pk);
-        if let Some(sk) = index.sk {
-            add(sk);
-        }
+        index.key_attributes().for_each(&mut add);
     }
     attributes
 }
@@ -119,7 +128,7 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
             IndexKind::Global => globals.push(
                 GlobalSecondaryIndex::builder()
                     .index_name(index.name)
-                    .set_key_schema(Some(key_schema(index.pk, index.sk)))
+                    .set_key_schema(Some(index_key_schema(index)))
                     .projection(projection(index.projection, table.entity_attribute))
                     .build()
                     .expect("name, key schema and projection are set"),
@@ -278,6 +287,21 @@ fn key_condition(table: &TableDef, key: &KeyDef) -> String {
     condition
 }
 
+/// `customerId = {customer_id}, status = {status}, sorted by placedAt, orderId`.
+fn multi_attribute_condition(entity: &EntitySchema, key: &MultiAttributeKey) -> String {
+    let equal: Vec<String> = key
+        .pk
+        .iter()
+        .map(|field| format!("{} = {{{field}}}", entity.attribute_of(field)))
+        .collect();
+    let mut condition = equal.join(", ");
+    if !key.sk.is_empty() {
+        let sorted: Vec<&str> = key.sk.iter().map(|f| entity.attribute_of(f)).collect();
+        let _ = write!(condition, ", sorted by {}", sorted.join(", "));
+    }
+    condition
+}
+
 fn consistency(table: &TableDef, key: &KeyDef) -> &'static str {
     match key.index.and_then(|name| table.index(name)) {
         Some(index) if index.kind == IndexKind::Global => "eventual",
@@ -333,6 +357,16 @@ pub fn access_pattern_report(entities: &[&EntitySchema]) -> String {
                 consistency(table, key)
             );
         }
+        for key in entity.multi_attribute_keys {
+            let Some(query) = key.query else { continue };
+            let _ = writeln!(
+                out,
+                "| {} | {query} | Query | {} | {} | eventual |",
+                entity.entity_type,
+                key.index,
+                multi_attribute_condition(entity, key)
+            );
+        }
     }
     out.push_str("\nWrite amplification (indexes one write of the entity updates):\n\n");
     for entity in entities {
@@ -354,6 +388,12 @@ pub fn access_pattern_report(entities: &[&EntitySchema]) -> String {
                     format!("{name} ({})", notes.join(", "))
                 })
             })
+            .chain(
+                entity
+                    .multi_attribute_keys
+                    .iter()
+                    .map(|key| format!("{} (multi-attribute key, kept by DynamoDB)", key.index)),
+            )
             .collect();
         let _ = writeln!(
             out,

@@ -23,16 +23,27 @@ use crate::KeyValue;
 /// DynamoDB's sort key limit, which bounds every sort key value.
 const SORT_KEY_BYTES: usize = crate::key::SORT_KEY_LIMIT;
 
-/// Writes a prefix of a sort-key template's fields.
+/// Writes a prefix of a sort-key template's fields, or of the attributes of
+/// a multi-attribute sort key.
 pub struct SortWriter<'t> {
     template: &'t Template,
     raw: Option<ScalarType>,
     part: usize,
     text: String,
     fields: usize,
+    /// A multi-attribute sort key: each field is its own attribute, written
+    /// as its own value.
+    attributes: Option<&'t [(&'static str, ScalarType)]>,
+    values: Vec<KeyValue>,
     error: Option<Error>,
     entity: &'static str,
 }
+
+/// The template of a multi-attribute sort key, which has none.
+const NO_TEMPLATE: Template = Template {
+    source: "",
+    parts: &[],
+};
 
 impl<'t> SortWriter<'t> {
     fn new(entity: &'static str, template: &'t Template, ty: ScalarType) -> Self {
@@ -42,8 +53,31 @@ impl<'t> SortWriter<'t> {
             part: 0,
             text: String::new(),
             fields: 0,
+            attributes: None,
+            values: Vec::new(),
             error: None,
             entity,
+        }
+    }
+
+    fn for_attributes(entity: &'static str, attributes: &'t [(&'static str, ScalarType)]) -> Self {
+        Self {
+            attributes: Some(attributes),
+            ..Self::new(entity, &NO_TEMPLATE, ScalarType::S)
+        }
+    }
+
+    /// A multi-attribute key's next value, as its attribute stores it.
+    fn attribute<T: KeySegment>(&mut self, value: &T, attributes: &[(&'static str, ScalarType)]) {
+        let Some(&(field, ty)) = attributes.get(self.values.len()) else {
+            self.error = Some(self.invalid("more values than the sort key has attributes".into()));
+            return;
+        };
+        let codec = SegmentCodec::<T>::of();
+        let key = "sort key condition";
+        match crate::key::raw_key(self.entity, key, field, value, codec, ty, SORT_KEY_BYTES) {
+            Ok(value) => self.values.push(value),
+            Err(error) => self.error = Some(error),
         }
     }
 
@@ -51,6 +85,9 @@ impl<'t> SortWriter<'t> {
     pub fn field<T: KeySegment>(&mut self, value: &T) {
         if self.error.is_some() {
             return;
+        }
+        if let Some(attributes) = self.attributes {
+            return self.attribute(value, attributes);
         }
         let codec = SegmentCodec::<T>::of();
         while let Some(Part::Literal(text)) = self.template.parts.get(self.part) {
@@ -229,6 +266,103 @@ pub(crate) fn just_below(text: &str) -> Option<String> {
 }
 
 /// Resolves a typed condition on `template` (of type `ty`) into a range.
+/// A condition on a multi-attribute sort key: equality on the leading
+/// attributes, then `range` on the next one. A template key has no leading
+/// equalities.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SortCondition {
+    pub equal: Vec<KeyValue>,
+    pub range: SortRange,
+}
+
+impl From<SortRange> for SortCondition {
+    fn from(range: SortRange) -> Self {
+        Self {
+            equal: Vec::new(),
+            range,
+        }
+    }
+}
+
+impl SortCondition {
+    /// A stable text of the condition, for cursor fingerprints.
+    pub(crate) fn describe(&self) -> String {
+        let mut text: String = self.equal.iter().map(|v| format!("eq {v:?}; ")).collect();
+        text.push_str(&self.range.describe());
+        text
+    }
+}
+
+/// Resolves a condition on the leading attributes of a multi-attribute sort
+/// key. DynamoDB takes equality on leading attributes and one comparison on
+/// the last one given, so `eq` takes any prefix, `begins_with` a prefix whose
+/// last attribute is a String, and a comparison one value (the first
+/// attribute): `(a, b) > (x, y)` has no key condition.
+pub(crate) fn resolve_attributes<S>(
+    entity: &'static str,
+    attributes: &[(&'static str, ScalarType)],
+    op: SortOp,
+    value: &dyn SortPrefix<S>,
+) -> Result<SortCondition, Error> {
+    let mut writer = SortWriter::for_attributes(entity, attributes);
+    value.write(&mut writer);
+    if let Some(error) = writer.error.take() {
+        return Err(error);
+    }
+    let mut equal = writer.values;
+    let invalid = |reason: &str| Error::InvalidRequest {
+        entity,
+        reason: reason.to_owned(),
+    };
+    if op == SortOp::Eq {
+        return Ok(SortCondition {
+            equal,
+            range: SortRange::All,
+        });
+    }
+    let last = equal
+        .pop()
+        .ok_or_else(|| invalid("a sort condition needs a value"))?;
+    if op != SortOp::BeginsWith && !equal.is_empty() {
+        return Err(invalid(
+            "a comparison on a multi-attribute sort key takes one value, for its first attribute: \
+             DynamoDB compares one attribute after equal leading ones, and (a, b) > (x, y) has no key condition",
+        ));
+    }
+    let range = match (op, last) {
+        (SortOp::BeginsWith, KeyValue::S(text)) => SortRange::BeginsWith(text),
+        (SortOp::BeginsWith, KeyValue::N(_)) => {
+            return Err(invalid(
+                "begins_with does not apply to a Number sort key attribute",
+            ))
+        }
+        (SortOp::Lt, value) => SortRange::Compare("<", value),
+        (SortOp::Le, value) => SortRange::Compare("<=", value),
+        (SortOp::Gt, value) => SortRange::Compare(">", value),
+        (SortOp::Ge | SortOp::Eq, value) => SortRange::Compare(">=", value),
+    };
+    Ok(SortCondition { equal, range })
+}
+
+/// `between` on the first attribute of a multi-attribute sort key.
+pub(crate) fn resolve_attributes_between<S>(
+    entity: &'static str,
+    attributes: &[(&'static str, ScalarType)],
+    low: &dyn SortPrefix<S>,
+    high: &dyn SortPrefix<S>,
+) -> Result<SortCondition, Error> {
+    let lo = resolve_attributes(entity, attributes, SortOp::Ge, low)?;
+    let hi = resolve_attributes(entity, attributes, SortOp::Le, high)?;
+    let (SortRange::Compare(_, lo), SortRange::Compare(_, hi)) = (lo.range, hi.range) else {
+        return Err(Error::InvalidRequest {
+            entity,
+            reason: "between takes two values of the sort key's first attribute".into(),
+        });
+    };
+    in_order(entity, &lo, &hi)?;
+    Ok(SortRange::Between(lo, hi).into())
+}
+
 pub(crate) fn resolve<S>(
     entity: &'static str,
     template: &Template,
@@ -326,7 +460,12 @@ pub(crate) fn resolve_between<S>(
         SortRange::Empty => return Ok(SortRange::Empty),
         other => return Err(unexpected(entity, other)),
     };
-    let in_order = match (&lo, &hi) {
+    in_order(entity, &lo, &hi)?;
+    Ok(SortRange::Between(lo, hi))
+}
+
+fn in_order(entity: &'static str, lo: &KeyValue, hi: &KeyValue) -> Result<(), Error> {
+    let in_order = match (lo, hi) {
         (KeyValue::N(a), KeyValue::N(b)) => compare_numbers(a, b) != std::cmp::Ordering::Greater,
         (a, b) => a.as_str() <= b.as_str(),
     };
@@ -336,7 +475,7 @@ pub(crate) fn resolve_between<S>(
             reason: "between: the low bound is above the high bound".into(),
         });
     }
-    Ok(SortRange::Between(lo, hi))
+    Ok(())
 }
 
 fn unexpected(entity: &'static str, range: SortRange) -> Error {

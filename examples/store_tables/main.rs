@@ -7,6 +7,7 @@
 
 use ddb_examples::print::{cost, order_row, table, totals, ORDER_COLUMNS};
 use ddb_examples::separate_tables as store;
+use ddb_examples::OrderStatus;
 use ddb_runtime::Db;
 use time::macros::datetime;
 
@@ -120,6 +121,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     );
     record("open orders", cost(&open));
+
+    let shipped = store::orders_in_status(&db, "123", OrderStatus::Shipped).await?;
+    println!(
+        "{}",
+        table(
+            "Customer 123's shipped orders, newest first (Query CustomerStatusIndex, multi-attribute key)",
+            &ORDER_COLUMNS,
+            &order_rows(&shipped.items),
+            &cost(&shipped)
+        )
+    );
+    record("orders in a status", cost(&shipped));
 
     let item_columns = ["order", "product", "quantity"];
     let item_rows = |items: &[store::OrderItem]| {

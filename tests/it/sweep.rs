@@ -160,3 +160,26 @@ async fn batch_put_keeps_the_creation_time_an_entity_carries() {
     assert_eq!(stored.created_at, 1_700_000_000, "created_at kept");
     assert!(stored.updated_at > 1_700_000_000, "updated_at stamped");
 }
+
+/// #10.11: a key error of a query lost its type (`clone_result` turned it
+/// into `InvalidRequest { entity: "" }`), so `KeyTooLarge` could not be
+/// matched.
+#[tokio::test]
+async fn a_query_key_error_keeps_its_type() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let long = CustomerId("x".repeat(3000));
+    let query = db
+        .query(ddb_examples::single_table::Order::by_customer(&long))
+        .collect()
+        .await;
+    assert!(
+        matches!(
+            query,
+            Err(Error::KeyTooLarge {
+                entity: "Order",
+                ..
+            })
+        ),
+        "{query:?}"
+    );
+}

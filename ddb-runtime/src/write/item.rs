@@ -122,6 +122,7 @@ pub(crate) fn prepare<E: Entity>(
         item.insert(attribute.to_owned(), AttributeValue::N(version.to_string()));
     }
     rebuild_stamped_index_keys::<E>(&mut item, &key)?;
+    check_attribute_keys(&E::SCHEMA, &mut item)?;
     check_size::<E>(&item, &key)?;
     if let Err(reason) = check_values(&item) {
         return Err(Error::InvalidRequest {
@@ -172,6 +173,92 @@ fn rebuild_stamped_index_keys<E: Entity>(item: &mut Item, key: &Key<E>) -> Resul
         }
     }
     Ok(())
+}
+
+/// The attributes of the table's multi-attribute index keys, as DynamoDB
+/// takes them: an attribute that is NULL (an `Option` that is `None`) is left
+/// out, so the item is not in that index (DynamoDB refuses NULL in an index
+/// key); one of another type than declared, an empty string, or a value over
+/// the key size limit is refused before anything is sent.
+pub(crate) fn check_attribute_keys(schema: &EntitySchema, item: &mut Item) -> Result<()> {
+    let indexes = schema.table.indexes.iter();
+    for index in indexes.filter(|i| i.is_multi_attribute()) {
+        let partition = index
+            .pk_attributes()
+            .map(|a| (a, crate::key::PARTITION_KEY_LIMIT));
+        let sort = index
+            .sk_attributes()
+            .map(|a| (a, crate::key::SORT_KEY_LIMIT));
+        for (attribute, limit) in partition.chain(sort) {
+            if matches!(item.get(attribute.name), Some(AttributeValue::Null(_))) {
+                item.remove(attribute.name);
+            }
+            if let Some(value) = item.get(attribute.name) {
+                check_attribute_key(schema.entity_type, index, attribute, limit, value)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One value of a multi-attribute index key attribute (see
+/// [`check_attribute_keys`]).
+pub(crate) fn check_attribute_key(
+    entity: &'static str,
+    index: &IndexDef,
+    attribute: KeyAttribute,
+    limit: usize,
+    value: &AttributeValue,
+) -> Result<()> {
+    let invalid = |reason: String| Error::InvalidRequest {
+        entity,
+        reason: format!(
+            "attribute `{}` is part of index `{}`'s key: {reason}",
+            attribute.name, index.name
+        ),
+    };
+    let text = match (attribute.ty, value) {
+        (crate::model::ScalarType::S, AttributeValue::S(text)) => text,
+        (crate::model::ScalarType::N, AttributeValue::N(text)) => text,
+        (ty, other) => {
+            return Err(invalid(format!(
+                "it must be of type {}, and this value is {}",
+                ty.as_str(),
+                type_name(other)
+            )))
+        }
+    };
+    if text.is_empty() {
+        return Err(invalid(
+            "an index key cannot be an empty string; leave the attribute out (None) to keep the item out of the index".into(),
+        ));
+    }
+    if text.len() > limit {
+        return Err(Error::KeyTooLarge {
+            entity,
+            key: if limit == crate::key::SORT_KEY_LIMIT {
+                "index sort key attribute"
+            } else {
+                "index partition key attribute"
+            },
+            size: text.len(),
+            limit,
+        });
+    }
+    Ok(())
+}
+
+fn type_name(value: &AttributeValue) -> &'static str {
+    match value {
+        AttributeValue::S(_) => "a string (S)",
+        AttributeValue::N(_) => "a number (N)",
+        AttributeValue::B(_) => "binary (B)",
+        AttributeValue::Bool(_) => "a boolean",
+        AttributeValue::Null(_) => "NULL",
+        AttributeValue::L(_) => "a list",
+        AttributeValue::M(_) => "a map",
+        _ => "a set",
+    }
 }
 
 /// DynamoDB's list and map nesting limit.

@@ -13,8 +13,8 @@ use crate::expr::{Attr, Condition, IntoValue, Placeholders, Value};
 use crate::{Entity, Item, Key, KeyValues};
 
 use super::item::{
-    check_size, index_inputs, index_pairs, key_text, maintained_by_ddb, stored_version,
-    version_attribute, version_is, version_value,
+    check_attribute_key, check_size, index_inputs, index_pairs, key_text, maintained_by_ddb,
+    stored_version, version_attribute, version_is, version_value,
 };
 use super::plan::{and, Action, ReadFirst, WritePlan};
 use super::Written;
@@ -119,6 +119,45 @@ fn as_set<E: Entity>(value: AttributeValue) -> Result<AttributeValue> {
     }
 }
 
+/// An op on an attribute of a multi-attribute index key, as DynamoDB takes
+/// it: setting NULL (`None`) removes the attribute, so the item leaves that
+/// index; any other value is checked like a key value; a list or set op is
+/// refused.
+fn attribute_key_op<E: Entity>(op: Op) -> Result<Op> {
+    let table = E::SCHEMA.table;
+    let multi = table.indexes.iter().filter(|i| i.is_multi_attribute());
+    let mut sides = multi.flat_map(|index| {
+        let partition = index
+            .pk_attributes()
+            .map(move |a| (index, a, crate::key::PARTITION_KEY_LIMIT));
+        let sort = index
+            .sk_attributes()
+            .map(move |a| (index, a, crate::key::SORT_KEY_LIMIT));
+        partition.chain(sort)
+    });
+    let Some((index, attribute, limit)) = sides.find(|(_, a, _)| a.name == op.attribute()) else {
+        return Ok(op);
+    };
+    match op {
+        Op::Set(name, AttributeValue::Null(_)) => Ok(Op::Remove(name)),
+        Op::Set(_, ref value) => {
+            check_attribute_key(E::SCHEMA.entity_type, index, attribute, limit, value)?;
+            Ok(op)
+        }
+        Op::Remove(_) => Ok(op),
+        Op::Add(_, _) if attribute.ty == crate::model::ScalarType::N => Ok(op),
+        _ => Err(Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: format!(
+                "attribute `{}` is part of index `{}`'s key, a {} scalar: set or remove it",
+                attribute.name,
+                index.name,
+                attribute.ty.as_str()
+            ),
+        }),
+    }
+}
+
 fn to_value<E: Entity, T: Serialize + ?Sized>(value: &T) -> Result<AttributeValue> {
     serde_dynamo::to_attribute_value(value).map_err(|source| Error::Encode {
         entity: E::SCHEMA.entity_type,
@@ -143,7 +182,7 @@ impl Db {
 
 impl<E: Entity + 'static> Update<E> {
     fn push(mut self, op: Result<Op>) -> Self {
-        match op {
+        match op.and_then(attribute_key_op::<E>) {
             Ok(op) => self.ops.push(op),
             Err(error) => self.error = self.error.or(Some(error)),
         }

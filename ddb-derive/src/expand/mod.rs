@@ -9,6 +9,8 @@ use crate::ast::{Entity, Key};
 use crate::attr::{Compare, RawWhen};
 use crate::template::{Part, Template};
 
+mod multi_attribute;
+
 /// Literal prefixes and names of one key, for messages and method names.
 struct Names {
     pk_label: String,
@@ -660,7 +662,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
                     #ident,
                     (#(#sort_types,)*),
                     <#p::IndexKindOf<{ #p::is_global(&#table_def, #index_expr) }> as #p::Select>::Type,
-                    <#p::ProjectionOf<{ #p::carries_all(&<#ident as #p::Entity>::SCHEMA, #k) }> as #p::Select>::Type,
+                    <#p::ProjectionOf<{ #p::carries_all(&<#ident as #p::Entity>::SCHEMA, #index_expr) }> as #p::Select>::Type,
                     #k,
                 > {
                     #p::QueryKey::new(Self::#pk_fn(#(#pk_args),*))
@@ -740,6 +742,10 @@ pub fn expand(entity: &Entity) -> TokenStream {
             .join(", ")
     );
     let primary_value = needs_primary.then(|| quote!(let __primary = self.primary_key()?;));
+    let multi_attribute_defs = multi_attribute::schema_defs(entity);
+    let multi_attribute_checks = multi_attribute::checks(entity);
+    let attribute_keys = multi_attribute::attribute_keys(entity);
+    builders.extend(multi_attribute::query_builders(entity));
 
     quote! {
         #[automatically_derived]
@@ -751,6 +757,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
                 entity_type: #entity_type,
                 table: &#table_def,
                 keys: &[#(#key_defs),*],
+                multi_attribute_keys: &[#(#multi_attribute_defs),*],
                 fields: &[#(#field_defs),*],
             };
 
@@ -766,7 +773,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
             }
 
             fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
-                #p::to_item(self, #p::Entity::primary_key(self)?, #p::Entity::index_keys(self)?)
+                #p::to_item(self, #p::Entity::primary_key(self)?, #p::Entity::index_keys(self)?, #attribute_keys)
             }
 
             fn from_item(item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
@@ -813,6 +820,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
             #(#type_checks)*
         };
         #(#key_checks)*
+        #multi_attribute_checks
         #fields_check
     }
 }
@@ -836,6 +844,7 @@ pub fn fallback(ident: &syn::Ident, table: Option<&syn::Path>) -> TokenStream {
                 entity_type: #name,
                 table: &<#table as #p::Table>::DEF,
                 keys: &[],
+                multi_attribute_keys: &[],
                 fields: &[],
             };
             fn primary_key(&self) -> ::core::result::Result<#p::Key<Self>, #p::Error> {
