@@ -50,26 +50,58 @@
 //! addressing another item, or `10` from sorting before `9`.
 #![warn(missing_docs)]
 
-pub mod batch;
-pub mod check;
-pub mod collection;
-pub mod cursor;
+// The folders are the architecture: keys (templates, segments, sort
+// conditions, timestamps), reads (queries, the query engine, collections,
+// projections, cursors), writes (single writes as plans, transactions,
+// batches), schema (the declarations, their compile-time checks, CreateTable
+// and the report), and the local server. The paths users name stay flat.
+
+/// Keys: how typed fields become key attributes and back.
+mod keys {
+    pub mod key;
+    pub mod segment;
+    pub mod sort;
+    pub mod timestamp;
+}
+
+/// Reads: typed queries over the one query engine.
+mod reads {
+    pub mod collection;
+    pub mod cursor;
+    pub(crate) mod fetch;
+    pub mod projection;
+    pub mod query;
+}
+
+/// Writes: every write is a plan that single requests, transactions and
+/// batches send.
+mod writes {
+    pub mod batch;
+    pub mod transact;
+    pub mod write;
+}
+
+/// The declarations the derives produce, their checks, and the table they
+/// describe.
+#[path = "schema"]
+mod declarations {
+    pub mod check;
+    pub mod model;
+    pub mod schema;
+}
+
 mod db;
 mod error;
 pub mod expr;
-mod fetch;
-pub mod key;
 #[cfg(feature = "local")]
 pub mod local;
-pub mod model;
-pub mod projection;
-pub mod query;
-pub mod schema;
-pub mod segment;
-pub mod sort;
-mod timestamp;
-pub mod transact;
-pub mod write;
+
+pub use declarations::{check, model, schema};
+use keys::timestamp;
+pub use keys::{key, segment, sort};
+use reads::fetch;
+pub use reads::{collection, cursor, projection, query};
+pub use writes::{batch, transact, write};
 
 use std::collections::HashMap;
 
