@@ -160,9 +160,22 @@ fn insert_key(item: &mut Item, pk: KeyAttribute, sk: Option<KeyAttribute>, value
 }
 
 /// Appends `#<shard>` to a sharded index's partition key, the shard
-/// chosen from the item's primary key.
-pub fn with_shard(pk: KeyValue, primary: &KeyValues, shards: u16) -> KeyValue {
-    shard_partition(&pk, crate::key::shard_of(primary, shards))
+/// chosen from the item's primary key; the key as written must fit
+/// DynamoDB's partition key limit.
+pub fn with_shard(
+    entity: &'static str,
+    pk: KeyValue,
+    primary: &KeyValues,
+    shards: u16,
+) -> Result<KeyValue, Error> {
+    let sharded = shard_partition(&pk, crate::key::shard_of(primary, shards));
+    crate::key::check_size(
+        entity,
+        "index partition key",
+        sharded.as_str().len(),
+        PARTITION_KEY_LIMIT,
+    )?;
+    Ok(sharded)
 }
 
 /// The partition key of one shard: `<pk>#<shard>`.

@@ -29,11 +29,89 @@ pub(crate) fn check_expression(entity: &'static str, what: &str, text: &str) -> 
     Ok(())
 }
 
-/// The names and values of one request's expressions.
+/// DynamoDB's list and map nesting limit.
+const MAX_NESTING: usize = 32;
+
+/// Refuses a value DynamoDB would: numbers that are not numbers (NaN,
+/// infinity), have more than 38 significant digits or are out of range, empty
+/// sets, lists or maps nested deeper than 32 levels, and a value larger than
+/// a whole item can be.
+pub(crate) fn check_value(name: &str, value: &AttributeValue) -> Result<(), String> {
+    fn check(name: &str, value: &AttributeValue, depth: usize) -> std::result::Result<(), String> {
+        match value {
+            AttributeValue::N(n) => number(name, n),
+            AttributeValue::Ns(ns) if ns.is_empty() => {
+                Err(format!("attribute `{name}` is an empty number set"))
+            }
+            AttributeValue::Ns(ns) => ns.iter().try_for_each(|n| number(name, n)),
+            AttributeValue::Ss(ss) if ss.is_empty() => {
+                Err(format!("attribute `{name}` is an empty string set"))
+            }
+            AttributeValue::Bs(bs) if bs.is_empty() => {
+                Err(format!("attribute `{name}` is an empty binary set"))
+            }
+            AttributeValue::L(_) | AttributeValue::M(_) if depth >= MAX_NESTING => Err(format!(
+                "attribute `{name}` nests lists or maps deeper than {MAX_NESTING} levels"
+            )),
+            AttributeValue::L(items) => items.iter().try_for_each(|v| check(name, v, depth + 1)),
+            AttributeValue::M(map) => map.values().try_for_each(|v| check(name, v, depth + 1)),
+            _ => Ok(()),
+        }
+    }
+    fn number(name: &str, text: &str) -> std::result::Result<(), String> {
+        let invalid = || {
+            format!("attribute `{name}` holds `{text}`, which DynamoDB cannot store as a number")
+        };
+        let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+        let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+            Some((m, e)) => (m, e.parse::<i64>().map_err(|_| invalid())?),
+            None => (unsigned, 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        if (int.is_empty() && frac.is_empty())
+            || !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit())
+        {
+            return Err(invalid());
+        }
+        let digits = format!("{int}{frac}");
+        let leading = digits.len() - digits.trim_start_matches('0').len();
+        let significant = digits.trim_matches('0');
+        if significant.is_empty() {
+            return Ok(()); // zero
+        }
+        if significant.len() > 38 {
+            return Err(format!(
+                "attribute `{name}` has more than 38 significant digits"
+            ));
+        }
+        // The decimal exponent of the first significant digit.
+        let magnitude = int.len() as i64 - leading as i64 - 1 + exponent;
+        if !(-130..=125).contains(&magnitude) {
+            return Err(format!(
+                "attribute `{name}` is outside DynamoDB's number range"
+            ));
+        }
+        Ok(())
+    }
+    check(name, value, 0)?;
+    let size = crate::write::value_size(value);
+    if size > crate::write::ITEM_SIZE_LIMIT {
+        return Err(format!(
+            "a value of attribute `{name}` is {size} bytes; a DynamoDB item holds at most {}",
+            crate::write::ITEM_SIZE_LIMIT
+        ));
+    }
+    Ok(())
+}
+
+/// The names and values of one request's expressions. Every value is
+/// checked as it is added ([`check_value`]); the first one DynamoDB would
+/// refuse is reported by [`Placeholders::check`] before the request is sent.
 #[derive(Debug, Default, Clone)]
 pub struct Placeholders {
     names: HashMap<String, String>,
     values: HashMap<String, AttributeValue>,
+    invalid: Option<String>,
 }
 
 impl Placeholders {
@@ -50,6 +128,13 @@ impl Placeholders {
     /// A new placeholder holding `value`.
     pub fn value(&mut self, value: AttributeValue) -> String {
         let placeholder = format!(":v{}", self.values.len());
+        if self.invalid.is_none() {
+            if let Err(reason) = check_value(&placeholder, &value) {
+                let named = format!("attribute `{placeholder}`");
+                self.invalid =
+                    Some(reason.replace(&named, "a value of a condition, filter or update"));
+            }
+        }
         self.values.insert(placeholder.clone(), value);
         placeholder
     }
@@ -57,6 +142,17 @@ impl Placeholders {
     /// The `ExpressionAttributeNames` map, `None` when empty.
     pub fn names(&self) -> Option<HashMap<String, String>> {
         (!self.names.is_empty()).then(|| self.names.clone())
+    }
+
+    /// The first value DynamoDB would refuse, as a typed error.
+    pub(crate) fn check(&self, entity: &'static str) -> crate::Result<()> {
+        match &self.invalid {
+            Some(reason) => Err(crate::Error::InvalidRequest {
+                entity,
+                reason: reason.clone(),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// The `ExpressionAttributeValues` map, `None` when empty.

@@ -183,3 +183,119 @@ async fn a_query_key_error_keeps_its_type() {
         "{query:?}"
     );
 }
+
+#[derive(Table)]
+#[ddb(name = "Readings", pk = "PK", sk = "SK")]
+#[ddb(index(name = "BySensor", pk = "SENSOR_PK", sk = "SENSOR_SK"))]
+struct Readings;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Readings, pk = "SITE#{site}", sk = "READING#{id}", query = "at_site")]
+#[ddb(index(
+    name = "BySensor",
+    pk = "SENSOR#{sensor}",
+    sk = "SITE#{site}",
+    shards = 4
+))]
+struct Reading {
+    site: String,
+    id: String,
+    sensor: String,
+    value: f64,
+    note: String,
+}
+
+fn reading(site: &str, sensor: &str) -> Reading {
+    Reading {
+        site: site.into(),
+        id: "r1".into(),
+        sensor: sensor.into(),
+        value: 1.5,
+        note: String::new(),
+    }
+}
+
+/// #10.4: a sort-condition value over 1 KB underflowed `SORT_KEY_BYTES -
+/// out.len()` (a panic in debug builds, a request DynamoDB refuses in
+/// release).
+#[tokio::test]
+async fn a_sort_condition_over_the_key_limit_is_a_typed_error() {
+    let db = ddb_tests::db_with_table::<Readings>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Readings>(&db).await;
+    let long = "s".repeat(1100);
+    for query in [
+        through.query(Reading::at_site(&"a".to_string())).gt(&long),
+        through.query(Reading::at_site(&"a".to_string())).eq(&long),
+        through.query(Reading::at_site(&"a".to_string())).lt(&long),
+    ] {
+        let result = query.collect().await;
+        assert!(
+            matches!(result, Err(Error::KeyTooLarge { .. })),
+            "{result:?}"
+        );
+    }
+    assert_eq!(proxy.seen("Query"), 0);
+}
+
+/// #10.4: values that are not numbers DynamoDB can store, or too large, were
+/// sent in update values, conditions and filters, and failed as DynamoDB
+/// validation errors.
+#[tokio::test]
+async fn every_value_is_checked_before_anything_is_sent() {
+    let db = ddb_tests::db_with_table::<Readings>().await;
+    db.create(&reading("a", "t1")).send().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Readings>(&db).await;
+    let key = Reading::key(&"a".to_string(), &"r1".to_string()).unwrap();
+    let fields = Reading::fields();
+
+    let nan = through
+        .update(key.clone())
+        .set(fields.value, f64::NAN)
+        .send()
+        .await;
+    assert!(matches!(nan, Err(Error::InvalidRequest { .. })), "{nan:?}");
+    let huge = through
+        .update(key.clone())
+        .set(fields.note, "x".repeat(410_000))
+        .send()
+        .await;
+    assert!(huge.is_err(), "{huge:?}");
+    let condition = through
+        .put(&reading("a", "t1"))
+        .condition(fields.value.lt(f64::NAN))
+        .send()
+        .await;
+    assert!(
+        matches!(condition, Err(Error::InvalidRequest { .. })),
+        "{condition:?}"
+    );
+    let filter = through
+        .query(Reading::at_site(&"a".to_string()))
+        .filter(fields.value.gt(f64::INFINITY))
+        .collect()
+        .await;
+    assert!(
+        matches!(filter, Err(Error::InvalidRequest { .. })),
+        "{filter:?}"
+    );
+    assert_eq!(
+        proxy.seen("UpdateItem") + proxy.seen("PutItem") + proxy.seen("Query"),
+        0
+    );
+}
+
+/// #10.4: a write-sharded index partition key was size-checked before its
+/// `#<shard>` suffix was added.
+#[tokio::test]
+async fn a_sharded_index_key_is_checked_with_its_shard_suffix() {
+    let db = ddb_tests::db_with_table::<Readings>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Readings>(&db).await;
+    // "SENSOR#" (7 bytes) + 2041 = 2048 bytes, then "#<shard>" makes 2050.
+    let sensor = "s".repeat(2041);
+    let create = through.create(&reading("a", &sensor)).send().await;
+    assert!(
+        matches!(create, Err(Error::KeyTooLarge { limit: 2048, .. })),
+        "{create:?}"
+    );
+    assert_eq!(proxy.seen("PutItem"), 0);
+}

@@ -272,7 +272,7 @@ fn arm(
         });
     let shard = (key.shards > 1).then(|| {
         let shards = key.shards;
-        quote!(__index.pk = #p::with_shard(__index.pk, __key.values(), #shards);)
+        quote!(__index.pk = #p::with_shard(#entity_type, __index.pk, __key.values(), #shards)?;)
     });
     quote! {
         #position => {
@@ -683,7 +683,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
                 needs_primary = true;
                 let shards = key.shards;
                 compute.extend(quote! {
-                    __values.pk = #p::with_shard(__values.pk, __primary.values(), #shards);
+                    __values.pk = #p::with_shard(#entity_type, __values.pk, __primary.values(), #shards)?;
                 });
             }
             let push = quote! {

@@ -243,7 +243,7 @@ impl KeyWriter {
     }
 }
 
-fn check_size(
+pub(crate) fn check_size(
     entity: &'static str,
     key: &'static str,
     size: usize,

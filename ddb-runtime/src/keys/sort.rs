@@ -240,7 +240,7 @@ pub(crate) fn max_with_prefix(prefix: &str) -> String {
     while out.len() + 4 <= SORT_KEY_BYTES {
         out.push(char::MAX);
     }
-    match SORT_KEY_BYTES - out.len() {
+    match SORT_KEY_BYTES.saturating_sub(out.len()) {
         3 => out.push('\u{FFFF}'),
         2 => out.push('\u{7FF}'),
         1 => out.push('\u{7F}'),
@@ -374,6 +374,16 @@ pub(crate) fn resolve<S>(
     value.write(&mut writer);
     if let Some(error) = writer.error.take() {
         return Err(error);
+    }
+    // No sort key is longer than DynamoDB's limit, so neither is a condition.
+    let size = writer.text.len() + writer.next_literal().map_or(0, str::len);
+    if size > SORT_KEY_BYTES {
+        return Err(Error::KeyTooLarge {
+            entity,
+            key: "sort key condition",
+            size,
+            limit: SORT_KEY_BYTES,
+        });
     }
     let wrap = |text: String| match ty {
         ScalarType::N => KeyValue::N(text),

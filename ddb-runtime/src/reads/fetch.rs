@@ -166,6 +166,7 @@ impl Plan {
             }
             names.join(", ")
         });
+        p.check(self.entity)?;
         crate::expr::check_expression(self.entity, "key condition", &condition)?;
         if let Some(filter) = &filter {
             crate::expr::check_expression(self.entity, "filter", filter)?;

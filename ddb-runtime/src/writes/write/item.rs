@@ -49,7 +49,7 @@ fn number_size(number: &str) -> usize {
     significant.div_ceil(2) + 1
 }
 
-fn value_size(value: &AttributeValue) -> usize {
+pub(crate) fn value_size(value: &AttributeValue) -> usize {
     match value {
         AttributeValue::S(s) => s.len(),
         AttributeValue::N(n) => number_size(n),
@@ -261,70 +261,11 @@ fn type_name(value: &AttributeValue) -> &'static str {
     }
 }
 
-/// DynamoDB's list and map nesting limit.
-const MAX_NESTING: usize = 32;
-
-/// Refuses what DynamoDB would: numbers that are not numbers (NaN, infinity),
-/// have more than 38 significant digits or are out of range, empty sets, and
-/// lists or maps nested deeper than 32 levels.
+/// Refuses what DynamoDB would in any attribute of `item` (see
+/// [`crate::expr::check_value`]).
 pub(crate) fn check_values(item: &Item) -> std::result::Result<(), String> {
-    fn check(name: &str, value: &AttributeValue, depth: usize) -> std::result::Result<(), String> {
-        match value {
-            AttributeValue::N(n) => number(name, n),
-            AttributeValue::Ns(ns) if ns.is_empty() => {
-                Err(format!("attribute `{name}` is an empty number set"))
-            }
-            AttributeValue::Ns(ns) => ns.iter().try_for_each(|n| number(name, n)),
-            AttributeValue::Ss(ss) if ss.is_empty() => {
-                Err(format!("attribute `{name}` is an empty string set"))
-            }
-            AttributeValue::Bs(bs) if bs.is_empty() => {
-                Err(format!("attribute `{name}` is an empty binary set"))
-            }
-            AttributeValue::L(_) | AttributeValue::M(_) if depth >= MAX_NESTING => Err(format!(
-                "attribute `{name}` nests lists or maps deeper than {MAX_NESTING} levels"
-            )),
-            AttributeValue::L(items) => items.iter().try_for_each(|v| check(name, v, depth + 1)),
-            AttributeValue::M(map) => map.values().try_for_each(|v| check(name, v, depth + 1)),
-            _ => Ok(()),
-        }
-    }
-    fn number(name: &str, text: &str) -> std::result::Result<(), String> {
-        let invalid = || {
-            format!("attribute `{name}` holds `{text}`, which DynamoDB cannot store as a number")
-        };
-        let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
-        let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
-            Some((m, e)) => (m, e.parse::<i64>().map_err(|_| invalid())?),
-            None => (unsigned, 0),
-        };
-        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        if (int.is_empty() && frac.is_empty())
-            || !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit())
-        {
-            return Err(invalid());
-        }
-        let digits = format!("{int}{frac}");
-        let leading = digits.len() - digits.trim_start_matches('0').len();
-        let significant = digits.trim_matches('0');
-        if significant.is_empty() {
-            return Ok(()); // zero
-        }
-        if significant.len() > 38 {
-            return Err(format!(
-                "attribute `{name}` has more than 38 significant digits"
-            ));
-        }
-        // The decimal exponent of the first significant digit.
-        let magnitude = int.len() as i64 - leading as i64 - 1 + exponent;
-        if !(-130..=125).contains(&magnitude) {
-            return Err(format!(
-                "attribute `{name}` is outside DynamoDB's number range"
-            ));
-        }
-        Ok(())
-    }
-    item.iter().try_for_each(|(name, v)| check(name, v, 0))
+    item.iter()
+        .try_for_each(|(name, value)| crate::expr::check_value(name, value))
 }
 
 pub(super) fn check_size<E>(item: &Item, key: &Key<E>) -> Result<()>

@@ -12,6 +12,7 @@ use crate::error::{Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
 use crate::{Entity, Key, Table};
 
+pub(crate) use item::value_size;
 pub use item::{item_size, ITEM_SIZE_LIMIT};
 pub(crate) use item::{key_text, prepare, Prepared};
 pub(crate) use plan::{Action, WritePlan};

@@ -71,6 +71,7 @@ impl<E: Entity + 'static> WritePlan<E> {
         mut placeholders: Placeholders,
     ) -> Result<Self> {
         let condition = render_condition(condition, &mut placeholders)?;
+        placeholders.check(E::SCHEMA.entity_type)?;
         Ok(Self {
             key,
             action,
