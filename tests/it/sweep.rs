@@ -299,3 +299,39 @@ async fn a_sharded_index_key_is_checked_with_its_shard_suffix() {
     );
     assert_eq!(proxy.seen("PutItem"), 0);
 }
+
+#[derive(Table)]
+#[ddb(name = "Visits", pk = "PK", sk = "SK")]
+struct Visits;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Visits, pk = "PAGE#{page}", sk = "AT#{at}")]
+struct Visit {
+    page: String,
+    at: ddb_runtime::Timestamp,
+}
+
+/// #10.13: `Timestamp::now()` carries nanoseconds, which a key refuses, and
+/// the error did not say how to get a key-ready instant.
+#[tokio::test]
+async fn a_key_ready_instant_is_one_call() {
+    let db = ddb_tests::db_with_table::<Visits>().await;
+    let now = Visit {
+        page: "home".into(),
+        at: ddb_runtime::Timestamp::now(),
+    };
+    if now.at.0.nanosecond() != 0 {
+        let refused = db.create(&now).send().await;
+        assert!(
+            matches!(&refused, Err(e @ Error::InvalidKeySegment { .. }) if e.to_string().contains("Timestamp::now_in_seconds()")),
+            "{refused:?}"
+        );
+    }
+    let visit = Visit {
+        page: "home".into(),
+        at: ddb_runtime::Timestamp::now_in_seconds(),
+    };
+    db.create(&visit).send().await.unwrap();
+    let stored = db.get(visit.primary_key().unwrap()).send().await.unwrap();
+    assert_eq!(stored, Some(visit));
+}

@@ -423,7 +423,9 @@ mod time_impl {
             if self.nanosecond() != 0 {
                 return Err(SegmentError::new(
                     "a timestamp key segment has second precision and this one has a fraction of a second; \
-                     round it, or use ddb_runtime::segment::Millis or Nanos",
+                     take the time with ddb_runtime::Timestamp::now_in_seconds() (or drop the fraction with \
+                     .to_seconds() / OffsetDateTime::replace_nanosecond(0)), or key on \
+                     ddb_runtime::segment::Millis or Nanos",
                 ));
             }
             write_utc(*self, 0, out)

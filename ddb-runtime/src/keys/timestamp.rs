@@ -139,9 +139,33 @@ mod timestamp_impl {
     use time::OffsetDateTime;
 
     impl Timestamp {
-        /// The current time.
+        /// The current time, to the nanosecond. As a key segment it is
+        /// refused (a key has second precision and never truncates); use
+        /// [`Timestamp::now_in_seconds`] for an instant that goes in a key.
         pub fn now() -> Self {
             Timestamp(OffsetDateTime::now_utc())
+        }
+
+        /// The current time in whole seconds: ready to be a key segment.
+        ///
+        /// ```
+        /// use ddb_runtime::KeySegment;
+        /// let mut key = String::new();
+        /// ddb_runtime::Timestamp::now_in_seconds().write_segment(&mut key).unwrap();
+        /// assert_eq!(key.len(), "2026-09-10T08:12:44Z".len());
+        /// ```
+        pub fn now_in_seconds() -> Self {
+            Self::now().to_seconds()
+        }
+
+        /// The same instant without its fraction of a second.
+        ///
+        /// ```
+        /// let at = ddb_runtime::Timestamp::from(time::macros::datetime!(2026-09-10 08:12:44.75 UTC));
+        /// assert_eq!(at.to_seconds(), time::macros::datetime!(2026-09-10 08:12:44 UTC).into());
+        /// ```
+        pub fn to_seconds(self) -> Self {
+            Timestamp(self.0.replace_nanosecond(0).unwrap_or(self.0))
         }
     }
 
