@@ -168,6 +168,48 @@ fn key_attribute(cx: &Ctxt, name: &Attr<LitStr>, ty: &Option<Attr<LitStr>>) -> T
     quote!(#p::KeyAttribute { name: #value, ty: #ty })
 }
 
+/// One attribute has one type in the table's `AttributeDefinitions`: the
+/// same name declared S in one key and N in another is an error.
+fn check_attribute_types(cx: &Ctxt, raw: &RawTable) {
+    let mut declared: Vec<(String, String)> = Vec::new();
+    let mut check = |name: String, ty: String, tokens: &dyn ToTokens| {
+        match declared.iter().find(|(n, _)| *n == name) {
+            Some((_, first)) if *first != ty => cx.error_spanned_by(
+                tokens,
+                format!("attribute `{name}` is declared {first} in one key and {ty} in another; a key attribute has one type"),
+            ),
+            Some(_) => {}
+            None => declared.push((name, ty)),
+        }
+    };
+    let ty_of = |ty: &Option<Attr<LitStr>>| ty.as_ref().map_or("S".to_owned(), |t| t.value.value());
+    let single = |name: &Option<Attr<LitStr>>, ty: &Option<Attr<LitStr>>| {
+        name.as_ref()
+            .map(|n| (n.value.value(), ty_of(ty), n.tokens.clone()))
+    };
+    let mut all: Vec<(String, String, TokenStream)> = Vec::new();
+    all.extend(single(&raw.pk, &raw.pk_type));
+    all.extend(single(&raw.sk, &raw.sk_type));
+    for index in &raw.indexes {
+        all.extend(single(&index.pk, &index.pk_type));
+        all.extend(single(&index.sk, &index.sk_type));
+        for list in [&index.pk_list, &index.sk_list].into_iter().flatten() {
+            for entry in &list.value {
+                let text = entry.value();
+                let (name, ty) = split_type(&text);
+                all.push((
+                    name.to_owned(),
+                    ty.unwrap_or("S").to_owned(),
+                    entry.to_token_stream(),
+                ));
+            }
+        }
+    }
+    for (name, ty, tokens) in all {
+        check(name, ty, &tokens);
+    }
+}
+
 /// DynamoDB's limit on the attributes of a multi-attribute key, per side.
 const MAX_KEY_ATTRIBUTES: usize = 4;
 
@@ -263,6 +305,13 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
+    check_attribute_types(&cx, &raw);
+    let written_by_ddb: Vec<String> = [&raw.pk, &raw.sk, &raw.entity_attribute]
+        .into_iter()
+        .flatten()
+        .map(|a| a.value.value())
+        .chain(raw.entity_attribute.is_none().then(|| "_type".to_owned()))
+        .collect();
     let mut seen: Vec<String> = Vec::new();
     let indexes: Vec<TokenStream> = raw
         .indexes
@@ -331,6 +380,12 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                     if names.contains(&attribute) {
                         cx.error_spanned_by(name, format!("attribute `{attribute}` is named twice in index `{value}`'s key; each key attribute appears once"));
                     }
+                    if written_by_ddb.contains(&attribute) {
+                        cx.error_spanned_by(name, format!(
+                            "attribute `{attribute}` is the table's key or entity-type attribute, which ddb writes itself; \
+                             a multi-attribute key is made of the items' own attributes"
+                        ));
+                    }
                     names.push(attribute);
                 }
             }
@@ -362,6 +417,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             } else {
                 quote!(#p::IndexKind::Global)
             };
+            let multi_attribute = index.pk_list.is_some() || index.sk_list.is_some();
             Some(quote!(#p::IndexDef {
                 name: #value,
                 kind: #kind,
@@ -369,6 +425,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 pk_more: &[#(#pk_more),*],
                 sk: #index_sk,
                 sk_more: &[#(#sk_more),*],
+                multi_attribute: #multi_attribute,
                 projection: #projection,
             }))
         })

@@ -79,6 +79,19 @@ fn check_multi_attribute_fields(cx: &Ctxt, entity: &Entity) {
                     }
                     cx.error_spanned_by(field, message);
                 }
+                Some(f)
+                    if f.raw.version.is_some()
+                        || f.raw.created_at.is_some()
+                        || f.raw.updated_at.is_some() =>
+                {
+                    cx.error_spanned_by(
+                        field,
+                        format!(
+                            "field `{name}` is written by ddb at each write (version, created_at or updated_at), \
+                             in a form that is not a key; key the index on a field you set"
+                        ),
+                    )
+                }
                 Some(f) if f.raw.sensitive.is_some() => cx.error_spanned_by(
                     field,
                     format!(

@@ -121,22 +121,11 @@ pub fn to_item<E: Entity + serde::Serialize>(
         source,
     })?;
     for (field, attribute, key) in attribute_keys {
-        let Some(key) = key else {
-            item.remove(attribute);
-            continue;
-        };
-        let stored = item.get(attribute);
-        if stored != Some(&key.to_attribute_value()) {
-            return Err(Error::KeyMismatch {
-                entity: schema.entity_type,
-                key: "multi-attribute index key",
-                template: field,
-                reason: format!(
-                    "field `{field}` is part of a multi-attribute index key, and serde stores it in another \
-                     form than its key form (KeySegment), so no typed query would find it; make the two agree \
-                     (e.g. #[serde(rename_all = \"SCREAMING_SNAKE_CASE\")] on an enum that derives KeySegment)"
-                ),
-            });
+        match key {
+            Some(key) => check_key_form(schema.entity_type, field, item.get(attribute), &key)?,
+            None => {
+                item.remove(attribute);
+            }
         }
     }
     insert_key(&mut item, table.pk, table.sk, primary.values());
@@ -150,6 +139,41 @@ pub fn to_item<E: Entity + serde::Serialize>(
         AttributeValue::S(schema.entity_type.to_owned()),
     );
     Ok(item)
+}
+
+/// Checks that a field of a multi-attribute key is stored (`stored`, its
+/// serde form) exactly as its key form, so a typed query finds it.
+pub fn check_key_form(
+    entity: &'static str,
+    field: &'static str,
+    stored: Option<&AttributeValue>,
+    key: &KeyValue,
+) -> Result<(), Error> {
+    if stored == Some(&key.to_attribute_value()) {
+        return Ok(());
+    }
+    Err(Error::KeyMismatch {
+        entity,
+        key: "multi-attribute index key",
+        template: field,
+        reason: format!(
+            "field `{field}` is part of a multi-attribute index key, and serde stores it in another \
+             form than its key form (KeySegment), so no typed query would find it; make the two agree \
+             (e.g. #[serde(rename_all = \"SCREAMING_SNAKE_CASE\")] on an enum that derives KeySegment)"
+        ),
+    })
+}
+
+/// A value decoded as the field's type.
+pub fn value_from<T: serde::de::DeserializeOwned>(
+    entity: &'static str,
+    value: &AttributeValue,
+) -> Result<T, Error> {
+    serde_dynamo::from_attribute_value(value.clone()).map_err(|source| Error::Decode {
+        entity,
+        key: None,
+        source,
+    })
 }
 
 fn insert_key(item: &mut Item, pk: KeyAttribute, sk: Option<KeyAttribute>, values: &KeyValues) {

@@ -191,6 +191,15 @@ pub trait Entity: Sized {
     /// reads (`values`, by attribute name), without the whole item: `None`
     /// when a sparse index's rule leaves the item out. Generated; an update
     /// uses it to keep index keys right in one request.
+    /// Checks that `value`, about to be stored under `attribute` by an
+    /// update, is the key form of the field when the field is part of a
+    /// multi-attribute index key. Generated.
+    #[doc(hidden)]
+    fn check_attribute_key(attribute: &str, value: &AttributeValue) -> Result<()> {
+        let _ = (attribute, value);
+        Ok(())
+    }
+
     #[doc(hidden)]
     fn index_key_from(
         position: usize,

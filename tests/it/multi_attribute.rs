@@ -314,6 +314,30 @@ async fn a_field_stored_otherwise_than_its_key_form_is_refused() {
         .await
         .unwrap();
     assert!(found.is_empty());
+
+    // An update checks the same, and a one-attribute list is a
+    // multi-attribute key too: no empty string is sent.
+    let (proxy, through) = ddb_tests::through_proxy::<Tickets>(&db).await;
+    let key = Ticket::key(&"1".to_string()).unwrap();
+    let update = through
+        .update(key.clone())
+        .set(Ticket::fields().state, State::Open)
+        .send()
+        .await;
+    assert!(
+        matches!(&update, Err(Error::KeyMismatch { .. })),
+        "{update:?}"
+    );
+    let empty = through
+        .update(key)
+        .set(Ticket::fields().opened, String::new())
+        .send()
+        .await;
+    assert!(
+        matches!(&empty, Err(Error::InvalidRequest { .. })),
+        "{empty:?}"
+    );
+    assert_eq!(proxy.seen("UpdateItem"), 0);
 }
 
 #[test]

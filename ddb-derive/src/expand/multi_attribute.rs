@@ -201,6 +201,50 @@ pub fn query_builders(entity: &Entity) -> Vec<TokenStream> {
     builders
 }
 
+/// `Entity::check_attribute_key`: a value an update stores under a field of
+/// a multi-attribute key must be that field's key form.
+pub fn check_attribute_key(entity: &Entity) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let entity_type = &entity.entity_type;
+    let mut seen: Vec<String> = Vec::new();
+    let mut arms = Vec::new();
+    for key in &entity.multi_attribute_keys {
+        for (position, field) in fields(entity, key) {
+            if seen.contains(&field.attribute) {
+                continue;
+            }
+            seen.push(field.attribute.clone());
+            let attribute = &field.attribute;
+            let name = field.ident.to_string();
+            let (ty, _) = key_type(field.ty);
+            let codecs = codecs(entity, key);
+            let value = key_value(entity, key, position, field, quote!(&__field));
+            arms.push(quote! {
+                #attribute => {
+                    #codecs
+                    let __field: #ty = #p::value_from(#entity_type, __value)?;
+                    let __key = #value?;
+                    #p::check_key_form(#entity_type, #name, ::core::option::Option::Some(__value), &__key)
+                }
+            });
+        }
+    }
+    if arms.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn check_attribute_key(
+            __attribute: &str,
+            __value: &#p::AttributeValue,
+        ) -> ::core::result::Result<(), #p::Error> {
+            match __attribute {
+                #(#arms)*
+                _ => ::core::result::Result::Ok(()),
+            }
+        }
+    }
+}
+
 /// The `attribute_keys` argument of `__private::to_item`: each field of a
 /// multi-attribute key once, with its key form (`None` when an `Option` is
 /// `None`).

@@ -288,25 +288,6 @@ const fn is_raw_key_of(schema: &EntitySchema, field: &str, attribute: &str) -> b
         }
         k += 1;
     }
-    let mut m = 0;
-    while m < schema.multi_attribute_keys.len() {
-        let key = &schema.multi_attribute_keys[m];
-        if contains(key.pk, field) || contains(key.sk, field) {
-            return true;
-        }
-        m += 1;
-    }
-    false
-}
-
-const fn contains(list: &[&str], name: &str) -> bool {
-    let mut i = 0;
-    while i < list.len() {
-        if str_eq(list[i], name) {
-            return true;
-        }
-        i += 1;
-    }
     false
 }
 
@@ -341,6 +322,17 @@ pub const fn check_multi_attribute_key(
             .push("index `")
             .push(key.index)
             .push("` is a local index: its partition key is the table's, so it cannot be keyed by the entity's fields; give it a sort key template with sk = \"...\"")
+            .into_error();
+    }
+    if !index.is_multi_attribute() {
+        return Message::new()
+            .push("index `")
+            .push(key.index)
+            .push("` of table `")
+            .push(table.name)
+            .push("` is keyed by attributes ddb writes from templates; to key it by the entity's own fields, declare it on the table with lists, pk(\"attribute\", ...) and sk(\"attribute\", ...), or give entity `")
+            .push(schema.rust_name)
+            .push("` templates: pk = \"...\"")
             .into_error();
     }
     let pk_count = 1 + index.pk_more.len();

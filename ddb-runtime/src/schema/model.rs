@@ -75,6 +75,10 @@ pub struct IndexDef {
     pub sk: Option<KeyAttribute>,
     /// The sort key's further attributes, in order (four in all at most).
     pub sk_more: &'static [KeyAttribute],
+    /// Declared with lists (`pk("a", "b")`): a multi-attribute key, built by
+    /// DynamoDB from the items' own attributes, even with one attribute a
+    /// side.
+    pub multi_attribute: bool,
     /// The attributes it carries.
     pub projection: Projection,
 }
@@ -91,6 +95,7 @@ impl IndexDef {
     ///     pk_more: &[KeyAttribute { name: "status", ty: ScalarType::S }],
     ///     sk: Some(KeyAttribute { name: "placedAt", ty: ScalarType::S }),
     ///     sk_more: &[KeyAttribute { name: "orderId", ty: ScalarType::S }],
+    ///     multi_attribute: true,
     ///     projection: Projection::All,
     /// };
     /// let names: Vec<_> = BY_STATUS.pk_attributes().map(|a| a.name).collect();
@@ -112,9 +117,9 @@ impl IndexDef {
         self.pk_attributes().chain(self.sk_attributes())
     }
 
-    /// Whether either side of the key has more than one attribute.
+    /// Whether the key is a multi-attribute key (declared with lists).
     pub const fn is_multi_attribute(&self) -> bool {
-        !self.pk_more.is_empty() || !self.sk_more.is_empty()
+        self.multi_attribute
     }
 }
 

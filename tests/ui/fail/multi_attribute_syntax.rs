@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 #[ddb(index(name = "Twice", pk("customerId"), sk("customerId")))]
 // A list with a separate type.
 #[ddb(index(name = "Typed", pk("customerId"), pk_type = "N", sk("placedAt")))]
+// One attribute with two types; the table's own sort key in a list.
+#[ddb(index(name = "Retyped", pk("customerId"), sk("placedAt: N")))]
+#[ddb(index(name = "OwnKey", pk("SK")))]
 pub struct Orders;
 
 #[derive(Entity, Serialize, Deserialize)]
@@ -21,10 +24,14 @@ pub struct Orders;
 #[ddb(index(name = "Mixed", pk(customer_id), sk = "{order_id}"))]
 // Sharding and a membership rule: the attributes are the key.
 #[ddb(index(name = "Sharded", pk(status), shards = 4, when(status = 1)))]
+// A field ddb stamps at each write.
+#[ddb(index(name = "Stamped", pk(customer_id), sk(updated_at)))]
 pub struct Order {
     pub customer_id: String,
     pub order_id: String,
     pub status: String,
+    #[ddb(updated_at)]
+    pub updated_at: u64,
 }
 
 fn main() {}

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 #[ddb(name = "Orders", pk = "PK", sk = "SK")]
 #[ddb(index(name = "ByStatus", pk("customerId", "status"), sk("placedAt: N")))]
 #[ddb(index(name = "ByTotal", pk("customerId"), sk("totalCents: N")))]
+#[ddb(index(name = "ByRef", pk = "refId"))]
 pub struct Orders;
 
 // Fields out of the table's order.
@@ -37,6 +38,16 @@ pub struct Total {
 #[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "NOTE#{order_id}")]
 #[ddb(index(name = "ByStatus", pk = "{customer_id}", sk = "{order_id}"))]
 pub struct Note {
+    pub customer_id: String,
+    pub order_id: String,
+}
+
+// Fields on an index the table keys by a template's attribute.
+#[derive(Entity, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "REF#{order_id}")]
+#[ddb(index(name = "ByRef", pk(order_id)))]
+pub struct Ref {
     pub customer_id: String,
     pub order_id: String,
 }

@@ -126,7 +126,7 @@ fn as_set<E: Entity>(value: AttributeValue) -> Result<AttributeValue> {
 fn attribute_key_op<E: Entity>(op: Op) -> Result<Op> {
     let table = E::SCHEMA.table;
     let multi = table.indexes.iter().filter(|i| i.is_multi_attribute());
-    let mut sides = multi.flat_map(|index| {
+    let sides = multi.flat_map(|index| {
         let partition = index
             .pk_attributes()
             .map(move |a| (index, a, crate::key::PARTITION_KEY_LIMIT));
@@ -135,27 +135,37 @@ fn attribute_key_op<E: Entity>(op: Op) -> Result<Op> {
             .map(move |a| (index, a, crate::key::SORT_KEY_LIMIT));
         partition.chain(sort)
     });
-    let Some((index, attribute, limit)) = sides.find(|(_, a, _)| a.name == op.attribute()) else {
-        return Ok(op);
-    };
-    match op {
-        Op::Set(name, AttributeValue::Null(_)) => Ok(Op::Remove(name)),
-        Op::Set(_, ref value) => {
-            check_attribute_key(E::SCHEMA.entity_type, index, attribute, limit, value)?;
-            Ok(op)
-        }
-        Op::Remove(_) => Ok(op),
-        Op::Add(_, _) if attribute.ty == crate::model::ScalarType::N => Ok(op),
-        _ => Err(Error::InvalidRequest {
-            entity: E::SCHEMA.entity_type,
-            reason: format!(
-                "attribute `{}` is part of index `{}`'s key, a {} scalar: set or remove it",
-                attribute.name,
-                index.name,
-                attribute.ty.as_str()
-            ),
-        }),
+    let entity = E::SCHEMA.entity_type;
+    let name = op.attribute();
+    let mut op = op;
+    for (index, attribute, limit) in sides.filter(|(_, a, _)| a.name == name) {
+        op = match op {
+            Op::Set(name, AttributeValue::Null(_)) => Op::Remove(name),
+            Op::Set(_, ref value) => {
+                check_attribute_key(entity, index, attribute, limit, value)?;
+                E::check_attribute_key(attribute.name, value)?;
+                op
+            }
+            Op::Remove(_) => op,
+            Op::Add(_, ref value)
+                if attribute.ty == crate::model::ScalarType::N && value.is_n() =>
+            {
+                op
+            }
+            _ => {
+                return Err(Error::InvalidRequest {
+                    entity,
+                    reason: format!(
+                        "attribute `{}` is part of index `{}`'s key, a {} scalar: set or remove it",
+                        attribute.name,
+                        index.name,
+                        attribute.ty.as_str()
+                    ),
+                })
+            }
+        };
     }
+    Ok(op)
 }
 
 fn to_value<E: Entity, T: Serialize + ?Sized>(value: &T) -> Result<AttributeValue> {
