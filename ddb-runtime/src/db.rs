@@ -190,20 +190,13 @@ impl<E: Entity + 'static> GetItem<E> {
             let mut placeholders = crate::expr::Placeholders::default();
             // The entity type to check, the ttl to leave expired items out.
             let ttl = crate::timestamp::ttl_attribute(&E::SCHEMA);
-            let mut names: Vec<String> = Vec::new();
-            for attribute in attributes
+            let names = attributes
                 .iter()
                 .copied()
                 .chain([E::SCHEMA.table.entity_attribute])
-                .chain(ttl)
-            {
-                let name = placeholders.name(attribute);
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
+                .chain(ttl);
             request = request
-                .projection_expression(names.join(", "))
+                .projection_expression(placeholders.projection(names))
                 .set_expression_attribute_names(placeholders.names());
         }
         let output = request.send().await.map_err(|e| Error::sdk("GetItem", e))?;

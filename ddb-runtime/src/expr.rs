@@ -144,6 +144,21 @@ impl Placeholders {
         (!self.names.is_empty()).then(|| self.names.clone())
     }
 
+    /// A projection expression of `attributes`, each named once.
+    pub(crate) fn projection<'a>(
+        &mut self,
+        attributes: impl IntoIterator<Item = &'a str>,
+    ) -> String {
+        let mut names: Vec<String> = Vec::new();
+        for attribute in attributes {
+            let name = self.name(attribute);
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names.join(", ")
+    }
+
     /// The first value DynamoDB would refuse, as a typed error.
     pub(crate) fn check(&self, entity: &'static str) -> crate::Result<()> {
         match &self.invalid {
@@ -176,6 +191,69 @@ enum Node {
     Not(Box<Node>),
     /// A value that could not be converted; reported when the request is built.
     Invalid(String),
+}
+
+/// An expression whose entity type is erased: the key conditions and filters
+/// the query engine sends, built from the same nodes as a [`Condition`] and
+/// rendered by the same code.
+#[derive(Clone)]
+pub(crate) struct Expression(Node);
+
+impl Expression {
+    /// `name <op> value`.
+    pub(crate) fn compare(name: &'static str, op: &'static str, value: AttributeValue) -> Self {
+        Self(Node::Compare(name, op, value))
+    }
+
+    /// `begins_with(name, value)`.
+    pub(crate) fn begins_with(name: &'static str, value: AttributeValue) -> Self {
+        Self(Node::BeginsWith(name, value))
+    }
+
+    /// `name BETWEEN low AND high`.
+    pub(crate) fn between(name: &'static str, low: AttributeValue, high: AttributeValue) -> Self {
+        Self(Node::Between(name, low, high))
+    }
+
+    /// Items whose time to live `ttl` (epoch seconds) has not passed at
+    /// `now`; a missing or NULL attribute never expires.
+    pub(crate) fn not_expired(ttl: &'static str, now: i64) -> Self {
+        let number = Node::Type(ttl, "N");
+        let passed = Node::Compare(ttl, "<=", AttributeValue::N(now.to_string()));
+        Self(Node::Not(Box::new(Node::And(
+            Box::new(number),
+            Box::new(passed),
+        ))))
+    }
+
+    /// Both expressions.
+    pub(crate) fn and(self, other: Self) -> Self {
+        Self(Node::And(Box::new(self.0), Box::new(other.0)))
+    }
+
+    /// The expression text, its names and values registered in `placeholders`.
+    pub(crate) fn render(&self, placeholders: &mut Placeholders) -> Result<String, String> {
+        render(&self.0, placeholders)
+    }
+
+    /// `terms` joined by `AND`, without parentheses: the form a key
+    /// condition takes.
+    pub(crate) fn render_all(
+        terms: &[Expression],
+        placeholders: &mut Placeholders,
+    ) -> Result<String, String> {
+        let rendered = terms
+            .iter()
+            .map(|term| term.render(placeholders))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rendered.join(" AND "))
+    }
+}
+
+impl<E> From<Condition<E>> for Expression {
+    fn from(condition: Condition<E>) -> Self {
+        Self(condition.node)
+    }
 }
 
 /// A condition on the attributes of entity `E`: a filter on a query, or the

@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 use crate::cursor::{self, Cursor, Position};
 use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::expr::Placeholders;
+use crate::expr::{Expression, Placeholders};
 use crate::sort::{compare_numbers, SortCondition, SortRange};
 use crate::{Item, KeyValue};
 
@@ -37,8 +37,8 @@ pub(crate) struct Plan {
     /// partition key attribute.
     pub partitions: Vec<Vec<KeyValue>>,
     pub sort: SortCondition,
-    /// A filter: the expression and its placeholders' values.
-    pub filter: Option<FilterPart>,
+    /// The filter: entity type, time to live, the caller's condition.
+    pub filter: Option<Expression>,
     /// Only these attributes (plus the keys), when projecting.
     pub projection: Option<Vec<&'static str>>,
     /// Attributes of an item's key in this query: the table's, plus the index's.
@@ -49,16 +49,6 @@ pub(crate) struct Plan {
     /// Whether a cursor's key is a key of what the query reads; checked with
     /// the rest of the cursor, before any request.
     pub owns_key: fn(&Item) -> bool,
-}
-
-/// Renders a filter expression into a request's placeholders.
-pub(crate) type RenderFilter =
-    dyn Fn(&mut Placeholders) -> std::result::Result<String, String> + Send + Sync;
-
-/// A filter built from a typed condition, rendered per request.
-#[derive(Clone)]
-pub(crate) struct FilterPart {
-    pub render: std::sync::Arc<RenderFilter>,
 }
 
 /// How many items a sharded page takes when the caller sets no limit.
@@ -110,6 +100,40 @@ impl Plan {
         Ok(positions)
     }
 
+    /// The key condition of `shard`: every partition attribute equal, the
+    /// leading sort attributes equal, then the range on the next one.
+    fn key_condition(&self, shard: usize) -> Result<Vec<Expression>> {
+        let equal_values = self.partitions[shard].iter().chain(&self.sort.equal);
+        let equal_attributes = self.pk_attributes.iter().chain(&self.sk_attributes);
+        let mut terms: Vec<Expression> = equal_attributes
+            .zip(equal_values)
+            .map(|(name, value)| Expression::compare(name, "=", value.to_attribute_value()))
+            .collect();
+        if let Some(&sk) = self.sk_attributes.get(self.sort.equal.len()) {
+            match &self.sort.range {
+                SortRange::All => {}
+                SortRange::Eq(v) => {
+                    terms.push(Expression::compare(sk, "=", v.to_attribute_value()))
+                }
+                SortRange::BeginsWith(v) => {
+                    terms.push(Expression::begins_with(sk, AttributeValue::S(v.clone())))
+                }
+                SortRange::Compare(op, v) => {
+                    terms.push(Expression::compare(sk, op, v.to_attribute_value()))
+                }
+                SortRange::Between(lo, hi) => terms.push(Expression::between(
+                    sk,
+                    lo.to_attribute_value(),
+                    hi.to_attribute_value(),
+                )),
+                SortRange::Empty => {
+                    return Err(self.invalid("an empty sort range is never sent".into()))
+                }
+            }
+        }
+        Ok(terms)
+    }
+
     /// One DynamoDB Query request.
     async fn request(
         &self,
@@ -119,52 +143,19 @@ impl Plan {
         limit: Option<usize>,
     ) -> Result<Response> {
         let mut p = Placeholders::default();
-        let mut terms: Vec<String> = Vec::new();
-        let equal = self.partitions[shard].iter().chain(&self.sort.equal);
-        let equal_attributes = self.pk_attributes.iter().chain(&self.sk_attributes);
-        for (attribute, value) in equal_attributes.clone().zip(equal.clone()) {
-            let name = p.name(attribute);
-            terms.push(format!("{name} = {}", p.value(value.to_attribute_value())));
-        }
-        if let Some(sk_attribute) = self.sk_attributes.get(self.sort.equal.len()) {
-            let mut sk = || p.name(sk_attribute);
-            let term = match &self.sort.range {
-                SortRange::All => None,
-                SortRange::Eq(v) => Some(format!("{} = {}", sk(), p.value(v.to_attribute_value()))),
-                SortRange::BeginsWith(v) => Some(format!(
-                    "begins_with({}, {})",
-                    sk(),
-                    p.value(AttributeValue::S(v.clone()))
-                )),
-                SortRange::Compare(op, v) => {
-                    Some(format!("{} {op} {}", sk(), p.value(v.to_attribute_value())))
-                }
-                SortRange::Between(lo, hi) => Some(format!(
-                    "{} BETWEEN {} AND {}",
-                    sk(),
-                    p.value(lo.to_attribute_value()),
-                    p.value(hi.to_attribute_value())
-                )),
-                SortRange::Empty => {
-                    return Err(self.invalid("an empty sort range is never sent".into()))
-                }
-            };
-            terms.extend(term);
-        }
-        let condition = terms.join(" AND ");
+        let condition = Expression::render_all(&self.key_condition(shard)?, &mut p)
+            .map_err(|reason| self.invalid(reason))?;
         let filter = match &self.filter {
-            Some(filter) => Some((filter.render)(&mut p).map_err(|reason| self.invalid(reason))?),
+            Some(filter) => Some(
+                filter
+                    .render(&mut p)
+                    .map_err(|reason| self.invalid(reason))?,
+            ),
             None => None,
         };
         let projection = self.projection.as_ref().map(|attributes| {
-            let mut names: Vec<String> = Vec::new();
-            for attribute in attributes.iter().chain(&self.key_attributes) {
-                let name = p.name(attribute);
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-            names.join(", ")
+            let attributes = attributes.iter().chain(&self.key_attributes);
+            p.projection(attributes.copied())
         });
         p.check(self.entity)?;
         crate::expr::check_expression(self.entity, "key condition", &condition)?;

@@ -4,7 +4,6 @@
 
 use std::future::Future;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
@@ -13,8 +12,9 @@ use futures::{Stream, TryStreamExt};
 use crate::cursor::{self, Cursor};
 use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::expr::{Condition, Placeholders};
-use crate::fetch::{FilterPart, Plan};
+use crate::expr::Condition;
+use crate::expr::Expression;
+use crate::fetch::Plan;
 use crate::model::{IndexDef, IndexKind, ScalarType};
 use crate::projection::{self, Projection};
 use crate::sort::{self, SortCondition, SortOp, SortPrefix, SortRange};
@@ -597,41 +597,26 @@ where
                 .collect(),
             _ => vec![partition.clone()],
         };
-        let user_filter = self.filter.clone();
         let entity_attribute = table.entity_attribute;
         let entity_type = schema.entity_type;
         let check_type = projection::carries(schema, index_name, entity_attribute);
+        let type_filter = check_type.then(|| {
+            Expression::compare(
+                entity_attribute,
+                "=",
+                aws_sdk_dynamodb::types::AttributeValue::S(entity_type.to_owned()),
+            )
+        });
         // Expired items stay readable until DynamoDB's background deletion gets
         // to them (days): leave them out unless asked for.
-        let ttl = crate::timestamp::ttl_attribute(schema)
-            .filter(|ttl| !self.include_expired && projection::carries(schema, index_name, ttl));
-        let now = crate::timestamp::now_epoch_seconds();
-        let filter = (check_type || ttl.is_some() || user_filter.is_some()).then(|| FilterPart {
-            render: Arc::new(move |p: &mut Placeholders| {
-                let mut parts = Vec::new();
-                if check_type {
-                    let name = p.name(entity_attribute);
-                    let value = p.value(aws_sdk_dynamodb::types::AttributeValue::S(
-                        entity_type.to_owned(),
-                    ));
-                    parts.push(format!("{name} = {value}"));
-                }
-                if let Some(ttl) = ttl {
-                    let name = p.name(ttl);
-                    let value =
-                        p.value(aws_sdk_dynamodb::types::AttributeValue::N(now.to_string()));
-                    let number = p.value(aws_sdk_dynamodb::types::AttributeValue::S("N".into()));
-                    // Missing or NULL (an Option that is None) never expires.
-                    parts.push(format!(
-                        "(NOT (attribute_type({name}, {number}) AND {name} <= {value}))"
-                    ));
-                }
-                if let Some(filter) = &user_filter {
-                    parts.push(filter.render(p)?);
-                }
-                Ok(parts.join(" AND "))
-            }),
-        });
+        let ttl_filter = crate::timestamp::ttl_attribute(schema)
+            .filter(|ttl| !self.include_expired && projection::carries(schema, index_name, ttl))
+            .map(|ttl| Expression::not_expired(ttl, crate::timestamp::now_epoch_seconds()));
+        let user_filter = self.filter.clone().map(Expression::from);
+        let filter = [type_filter, ttl_filter, user_filter]
+            .into_iter()
+            .flatten()
+            .reduce(Expression::and);
         let projection = self.decode.attributes().map(|attributes| {
             let mut list = attributes.to_vec();
             if check_type {
