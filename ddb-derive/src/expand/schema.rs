@@ -1,0 +1,162 @@
+//! The entity's declaration as constants (`SCHEMA`), and the compile-time
+//! checks spanned at what they check.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::template::template_const;
+use crate::ast::Entity;
+use crate::attr::RawWhen;
+use crate::template::{Part, Template};
+
+/// The `KeyDef` of each key: templates, query, shards, membership.
+pub(super) fn key_defs(entity: &Entity) -> Vec<TokenStream> {
+    let p = quote!(::ddb_runtime::__private);
+    entity.keys.iter().map(|key| {
+        let index = match &key.index {
+            Some(index) => {
+                let name = &index.value;
+                quote!(::core::option::Option::Some(#name))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let pk = template_const(&key.pk.value);
+        let sk = match &key.sk {
+            Some(sk) => {
+                let sk = template_const(&sk.value);
+                quote!(::core::option::Option::Some(#sk))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let query = match &key.query {
+            Some(query) => {
+                let query = &query.value;
+                quote!(::core::option::Option::Some(#query))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let shards = key.shards;
+        let membership = match &key.when {
+            Some(when) => {
+                let reads = key.when_reads().into_iter().map(|f| f.to_string());
+                let evaluable = matches!(when.value, RawWhen::Field { .. });
+                quote!(::core::option::Option::Some(#p::Membership { reads: &[#(#reads),*], evaluable: #evaluable }))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(#p::KeyDef { index: #index, pk: #pk, sk: #sk, query: #query, shards: #shards, membership: #membership })
+    })
+    .collect()
+}
+
+/// The `FieldDef` of each field: name, attribute, roles.
+pub(super) fn field_defs(entity: &Entity) -> Vec<TokenStream> {
+    let p = quote!(::ddb_runtime::__private);
+    entity
+        .fields
+        .iter()
+        .map(|field| {
+            let name = field.ident.to_string();
+            let name = name.strip_prefix("r#").unwrap_or(&name).to_owned();
+            let attribute = &field.attribute;
+            let raw = &field.raw;
+            let (version, ttl, created_at, updated_at, sensitive) = (
+                raw.version.is_some(),
+                raw.ttl.is_some(),
+                raw.created_at.is_some(),
+                raw.updated_at.is_some(),
+                raw.sensitive.is_some(),
+            );
+            quote!(#p::FieldDef {
+                name: #name,
+                attribute: #attribute,
+                role: #p::FieldRole {
+                    version: #version, ttl: #ttl, created_at: #created_at,
+                    updated_at: #updated_at, sensitive: #sensitive,
+                },
+            })
+        })
+        .collect()
+}
+
+/// The checks: key fields are key segments and stamps have stamp types (at
+/// the field's type), keys agree with the table (at the key), and no field
+/// takes an attribute the table writes (at the struct).
+pub(super) fn checks(entity: &Entity) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let ident = entity.ident;
+    // Each field used in a key must be a key segment: checked at its type.
+    let mut key_fields: Vec<&str> = Vec::new();
+    for key in &entity.keys {
+        for field in key.fields() {
+            if !key_fields.contains(&field) {
+                key_fields.push(field);
+            }
+        }
+    }
+    let segment_asserts = key_fields
+        .iter()
+        .filter_map(|name| entity.field(name))
+        .map(|field| {
+            let ty = field.ty;
+            quote_spanned!(ty.span()=> #p::assert_key_segment::<#ty>();)
+        });
+
+    let key_checks = entity.keys.iter().enumerate().map(|(k, key)| {
+        let flag = |template: Option<&Template>| match template.map(|t| t.parts.as_slice()) {
+            Some([Part::Field(field)]) => match entity.field(field) {
+                Some(f) => {
+                    let ty = f.ty;
+                    quote!(#p::is_numeric::<#ty>())
+                }
+                None => quote!(false),
+            },
+            _ => quote!(false),
+        };
+        let pk = flag(Some(&key.pk.value));
+        let sk = flag(key.sk.as_ref().map(|sk| &sk.value));
+        let span = match &key.index {
+            Some(index) => index.tokens.clone(),
+            None => quote!(#ident),
+        };
+        let span = span
+            .into_iter()
+            .next()
+            .map(|t| t.span())
+            .unwrap_or_else(Span::call_site);
+        quote_spanned! {span=>
+            const _: () = if let ::core::option::Option::Some(__message) =
+                #p::check_key(&<#ident as #p::Entity>::SCHEMA, #k, [#pk, #sk])
+            {
+                ::core::panic!("{}", __message.as_str())
+            };
+        }
+    });
+    let type_checks = entity.fields.iter().filter_map(|field| {
+        let ty = field.ty;
+        let raw = &field.raw;
+        if raw.created_at.is_some() || raw.updated_at.is_some() {
+            Some(quote_spanned!(ty.span()=> #p::assert_timestamp_field::<#ty>();))
+        } else if raw.ttl.is_some() {
+            Some(quote_spanned!(ty.span()=> #p::assert_ttl_field::<#ty>();))
+        } else {
+            None
+        }
+    });
+    let fields_check = quote_spanned! {ident.span()=>
+        const _: () = if let ::core::option::Option::Some(__message) =
+            #p::check_fields(&<#ident as #p::Entity>::SCHEMA)
+        {
+            ::core::panic!("{}", __message.as_str())
+        };
+    };
+    quote! {
+        const _: () = {
+            #(#segment_asserts)*
+            #(#type_checks)*
+        };
+        #(#key_checks)*
+        #fields_check
+    }
+}
