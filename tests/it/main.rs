@@ -4,6 +4,7 @@ mod compile;
 mod index_invariant;
 mod keys;
 mod local;
+mod manifest;
 mod multi_attribute;
 mod reads;
 mod schema;

@@ -52,7 +52,7 @@ impl Db {
         TransactWrite {
             db: self.clone(),
             actions: Vec::new(),
-            token: uuid::Uuid::new_v4().to_string(),
+            token: request_token(),
             pinned: false,
             error: None,
         }
@@ -65,6 +65,28 @@ impl Db {
             gets: Vec::new(),
         }
     }
+}
+
+/// A fresh ClientRequestToken: 32 hex digits, unique across calls and
+/// processes. Hashed by std's randomly keyed SipHash (keys from the OS,
+/// different for every `RandomState`) over the time and a process-wide
+/// counter, so it needs no random-number crate.
+fn request_token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let half = || {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(count);
+        hasher.write_u128(nanos);
+        hasher.write_u32(std::process::id());
+        hasher.finish()
+    };
+    format!("{:016x}{:016x}", half(), half())
 }
 
 fn invalid(entity: &'static str, reason: String) -> Error {
@@ -225,7 +247,7 @@ impl TransactWrite {
             // token pinned by the caller is theirs to retry with).
             if error.is_transaction_conflict() && !self.pinned && attempt < policy.max_attempts {
                 tokio::time::sleep(policy.delay(attempt)).await;
-                token = uuid::Uuid::new_v4().to_string();
+                token = request_token();
                 continue;
             }
             return Err(error);
@@ -359,5 +381,16 @@ impl TransactGet {
             .collect();
         items.resize(self.gets.len(), None);
         Ok(TransactGetOutput { items })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn request_tokens_are_distinct_and_fit_dynamodb() {
+        let tokens: std::collections::HashSet<String> =
+            (0..10_000).map(|_| super::request_token()).collect();
+        assert_eq!(tokens.len(), 10_000);
+        assert!(tokens.iter().all(|t| t.len() == 32));
     }
 }
