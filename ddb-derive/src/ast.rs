@@ -18,6 +18,10 @@ pub struct Entity<'a> {
     /// Indexes keyed by the entity's own fields (multi-attribute keys).
     pub multi_attribute_keys: Vec<MultiAttributeKey>,
     pub fields: Vec<Field<'a>>,
+    /// `#[serde(skip)]` fields: never stored, so not attributes.
+    pub skipped: Vec<&'a Ident>,
+    /// Container serde attributes ddb cannot follow.
+    pub serde_refused: Vec<Attr<String>>,
 }
 
 /// `index(name = "...", pk(a, b), sk(c, d))`: a global index whose key is
@@ -124,12 +128,29 @@ impl<'a> Entity<'a> {
             );
         }
         let raw = attr::parse_entity(cx, &input.attrs);
+        let mut skipped = Vec::new();
         let fields = named
             .named
             .iter()
             .filter_map(|field| {
                 let ident = field.ident.as_ref()?;
                 let raw_field = attr::parse_field(cx, &field.attrs);
+                if let Some(skip) = &raw_field.serde_skip {
+                    let roles = [
+                        &raw_field.version,
+                        &raw_field.ttl,
+                        &raw_field.created_at,
+                        &raw_field.updated_at,
+                    ];
+                    if roles.iter().any(|r| r.is_some()) {
+                        cx.error_spanned_by(
+                            &skip.tokens,
+                            format!("field `{ident}` is #[serde(skip)], never stored, so ddb cannot keep its version, time to live or timestamps; remove one of the two"),
+                        );
+                    }
+                    skipped.push(ident);
+                    return None;
+                }
                 let attribute = attribute_name(
                     ident,
                     raw_field.serde_rename.as_deref(),
@@ -257,6 +278,8 @@ impl<'a> Entity<'a> {
             keys,
             multi_attribute_keys,
             fields,
+            skipped,
+            serde_refused: raw.serde_refused,
         })
     }
 }

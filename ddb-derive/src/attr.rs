@@ -128,6 +128,8 @@ pub struct RawEntity {
     pub entity: Option<Attr<LitStr>>,
     pub indexes: Vec<RawIndex>,
     pub serde_rename_all: Option<String>,
+    /// Container serde attributes ddb cannot follow, with their tokens.
+    pub serde_refused: Vec<Attr<String>>,
     /// An unknown key was reported: a missing `table` or `pk` is then likely
     /// that key misspelt, and not reported again.
     pub had_unknown_key: bool,
@@ -141,6 +143,10 @@ pub struct RawField {
     pub updated_at: Option<Attr<()>>,
     pub sensitive: Option<Attr<()>>,
     pub serde_rename: Option<String>,
+    /// `#[serde(skip)]`: never stored, never read.
+    pub serde_skip: Option<Attr<()>>,
+    /// Field serde attributes ddb cannot follow, with their tokens.
+    pub serde_refused: Vec<Attr<String>>,
 }
 
 pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
@@ -185,7 +191,76 @@ pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
         Ok(())
     });
     raw.serde_rename_all = serde_value(attrs, RENAME_ALL);
+    for key in serde_keys(attrs) {
+        if CONTAINER_SERDE_REFUSED.contains(&key.value.as_str()) || key.value == SPLIT_RENAME {
+            raw.serde_refused.push(key);
+        }
+    }
     raw
+}
+
+/// Container serde attributes that change what an item's attributes are,
+/// beyond ddb's model (named fields under known names, any other attribute
+/// ignored): ddb refuses them rather than compute wrong names.
+const CONTAINER_SERDE_REFUSED: &[&str] = &[
+    "tag",
+    "untagged",
+    "content",
+    "transparent",
+    "from",
+    "try_from",
+    "into",
+    "remote",
+    "deny_unknown_fields",
+];
+
+/// Field serde attributes that change an attribute's name or presence in one
+/// direction only, or hide where its attributes are.
+const FIELD_SERDE_REFUSED: &[&str] = &["flatten", "skip_serializing", "skip_deserializing"];
+
+/// What `serde_keys` reports for `rename(serialize = "a", deserialize = "b")`
+/// with two different names.
+const SPLIT_RENAME: &str = "rename(serialize, deserialize)";
+
+/// The keys of `#[serde(...)]` attributes, each with its tokens;
+/// `rename`/`rename_all` with different serialize and deserialize names is
+/// reported as [`SPLIT_RENAME`].
+fn serde_keys(attrs: &[Attribute]) -> Vec<Attr<String>> {
+    let mut keys = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident(SERDE)) {
+        let _ = attr.parse_nested_meta(|meta| {
+            let tokens = path_tokens(&meta);
+            let name = key_name(&meta);
+            if (meta.path.is_ident(RENAME) || meta.path.is_ident(RENAME_ALL))
+                && meta.input.peek(syn::token::Paren)
+            {
+                let mut names: Vec<(String, String)> = Vec::new();
+                meta.parse_nested_meta(|inner| {
+                    names.push((key_name(&inner), lit_str(&inner)?.value()));
+                    Ok(())
+                })?;
+                let serialize = names.iter().find(|(k, _)| k == "serialize").map(|(_, v)| v);
+                let deserialize = names
+                    .iter()
+                    .find(|(k, _)| k == "deserialize")
+                    .map(|(_, v)| v);
+                if serialize != deserialize {
+                    keys.push(Attr {
+                        value: SPLIT_RENAME.to_owned(),
+                        tokens,
+                    });
+                }
+                return Ok(());
+            }
+            skip_value(&meta)?;
+            keys.push(Attr {
+                value: name,
+                tokens,
+            });
+            Ok(())
+        });
+    }
+    keys
 }
 
 fn parse_index(
@@ -388,6 +463,16 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> RawField {
         Ok(())
     });
     raw.serde_rename = serde_value(attrs, RENAME);
+    for key in serde_keys(attrs) {
+        if key.value == "skip" {
+            raw.serde_skip = Some(Attr {
+                value: (),
+                tokens: key.tokens,
+            });
+        } else if FIELD_SERDE_REFUSED.contains(&key.value.as_str()) || key.value == SPLIT_RENAME {
+            raw.serde_refused.push(key);
+        }
+    }
     raw
 }
 

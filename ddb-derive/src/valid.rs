@@ -9,10 +9,64 @@ use crate::ast::Entity;
 use crate::ctxt::{closest, Ctxt};
 
 pub fn check(cx: &Ctxt, entity: &Entity) {
+    check_serde(cx, entity);
     check_template_fields(cx, entity);
     check_multi_attribute_fields(cx, entity);
     check_roles(cx, entity);
     check_names(cx, entity);
+}
+
+/// Why `field`, named in `place`, is not a stored field.
+fn not_a_field(entity: &Entity, names: &[String], field: &str, place: &str) -> String {
+    if entity.skipped.iter().any(|s| *s == field) {
+        return format!(
+            "field `{field}` is #[serde(skip)]: it is never stored, so it cannot be read in {place}; \
+             remove the skip, or key on a stored field"
+        );
+    }
+    let mut message = format!(
+        "unknown field `{field}` in {place}; fields are: {}",
+        names.join(", ")
+    );
+    if let Some(near) = closest(field, names.iter().map(String::as_str)) {
+        message.push_str(&format!("; did you mean `{near}`?"));
+    }
+    message
+}
+
+/// Serde attributes that would make ddb compute wrong attribute names or
+/// presence are refused, each with what to do instead.
+fn check_serde(cx: &Ctxt, entity: &Entity) {
+    for refused in &entity.serde_refused {
+        let key = refused.value.as_str();
+        let why = match key {
+            "deny_unknown_fields" => "an item carries key attributes and the entity type beside the fields, so every read would fail; remove it".to_owned(),
+            "tag" | "untagged" | "content" => format!("#[serde({key})] is for enums; an entity is a struct stored as one item, one attribute per field"),
+            _ if key.starts_with("rename") => "the entity's attribute names must be the same both ways; use rename_all = \"...\"".to_owned(),
+            _ => format!("#[serde({key})] stores the entity as something other than its fields, so ddb cannot compute attribute names; remove it"),
+        };
+        cx.error_spanned_by(
+            &refused.tokens,
+            format!("ddb cannot follow #[serde({key})] on an entity: {why}"),
+        );
+    }
+    for field in &entity.fields {
+        for refused in &field.raw.serde_refused {
+            let key = refused.value.as_str();
+            let name = field.ident;
+            let why = match key {
+                "flatten" => "ddb names each attribute after an entity field, and a flattened struct's fields are not known to it; \
+                              declare them as fields of the entity, or store the struct as one map attribute (remove flatten)",
+                "skip_serializing" | "skip_deserializing" => "the field would be stored and not read back, or read and never stored; \
+                              use #[serde(skip)] for a field that is never stored",
+                _ => "a field has one attribute name both ways; use rename = \"...\"",
+            };
+            cx.error_spanned_by(
+                &refused.tokens,
+                format!("field `{name}`: ddb cannot follow #[serde({key})]: {why}"),
+            );
+        }
+    }
 }
 
 fn key_label(index: Option<&str>, part: &str) -> String {
@@ -27,13 +81,7 @@ fn check_template_fields(cx: &Ctxt, entity: &Entity) {
     for key in &entity.keys {
         for field in key.when_reads() {
             if entity.field(&field.to_string()).is_none() {
-                let mut message = format!(
-                    "unknown field `{field}` in `when(...)`; fields are: {}",
-                    names.join(", ")
-                );
-                if let Some(near) = closest(&field.to_string(), names.iter().map(String::as_str)) {
-                    message.push_str(&format!("; did you mean `{near}`?"));
-                }
+                let message = not_a_field(entity, &names, &field.to_string(), "`when(...)`");
                 cx.error_spanned_by(field, message);
             }
         }
@@ -69,15 +117,8 @@ fn check_multi_attribute_fields(cx: &Ctxt, entity: &Entity) {
             let name = field.to_string();
             match entity.field(&name) {
                 None => {
-                    let mut message = format!(
-                        "unknown field `{name}` in the key of index `{}`; fields are: {}",
-                        key.index.value,
-                        names.join(", ")
-                    );
-                    if let Some(near) = closest(&name, names.iter().map(String::as_str)) {
-                        message.push_str(&format!("; did you mean `{near}`?"));
-                    }
-                    cx.error_spanned_by(field, message);
+                    let place = format!("the key of index `{}`", key.index.value);
+                    cx.error_spanned_by(field, not_a_field(entity, &names, &name, &place));
                 }
                 Some(f)
                     if f.raw.version.is_some()
@@ -126,14 +167,7 @@ fn check_one(
     for field in template.value.fields() {
         match entity.field(field) {
             None => {
-                let mut message = format!(
-                    "unknown field `{field}` in {}; fields are: {}",
-                    key_label(index, part),
-                    names.join(", ")
-                );
-                if let Some(near) = closest(field, names.iter().map(String::as_str)) {
-                    message.push_str(&format!("; did you mean `{near}`?"));
-                }
+                let message = not_a_field(entity, names, field, &key_label(index, part));
                 cx.error_spanned_by(&template.tokens, message);
             }
             Some(f) if f.raw.sensitive.is_some() => {
