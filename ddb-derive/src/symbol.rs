@@ -38,6 +38,7 @@ pub const TABLE_KEYS: &[&str] = &[
     PK_TYPE,
     SK_TYPE,
     ENTITY_ATTRIBUTE,
+    TTL,
     INDEX,
     LOCAL_INDEX,
 ];

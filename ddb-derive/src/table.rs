@@ -34,6 +34,7 @@ struct RawTable {
     pk_type: Option<Attr<LitStr>>,
     sk_type: Option<Attr<LitStr>>,
     entity_attribute: Option<Attr<LitStr>>,
+    ttl: Option<Attr<LitStr>>,
     indexes: Vec<RawIndex>,
 }
 
@@ -77,6 +78,8 @@ fn parse(cx: &Ctxt, input: &DeriveInput) -> RawTable {
             string(cx, &mut raw.sk_type, meta)
         } else if path.is_ident(ENTITY_ATTRIBUTE) {
             string(cx, &mut raw.entity_attribute, meta)
+        } else if path.is_ident(TTL) {
+            string(cx, &mut raw.ttl, meta)
         } else if path.is_ident(INDEX) || path.is_ident(LOCAL_INDEX) {
             let local = path.is_ident(LOCAL_INDEX);
             let mut index = RawIndex {
@@ -430,6 +433,16 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             }))
         })
         .collect();
+    let ttl = match &raw.ttl {
+        Some(ttl) => {
+            let name = ttl.value.value();
+            if name.is_empty() || written_by_ddb.contains(&name) {
+                cx.error_spanned_by(&ttl.tokens, format!("`{name}` cannot be the time-to-live attribute: name an attribute of its own, e.g. ttl = \"expiresAt\""));
+            }
+            quote!(::core::option::Option::Some(#name))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let entity_attribute = raw
         .entity_attribute
         .as_ref()
@@ -446,6 +459,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 sk: #sk,
                 indexes: &[#(#indexes),*],
                 entity_attribute: #entity_attribute,
+                ttl: #ttl,
             };
         }
     }

@@ -1,7 +1,8 @@
 //! What generated code uses. Not public API: it changes without notice.
 
 pub use crate::check::{
-    check_distinct_keys, check_fields, check_key, check_multi_attribute_key, Message,
+    check_distinct_keys, check_fields, check_key, check_multi_attribute_key, check_ttl_field,
+    Message,
 };
 pub use crate::key::{
     raw_key, read_raw_key, shard_of, KeyReader, KeyWriter, PARTITION_KEY_LIMIT, SORT_KEY_LIMIT,
@@ -67,6 +68,7 @@ impl Table for NoTable {
         sk: None,
         indexes: &[],
         entity_attribute: "",
+        ttl: None,
     };
 }
 

@@ -193,6 +193,14 @@ enum Node {
     Invalid(String),
 }
 
+/// `ttl` holds epoch seconds at or before `now`: a missing or NULL attribute
+/// (an `Option` that is `None`) never expires.
+fn expired(ttl: &'static str, now: i64) -> Node {
+    let number = Node::Type(ttl, "N");
+    let passed = Node::Compare(ttl, "<=", AttributeValue::N(now.to_string()));
+    Node::And(Box::new(number), Box::new(passed))
+}
+
 /// An expression whose entity type is erased: the key conditions and filters
 /// the query engine sends, built from the same nodes as a [`Condition`] and
 /// rendered by the same code.
@@ -218,12 +226,7 @@ impl Expression {
     /// Items whose time to live `ttl` (epoch seconds) has not passed at
     /// `now`; a missing or NULL attribute never expires.
     pub(crate) fn not_expired(ttl: &'static str, now: i64) -> Self {
-        let number = Node::Type(ttl, "N");
-        let passed = Node::Compare(ttl, "<=", AttributeValue::N(now.to_string()));
-        Self(Node::Not(Box::new(Node::And(
-            Box::new(number),
-            Box::new(passed),
-        ))))
+        Self(Node::Not(Box::new(expired(ttl, now))))
     }
 
     /// Both expressions.
@@ -318,6 +321,11 @@ impl<E> Condition<E> {
 
     pub(crate) fn attribute_is_number(name: &'static str) -> Self {
         Self::new(Node::Type(name, "N"))
+    }
+
+    /// The item's time to live `ttl` (epoch seconds) has passed at `now`.
+    pub(crate) fn expired(ttl: &'static str, now: i64) -> Self {
+        Self::new(expired(ttl, now))
     }
 
     pub(crate) fn attribute_exists(name: &'static str) -> Self {

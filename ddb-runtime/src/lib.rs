@@ -150,8 +150,10 @@ pub type Item = HashMap<String, AttributeValue>;
 ///
 /// Container keys: `name` (required), `pk` (required), `sk`, `pk_type` and
 /// `sk_type` (`"S"`, the default, or `"N"`), `entity_attribute` (default
-/// `"_type"`), and any number of
+/// `"_type"`), `ttl = "expiresAt"` (the time-to-live attribute, enabled when
+/// ddb creates the table), and any number of
 /// `index(name = "...", pk = "...", sk = "...", pk_type, sk_type, projection = "all" | "keys_only", include("a", "b"))`
+/// (or `pk("a", "b: N")`, `sk(...)` for a multi-attribute key)
 /// and `local_index(name = "...", sk = "...", sk_type, projection, include(...))`.
 pub trait Table {
     /// The table's declaration.

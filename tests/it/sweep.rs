@@ -376,3 +376,84 @@ async fn a_skipped_field_is_no_attribute() {
         })
     );
 }
+
+#[derive(Table)]
+#[ddb(name = "Leases", pk = "PK", ttl = "expiresAt")]
+struct Leases;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[ddb(table = Leases, pk = "LEASE#{name}")]
+struct Lease {
+    name: String,
+    holder: String,
+    #[ddb(ttl)]
+    expires_at: u64,
+}
+
+fn epoch_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// #10.3: tables created from entities with a `#[ddb(ttl)]` field never
+/// enabled TTL, so items never expired.
+#[tokio::test]
+async fn creating_the_table_enables_its_time_to_live() {
+    let db = ddb_tests::db_with_table::<Leases>().await;
+    let ttl = db
+        .client()
+        .describe_time_to_live()
+        .table_name(db.table_name::<Leases>())
+        .send()
+        .await
+        .unwrap()
+        .time_to_live_description
+        .unwrap();
+    assert_eq!(ttl.attribute_name(), Some("expiresAt"));
+    assert!(
+        matches!(
+            ttl.time_to_live_status().map(|s| s.as_str()),
+            Some("ENABLED" | "ENABLING")
+        ),
+        "{ttl:?}"
+    );
+    let report = ddb_runtime::schema::access_pattern_report(&[&Lease::SCHEMA]);
+    assert!(report.contains("time to live `expiresAt`"), "{report}");
+}
+
+/// #10.3: `create` at the key of an expired item (DynamoDB deletes it days
+/// later) returned `AlreadyExists` while `get` said there was nothing.
+#[tokio::test]
+async fn create_replaces_an_expired_item() {
+    let db = ddb_tests::db_with_table::<Leases>().await;
+    let old = Lease {
+        name: "leader".into(),
+        holder: "a".into(),
+        expires_at: epoch_now() - 60,
+    };
+    ddb_tests::put_raw(&db, std::slice::from_ref(&old)).await;
+    let key = old.primary_key().unwrap();
+    assert_eq!(db.get(key.clone()).send().await.unwrap(), None);
+    let new = Lease {
+        holder: "b".into(),
+        expires_at: epoch_now() + 60,
+        ..old
+    };
+    assert_eq!(
+        db.create(&new).send().await.unwrap(),
+        ddb_runtime::Created::Created
+    );
+    assert_eq!(db.get(key).send().await.unwrap(), Some(new.clone()));
+    // A live item is still there to stay.
+    let other = Lease {
+        holder: "c".into(),
+        ..new
+    };
+    assert!(matches!(
+        db.create(&other).send().await,
+        Err(Error::AlreadyExists { .. })
+    ));
+}

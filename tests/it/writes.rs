@@ -651,7 +651,7 @@ async fn oversized_items_and_keys_are_refused_before_sending() {
 }
 
 #[derive(Table)]
-#[ddb(name = "Sessions", pk = "PK")]
+#[ddb(name = "Sessions", pk = "PK", ttl = "expires")]
 struct Sessions;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]

@@ -151,11 +151,30 @@ pub(super) fn checks(entity: &Entity) -> TokenStream {
             ::core::panic!("{}", __message.as_str())
         };
     };
+    let ttl_checks = entity.fields.iter().filter_map(|field| {
+        let ttl = field.raw.ttl.as_ref()?;
+        let name = field.ident.to_string();
+        let span = ttl
+            .tokens
+            .clone()
+            .into_iter()
+            .next()
+            .map(|t| t.span())
+            .unwrap_or_else(Span::call_site);
+        Some(quote_spanned! {span=>
+            const _: () = if let ::core::option::Option::Some(__message) =
+                #p::check_ttl_field(&<#ident as #p::Entity>::SCHEMA, #name)
+            {
+                ::core::panic!("{}", __message.as_str())
+            };
+        })
+    });
     quote! {
         const _: () = {
             #(#segment_asserts)*
             #(#type_checks)*
         };
+        #(#ttl_checks)*
         #(#key_checks)*
         #fields_check
     }

@@ -238,6 +238,33 @@ pub const fn check_fields(schema: &EntitySchema) -> Option<Message> {
     None
 }
 
+/// Checks that the `#[ddb(ttl)]` field `field` is stored under the table's
+/// time-to-live attribute; spanned at the field's `#[ddb(ttl)]`.
+pub const fn check_ttl_field(schema: &EntitySchema, field: &str) -> Option<Message> {
+    let table = schema.table;
+    let attribute = schema.attribute_of(field);
+    let declared = match table.ttl {
+        Some(ttl) => str_eq(ttl, attribute),
+        None => false,
+    };
+    if declared {
+        return None;
+    }
+    Message::new()
+        .push("field `")
+        .push(field)
+        .push("` of entity `")
+        .push(schema.rust_name)
+        .push("` is #[ddb(ttl)], stored as `")
+        .push(attribute)
+        .push("`, but table `")
+        .push(table.name)
+        .push("` does not name it its time-to-live attribute, so DynamoDB would never delete the item; declare #[ddb(ttl = \"")
+        .push(attribute)
+        .push("\")] on the table")
+        .into_error()
+}
+
 const fn check_key_type(
     schema: &EntitySchema,
     key: &KeyDef,

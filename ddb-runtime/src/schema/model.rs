@@ -136,6 +136,10 @@ pub struct TableDef {
     pub indexes: &'static [IndexDef],
     /// The attribute that stores each item's entity type.
     pub entity_attribute: &'static str,
+    /// The time-to-live attribute (epoch seconds) DynamoDB deletes expired
+    /// items by: `#[ddb(ttl = "expiresAt")]`; enabled when ddb creates the
+    /// table, and the attribute every `#[ddb(ttl)]` field is stored under.
+    pub ttl: Option<&'static str>,
 }
 
 impl TableDef {
@@ -149,6 +153,7 @@ impl TableDef {
     ///     sk: None,
     ///     indexes: &[],
     ///     entity_attribute: "_type",
+    ///     ttl: None,
     /// };
     /// assert!(T.index("GSI1").is_none());
     /// ```

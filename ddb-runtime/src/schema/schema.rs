@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::operation::create_table::CreateTableInput;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
     LocalSecondaryIndex, Projection as SdkProjection, ProjectionType, ScalarAttributeType,
-    TableStatus,
+    TableStatus, TimeToLiveSpecification, TimeToLiveStatus,
 };
 use aws_sdk_dynamodb::Client;
 
@@ -231,6 +231,7 @@ pub async fn create_table_if_missing(
             })
             .unwrap_or(true);
         if status == Some(TableStatus::Active) && indexes_active {
+            enable_time_to_live(client, table, name).await?;
             return Ok(outcome);
         }
         if started.elapsed() >= timeout {
@@ -243,6 +244,53 @@ pub async fn create_table_if_missing(
         tokio::time::sleep(delay).await;
         delay = (delay * 2).min(Duration::from_secs(2));
     }
+}
+
+/// Turns on the table's time to live (`TableDef::ttl`) unless it is on
+/// already; a table whose time to live is on another attribute is an error
+/// (DynamoDB allows one, and changing it takes an hour).
+async fn enable_time_to_live(client: &Client, table: &TableDef, name: &str) -> Result<(), Error> {
+    let Some(attribute) = table.ttl else {
+        return Ok(());
+    };
+    let described = client
+        .describe_time_to_live()
+        .table_name(name)
+        .send()
+        .await
+        .map_err(|e| Error::sdk("DescribeTimeToLive", e))?;
+    let current = described.time_to_live_description();
+    let status = current.and_then(|d| d.time_to_live_status());
+    let on = matches!(
+        status,
+        Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling)
+    );
+    match current.and_then(|d| d.attribute_name()) {
+        Some(current) if on && current == attribute => return Ok(()),
+        Some(current) if on => return Err(Error::InvalidRequest {
+            entity: "",
+            reason: format!(
+                "table `{name}` has time to live on `{current}`, not on `{attribute}` as declared"
+            ),
+        }),
+        _ => {}
+    }
+    let specification = TimeToLiveSpecification::builder()
+        .enabled(true)
+        .attribute_name(attribute)
+        .build()
+        .map_err(|e| Error::InvalidRequest {
+            entity: "",
+            reason: e.to_string(),
+        })?;
+    client
+        .update_time_to_live()
+        .table_name(name)
+        .time_to_live_specification(specification)
+        .send()
+        .await
+        .map_err(|e| Error::sdk("UpdateTimeToLive", e))?;
+    Ok(())
 }
 
 fn index_name(key: &KeyDef) -> &'static str {
@@ -395,9 +443,20 @@ pub fn access_pattern_report(entities: &[&EntitySchema]) -> String {
                     .map(|key| format!("{} (multi-attribute key, kept by DynamoDB)", key.index)),
             )
             .collect();
+        let ttl = entity
+            .table
+            .ttl
+            .filter(|ttl| {
+                entity
+                    .fields
+                    .iter()
+                    .any(|f| f.role.ttl && f.attribute == *ttl)
+            })
+            .map(|ttl| format!("; time to live `{ttl}` (DynamoDB deletes expired items)"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "- {} (table `{}`): {} {}{}",
+            "- {} (table `{}`): {} {}{}{ttl}",
             entity.entity_type,
             entity.table.name,
             indexes.len(),

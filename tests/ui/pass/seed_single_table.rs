@@ -3,7 +3,7 @@ use ddb_runtime::{Entity, KeySegment, Table};
 use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
-#[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+#[ddb(name = "Ecommerce", pk = "PK", sk = "SK", ttl = "expires_at")]
 #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
 #[ddb(index(name = "GSI2", pk = "GSI2PK", sk = "GSI2SK", include("status", "placed_at", "customer_id", "order_id", "total_cents")))]
 pub struct Ecommerce;

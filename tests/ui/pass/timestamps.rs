@@ -3,7 +3,7 @@ use ddb_runtime::{Entity, Table, Timestamp};
 use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
-#[ddb(name = "Sessions", pk = "PK")]
+#[ddb(name = "Sessions", pk = "PK", ttl = "expires")]
 pub struct Sessions;
 
 #[derive(Entity, Serialize, Deserialize)]

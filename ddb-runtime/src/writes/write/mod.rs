@@ -100,7 +100,12 @@ impl<E: Entity + 'static> Create<E> {
     pub(crate) fn plan(self) -> Result<(WritePlan<E>, crate::Item)> {
         let Prepared { item, key } = self.prepared?;
         let ours = item.clone();
-        let absent = Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name);
+        let mut absent = Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name);
+        // An expired item is absent to every read; DynamoDB deletes it days
+        // later. A create takes its place.
+        if let Some(ttl) = crate::timestamp::ttl_attribute(&E::SCHEMA) {
+            absent = absent | Condition::expired(ttl, crate::timestamp::now_epoch_seconds());
+        }
         let plan = WritePlan::new(
             key,
             Action::Put(item),
