@@ -51,6 +51,20 @@ pub(crate) struct Plan {
     pub owns_key: fn(&Item) -> bool,
 }
 
+/// The most items one request asks DynamoDB to read (it stops at 1 MB too).
+const MAX_READ: usize = 1000;
+
+/// How many items the next request of a page reads: DynamoDB's `Limit`
+/// counts items read, not items a filter keeps, so asking for only the
+/// missing count would take a request per item read when a filter is
+/// selective. Each request of one page reads four times the previous one
+/// (at least what is missing), so a page takes a few requests and reads at
+/// most about four times what it needed.
+fn next_read(missing: usize, previous: Option<usize>) -> usize {
+    let grown = previous.map_or(0, |read| read.saturating_mul(4));
+    missing.max(grown).min(MAX_READ.max(missing))
+}
+
 /// How many items a sharded page takes when the caller sets no limit.
 const DEFAULT_SHARDED_PAGE: usize = 100;
 
@@ -249,13 +263,15 @@ impl Plan {
         let mut items = Vec::new();
         let mut capacity = 0.0;
         let mut requests = 0;
+        let mut read = None;
         loop {
             let start = match &position {
                 Position::After(key) => Some(key),
                 _ => None,
             };
-            let remaining = limit.map(|n| n - items.len());
-            let response = self.request(db, 0, start, remaining).await?;
+            let ask = limit.map(|n| next_read(n - items.len(), read));
+            read = ask;
+            let response = self.request(db, 0, start, ask).await?;
             requests += 1;
             capacity += response.capacity;
             items.extend(response.items);
@@ -263,6 +279,14 @@ impl Plan {
                 Some(key) => Position::After(key),
                 None => Position::Done,
             };
+            // Read more than the page takes: it ends at its last item, and
+            // the next page starts right after it.
+            if let Some(n) = limit.filter(|n| items.len() > *n) {
+                items.truncate(n);
+                if let Some(last) = items.last() {
+                    position = Position::After(self.key_of(last));
+                }
+            }
             let full = limit.is_some_and(|n| items.len() >= n);
             if position == Position::Done || full || limit.is_none() {
                 break;
@@ -314,18 +338,22 @@ impl Plan {
         let mut items = Vec::new();
         let mut capacity = 0.0;
         let mut requests = 0;
+        let mut reads: Vec<Option<usize>> = vec![None; shards];
         while items.len() < limit {
             let needed: Vec<usize> = (0..shards)
                 .filter(|&s| buffers[s].is_empty() && next[s] != Position::Done)
                 .collect();
             if !needed.is_empty() {
                 let remaining = limit - items.len();
+                for &s in &needed {
+                    reads[s] = Some(next_read(remaining, reads[s]));
+                }
                 let fetches = needed.iter().map(|&s| {
                     let start = match &next[s] {
                         Position::After(key) => Some(key),
                         _ => None,
                     };
-                    self.request(db, s, start, Some(remaining))
+                    self.request(db, s, start, reads[s])
                 });
                 let responses = futures::future::try_join_all(fetches).await?;
                 for (&s, response) in needed.iter().zip(responses) {

@@ -267,12 +267,14 @@ async fn enable_time_to_live(client: &Client, table: &TableDef, name: &str) -> R
     );
     match current.and_then(|d| d.attribute_name()) {
         Some(current) if on && current == attribute => return Ok(()),
-        Some(current) if on => return Err(Error::InvalidRequest {
-            entity: "",
-            reason: format!(
+        Some(current) if on => {
+            return Err(Error::InvalidRequest {
+                entity: "",
+                reason: format!(
                 "table `{name}` has time to live on `{current}`, not on `{attribute}` as declared"
             ),
-        }),
+            })
+        }
         _ => {}
     }
     let specification = TimeToLiveSpecification::builder()
