@@ -512,3 +512,76 @@ async fn a_limit_with_a_selective_filter_takes_few_requests() {
         .collect();
     assert_eq!(ids, expected);
 }
+
+#[derive(Table)]
+#[ddb(name = "Shelves", pk = "PK", sk = "SK")]
+#[ddb(index(name = "ByAisle", pk = "aisle", sk = "id", projection = "keys_only"))]
+struct Shelves;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Shelves, pk = "SHELF#{id}", sk = "SHELF", query = "shelf")]
+#[ddb(index(name = "ByAisle", pk = "{aisle}", sk = "{id}", query = "in_aisle"))]
+struct Shelf {
+    id: String,
+    aisle: String,
+    label: String,
+}
+
+/// Another entity in the same index partition, to be told apart.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Shelves, pk = "SIGN#{id}", sk = "SIGN")]
+#[ddb(index(name = "ByAisle", pk = "{aisle}", sk = "{id}"))]
+struct Sign {
+    id: String,
+    aisle: String,
+}
+
+/// What the KEYS_ONLY index carries of a shelf: its raw key fields.
+#[derive(ddb_runtime::Projection, Deserialize, Debug, PartialEq)]
+#[ddb(entity = Shelf)]
+struct ShelfKey {
+    id: String,
+    aisle: String,
+}
+
+/// #10.2: a KEYS_ONLY index does not carry `_type`, and every query filtered
+/// on it: `.hydrate()` and `.project()` on such an index found nothing. Items
+/// of another entity in the partition are told apart by their table key.
+#[tokio::test]
+async fn a_keys_only_index_hydrates_and_projects() {
+    let db = ddb_tests::db_with_table::<Shelves>().await;
+    for id in ["s1", "s2"] {
+        db.create(&Shelf {
+            id: id.into(),
+            aisle: "7".into(),
+            label: format!("shelf {id}"),
+        })
+        .send()
+        .await
+        .unwrap();
+    }
+    db.create(&Sign {
+        id: "s15".into(),
+        aisle: "7".into(),
+    })
+    .send()
+    .await
+    .unwrap();
+    let shelves: Vec<Shelf> = db
+        .query(Shelf::in_aisle(&"7".to_string()))
+        .hydrate()
+        .collect()
+        .await
+        .unwrap();
+    let labels: Vec<&str> = shelves.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["shelf s1", "shelf s2"]);
+    let keys: Vec<ShelfKey> = db
+        .query(Shelf::in_aisle(&"7".to_string()))
+        .project::<ShelfKey>()
+        .limit(2)
+        .collect()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = keys.iter().map(|k| k.id.as_str()).collect();
+    assert_eq!(ids, ["s1", "s2"]);
+}

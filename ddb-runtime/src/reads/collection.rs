@@ -185,6 +185,7 @@ impl<C: Collection> CollectionQuery<C> {
             fingerprint: cursor::fingerprint(&parts),
             // Members' keys differ; the fingerprint and partition checks hold.
             owns_key: |_| true,
+            keep: None,
         })
     }
 

@@ -49,6 +49,9 @@ pub(crate) struct Plan {
     /// Whether a cursor's key is a key of what the query reads; checked with
     /// the rest of the cursor, before any request.
     pub owns_key: fn(&Item) -> bool,
+    /// Items to keep, when DynamoDB cannot filter them: an index that does
+    /// not carry the entity type tells entities apart by their table key.
+    pub keep: Option<fn(&Item) -> bool>,
 }
 
 /// The most items one request asks DynamoDB to read (it stops at 1 MB too).
@@ -216,6 +219,13 @@ impl Plan {
         })
     }
 
+    /// The items a response brings that the query keeps.
+    fn kept(&self, items: Vec<Item>) -> impl Iterator<Item = Item> + '_ {
+        items
+            .into_iter()
+            .filter(|item| self.keep.is_none_or(|keep| keep(item)))
+    }
+
     /// The key of `item` in this query (table key plus index key), for cursors.
     fn key_of(&self, item: &Item) -> Item {
         self.key_attributes
@@ -274,7 +284,7 @@ impl Plan {
             let response = self.request(db, 0, start, ask).await?;
             requests += 1;
             capacity += response.capacity;
-            items.extend(response.items);
+            items.extend(self.kept(response.items));
             position = match response.last_key {
                 Some(key) => Position::After(key),
                 None => Position::Done,
@@ -359,7 +369,7 @@ impl Plan {
                 for (&s, response) in needed.iter().zip(responses) {
                     requests += 1;
                     capacity += response.capacity;
-                    buffers[s].extend(response.items);
+                    buffers[s].extend(self.kept(response.items));
                     next[s] = match response.last_key {
                         Some(key) => Position::After(key),
                         None => Position::Done,

@@ -49,10 +49,13 @@ pub(crate) fn decode<E: Entity, P: Projection<E>>(item: Item) -> Result<P> {
     })
 }
 
-/// Whether a query of `index` (`None`: the table) carries `attribute`: the
-/// index projects all attributes, or it is a key attribute, the entity type,
-/// or listed in INCLUDE. A base-table query carries everything.
+/// Whether a query of `index` (`None`: the table) carries `attribute`,
+/// exactly as DynamoDB projects it: the table's key attributes and the
+/// index's own, then everything (ALL), nothing more (KEYS_ONLY), or the
+/// INCLUDE list and the entity type ddb adds to it. A base-table query, and
+/// a local index (which fetches from the table), carry everything.
 pub const fn carries(schema: &EntitySchema, index: Option<&str>, attribute: &str) -> bool {
+    use crate::check::str_eq;
     let table = schema.table;
     let Some(name) = index else {
         return true;
@@ -60,18 +63,24 @@ pub const fn carries(schema: &EntitySchema, index: Option<&str>, attribute: &str
     let Some(index) = table.index(name) else {
         return true;
     };
-    if crate::check::is_reserved(table, attribute) || is_key_of(index, attribute) {
+    let table_key = match table.sk {
+        Some(sk) => str_eq(sk.name, attribute),
+        None => false,
+    };
+    if str_eq(table.pk.name, attribute) || table_key || is_key_of(index, attribute) {
         return true;
     }
     match index.projection {
         IndexProjection::All => true,
-        // A local index can fetch other attributes from the table.
         _ if matches!(index.kind, IndexKind::Local) => true,
         IndexProjection::KeysOnly => false,
         IndexProjection::Include(list) => {
+            if str_eq(table.entity_attribute, attribute) {
+                return true;
+            }
             let mut i = 0;
             while i < list.len() {
-                if crate::check::str_eq(list[i], attribute) {
+                if str_eq(list[i], attribute) {
                     return true;
                 }
                 i += 1;

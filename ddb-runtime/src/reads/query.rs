@@ -179,9 +179,16 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
         let found =
             crate::batch::get_items(db, db.table_name::<E::Table>(), &E::SCHEMA, keys.clone())
                 .await?;
-        // In query order; an item deleted since the index was read is skipped.
+        // In query order; an item deleted since the index was read, or one of
+        // another entity with a key of the same shape (an index that does
+        // not carry the entity type cannot filter it), is skipped.
+        let entity_attribute = E::SCHEMA.table.entity_attribute;
         keys.iter()
             .filter_map(|key| found.get(&crate::batch::key_text(key)).cloned())
+            .filter(|item| {
+                item.get(entity_attribute).and_then(|t| t.as_s().ok())
+                    == Some(&E::SCHEMA.entity_type.to_owned())
+            })
             .map(E::from_item)
             .collect()
     }
@@ -650,6 +657,8 @@ where
             consistent,
             fingerprint,
             owns_key: owns_key::<E>,
+            // Without the entity type to filter on, the table key tells.
+            keep: (!check_type).then_some(owns_key::<E> as fn(&Item) -> bool),
         })
     }
 
