@@ -89,6 +89,16 @@ pub const fn key_types(table: &TableDef, index: Option<&str>) -> (ScalarType, Sc
     (pk.ty, sk)
 }
 
+/// Whether `attribute` is the partition (or, with `sort`, the sort) key
+/// attribute of `index`.
+pub fn is_key_attribute(table: &TableDef, index: &str, sort: bool, attribute: &str) -> bool {
+    match table.index(index) {
+        Some(index) if sort => index.sk.is_some_and(|sk| sk.name == attribute),
+        Some(index) => index.pk.name == attribute,
+        None => false,
+    }
+}
+
 /// The sort key of a key, or an error naming the entity.
 pub fn require_sort_key<'a>(
     entity: &'static str,
@@ -130,9 +140,20 @@ pub fn to_item<E: Entity + serde::Serialize>(
             }
         }
     }
+    check_raw_keys(
+        schema,
+        &item,
+        schema.primary(),
+        table.pk,
+        table.sk,
+        primary.values(),
+    )?;
     insert_key(&mut item, table.pk, table.sk, primary.values());
     for (name, values) in &indexes {
         if let Some(index) = table.index(name) {
+            if let Some(key) = schema.keys.iter().find(|k| k.index == Some(*name)) {
+                check_raw_keys(schema, &item, key, index.pk, index.sk, values)?;
+            }
             insert_key(&mut item, index.pk, index.sk, values);
         }
     }
@@ -156,12 +177,13 @@ pub fn check_key_form(
     }
     Err(Error::KeyMismatch {
         entity,
-        key: "multi-attribute index key",
+        key: "key attribute",
         template: field,
         reason: format!(
-            "field `{field}` is part of a multi-attribute index key, and serde stores it in another \
-             form than its key form (KeySegment), so no typed query would find it; make the two agree \
-             (e.g. #[serde(rename_all = \"SCREAMING_SNAKE_CASE\")] on an enum that derives KeySegment)"
+            "field `{field}` is stored as a key attribute itself, and serde writes it in another \
+             form than its key form (KeySegment), so it would not read back or no typed query would \
+             find it; make the two agree (e.g. #[serde(rename_all = \"SCREAMING_SNAKE_CASE\")] on \
+             an enum that derives KeySegment)"
         ),
     })
 }
@@ -176,6 +198,35 @@ pub fn value_from<T: serde::de::DeserializeOwned>(
         key: None,
         source,
     })
+}
+
+/// A field stored under the very key attribute its single-field template
+/// writes (`"{customer_id}"` on `customerId`) is that key: its serde form
+/// must be its key form, or the item would not read back (or a query would
+/// not find it).
+fn check_raw_keys(
+    schema: &EntitySchema,
+    item: &Item,
+    key: &KeyDef,
+    pk: KeyAttribute,
+    sk: Option<KeyAttribute>,
+    values: &KeyValues,
+) -> Result<(), Error> {
+    let sides = [
+        (Some(key.pk), Some(pk), Some(&values.pk)),
+        (key.sk, sk, values.sk.as_ref()),
+    ];
+    for (template, attribute, value) in sides {
+        let (Some(template), Some(attribute), Some(value)) = (template, attribute, value) else {
+            continue;
+        };
+        if let [Part::Field(field)] = template.parts {
+            if schema.attribute_of(field) == attribute.name {
+                check_key_form(schema.entity_type, field, item.get(attribute.name), value)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn insert_key(item: &mut Item, pk: KeyAttribute, sk: Option<KeyAttribute>, values: &KeyValues) {

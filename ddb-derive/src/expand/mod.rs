@@ -68,7 +68,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
     let multi_attribute_defs = multi_attribute::schema_defs(entity);
     let multi_attribute_checks = multi_attribute::checks(entity);
     let attribute_keys = multi_attribute::attribute_keys(entity);
-    let check_attribute_key = multi_attribute::check_attribute_key(entity);
+    let check_attribute_key = upkeep::check_attribute_key(entity);
     builders.extend(multi_attribute::query_builders(entity));
 
     quote! {

@@ -201,9 +201,10 @@ pub fn query_builders(entity: &Entity) -> Vec<TokenStream> {
     builders
 }
 
-/// `Entity::check_attribute_key`: a value an update stores under a field of
-/// a multi-attribute key must be that field's key form.
-pub fn check_attribute_key(entity: &Entity) -> TokenStream {
+/// The arms of `Entity::check_attribute_key` for the fields of
+/// multi-attribute keys: a value an update stores under one must be that
+/// field's key form.
+pub fn check_attribute_key_arms(entity: &Entity) -> Vec<TokenStream> {
     let p = quote!(::ddb_runtime::__private);
     let entity_type = &entity.entity_type;
     let mut seen: Vec<String> = Vec::new();
@@ -229,20 +230,7 @@ pub fn check_attribute_key(entity: &Entity) -> TokenStream {
             });
         }
     }
-    if arms.is_empty() {
-        return TokenStream::new();
-    }
-    quote! {
-        fn check_attribute_key(
-            __attribute: &str,
-            __value: &#p::AttributeValue,
-        ) -> ::core::result::Result<(), #p::Error> {
-            match __attribute {
-                #(#arms)*
-                _ => ::core::result::Result::Ok(()),
-            }
-        }
-    }
+    arms
 }
 
 /// The `attribute_keys` argument of `__private::to_item`: each field of a

@@ -2,11 +2,13 @@
 //! index key computed from the primary key and the values an update knows.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use super::template::codecs;
 use crate::ast::{Entity, Key};
 use crate::attr::{Compare, RawWhen};
+use crate::template::Part;
 
 /// Whether a sparse index's rule holds, reading each field through `access`.
 pub(super) fn membership(
@@ -111,6 +113,64 @@ pub(super) fn arm(
             let mut __index = Self::#key_fn(#(#args),*)?;
             #shard
             ::core::result::Result::Ok(::core::option::Option::Some(__index))
+        }
+    }
+}
+
+/// `Entity::check_attribute_key`: a value an update stores under an
+/// attribute that is a key by itself (a single-field template on the
+/// field's own attribute, or a field of a multi-attribute key) must be the
+/// field's key form, or no typed query would find the item.
+pub(super) fn check_attribute_key(entity: &Entity) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let entity_type = &entity.entity_type;
+    let table = &entity.table;
+    let table_def = quote!(<#table as #p::Table>::DEF);
+    let mut arms = Vec::new();
+    for key in &entity.keys[1..] {
+        let Some(index) = &key.index else { continue };
+        let index = &index.value;
+        let sides = [(Some(&key.pk), false), (key.sk.as_ref(), true)];
+        for (template, sort) in sides {
+            let Some(template) = template else { continue };
+            let [Part::Field(name)] = template.value.parts.as_slice() else {
+                continue;
+            };
+            let Some(field) = entity.field(name) else {
+                continue;
+            };
+            let (attribute, ty) = (&field.attribute, field.ty);
+            let codecs = codecs(entity, [name.as_str()]);
+            let codec = format_ident!("__codec_{}", name);
+            let (label, limit, side) = if sort {
+                ("sort key", quote!(#p::SORT_KEY_LIMIT), quote!(1))
+            } else {
+                ("partition key", quote!(#p::PARTITION_KEY_LIMIT), quote!(0))
+            };
+            arms.push(quote! {
+                #attribute if #p::is_key_attribute(&#table_def, #index, #sort, #attribute) => {
+                    #codecs
+                    let __field: #ty = #p::value_from(#entity_type, __value)?;
+                    let __types = #p::key_types(&#table_def, ::core::option::Option::Some(#index));
+                    let __key = #p::raw_key(#entity_type, #label, #name, &__field, #codec, __types.#side, #limit)?;
+                    #p::check_key_form(#entity_type, #name, ::core::option::Option::Some(__value), &__key)
+                }
+            });
+        }
+    }
+    arms.extend(super::multi_attribute::check_attribute_key_arms(entity));
+    if arms.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn check_attribute_key(
+            __attribute: &str,
+            __value: &#p::AttributeValue,
+        ) -> ::core::result::Result<(), #p::Error> {
+            match __attribute {
+                #(#arms)*
+                _ => ::core::result::Result::Ok(()),
+            }
         }
     }
 }

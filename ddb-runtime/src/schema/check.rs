@@ -175,7 +175,7 @@ pub const fn check_key(schema: &EntitySchema, k: usize, numeric: [bool; 2]) -> O
         key,
         "partition key",
         &key.pk,
-        pk_attr.ty,
+        pk_attr,
         numeric[0]
     ));
     if key.shards > 1 && matches!(pk_attr.ty, ScalarType::N) {
@@ -187,7 +187,7 @@ pub const fn check_key(schema: &EntitySchema, k: usize, numeric: [bool; 2]) -> O
             .into_error();
     }
     match (key.sk, sk_attr) {
-        (Some(sk), Some(attr)) => check_key_type(schema, key, "sort key", &sk, attr.ty, numeric[1]),
+        (Some(sk), Some(attr)) => check_key_type(schema, key, "sort key", &sk, attr, numeric[1]),
         (None, None) => None,
         (Some(_), None) => Message::new()
             .push("entity `")
@@ -270,10 +270,28 @@ const fn check_key_type(
     key: &KeyDef,
     which: &str,
     template: &Template,
-    ty: ScalarType,
+    attribute: KeyAttribute,
     numeric: bool,
 ) -> Option<Message> {
-    if matches!(ty, ScalarType::N) && !(template.is_single_field() && numeric) {
+    // A numeric field stored under the String key attribute its template
+    // writes would be overwritten by its zero-padded key text.
+    if let [crate::model::Part::Field(field)] = template.parts {
+        if numeric
+            && matches!(attribute.ty, ScalarType::S)
+            && str_eq(schema.attribute_of(field), attribute.name)
+        {
+            return Message::new()
+                .push("field `")
+                .push(field)
+                .push("` of entity `")
+                .push(schema.rust_name)
+                .push("` is a number stored as the String key attribute `")
+                .push(attribute.name)
+                .push("` itself; declare the attribute a Number on the table (pk_type = \"N\" or sk_type = \"N\"), or make the field a string type")
+                .into_error();
+        }
+    }
+    if matches!(attribute.ty, ScalarType::N) && !(template.is_single_field() && numeric) {
         return Message::new()
             .push("the ")
             .push(which)

@@ -143,7 +143,6 @@ fn attribute_key_op<E: Entity>(op: Op) -> Result<Op> {
             Op::Set(name, AttributeValue::Null(_)) => Op::Remove(name),
             Op::Set(_, ref value) => {
                 check_attribute_key(entity, index, attribute, limit, value)?;
-                E::check_attribute_key(attribute.name, value)?;
                 op
             }
             Op::Remove(_) => op,
@@ -164,6 +163,16 @@ fn attribute_key_op<E: Entity>(op: Op) -> Result<Op> {
                 })
             }
         };
+    }
+    Ok(op)
+}
+
+/// A value set on an attribute that is a key by itself (a field on its own
+/// key attribute, or a field of a multi-attribute key) must be the field's
+/// key form.
+fn key_form<E: Entity>(op: Op) -> Result<Op> {
+    if let Op::Set(name, value) = &op {
+        E::check_attribute_key(name, value)?;
     }
     Ok(op)
 }
@@ -192,7 +201,7 @@ impl Db {
 
 impl<E: Entity + 'static> Update<E> {
     fn push(mut self, op: Result<Op>) -> Self {
-        match op.and_then(attribute_key_op::<E>) {
+        match op.and_then(attribute_key_op::<E>).and_then(key_form::<E>) {
             Ok(op) => self.ops.push(op),
             Err(error) => self.error = self.error.or(Some(error)),
         }
