@@ -59,16 +59,23 @@ impl Message {
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() && self.len < self.buf.len() {
-            self.buf[self.len] = bytes[i];
-            self.len += 1;
-            i += 1;
-        }
-        // Never leave half a UTF-8 character at the end.
-        while self.len > 0 && (self.buf[self.len - 1] & 0xC0) == 0x80 {
-            self.len -= 1;
-        }
-        if self.len > 0 && self.buf[self.len - 1] >= 0xC0 {
-            self.len -= 1;
+            // Only whole characters: stop before one that does not fit.
+            let width = match bytes[i] {
+                b if b < 0x80 => 1,
+                b if b >= 0xF0 => 4,
+                b if b >= 0xE0 => 3,
+                _ => 2,
+            };
+            if self.len + width > self.buf.len() {
+                break;
+            }
+            let mut k = 0;
+            while k < width && i + k < bytes.len() {
+                self.buf[self.len] = bytes[i + k];
+                self.len += 1;
+                k += 1;
+            }
+            i += width;
         }
         self
     }
@@ -675,4 +682,27 @@ macro_rules! assert_distinct_keys {
             ::core::panic!("{}", message.as_str())
         };
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Message;
+
+    /// #10.5: a message ending in a non-ASCII character lost it.
+    #[test]
+    fn a_trailing_non_ascii_character_is_kept() {
+        assert_eq!(
+            Message::new().push("naïve ").push("café").as_str(),
+            "naïve café"
+        );
+        assert_eq!(Message::new().push("→ 🦀").as_str(), "→ 🦀");
+    }
+
+    #[test]
+    fn a_full_message_is_cut_at_a_character_boundary() {
+        let long = "é".repeat(400);
+        let message = Message::new().push("x").push(&long);
+        assert!(message.as_str().len() <= 600);
+        assert!(message.as_str().ends_with('é'));
+    }
 }
