@@ -10,7 +10,7 @@ use crate::{seed, CustomerId, Loaded, OrderId, OrderStatus, Outcome, ProductId};
 
 /// `Customers`: partition key `customerId`, no sort key.
 #[derive(Table)]
-#[ddb(name = "Customers", pk = "customerId")]
+#[ddb(name = "Customers", pk = "customerId", entities(Customer))]
 pub struct Customers;
 
 /// `Orders`: `CUSTOMER#123` / `2026-09-10T08:12:44Z#A102`; `OrderIdIndex`
@@ -18,7 +18,7 @@ pub struct Customers;
 /// write-sharded); `CustomerStatusIndex` keyed by four of the order's own
 /// attributes (a multi-attribute key DynamoDB keeps).
 #[derive(Table)]
-#[ddb(name = "Orders", pk = "PK", sk = "SK")]
+#[ddb(name = "Orders", pk = "PK", sk = "SK", entities(Order))]
 #[ddb(index(name = "OrderIdIndex", pk = "orderId"))]
 #[ddb(index(
     name = "CustomerStatusIndex",
@@ -35,7 +35,7 @@ pub struct Orders;
 
 /// `OrderItems`: `ORDER#A145` / `PRODUCT#P9`, inverted by `ProductOrdersIndex`.
 #[derive(Table)]
-#[ddb(name = "OrderItems", pk = "PK", sk = "SK")]
+#[ddb(name = "OrderItems", pk = "PK", sk = "SK", entities(OrderItem))]
 #[ddb(index(name = "ProductOrdersIndex", pk = "GSI1PK", sk = "GSI1SK"))]
 pub struct OrderItems;
 

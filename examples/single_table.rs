@@ -12,7 +12,12 @@ use crate::{seed, CustomerId, Loaded, OrderId, OrderStatus, Outcome, ProductId};
 /// product) and GSI2 (open orders: sparse, write-sharded, projecting what the
 /// admin dashboard shows).
 #[derive(Table)]
-#[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+#[ddb(
+    name = "Ecommerce",
+    pk = "PK",
+    sk = "SK",
+    entities(Customer, Order, OrderItem)
+)]
 #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
 #[ddb(index(
     name = "GSI2",
@@ -85,8 +90,6 @@ pub struct OrderItem {
     /// The price paid per unit, in cents.
     pub price_cents: u64,
 }
-
-ddb_runtime::assert_distinct_keys!(Customer, Order, OrderItem);
 
 /// A customer's item collection: the profile and the orders.
 #[derive(Collection, Clone, Debug, PartialEq)]

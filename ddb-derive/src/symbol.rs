@@ -31,6 +31,7 @@ pub const PK_TYPE: &str = "pk_type";
 pub const SK_TYPE: &str = "sk_type";
 pub const ENTITY_ATTRIBUTE: &str = "entity_attribute";
 pub const LOCAL_INDEX: &str = "local_index";
+pub const ENTITIES: &str = "entities";
 pub const TABLE_KEYS: &[&str] = &[
     NAME,
     PK,
@@ -39,6 +40,7 @@ pub const TABLE_KEYS: &[&str] = &[
     SK_TYPE,
     ENTITY_ATTRIBUTE,
     TTL,
+    ENTITIES,
     INDEX,
     LOCAL_INDEX,
 ];

@@ -3,6 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use syn::meta::ParseNestedMeta;
+use syn::parse::Parse;
 use syn::{DeriveInput, LitStr};
 
 use crate::attr::{for_each_ddb, lit_str, set_once, unknown, Attr};
@@ -35,6 +36,8 @@ struct RawTable {
     sk_type: Option<Attr<LitStr>>,
     entity_attribute: Option<Attr<LitStr>>,
     ttl: Option<Attr<LitStr>>,
+    /// `entities(Customer, Order)`: every entity the table stores.
+    entities: Option<Attr<Vec<syn::Path>>>,
     indexes: Vec<RawIndex>,
 }
 
@@ -80,6 +83,16 @@ fn parse(cx: &Ctxt, input: &DeriveInput) -> RawTable {
             string(cx, &mut raw.entity_attribute, meta)
         } else if path.is_ident(TTL) {
             string(cx, &mut raw.ttl, meta)
+        } else if path.is_ident(ENTITIES) {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            let paths: Vec<syn::Path> = content
+                .parse_terminated(syn::Path::parse, syn::Token![,])?
+                .into_iter()
+                .collect();
+            let tokens = meta.path.to_token_stream();
+            set_once(cx, &mut raw.entities, meta, paths, tokens);
+            Ok(())
         } else if path.is_ident(INDEX) || path.is_ident(LOCAL_INDEX) {
             let local = path.is_ident(LOCAL_INDEX);
             let mut index = RawIndex {
@@ -443,6 +456,38 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
+    // The listed entities, by Rust name (their SCHEMA refers to this DEF, so
+    // the DEF cannot refer to them), and their keys checked together.
+    let (entities, distinct) = match &raw.entities {
+        Some(list) => {
+            let names = list
+                .value
+                .iter()
+                .filter_map(|path| path.segments.last().map(|s| s.ident.to_string()));
+            let schemas = list
+                .value
+                .iter()
+                .map(|path| quote!(&<#path as #p::Entity>::SCHEMA));
+            let span = list
+                .tokens
+                .clone()
+                .into_iter()
+                .next()
+                .map(|t| t.span())
+                .unwrap_or_else(proc_macro2::Span::call_site);
+            (
+                quote!(::core::option::Option::Some(&[#(#names),*])),
+                quote::quote_spanned! {span=>
+                    const _: () = if let ::core::option::Option::Some(__message) =
+                        #p::check_distinct_keys(&[#(#schemas),*])
+                    {
+                        ::core::panic!("{}", __message.as_str())
+                    };
+                },
+            )
+        }
+        None => (quote!(::core::option::Option::None), TokenStream::new()),
+    };
     let entity_attribute = raw
         .entity_attribute
         .as_ref()
@@ -451,6 +496,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let errors = cx.into_compile_errors();
     quote! {
         #errors
+        #distinct
         #[automatically_derived]
         impl #p::Table for #ident {
             const DEF: #p::TableDef = #p::TableDef {
@@ -460,6 +506,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 indexes: &[#(#indexes),*],
                 entity_attribute: #entity_attribute,
                 ttl: #ttl,
+                entities: #entities,
             };
         }
     }

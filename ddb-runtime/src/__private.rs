@@ -69,6 +69,7 @@ impl Table for NoTable {
         indexes: &[],
         entity_attribute: "",
         ttl: None,
+        entities: None,
     };
 }
 

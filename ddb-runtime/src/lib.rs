@@ -151,7 +151,9 @@ pub type Item = HashMap<String, AttributeValue>;
 /// Container keys: `name` (required), `pk` (required), `sk`, `pk_type` and
 /// `sk_type` (`"S"`, the default, or `"N"`), `entity_attribute` (default
 /// `"_type"`), `ttl = "expiresAt"` (the time-to-live attribute, enabled when
-/// ddb creates the table), and any number of
+/// ddb creates the table), `entities(Customer, Order)` (every entity stored
+/// in the table: their keys are checked against each other at compile time,
+/// and an entity left out is a compile error), and any number of
 /// `index(name = "...", pk = "...", sk = "...", pk_type, sk_type, projection = "all" | "keys_only", include("a", "b"))`
 /// (or `pk("a", "b: N")`, `sk(...)` for a multi-attribute key)
 /// and `local_index(name = "...", sk = "...", sk_type, projection, include(...))`.

@@ -223,6 +223,25 @@ pub const fn check_key(schema: &EntitySchema, k: usize, numeric: [bool; 2]) -> O
 /// a key or the entity type (unless the field is that raw key itself).
 pub const fn check_fields(schema: &EntitySchema) -> Option<Message> {
     let table = schema.table;
+    if let Some(entities) = table.entities {
+        let mut listed = false;
+        let mut e = 0;
+        while e < entities.len() {
+            listed = listed || str_eq(entities[e], schema.rust_name);
+            e += 1;
+        }
+        if !listed {
+            return Message::new()
+                .push("entity `")
+                .push(schema.rust_name)
+                .push("` is stored in table `")
+                .push(table.name)
+                .push("`, whose entities(...) does not list it, so its keys are not checked against the others'; add `")
+                .push(schema.rust_name)
+                .push("` to the table's entities(...)")
+                .into_error();
+        }
+    }
     let mut f = 0;
     while f < schema.fields.len() {
         let attribute = schema.fields[f].attribute;

@@ -140,6 +140,10 @@ pub struct TableDef {
     /// items by: `#[ddb(ttl = "expiresAt")]`; enabled when ddb creates the
     /// table, and the attribute every `#[ddb(ttl)]` field is stored under.
     pub ttl: Option<&'static str>,
+    /// `entities(Customer, Order)`: the Rust names of every entity the table
+    /// stores. Their keys are then checked against each other at compile
+    /// time, and an entity the list leaves out is a compile error.
+    pub entities: Option<&'static [&'static str]>,
 }
 
 impl TableDef {
@@ -154,6 +158,7 @@ impl TableDef {
     ///     indexes: &[],
     ///     entity_attribute: "_type",
     ///     ttl: None,
+    ///     entities: None,
     /// };
     /// assert!(T.index("GSI1").is_none());
     /// ```
