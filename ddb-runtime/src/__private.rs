@@ -274,7 +274,23 @@ pub const fn assert_timestamp_field<T: TimestampField>() {}
 
 /// Spanned at a `#[ddb(ttl)]` field's type.
 pub const fn assert_ttl_field<T: TtlField>() {}
-pub use crate::projection::{carries, carries_all, Projection};
+pub use crate::projection::Projection;
+
+/// Whether a query of `index` carries every attribute of the entity.
+pub const fn carries_all(schema: &EntitySchema, index: Option<&str>) -> bool {
+    crate::projection::carries_all(schema, index)
+}
+
+/// The key of entity `E` with `values`: generated key functions build keys
+/// only from the entity's own templates.
+pub fn key_from_values<E>(values: KeyValues) -> Key<E> {
+    Key::from_values(values)
+}
+
+/// The attribute named `name` of entity `E`: `Entity::fields()` makes them.
+pub const fn attr<E, T, M>(name: &'static str) -> Attr<E, T, M> {
+    Attr::new(name)
+}
 pub use crate::query::QueryKey;
 
 /// Checks that a projection field is read under the entity's attribute name.

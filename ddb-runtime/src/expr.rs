@@ -108,7 +108,7 @@ pub(crate) fn check_value(name: &str, value: &AttributeValue) -> Result<(), Stri
 /// checked as it is added ([`check_value`]); the first one DynamoDB would
 /// refuse is reported by [`Placeholders::check`] before the request is sent.
 #[derive(Debug, Default, Clone)]
-pub struct Placeholders {
+pub(crate) struct Placeholders {
     names: HashMap<String, String>,
     values: HashMap<String, AttributeValue>,
     invalid: Option<String>,
@@ -271,8 +271,8 @@ impl<E> From<Condition<E>> for Expression {
 /// # struct Order { customer_id: String, order_id: String, status: String, total_cents: u64 }
 /// let fields = Order::fields();
 /// let big_and_open = fields.total_cents.gt(10_000) & fields.status.eq("OPEN");
-/// let text = big_and_open.render(&mut Default::default()).unwrap();
-/// assert_eq!(text, "(#n0 > :v0 AND #n1 = :v1)");
+/// // Debug shows the shape, never the values.
+/// assert_eq!(format!("{big_and_open:?}"), "Condition((total_cents > :v0 AND status = :v1))");
 /// ```
 pub struct Condition<E> {
     node: Node,
@@ -348,7 +348,7 @@ impl<E> Condition<E> {
 
     /// The expression text, registering names and values in `placeholders`.
     /// An error when a value could not be converted to an attribute value.
-    pub fn render(&self, placeholders: &mut Placeholders) -> Result<String, String> {
+    pub(crate) fn render(&self, placeholders: &mut Placeholders) -> Result<String, String> {
         render(&self.node, placeholders)
     }
 }
@@ -510,8 +510,10 @@ fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<AttributeValue, String> 
 }
 
 impl<E, T, M> Attr<E, T, M> {
-    /// The attribute named `name` (its DynamoDB name, serde's `rename` applied).
-    pub const fn new(name: &'static str) -> Self {
+    /// The attribute named `name` (its DynamoDB name, serde's `rename`
+    /// applied). Only `Entity::fields()` makes them, so the markers (which
+    /// attributes may be updated) hold.
+    pub(crate) const fn new(name: &'static str) -> Self {
         Self {
             name,
             marker: PhantomData,

@@ -96,7 +96,8 @@ pub mod expr;
 #[cfg(feature = "local")]
 pub mod local;
 
-pub use declarations::{check, model, schema};
+use declarations::check;
+pub use declarations::{model, schema};
 use keys::timestamp;
 pub use keys::{key, segment, sort};
 use reads::fetch;

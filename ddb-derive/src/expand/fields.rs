@@ -37,7 +37,7 @@ pub(super) fn fields_struct(entity: &Entity) -> TokenStream {
     let field_values = entity.fields.iter().map(|field| {
         let name = field.ident;
         let attribute = &field.attribute;
-        quote!(#name: #p::Attr::new(#attribute))
+        quote!(#name: #p::attr(#attribute))
     });
     let fields_doc = format!(
         "The attributes of `{ident}`, to build filters and conditions from: `{ident}::fields()`."

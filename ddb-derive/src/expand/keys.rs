@@ -132,7 +132,7 @@ pub(super) fn key_code(entity: &Entity) -> KeyCode {
             quote!(#p::KeyValues)
         };
         let wrap = if key.index.is_none() {
-            quote!(#p::Key::from_values)
+            quote!(#p::key_from_values)
         } else {
             quote!(::core::convert::identity)
         };

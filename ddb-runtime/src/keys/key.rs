@@ -137,8 +137,10 @@ impl<E: Entity> fmt::Debug for Key<E> {
 }
 
 impl<E> Key<E> {
-    /// Wraps key values built for entity `E`. Generated key builders call this.
-    pub fn from_values(values: KeyValues) -> Self {
+    /// Wraps key values built for entity `E`: only the entity's generated
+    /// key functions (through `__private`) and ddb itself make keys, so a
+    /// `Key<E>` is always one of `E`'s keys.
+    pub(crate) fn from_values(values: KeyValues) -> Self {
         Self {
             values,
             entity: PhantomData,
@@ -176,8 +178,17 @@ impl<E: Entity> Key<E> {
         item
     }
 
-    /// Reads the primary key of a stored item of `E`.
+    /// Reads the primary key of a stored item of `E`: a typed error when the
+    /// item's key is not one of `E`'s (it does not parse with `E`'s
+    /// templates).
     pub fn from_item(item: &HashMap<String, AttributeValue>) -> Result<Self, Error> {
+        let key = Self::read_item(item)?;
+        E::check_key(&key)?;
+        Ok(key)
+    }
+
+    /// The key attributes of `item`, unchecked.
+    pub(crate) fn read_item(item: &HashMap<String, AttributeValue>) -> Result<Self, Error> {
         let table = <E::Table as Table>::DEF;
         let read = |attribute: KeyAttribute| {
             item.get(attribute.name)

@@ -54,7 +54,7 @@ pub(crate) fn decode<E: Entity, P: Projection<E>>(item: Item) -> Result<P> {
 /// index's own, then everything (ALL), nothing more (KEYS_ONLY), or the
 /// INCLUDE list and the entity type ddb adds to it. A base-table query, and
 /// a local index (which fetches from the table), carry everything.
-pub const fn carries(schema: &EntitySchema, index: Option<&str>, attribute: &str) -> bool {
+pub(crate) const fn carries(schema: &EntitySchema, index: Option<&str>, attribute: &str) -> bool {
     use crate::check::str_eq;
     let table = schema.table;
     let Some(name) = index else {
@@ -120,7 +120,7 @@ const fn is_key_of(index: &crate::model::IndexDef, attribute: &str) -> bool {
 
 /// Whether a query of `index` carries every attribute of the entity (so
 /// whole entities decode).
-pub const fn carries_all(schema: &EntitySchema, index: Option<&str>) -> bool {
+pub(crate) const fn carries_all(schema: &EntitySchema, index: Option<&str>) -> bool {
     let mut f = 0;
     while f < schema.fields.len() {
         if !carries(schema, index, schema.fields[f].attribute) {
@@ -133,7 +133,7 @@ pub const fn carries_all(schema: &EntitySchema, index: Option<&str>) -> bool {
 
 /// The first of `attributes` that a query of `index` does not carry, for a
 /// compile error.
-pub const fn missing_attribute(
+pub(crate) const fn missing_attribute(
     schema: &EntitySchema,
     index: Option<&str>,
     attributes: &[&'static str],

@@ -349,7 +349,7 @@ impl Db {
 
 /// Whether `key` (a cursor's key item) is a primary key of entity `E`.
 fn owns_key<E: Entity>(key: &Item) -> bool {
-    crate::Key::<E>::from_item(key).is_ok_and(|key| E::check_key(&key).is_ok())
+    crate::Key::<E>::from_item(key).is_ok()
 }
 
 /// Without a condition: the entity's literal sort-key prefix, or its constant.
