@@ -90,6 +90,54 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A value DynamoDB cannot store or compare: a number that is not one
+    /// (NaN, infinity), has over 38 digits or is out of range, an empty set,
+    /// lists or maps nested over 32 levels, a value larger than an item, or a
+    /// multi-attribute index key value of the wrong type or empty. Nothing
+    /// was sent.
+    #[error("invalid value for {entity}: {reason}")]
+    InvalidValue {
+        /// The entity type.
+        entity: &'static str,
+        /// Which value, and why.
+        reason: String,
+    },
+    /// An expression (condition, filter, key condition, update, projection)
+    /// is over DynamoDB's 4 KB limit. Nothing was sent.
+    #[error(
+        "the {expression} expression of {entity} is {size} bytes; DynamoDB takes at most {limit}"
+    )]
+    ExpressionTooLarge {
+        /// The entity type.
+        entity: &'static str,
+        /// Which expression.
+        expression: &'static str,
+        /// Its size in bytes.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A sort-key condition that has no key condition: `between` bounds out
+    /// of order, `begins_with` on a Number, a comparison over two attributes
+    /// of a multi-attribute key, a condition on a key without a sort key.
+    /// Nothing was sent.
+    #[error("invalid sort condition for {entity}: {reason}")]
+    InvalidSortCondition {
+        /// The entity type.
+        entity: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// An update ddb cannot send as asked: no change, an attribute changed
+    /// twice, a field ddb writes itself, `expect_version` without a version
+    /// field, a list or set op on a key attribute. Nothing was sent.
+    #[error("invalid update of {entity}: {reason}")]
+    InvalidUpdate {
+        /// The entity type.
+        entity: &'static str,
+        /// Why.
+        reason: String,
+    },
     /// A batch ran out of retries with items DynamoDB left unprocessed; the
     /// keys listed (`PK=... / SK=...`) were not read or written, every
     /// other one was.
@@ -201,11 +249,15 @@ pub enum Error {
         /// The entity type stored in the item (empty when missing).
         found: String,
     },
-    /// A request to DynamoDB failed; the SDK's error is the source.
-    #[error("DynamoDB {operation} failed: {source}")]
+    /// A request to DynamoDB failed; the SDK's error is the source, and
+    /// `kind` says how it failed (DynamoDB answered with an error, the
+    /// request timed out, could not be sent, or its answer was lost).
+    #[error("DynamoDB {operation} failed ({kind:?}): {source}")]
     Sdk {
         /// The operation, e.g. `"CreateTable"`.
         operation: &'static str,
+        /// How the request failed.
+        kind: SdkErrorKind,
         /// The SDK error.
         source: Box<aws_sdk_dynamodb::Error>,
     },
@@ -219,6 +271,26 @@ pub enum Error {
         /// How long ddb waited.
         waited_ms: u128,
     },
+}
+
+/// How a request to DynamoDB failed, as the SDK tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SdkErrorKind {
+    /// DynamoDB answered with an error (a throttle, a validation error, a
+    /// failed condition...).
+    Service,
+    /// The request or its answer timed out: it may or may not have been
+    /// applied.
+    Timeout,
+    /// The request could not be sent (connection refused, DNS, TLS): it was
+    /// not applied.
+    Dispatch,
+    /// An answer came but could not be read, or the connection closed before
+    /// it: the request may have been applied.
+    Response,
+    /// The request could not be built.
+    Construction,
 }
 
 fn describe_reasons(reasons: &[ActionFailure]) -> String {
@@ -323,6 +395,14 @@ impl Error {
                 entity,
                 reason: reason.clone(),
             },
+            Error::InvalidSortCondition { entity, reason } => Error::InvalidSortCondition {
+                entity,
+                reason: reason.clone(),
+            },
+            Error::InvalidValue { entity, reason } => Error::InvalidValue {
+                entity,
+                reason: reason.clone(),
+            },
             other => Error::InvalidRequest {
                 entity: "",
                 reason: other.to_string(),
@@ -351,10 +431,68 @@ impl Error {
     where
         aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
     {
+        use aws_sdk_dynamodb::error::SdkError;
+        let kind = match &error {
+            SdkError::ServiceError(_) => SdkErrorKind::Service,
+            SdkError::TimeoutError(_) => SdkErrorKind::Timeout,
+            SdkError::DispatchFailure(failure) if failure.is_timeout() => SdkErrorKind::Timeout,
+            SdkError::DispatchFailure(failure) if failure.is_io() => SdkErrorKind::Response,
+            SdkError::DispatchFailure(_) => SdkErrorKind::Dispatch,
+            SdkError::ResponseError(_) => SdkErrorKind::Response,
+            _ => SdkErrorKind::Construction,
+        };
         Error::Sdk {
             operation,
+            kind,
             source: Box::new(aws_sdk_dynamodb::Error::from(error)),
         }
+    }
+
+    /// Sending the same request again may succeed: throttling, a server
+    /// error, a lost or timed-out request, a transaction that lost to a
+    /// concurrent one, an update whose item changed while it read it, batch
+    /// items left unprocessed, a table not yet ACTIVE. A write whose answer
+    /// was lost may have been applied: retry only what is idempotent (ddb's
+    /// conditional writes are, see the README).
+    ///
+    /// ```
+    /// let error = ddb_runtime::Error::NotFound { entity: "Order", key: "ORDER#A1".into() };
+    /// assert!(!error.is_retryable());
+    /// ```
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Sdk { kind, source, .. } => match kind {
+                SdkErrorKind::Timeout | SdkErrorKind::Dispatch | SdkErrorKind::Response => true,
+                SdkErrorKind::Construction => false,
+                SdkErrorKind::Service => is_retryable_service_error(source),
+            },
+            Error::ChangedSinceRead { .. }
+            | Error::Unprocessed { .. }
+            | Error::TableNotActive { .. } => true,
+            Error::TransactionCanceled { .. } => self.is_transaction_conflict(),
+            _ => false,
+        }
+    }
+
+    /// The input was refused before anything was sent: a key, value,
+    /// condition, update or cursor ddb or DynamoDB cannot take. Fix the
+    /// input; sending it again fails the same way.
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(
+            self,
+            Error::InvalidKeySegment { .. }
+                | Error::KeyTooLarge { .. }
+                | Error::KeyMismatch { .. }
+                | Error::Encode { .. }
+                | Error::InvalidCursor { .. }
+                | Error::InvalidRequest { .. }
+                | Error::InvalidValue { .. }
+                | Error::ExpressionTooLarge { .. }
+                | Error::InvalidSortCondition { .. }
+                | Error::InvalidUpdate { .. }
+                | Error::ItemTooLarge { .. }
+                | Error::DuplicateKey { .. }
+        )
     }
 
     /// A condition failed: [`ConditionFailed`](Error::ConditionFailed),
@@ -434,6 +572,26 @@ impl Error {
         match self {
             Error::Sdk { source, .. } => Some(source),
             _ => None,
+        }
+    }
+}
+
+/// DynamoDB's errors that clear up by themselves.
+fn is_retryable_service_error(error: &aws_sdk_dynamodb::Error) -> bool {
+    use aws_sdk_dynamodb::Error as E;
+    match error {
+        E::ProvisionedThroughputExceededException(_)
+        | E::RequestLimitExceeded(_)
+        | E::InternalServerError(_)
+        | E::TransactionConflictException(_)
+        | E::TransactionInProgressException(_)
+        | E::LimitExceededException(_) => true,
+        other => {
+            let code = aws_sdk_dynamodb::error::ProvideErrorMetadata::code(other);
+            matches!(
+                code,
+                Some("ThrottlingException" | "ServiceUnavailable" | "InternalFailure")
+            )
         }
     }
 }

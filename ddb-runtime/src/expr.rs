@@ -16,14 +16,17 @@ use serde::Serialize;
 pub const EXPRESSION_LIMIT: usize = 4096;
 
 /// Refuses an expression over [`EXPRESSION_LIMIT`] before it is sent.
-pub(crate) fn check_expression(entity: &'static str, what: &str, text: &str) -> crate::Result<()> {
+pub(crate) fn check_expression(
+    entity: &'static str,
+    expression: &'static str,
+    text: &str,
+) -> crate::Result<()> {
     if text.len() > EXPRESSION_LIMIT {
-        return Err(crate::Error::InvalidRequest {
+        return Err(crate::Error::ExpressionTooLarge {
             entity,
-            reason: format!(
-                "the {what} expression is {} bytes; DynamoDB takes at most {EXPRESSION_LIMIT}",
-                text.len()
-            ),
+            expression,
+            size: text.len(),
+            limit: EXPRESSION_LIMIT,
         });
     }
     Ok(())
@@ -162,7 +165,7 @@ impl Placeholders {
     /// The first value DynamoDB would refuse, as a typed error.
     pub(crate) fn check(&self, entity: &'static str) -> crate::Result<()> {
         match &self.invalid {
-            Some(reason) => Err(crate::Error::InvalidRequest {
+            Some(reason) => Err(crate::Error::InvalidValue {
                 entity,
                 reason: reason.clone(),
             }),

@@ -664,7 +664,7 @@ async fn fields_ddb_writes_itself_cannot_be_updated() {
     let key = Doc::key(&1).unwrap();
     let result = db.update(key).set(Doc::fields().version, 7u64).send().await;
     assert!(
-        matches!(&result, Err(Error::InvalidRequest { reason, .. }) if reason.contains("written by ddb")),
+        matches!(&result, Err(Error::InvalidUpdate { reason, .. }) if reason.contains("written by ddb")),
         "{result:?}"
     );
 }

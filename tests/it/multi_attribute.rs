@@ -187,7 +187,7 @@ async fn a_comparison_over_two_sort_attributes_is_refused_before_sending() {
         .collect()
         .await;
     assert!(
-        matches!(&query, Err(Error::InvalidRequest { reason, .. }) if reason.contains("one value")),
+        matches!(&query, Err(Error::InvalidSortCondition { reason, .. }) if reason.contains("one value")),
         "{query:?}"
     );
     let prefix = through
@@ -197,7 +197,7 @@ async fn a_comparison_over_two_sort_attributes_is_refused_before_sending() {
         .collect()
         .await;
     assert!(
-        matches!(prefix, Err(Error::InvalidRequest { .. })),
+        matches!(prefix, Err(Error::InvalidSortCondition { .. })),
         "{prefix:?}"
     );
     let empty = through
@@ -261,7 +261,7 @@ async fn an_invalid_key_attribute_is_refused_before_sending() {
         .send()
         .await;
     assert!(
-        matches!(&update, Err(Error::InvalidRequest { reason, .. }) if reason.contains("RegionTime")),
+        matches!(&update, Err(Error::InvalidValue { reason, .. }) if reason.contains("RegionTime")),
         "{update:?}"
     );
     let long = through
@@ -334,7 +334,7 @@ async fn a_field_stored_otherwise_than_its_key_form_is_refused() {
         .send()
         .await;
     assert!(
-        matches!(&empty, Err(Error::InvalidRequest { .. })),
+        matches!(&empty, Err(Error::InvalidValue { .. })),
         "{empty:?}"
     );
     assert_eq!(proxy.seen("UpdateItem"), 0);

@@ -265,7 +265,7 @@ async fn orders_between_two_timestamps_inclusive() {
         )
         .send()
         .await;
-    assert!(matches!(reversed, Err(Error::InvalidRequest { .. })));
+    assert!(matches!(reversed, Err(Error::InvalidSortCondition { .. })));
 }
 
 #[tokio::test]

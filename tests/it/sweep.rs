@@ -253,7 +253,7 @@ async fn every_value_is_checked_before_anything_is_sent() {
         .set(fields.value, f64::NAN)
         .send()
         .await;
-    assert!(matches!(nan, Err(Error::InvalidRequest { .. })), "{nan:?}");
+    assert!(matches!(nan, Err(Error::InvalidValue { .. })), "{nan:?}");
     let huge = through
         .update(key.clone())
         .set(fields.note, "x".repeat(410_000))
@@ -266,7 +266,7 @@ async fn every_value_is_checked_before_anything_is_sent() {
         .send()
         .await;
     assert!(
-        matches!(condition, Err(Error::InvalidRequest { .. })),
+        matches!(condition, Err(Error::InvalidValue { .. })),
         "{condition:?}"
     );
     let filter = through
@@ -275,7 +275,7 @@ async fn every_value_is_checked_before_anything_is_sent() {
         .collect()
         .await;
     assert!(
-        matches!(filter, Err(Error::InvalidRequest { .. })),
+        matches!(filter, Err(Error::InvalidValue { .. })),
         "{filter:?}"
     );
     assert_eq!(
@@ -702,4 +702,75 @@ async fn a_key_field_whose_serde_form_differs_is_refused() {
         "{update:?}"
     );
     assert_eq!(proxy.seen("PutItem") + proxy.seen("UpdateItem"), 0);
+}
+
+/// #10.11: errors keep the SDK's distinction between an error DynamoDB
+/// answered and a request whose answer was lost, and say whether sending
+/// again may succeed.
+#[tokio::test]
+async fn errors_say_how_a_request_failed_and_whether_to_retry() {
+    use ddb_runtime::SdkErrorKind;
+    use ddb_tests::proxy::Fault;
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let key = Customer::key(&ada().customer_id).unwrap();
+
+    // Throttled on every attempt the SDK makes: DynamoDB answered, retry later.
+    proxy.fail("GetItem", 4, Fault::Error(400, "ThrottlingException"));
+    let throttled = through.get(key.clone()).send().await.unwrap_err();
+    assert!(
+        matches!(
+            throttled,
+            Error::Sdk {
+                kind: SdkErrorKind::Service,
+                ..
+            }
+        ),
+        "{throttled:?}"
+    );
+    assert!(throttled.is_retryable() && !throttled.is_invalid_input());
+
+    // A validation error: DynamoDB answered, and the same request fails again.
+    proxy.fail("GetItem", 1, Fault::Error(400, "ValidationException"));
+    let invalid = through.get(key.clone()).send().await.unwrap_err();
+    assert!(
+        matches!(
+            invalid,
+            Error::Sdk {
+                kind: SdkErrorKind::Service,
+                ..
+            }
+        ),
+        "{invalid:?}"
+    );
+    assert!(!invalid.is_retryable());
+
+    // Every answer lost: the request may have been applied; sending again may work.
+    proxy.fail("GetItem", 4, Fault::DropResponse);
+    let lost = through.get(key.clone()).send().await.unwrap_err();
+    assert!(
+        matches!(
+            lost,
+            Error::Sdk {
+                kind: SdkErrorKind::Response | SdkErrorKind::Dispatch | SdkErrorKind::Timeout,
+                ..
+            }
+        ),
+        "{lost:?}"
+    );
+    assert!(lost.is_retryable());
+
+    // Input ddb refuses is not retryable and says so.
+    let refused = through
+        .update(key)
+        .add(Customer::fields().order_count, 1u32)
+        .set(Customer::fields().order_count, 2u32)
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused, Error::InvalidUpdate { .. }),
+        "{refused:?}"
+    );
+    assert!(refused.is_invalid_input() && !refused.is_retryable());
 }

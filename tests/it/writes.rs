@@ -815,7 +815,7 @@ async fn every_update_operation_and_a_local_index() {
         .send()
         .await;
     assert!(
-        matches!(empty, Err(Error::InvalidRequest { .. })),
+        matches!(empty, Err(Error::InvalidValue { .. })),
         "an empty set is refused before sending"
     );
 
@@ -929,11 +929,11 @@ async fn values_dynamodb_cannot_store_are_refused_before_sending() {
         reading(1.0, &[]),
     ] {
         match through.create(&bad).send().await {
-            Err(Error::InvalidRequest {
+            Err(Error::InvalidValue {
                 entity: "Reading",
                 reason,
             }) => assert!(reason.starts_with("READING#t "), "{reason}"),
-            other => panic!("expected InvalidRequest, got {other:?}"),
+            other => panic!("expected InvalidValue, got {other:?}"),
         }
     }
     assert_eq!(proxy.seen("PutItem"), 0, "nothing was sent");
@@ -959,13 +959,24 @@ async fn expressions_over_dynamodb_limit_are_refused_before_sending() {
         .send()
         .await;
     match query {
-        Err(Error::InvalidRequest { reason, .. }) => {
-            assert!(reason.starts_with("the filter expression is"), "{reason}")
-        }
-        other => panic!("expected InvalidRequest, got {other:?}"),
+        Err(Error::ExpressionTooLarge {
+            expression: "filter",
+            limit: 4096,
+            ..
+        }) => {}
+        other => panic!("expected ExpressionTooLarge, got {other:?}"),
     }
     let put = through.put(&open_order("A1")).condition(huge).send().await;
-    assert!(matches!(put, Err(Error::InvalidRequest { .. })), "{put:?}");
+    assert!(
+        matches!(
+            put,
+            Err(Error::ExpressionTooLarge {
+                expression: "condition",
+                ..
+            })
+        ),
+        "{put:?}"
+    );
     assert_eq!(
         proxy.seen("Query") + proxy.seen("PutItem"),
         0,

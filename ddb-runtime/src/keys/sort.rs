@@ -119,7 +119,7 @@ impl<'t> SortWriter<'t> {
     }
 
     fn invalid(&self, reason: String) -> Error {
-        Error::InvalidRequest {
+        Error::InvalidSortCondition {
             entity: self.entity,
             reason,
         }
@@ -310,7 +310,7 @@ pub(crate) fn resolve_attributes<S>(
         return Err(error);
     }
     let mut equal = writer.values;
-    let invalid = |reason: &str| Error::InvalidRequest {
+    let invalid = |reason: &str| Error::InvalidSortCondition {
         entity,
         reason: reason.to_owned(),
     };
@@ -354,7 +354,7 @@ pub(crate) fn resolve_attributes_between<S>(
     let lo = resolve_attributes(entity, attributes, SortOp::Ge, low)?;
     let hi = resolve_attributes(entity, attributes, SortOp::Le, high)?;
     let (SortRange::Compare(_, lo), SortRange::Compare(_, hi)) = (lo.range, hi.range) else {
-        return Err(Error::InvalidRequest {
+        return Err(Error::InvalidSortCondition {
             entity,
             reason: "between takes two values of the sort key's first attribute".into(),
         });
@@ -396,7 +396,7 @@ pub(crate) fn resolve<S>(
             (SortOp::BeginsWith, ScalarType::S) => {
                 Ok(SortRange::BeginsWith(value.as_str().to_owned()))
             }
-            (SortOp::BeginsWith, ScalarType::N) => Err(Error::InvalidRequest {
+            (SortOp::BeginsWith, ScalarType::N) => Err(Error::InvalidSortCondition {
                 entity,
                 reason: "begins_with does not apply to a Number sort key".into(),
             }),
@@ -480,7 +480,7 @@ fn in_order(entity: &'static str, lo: &KeyValue, hi: &KeyValue) -> Result<(), Er
         (a, b) => a.as_str() <= b.as_str(),
     };
     if !in_order {
-        return Err(Error::InvalidRequest {
+        return Err(Error::InvalidSortCondition {
             entity,
             reason: "between: the low bound is above the high bound".into(),
         });
@@ -489,7 +489,7 @@ fn in_order(entity: &'static str, lo: &KeyValue, hi: &KeyValue) -> Result<(), Er
 }
 
 fn unexpected(entity: &'static str, range: SortRange) -> Error {
-    Error::InvalidRequest {
+    Error::InvalidSortCondition {
         entity,
         reason: format!("between cannot use the range {range:?}"),
     }

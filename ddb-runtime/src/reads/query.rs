@@ -409,7 +409,7 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
     }
 
     fn no_sort_key(&self) -> Error {
-        Error::InvalidRequest {
+        Error::InvalidSortCondition {
             entity: E::SCHEMA.entity_type,
             reason: "this key has no sort key to put a condition on".into(),
         }

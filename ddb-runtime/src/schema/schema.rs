@@ -198,18 +198,14 @@ pub async fn create_table_if_missing(
         .await;
     let outcome = match created {
         Ok(_) => Created::Created,
-        Err(error) => {
-            let error = aws_sdk_dynamodb::Error::from(error);
-            match error {
-                aws_sdk_dynamodb::Error::ResourceInUseException(_) => Created::AlreadyExisted,
-                other => {
-                    return Err(Error::Sdk {
-                        operation: "CreateTable",
-                        source: Box::new(other),
-                    })
-                }
-            }
+        Err(error)
+            if error
+                .as_service_error()
+                .is_some_and(|e| e.is_resource_in_use_exception()) =>
+        {
+            Created::AlreadyExisted
         }
+        Err(error) => return Err(Error::sdk("CreateTable", error)),
     };
     let started = Instant::now();
     let mut delay = Duration::from_millis(20);

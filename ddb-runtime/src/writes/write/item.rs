@@ -125,7 +125,7 @@ pub(crate) fn prepare<E: Entity>(
     check_attribute_keys(&E::SCHEMA, &mut item)?;
     check_size::<E>(&item, &key)?;
     if let Err(reason) = check_values(&item) {
-        return Err(Error::InvalidRequest {
+        return Err(Error::InvalidValue {
             entity: E::SCHEMA.entity_type,
             reason: format!("{} {reason}", key_text(&key)),
         });
@@ -210,7 +210,7 @@ pub(crate) fn check_attribute_key(
     limit: usize,
     value: &AttributeValue,
 ) -> Result<()> {
-    let invalid = |reason: String| Error::InvalidRequest {
+    let invalid = |reason: String| Error::InvalidValue {
         entity,
         reason: format!(
             "attribute `{}` is part of index `{}`'s key: {reason}",

@@ -91,7 +91,7 @@ pub struct Update<E> {
 /// A set value as a DynamoDB set (serde writes Rust sets as lists); numbers
 /// pass through. An empty set is refused: DynamoDB has no empty sets.
 fn as_set<E: Entity>(value: AttributeValue) -> Result<AttributeValue> {
-    let invalid = |reason: &str| Error::InvalidRequest {
+    let invalid = |reason: &str| Error::InvalidValue {
         entity: E::SCHEMA.entity_type,
         reason: reason.to_owned(),
     };
@@ -152,7 +152,7 @@ fn attribute_key_op<E: Entity>(op: Op) -> Result<Op> {
                 op
             }
             _ => {
-                return Err(Error::InvalidRequest {
+                return Err(Error::InvalidUpdate {
                     entity,
                     reason: format!(
                         "attribute `{}` is part of index `{}`'s key, a {} scalar: set or remove it",
@@ -291,14 +291,14 @@ impl<E: Entity + 'static> Update<E> {
         let table = schema.table;
         let entity = schema.entity_type;
         if self.ops.is_empty() {
-            return Err(Error::InvalidRequest {
+            return Err(Error::InvalidUpdate {
                 entity,
                 reason: "an update needs at least one change".into(),
             });
         }
         let mut seen = HashSet::new();
         if let Some(op) = self.ops.iter().find(|op| !seen.insert(op.attribute())) {
-            return Err(Error::InvalidRequest {
+            return Err(Error::InvalidUpdate {
                 entity,
                 reason: format!(
                     "attribute `{}` is changed twice in one update; DynamoDB refuses overlapping paths",
@@ -312,7 +312,7 @@ impl<E: Entity + 'static> Update<E> {
                     && (f.role.version || f.role.created_at || f.role.updated_at)
             })
         }) {
-            return Err(Error::InvalidRequest {
+            return Err(Error::InvalidUpdate {
                 entity,
                 reason: format!(
                     "field `{}` is written by ddb (#[ddb(version)], created_at or updated_at); \
