@@ -147,8 +147,10 @@ pub enum Error {
         entity: &'static str,
         /// `"BatchGetItem"` or `"BatchWriteItem"`.
         operation: &'static str,
-        /// The keys not processed.
+        /// The keys not processed: not written, or not read.
         keys: Vec<String>,
+        /// What happened to every other key.
+        outcome: Box<BatchOutcome>,
     },
     /// `create` found a different item at the key. Nothing was written.
     #[error("{entity} {key} already exists with different attributes")]
@@ -273,6 +275,23 @@ pub enum Error {
     },
 }
 
+/// What a batch that did not finish did with the keys it processed.
+#[derive(Debug, Default)]
+pub struct BatchOutcome {
+    /// The keys processed: written, or read (found or not).
+    pub done: Vec<String>,
+    /// The keys of a request that failed on its way or whose answer was lost:
+    /// DynamoDB may or may not have written them. Writing them again is safe
+    /// (a batch write is an unconditional put or delete).
+    pub unknown: Vec<String>,
+    /// For a read, the items it did read, to decode with
+    /// [`ExistingItem::decode`].
+    pub read: Vec<ExistingItem>,
+    /// The first request that failed outright, when one did (the other
+    /// chunks were still sent).
+    pub cause: Option<Error>,
+}
+
 /// How a request to DynamoDB failed, as the SDK tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -283,11 +302,11 @@ pub enum SdkErrorKind {
     /// The request or its answer timed out: it may or may not have been
     /// applied.
     Timeout,
-    /// The request could not be sent (connection refused, DNS, TLS): it was
-    /// not applied.
+    /// The request failed on its way (connection refused, reset or closed
+    /// before the answer): it may or may not have been applied.
     Dispatch,
-    /// An answer came but could not be read, or the connection closed before
-    /// it: the request may have been applied.
+    /// An answer came but could not be read: the request may have been
+    /// applied.
     Response,
     /// The request could not be built.
     Construction,
@@ -436,7 +455,6 @@ impl Error {
             SdkError::ServiceError(_) => SdkErrorKind::Service,
             SdkError::TimeoutError(_) => SdkErrorKind::Timeout,
             SdkError::DispatchFailure(failure) if failure.is_timeout() => SdkErrorKind::Timeout,
-            SdkError::DispatchFailure(failure) if failure.is_io() => SdkErrorKind::Response,
             SdkError::DispatchFailure(_) => SdkErrorKind::Dispatch,
             SdkError::ResponseError(_) => SdkErrorKind::Response,
             _ => SdkErrorKind::Construction,

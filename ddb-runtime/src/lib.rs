@@ -112,7 +112,7 @@ pub use collection::{Collection, CollectionQuery, UnknownItems};
 pub use cursor::Cursor;
 pub use db::{Db, GetItem, GetProjection};
 pub use ddb_derive::{Collection, Entity, KeySegment, Projection, Table};
-pub use error::{ActionFailure, Error, ExistingItem, Result, SdkErrorKind};
+pub use error::{ActionFailure, BatchOutcome, Error, ExistingItem, Result, SdkErrorKind};
 pub use expr::{Attr, Condition, IntoValue};
 pub use key::{Key, KeyValue, KeyValues};
 pub use projection::Projection;

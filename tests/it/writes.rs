@@ -505,6 +505,119 @@ async fn an_exhausted_retry_budget_names_the_unwritten_keys() {
     }
 }
 
+/// The `PK / SK` texts of the raw table's items.
+async fn stored_keys(db: &Db) -> std::collections::BTreeSet<String> {
+    ddb_tests::scan_raw::<Ecommerce>(db)
+        .await
+        .iter()
+        .map(|item| {
+            format!(
+                "{} / {}",
+                item["PK"].as_s().unwrap(),
+                item["SK"].as_s().unwrap()
+            )
+        })
+        .collect()
+}
+
+fn fast_batches(db: &Db) -> Db {
+    db.with_retry_policy(ddb_runtime::batch::RetryPolicy {
+        max_attempts: 3,
+        base: std::time::Duration::from_millis(1),
+        cap: std::time::Duration::from_millis(5),
+        concurrency: 1,
+    })
+}
+
+/// #10.9: an SDK error in one chunk aborted the others and left them in an
+/// unknown state. Every chunk is sent; the error names each key by what
+/// happened to it, and the raw table agrees.
+#[tokio::test]
+async fn a_failed_batch_chunk_does_not_abort_the_others() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let through = fast_batches(&through);
+    proxy.fail(
+        "BatchWriteItem",
+        1,
+        Fault::Error(400, "ValidationException"),
+    );
+    let items: Vec<OrderItem> = (0..60).map(|i| line("F1", &format!("P{i:02}"))).collect();
+    match through.batch_put(&items).await {
+        Err(Error::Unprocessed { keys, outcome, .. }) => {
+            let ddb_runtime::BatchOutcome {
+                done,
+                unknown,
+                cause,
+                ..
+            } = *outcome;
+            assert_eq!(keys.len(), 25, "the failed chunk: {keys:?}");
+            assert_eq!(done.len(), 35);
+            assert!(unknown.is_empty());
+            assert!(
+                matches!(
+                    cause,
+                    Some(Error::Sdk {
+                        kind: ddb_runtime::SdkErrorKind::Service,
+                        ..
+                    })
+                ),
+                "the cause is the failed request"
+            );
+            let stored = stored_keys(&db).await;
+            assert_eq!(stored, done.iter().cloned().collect());
+            assert!(keys.iter().all(|k| !stored.contains(k)));
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+}
+
+/// #10.9: a chunk whose answers are all lost is reported as unknown (it may
+/// have been written), not as written or unwritten.
+#[tokio::test]
+async fn a_batch_chunk_whose_answer_is_lost_is_unknown() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let through = fast_batches(&through);
+    proxy.fail("BatchWriteItem", 100, Fault::DropResponse);
+    let items: Vec<OrderItem> = (0..30).map(|i| line("L1", &format!("P{i:02}"))).collect();
+    match through.batch_put(&items).await {
+        Err(Error::Unprocessed { keys, outcome, .. }) => {
+            assert!(
+                keys.is_empty() && outcome.done.is_empty(),
+                "{keys:?} {outcome:?}"
+            );
+            assert_eq!(outcome.unknown.len(), 30);
+            // The proxy forwarded every request before dropping its answer.
+            assert_eq!(stored_keys(&db).await.len(), 30);
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+}
+
+/// #10.9: batch_get threw away what it read when one key stayed unprocessed.
+#[tokio::test]
+async fn a_batch_get_with_a_key_left_unread_keeps_what_it_read() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let items: Vec<OrderItem> = (0..5).map(|i| line("G1", &format!("P{i}"))).collect();
+    db.batch_put(&items).await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let through = fast_batches(&through);
+    proxy.fail("BatchGetItem", 100, Fault::Unprocessed(Some(1)));
+    let keys: Vec<_> = items.iter().map(|i| i.primary_key().unwrap()).collect();
+    match through.batch_get(keys).await {
+        Err(Error::Unprocessed { keys, outcome, .. }) => {
+            assert_eq!(keys, ["ORDER#G1 / PRODUCT#P0"]);
+            assert_eq!(outcome.done.len(), 4);
+            let mut got: Vec<OrderItem> =
+                outcome.read.iter().map(|r| r.decode().unwrap()).collect();
+            got.sort_by(|a, b| a.product_id.cmp(&b.product_id));
+            assert_eq!(got, items[1..]);
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+}
+
 fn conflict(reasons: &[&str]) -> Fault {
     let reasons: Vec<_> = reasons
         .iter()

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity, WriteRequest};
-use futures::{StreamExt, TryStreamExt};
+use futures::StreamExt;
 
 use crate::db::Db;
 use crate::error::{Error, Result};
@@ -103,9 +103,87 @@ pub(crate) fn key_text(key: &Item) -> String {
     parts.join(" / ")
 }
 
+/// What one chunk of a batch did, by key (`PK / SK`).
+#[derive(Default)]
+struct ChunkOutcome {
+    done: Vec<String>,
+    not_done: Vec<String>,
+    unknown: Vec<String>,
+    items: Vec<Item>,
+    cause: Option<Error>,
+}
+
+impl ChunkOutcome {
+    /// A request that failed outright: DynamoDB answered with an error (or
+    /// the request could not be built), so nothing of it was applied; or it
+    /// failed on its way or its answer was lost, so the keys are unknown.
+    fn failed(&mut self, error: Error, pending: Vec<String>) {
+        let lost = matches!(
+            error,
+            Error::Sdk {
+                kind: crate::SdkErrorKind::Timeout
+                    | crate::SdkErrorKind::Dispatch
+                    | crate::SdkErrorKind::Response,
+                ..
+            }
+        );
+        if lost {
+            self.unknown.extend(pending);
+        } else {
+            self.not_done.extend(pending);
+        }
+        self.cause = Some(error);
+    }
+}
+
+/// Every chunk's outcome as one: `Ok` when every key was processed, else
+/// `Unprocessed` naming each key by what happened to it. Chunks are kept in
+/// input order.
+fn combine(
+    entity: &'static str,
+    operation: &'static str,
+    outcomes: Vec<ChunkOutcome>,
+) -> Result<Vec<Item>> {
+    let mut total = ChunkOutcome::default();
+    for outcome in outcomes {
+        total.done.extend(outcome.done);
+        total.not_done.extend(outcome.not_done);
+        total.unknown.extend(outcome.unknown);
+        total.items.extend(outcome.items);
+        total.cause = total.cause.or(outcome.cause);
+    }
+    if total.not_done.is_empty() && total.unknown.is_empty() {
+        return Ok(total.items);
+    }
+    Err(Error::Unprocessed {
+        entity,
+        operation,
+        keys: total.not_done,
+        outcome: Box::new(crate::error::BatchOutcome {
+            done: total.done,
+            unknown: total.unknown,
+            read: total
+                .items
+                .into_iter()
+                .map(crate::error::ExistingItem)
+                .collect(),
+            cause: total.cause,
+        }),
+    })
+}
+
+/// The table key attributes of `item` (a key, or a whole item).
+fn key_of(schema: &EntitySchema, item: &Item) -> Item {
+    std::iter::once(schema.table.pk.name)
+        .chain(schema.table.sk.map(|a| a.name))
+        .filter_map(|name| item.get(name).map(|v| (name.to_owned(), v.clone())))
+        .collect()
+}
+
 /// Reads items by key from `table` with BatchGetItem: chunks of 100, a few
 /// chunks at once, unprocessed keys retried. Returns the found items by
-/// [`key_text`] of their key.
+/// [`key_text`] of their key; when keys stay unread, `Unprocessed` names
+/// them and carries what was read.
 pub(crate) async fn get_items(
     db: &Db,
     table: &str,
@@ -113,9 +191,6 @@ pub(crate) async fn get_items(
     keys: Vec<Item>,
 ) -> Result<HashMap<String, Item>> {
     let policy = db.retry_policy();
-    let key_names: Vec<&str> = std::iter::once(schema.table.pk.name)
-        .chain(schema.table.sk.map(|a| a.name))
-        .collect();
     let mut unique: Vec<Item> = Vec::with_capacity(keys.len());
     let mut seen = std::collections::HashSet::new();
     for key in keys {
@@ -124,20 +199,16 @@ pub(crate) async fn get_items(
         }
     }
     let chunks: Vec<Vec<Item>> = unique.chunks(GET_CHUNK).map(<[Item]>::to_vec).collect();
-    let results: Vec<Vec<Item>> = futures::stream::iter(chunks)
+    let outcomes: Vec<ChunkOutcome> = futures::stream::iter(chunks)
         .map(|chunk| get_chunk(db, table, schema, chunk, policy))
-        .buffer_unordered(policy.concurrency.max(1))
-        .try_collect()
-        .await?;
-    let mut found = HashMap::new();
-    for item in results.into_iter().flatten() {
-        let key: Item = key_names
-            .iter()
-            .filter_map(|name| item.get(*name).map(|v| ((*name).to_owned(), v.clone())))
-            .collect();
-        found.insert(key_text(&key), item);
-    }
-    Ok(found)
+        .buffered(policy.concurrency.max(1))
+        .collect()
+        .await;
+    let items = combine(schema.entity_type, "BatchGetItem", outcomes)?;
+    Ok(items
+        .into_iter()
+        .map(|item| (key_text(&key_of(schema, &item)), item))
+        .collect())
 }
 
 /// `PK / SK` of a key item, as every ddb error writes keys.
@@ -160,112 +231,166 @@ async fn get_chunk(
     schema: &EntitySchema,
     keys: Vec<Item>,
     policy: RetryPolicy,
-) -> Result<Vec<Item>> {
+) -> ChunkOutcome {
     let entity = schema.entity_type;
+    let display = |keys: &[Item]| {
+        keys.iter()
+            .map(|k| display_key(schema, k))
+            .collect::<Vec<_>>()
+    };
+    let mut outcome = ChunkOutcome::default();
     let mut pending = keys;
-    let mut items = Vec::new();
     let mut attempt = 0;
     while !pending.is_empty() {
         if attempt >= policy.max_attempts {
-            return Err(Error::Unprocessed {
-                entity,
-                operation: "BatchGetItem",
-                keys: pending.iter().map(|key| display_key(schema, key)).collect(),
-            });
+            outcome.not_done.extend(display(&pending));
+            break;
         }
         if attempt > 0 {
             tokio::time::sleep(policy.delay(attempt)).await;
         }
         attempt += 1;
         tracing::debug!(entity, keys = pending.len(), attempt, "ddb BatchGetItem");
-        let request = KeysAndAttributes::builder()
-            .set_keys(Some(std::mem::take(&mut pending)))
+        let request = match KeysAndAttributes::builder()
+            .set_keys(Some(pending.clone()))
             .build()
-            .map_err(|e| Error::InvalidRequest {
-                entity,
-                reason: e.to_string(),
-            })?;
-        let output = db
+        {
+            Ok(request) => request,
+            Err(e) => {
+                let error = Error::InvalidRequest {
+                    entity,
+                    reason: e.to_string(),
+                };
+                outcome.failed(error, display(&pending));
+                break;
+            }
+        };
+        let sent = db
             .client()
             .batch_get_item()
             .request_items(table, request)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
-            .await
-            .map_err(|e| Error::sdk("BatchGetItem", e))?;
-        if let Some(mut responses) = output.responses {
-            items.extend(responses.remove(table).unwrap_or_default());
-        }
-        if let Some(mut unprocessed) = output.unprocessed_keys {
-            if let Some(rest) = unprocessed.remove(table) {
-                pending = rest.keys;
+            .await;
+        let output = match sent {
+            Ok(output) => output,
+            Err(e) => {
+                // A read applies nothing: whatever happened, these keys are unread.
+                let error = Error::sdk("BatchGetItem", e);
+                outcome.not_done.extend(display(&pending));
+                outcome.cause = Some(error);
+                break;
             }
+        };
+        if let Some(mut responses) = output.responses {
+            outcome
+                .items
+                .extend(responses.remove(table).unwrap_or_default());
         }
+        let unprocessed: Vec<Item> = output
+            .unprocessed_keys
+            .and_then(|mut keys| keys.remove(table))
+            .map(|rest| rest.keys)
+            .unwrap_or_default();
+        let left: std::collections::HashSet<String> = unprocessed
+            .iter()
+            .map(|k| key_text(&key_of(schema, k)))
+            .collect();
+        let (still, read): (Vec<Item>, Vec<Item>) = pending
+            .into_iter()
+            .partition(|key| left.contains(&key_text(key)));
+        outcome.done.extend(display(&read));
+        pending = still;
     }
-    Ok(items)
+    outcome
 }
 
 /// Writes `requests` to `table` with BatchWriteItem: chunks of 25, a few
-/// chunks at once, unprocessed items retried.
+/// chunks at once, unprocessed items retried. Every chunk is sent whatever
+/// happens to the others; `Unprocessed` then names each key by what
+/// happened to it.
 pub(crate) async fn write_requests(
     db: &Db,
     table: &str,
-    entity: &'static str,
+    schema: &EntitySchema,
     requests: Vec<(String, WriteRequest)>,
 ) -> Result<()> {
     let policy = db.retry_policy();
     let chunks: Vec<Vec<(String, WriteRequest)>> =
         requests.chunks(WRITE_CHUNK).map(<[_]>::to_vec).collect();
-    let failures: Vec<Vec<String>> = futures::stream::iter(chunks)
-        .map(|chunk| write_chunk(db, table, chunk, policy))
-        .buffer_unordered(policy.concurrency.max(1))
-        .try_collect()
-        .await?;
-    let keys: Vec<String> = failures.into_iter().flatten().collect();
-    if keys.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::Unprocessed {
-            entity,
-            operation: "BatchWriteItem",
-            keys,
-        })
-    }
+    let outcomes: Vec<ChunkOutcome> = futures::stream::iter(chunks)
+        .map(|chunk| write_chunk(db, table, schema, chunk, policy))
+        .buffered(policy.concurrency.max(1))
+        .collect()
+        .await;
+    combine(schema.entity_type, "BatchWriteItem", outcomes).map(|_| ())
 }
 
-/// Returns the keys still unprocessed when the attempts ran out.
+/// The table key of a write request: the put item's key, or the delete's.
+fn request_key(schema: &EntitySchema, request: &WriteRequest) -> String {
+    let item = match (request.put_request(), request.delete_request()) {
+        (Some(put), _) => key_of(schema, put.item()),
+        (None, Some(delete)) => key_of(schema, delete.key()),
+        (None, None) => Item::new(),
+    };
+    key_text(&item)
+}
+
 async fn write_chunk(
     db: &Db,
     table: &str,
+    schema: &EntitySchema,
     chunk: Vec<(String, WriteRequest)>,
     policy: RetryPolicy,
-) -> Result<Vec<String>> {
+) -> ChunkOutcome {
+    let keys = |pending: &[(String, WriteRequest)]| {
+        pending
+            .iter()
+            .map(|(key, _)| key.clone())
+            .collect::<Vec<_>>()
+    };
+    let mut outcome = ChunkOutcome::default();
     let mut pending = chunk;
     let mut attempt = 0;
     while !pending.is_empty() {
         if attempt >= policy.max_attempts {
-            return Ok(pending.into_iter().map(|(key, _)| key).collect());
+            outcome.not_done.extend(keys(&pending));
+            break;
         }
         if attempt > 0 {
             tokio::time::sleep(policy.delay(attempt)).await;
         }
         attempt += 1;
         tracing::debug!(table, items = pending.len(), attempt, "ddb BatchWriteItem");
-        let output = db
+        let sent = db
             .client()
             .batch_write_item()
             .request_items(table, pending.iter().map(|(_, r)| r.clone()).collect())
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
-            .await
-            .map_err(|e| Error::sdk("BatchWriteItem", e))?;
-        let unprocessed: Vec<WriteRequest> = output
+            .await;
+        let output = match sent {
+            Ok(output) => output,
+            Err(e) => {
+                outcome.failed(Error::sdk("BatchWriteItem", e), keys(&pending));
+                break;
+            }
+        };
+        // Matched by key: DynamoDB returns the requests it did not process.
+        let left: std::collections::HashSet<String> = output
             .unprocessed_items
             .and_then(|mut items| items.remove(table))
-            .unwrap_or_default();
-        pending.retain(|(_, request)| unprocessed.contains(request));
+            .unwrap_or_default()
+            .iter()
+            .map(|request| request_key(schema, request))
+            .collect();
+        let (still, written): (Vec<_>, Vec<_>) = pending
+            .into_iter()
+            .partition(|(_, request)| left.contains(&request_key(schema, request)));
+        outcome.done.extend(keys(&written));
+        pending = still;
     }
-    Ok(Vec::new())
+    outcome
 }
 
 fn reject_duplicates<E: crate::Entity>(keys: &[String]) -> Result<()> {
@@ -288,8 +413,11 @@ impl Db {
     ///
     /// Checked before anything is sent: no key twice, every item within
     /// 400 KB. BatchWriteItem takes no conditions, so versions are written as
-    /// they are, unchecked; when the retries run out, the error lists exactly
-    /// the keys not written.
+    /// they are, unchecked. Every chunk is sent whatever happens to the
+    /// others; when any key is left, [`Error::Unprocessed`] names each one by
+    /// what happened to it: written (`done`), not written (`keys`, with the
+    /// `cause` when a request failed), or unknown (`unknown`: its answer was
+    /// lost, so it may have been written; writing it again is safe).
     pub async fn batch_put<E: crate::Entity + 'static>(&self, entities: &[E]) -> Result<()> {
         let mut requests = Vec::with_capacity(entities.len());
         let mut keys = Vec::with_capacity(entities.len());
@@ -308,13 +436,7 @@ impl Db {
             requests.push((key, plan.write_request()?));
         }
         reject_duplicates::<E>(&keys)?;
-        write_requests(
-            self,
-            self.table_name::<E::Table>(),
-            E::SCHEMA.entity_type,
-            requests,
-        )
-        .await
+        write_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests).await
     }
 
     /// Deletes the items at `keys` with BatchWriteItem (as [`batch_put`](Self::batch_put)).
@@ -329,18 +451,14 @@ impl Db {
             .zip(texts)
             .map(|(key, text)| Ok((text, self.delete(key).plan()?.write_request()?)))
             .collect::<Result<Vec<_>>>()?;
-        write_requests(
-            self,
-            self.table_name::<E::Table>(),
-            E::SCHEMA.entity_type,
-            requests,
-        )
-        .await
+        write_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests).await
     }
 
     /// Reads the items at `keys` with BatchGetItem: chunks of 100, a few at
     /// once, unprocessed keys retried. Returns the items found, in the order of
-    /// `keys`; a key given twice is an error, with nothing sent.
+    /// `keys`; a key given twice is an error, with nothing sent. When keys stay
+    /// unread, [`Error::Unprocessed`] names them (`keys`) and carries what was
+    /// read (`read`).
     pub async fn batch_get<E: crate::Entity + 'static>(
         &self,
         keys: Vec<crate::Key<E>>,
