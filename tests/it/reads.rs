@@ -690,3 +690,73 @@ async fn a_cursor_naming_another_entitys_key_is_refused_before_any_request() {
     );
     assert_eq!(proxy.seen("Query"), sent, "nothing was sent");
 }
+
+/// #11.1: streaming a sharded index read every shard's whole remaining page
+/// on every page and threw away what it did not take: about shards-times
+/// the read units. A stream now reads each item once: its read units are
+/// within 10% of reading the four shards directly with the SDK.
+#[tokio::test]
+async fn a_sharded_stream_reads_each_item_once() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let orders: Vec<Order> = (0..2000)
+        .map(|i| {
+            order(
+                &format!("C{}", i % 7),
+                &format!("F{i:04}"),
+                datetime!(2026-01-01 00:00:00 UTC) + time::Duration::minutes(i),
+                OrderStatus::Open,
+                100,
+            )
+        })
+        .collect();
+    ddb_tests::put_raw(&db, &orders).await;
+
+    let mut ddb_units = 0.0;
+    let mut returned = 0;
+    let mut pages = db
+        .query(Order::open_orders(&OrderStatus::Open))
+        .hydrate()
+        .limit(100)
+        .pages();
+    // Hydrating fetches from the table; count the index reads only.
+    while let Some(page) = pages.try_next().await.unwrap() {
+        returned += page.items.len();
+        ddb_units += page.consumed_capacity;
+    }
+    assert_eq!(returned, 2000);
+
+    let mut raw_units = 0.0;
+    for shard in 0..4 {
+        let mut start = None;
+        loop {
+            let output = db
+                .client()
+                .query()
+                .table_name(db.table_name::<Ecommerce>())
+                .index_name("GSI2")
+                .key_condition_expression("GSI2PK = :pk")
+                .expression_attribute_values(
+                    ":pk",
+                    aws_sdk_dynamodb::types::AttributeValue::S(format!("STATUS#OPEN#{shard}")),
+                )
+                .set_exclusive_start_key(start)
+                .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .unwrap();
+            raw_units += output
+                .consumed_capacity()
+                .and_then(|c| c.capacity_units())
+                .unwrap_or(0.0);
+            start = output.last_evaluated_key;
+            if start.is_none() {
+                break;
+            }
+        }
+    }
+    assert!(raw_units > 0.0, "the server reports consumed capacity");
+    assert!(
+        ddb_units <= raw_units * 1.1,
+        "ddb read {ddb_units} units, the shards read directly {raw_units}"
+    );
+}

@@ -41,6 +41,18 @@ fn names(key: &Key) -> Names {
     }
 }
 
+/// `&self.field` for each field of `key`'s templates, in order.
+fn self_fields(entity: &Entity, key: &Key) -> Vec<TokenStream> {
+    key.fields()
+        .into_iter()
+        .filter_map(|name| entity.field(name))
+        .map(|f| {
+            let ident = f.ident;
+            quote!(&self.#ident)
+        })
+        .collect()
+}
+
 /// The key code of every template key of an entity.
 pub(super) struct KeyCode {
     /// Key functions, prefixes and query entry points, in `impl Entity`.
@@ -215,14 +227,7 @@ pub(super) fn key_code(entity: &Entity) -> KeyCode {
             });
         }
         if let Some(index_name) = index_name {
-            let args = key
-                .fields()
-                .into_iter()
-                .filter_map(|name| entity.field(name))
-                .map(|f| {
-                    let ident = f.ident;
-                    quote!(&self.#ident)
-                });
+            let args = self_fields(entity, key);
             let mut compute = quote!(let mut __values = Self::#key_fn(#(#args),*)?;);
             if key.shards > 1 {
                 needs_primary = true;
@@ -261,14 +266,7 @@ pub(super) fn parse_key(entity: &Entity) -> (TokenStream, Vec<TokenStream>) {
     let entity_type = &entity.entity_type;
     let rust_name = entity.ident.to_string();
     let primary = &entity.keys[0];
-    let primary_args = primary
-        .fields()
-        .into_iter()
-        .filter_map(|name| entity.field(name))
-        .map(|f| {
-            let ident = f.ident;
-            quote!(&self.#ident)
-        });
+    let primary_args = self_fields(entity, primary);
     let parse_codecs = codecs(entity, primary.fields());
     let mut bound = Vec::new();
     let pk_read = read_template(
@@ -309,5 +307,5 @@ pub(super) fn parse_key(entity: &Entity) -> (TokenStream, Vec<TokenStream>) {
             ::core::result::Result::Ok((#(#parsed_idents,)*))
         }
     };
-    (parse_key, primary_args.collect())
+    (parse_key, primary_args)
 }

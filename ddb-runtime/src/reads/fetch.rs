@@ -68,6 +68,31 @@ fn next_read(missing: usize, previous: Option<usize>) -> usize {
     missing.max(grown).min(MAX_READ.max(missing))
 }
 
+/// A sharded read in progress: what each shard has read and not yet
+/// returned, where its next request starts, where a cursor resumes it, and
+/// how much its last request read. A stream of pages keeps it from page to
+/// page, so it reads each item once; a page resumed from a cursor reads again
+/// at most what the shards had buffered (a shard's last read, at most 1,000
+/// items).
+pub(crate) struct Fanout {
+    buffers: Vec<VecDeque<Item>>,
+    next: Vec<Position>,
+    resume: Vec<Position>,
+    reads: Vec<Option<usize>>,
+}
+
+impl Fanout {
+    fn new(positions: Vec<Position>) -> Self {
+        let shards = positions.len();
+        Self {
+            buffers: vec![VecDeque::new(); shards],
+            next: positions.clone(),
+            resume: positions,
+            reads: vec![None; shards],
+        }
+    }
+}
+
 /// How many items a sharded page takes when the caller sets no limit.
 const DEFAULT_SHARDED_PAGE: usize = 100;
 
@@ -242,26 +267,48 @@ impl Plan {
         cursor: Option<&Cursor>,
         limit: Option<usize>,
     ) -> Result<RawPage> {
-        let positions = self.positions(cursor)?;
-        if self.sort.range == SortRange::Empty || positions.iter().all(|p| *p == Position::Done) {
-            return Ok(RawPage {
-                items: Vec::new(),
-                cursor: None,
-                consumed_capacity: 0.0,
-                requests: 0,
-            });
+        let (page, _) = self.page_continuing(db, cursor, None, limit).await?;
+        Ok(page)
+    }
+
+    /// One page. A sharded read continues from `fanout`, what the previous
+    /// page of the same stream read and did not return, rather than reading
+    /// the shards again from the cursor; the fan-out to keep for the next
+    /// page comes back with the page.
+    pub(crate) async fn page_continuing(
+        &self,
+        db: &Db,
+        cursor: Option<&Cursor>,
+        fanout: Option<Fanout>,
+        limit: Option<usize>,
+    ) -> Result<(RawPage, Option<Fanout>)> {
+        let empty = RawPage {
+            items: Vec::new(),
+            cursor: None,
+            consumed_capacity: 0.0,
+            requests: 0,
+        };
+        if self.sort.range == SortRange::Empty {
+            return Ok((empty, None));
         }
-        if self.partitions.len() == 1 {
-            self.single_page(
-                db,
-                positions.into_iter().next().unwrap_or(Position::Start),
-                limit,
-            )
-            .await
-        } else {
-            self.merged_page(db, positions, limit.unwrap_or(DEFAULT_SHARDED_PAGE))
-                .await
+        if self.partitions.len() > 1 {
+            let mut fanout = match fanout {
+                Some(fanout) => fanout,
+                None => Fanout::new(self.positions(cursor)?),
+            };
+            let limit = limit.unwrap_or(DEFAULT_SHARDED_PAGE);
+            let page = self.merged_page(db, &mut fanout, limit).await?;
+            return Ok((page, Some(fanout)));
         }
+        let position = self
+            .positions(cursor)?
+            .into_iter()
+            .next()
+            .unwrap_or(Position::Start);
+        if position == Position::Done {
+            return Ok((empty, None));
+        }
+        Ok((self.single_page(db, position, limit).await?, None))
     }
 
     async fn single_page(
@@ -333,77 +380,74 @@ impl Plan {
 
     /// A k-way merge of the shards: every shard is read concurrently, only as
     /// far as the page needs, and each shard's cursor position is the last
-    /// item taken from it, so the next page resumes exactly there.
-    async fn merged_page(
-        &self,
-        db: &Db,
-        positions: Vec<Position>,
-        limit: usize,
-    ) -> Result<RawPage> {
-        let shards = positions.len();
-        let mut buffers: Vec<VecDeque<Item>> = vec![VecDeque::new(); shards];
-        // Where the next request of each shard starts; `Done` when it has no more.
-        let mut next: Vec<Position> = positions.clone();
-        let mut resume: Vec<Position> = positions;
+    /// item taken from it, so the next page resumes exactly there. What a
+    /// shard read beyond the page stays in `fanout` for the next page of a
+    /// stream.
+    async fn merged_page(&self, db: &Db, fanout: &mut Fanout, limit: usize) -> Result<RawPage> {
+        let shards = fanout.buffers.len();
         let mut items = Vec::new();
         let mut capacity = 0.0;
         let mut requests = 0;
-        let mut reads: Vec<Option<usize>> = vec![None; shards];
         while items.len() < limit {
             let needed: Vec<usize> = (0..shards)
-                .filter(|&s| buffers[s].is_empty() && next[s] != Position::Done)
+                .filter(|&s| fanout.buffers[s].is_empty() && fanout.next[s] != Position::Done)
                 .collect();
             if !needed.is_empty() {
                 let remaining = limit - items.len();
                 for &s in &needed {
-                    reads[s] = Some(next_read(remaining, reads[s]));
+                    fanout.reads[s] = Some(next_read(remaining, fanout.reads[s]));
                 }
                 let fetches = needed.iter().map(|&s| {
-                    let start = match &next[s] {
+                    let start = match &fanout.next[s] {
                         Position::After(key) => Some(key),
                         _ => None,
                     };
-                    self.request(db, s, start, reads[s])
+                    self.request(db, s, start, fanout.reads[s])
                 });
                 let responses = futures::future::try_join_all(fetches).await?;
                 for (&s, response) in needed.iter().zip(responses) {
                     requests += 1;
                     capacity += response.capacity;
-                    buffers[s].extend(self.kept(response.items));
-                    next[s] = match response.last_key {
+                    fanout.buffers[s].extend(self.kept(response.items));
+                    fanout.next[s] = match response.last_key {
                         Some(key) => Position::After(key),
                         None => Position::Done,
                     };
                 }
             }
             let head = (0..shards)
-                .filter(|&s| !buffers[s].is_empty())
-                .min_by(|&a, &b| self.compare(&buffers[a][0], &buffers[b][0]).then(a.cmp(&b)));
+                .filter(|&s| !fanout.buffers[s].is_empty())
+                .min_by(|&a, &b| {
+                    self.compare(&fanout.buffers[a][0], &fanout.buffers[b][0])
+                        .then(a.cmp(&b))
+                });
             let Some(shard) = head else {
-                if (0..shards).all(|s| next[s] == Position::Done) {
+                if (0..shards).all(|s| fanout.next[s] == Position::Done) {
                     break;
                 }
                 continue;
             };
             // Only take a head once every shard that could hold a smaller item
             // has something buffered.
-            if (0..shards).any(|s| buffers[s].is_empty() && next[s] != Position::Done) {
+            if (0..shards).any(|s| fanout.buffers[s].is_empty() && fanout.next[s] != Position::Done)
+            {
                 continue;
             }
-            if let Some(item) = buffers[shard].pop_front() {
-                resume[shard] = Position::After(self.key_of(&item));
+            if let Some(item) = fanout.buffers[shard].pop_front() {
+                fanout.resume[shard] = Position::After(self.key_of(&item));
                 items.push(item);
             }
         }
         for s in 0..shards {
-            if buffers[s].is_empty() && next[s] == Position::Done {
-                resume[s] = Position::Done;
+            if fanout.buffers[s].is_empty() && fanout.next[s] == Position::Done {
+                fanout.resume[s] = Position::Done;
             }
         }
-        let cursor = resume
+        let cursor = fanout
+            .resume
             .iter()
             .any(|p| *p != Position::Done)
-            .then(|| cursor::encode(&self.fingerprint, &resume));
+            .then(|| cursor::encode(&self.fingerprint, &fanout.resume));
         Ok(RawPage {
             items,
             cursor,

@@ -664,6 +664,10 @@ where
 
     async fn page_with(&self, plan: &Plan, cursor: Option<&Cursor>) -> Result<Page<D::Output>> {
         let raw = plan.page(&self.db, cursor, self.limit).await?;
+        self.decode_page(raw).await
+    }
+
+    async fn decode_page(&self, raw: crate::fetch::RawPage) -> Result<Page<D::Output>> {
         Ok(Page {
             items: self.decode.decode(&self.db, raw.items).await?,
             cursor: raw.cursor,
@@ -688,12 +692,26 @@ where
     where
         (P, D): Ready,
     {
-        let start = self.cursor.clone();
-        Box::pin(paginate(self, start, |query, cursor| async move {
-            let plan = query.plan()?;
-            let page = query.page_with(&plan, cursor.as_ref()).await?;
-            Ok((query, page))
-        }))
+        // A sharded read keeps what its shards read beyond one page for the
+        // next, so a stream reads every item once.
+        let cursor = self.cursor.clone();
+        let start = (self, cursor, None, false);
+        Box::pin(futures::stream::try_unfold(
+            start,
+            |(query, cursor, fanout, done)| async move {
+                if done {
+                    return Ok(None);
+                }
+                let plan = query.plan()?;
+                let (raw, fanout) = plan
+                    .page_continuing(&query.db, cursor.as_ref(), fanout, query.limit)
+                    .await?;
+                let page = query.decode_page(raw).await?;
+                let next = page.cursor.clone();
+                let done = next.is_none();
+                Ok(Some((page, (query, next, fanout, done))))
+            },
+        ))
     }
 
     /// Every item, page after page.

@@ -225,6 +225,64 @@ fn display_key(schema: &EntitySchema, key: &Item) -> String {
     }
 }
 
+/// One request's answer: the keys (by [`key_text`]) it left unprocessed,
+/// and the items it read.
+struct Answer {
+    left: std::collections::HashSet<String>,
+    items: Vec<Item>,
+}
+
+/// Sends one chunk until every key is processed or the attempts run out,
+/// with backoff between attempts: `send` sends the pending entries once.
+/// A request that fails outright ends the chunk; `applies` tells whether it
+/// could have written something (then a lost answer leaves keys unknown).
+async fn until_processed<P, Fut>(
+    policy: RetryPolicy,
+    chunk: Vec<P>,
+    named: impl Fn(&P) -> String,
+    matched: impl Fn(&P) -> String,
+    applies: bool,
+    send: impl Fn(Vec<P>) -> Fut,
+) -> ChunkOutcome
+where
+    P: Clone,
+    Fut: std::future::Future<Output = Result<Answer>>,
+{
+    let names = |entries: &[P]| entries.iter().map(&named).collect::<Vec<_>>();
+    let mut outcome = ChunkOutcome::default();
+    let mut pending = chunk;
+    let mut attempt = 0;
+    while !pending.is_empty() {
+        if attempt >= policy.max_attempts {
+            outcome.not_done.extend(names(&pending));
+            break;
+        }
+        if attempt > 0 {
+            tokio::time::sleep(policy.delay(attempt)).await;
+        }
+        attempt += 1;
+        let answer = match send(pending.clone()).await {
+            Ok(answer) => answer,
+            Err(error) if applies => {
+                outcome.failed(error, names(&pending));
+                break;
+            }
+            Err(error) => {
+                outcome.not_done.extend(names(&pending));
+                outcome.cause = Some(error);
+                break;
+            }
+        };
+        outcome.items.extend(answer.items);
+        let (still, processed): (Vec<P>, Vec<P>) = pending
+            .into_iter()
+            .partition(|entry| answer.left.contains(&matched(entry)));
+        outcome.done.extend(names(&processed));
+        pending = still;
+    }
+    outcome
+}
+
 async fn get_chunk(
     db: &Db,
     table: &str,
@@ -233,76 +291,40 @@ async fn get_chunk(
     policy: RetryPolicy,
 ) -> ChunkOutcome {
     let entity = schema.entity_type;
-    let display = |keys: &[Item]| {
-        keys.iter()
-            .map(|k| display_key(schema, k))
-            .collect::<Vec<_>>()
-    };
-    let mut outcome = ChunkOutcome::default();
-    let mut pending = keys;
-    let mut attempt = 0;
-    while !pending.is_empty() {
-        if attempt >= policy.max_attempts {
-            outcome.not_done.extend(display(&pending));
-            break;
-        }
-        if attempt > 0 {
-            tokio::time::sleep(policy.delay(attempt)).await;
-        }
-        attempt += 1;
-        tracing::debug!(entity, keys = pending.len(), attempt, "ddb BatchGetItem");
-        let request = match KeysAndAttributes::builder()
-            .set_keys(Some(pending.clone()))
+    let send = |keys: Vec<Item>| async move {
+        tracing::debug!(entity, keys = keys.len(), "ddb BatchGetItem");
+        let request = KeysAndAttributes::builder()
+            .set_keys(Some(keys))
             .build()
-        {
-            Ok(request) => request,
-            Err(e) => {
-                let error = Error::InvalidRequest {
-                    entity,
-                    reason: e.to_string(),
-                };
-                outcome.failed(error, display(&pending));
-                break;
-            }
-        };
-        let sent = db
+            .map_err(|e| Error::InvalidRequest {
+                entity,
+                reason: e.to_string(),
+            })?;
+        let output = db
             .client()
             .batch_get_item()
             .request_items(table, request)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
-            .await;
-        let output = match sent {
-            Ok(output) => output,
-            Err(e) => {
-                // A read applies nothing: whatever happened, these keys are unread.
-                let error = Error::sdk("BatchGetItem", e);
-                outcome.not_done.extend(display(&pending));
-                outcome.cause = Some(error);
-                break;
-            }
-        };
-        if let Some(mut responses) = output.responses {
-            outcome
-                .items
-                .extend(responses.remove(table).unwrap_or_default());
-        }
-        let unprocessed: Vec<Item> = output
+            .await
+            .map_err(|e| Error::sdk("BatchGetItem", e))?;
+        let items = output
+            .responses
+            .and_then(|mut responses| responses.remove(table))
+            .unwrap_or_default();
+        let left = output
             .unprocessed_keys
             .and_then(|mut keys| keys.remove(table))
             .map(|rest| rest.keys)
-            .unwrap_or_default();
-        let left: std::collections::HashSet<String> = unprocessed
+            .unwrap_or_default()
             .iter()
-            .map(|k| key_text(&key_of(schema, k)))
+            .map(|key| key_text(&key_of(schema, key)))
             .collect();
-        let (still, read): (Vec<Item>, Vec<Item>) = pending
-            .into_iter()
-            .partition(|key| left.contains(&key_text(key)));
-        outcome.done.extend(display(&read));
-        pending = still;
-    }
-    outcome
+        Ok(Answer { left, items })
+    };
+    // A read applies nothing: a failed request leaves its keys unread.
+    let named = |key: &Item| display_key(schema, key);
+    until_processed(policy, keys, named, key_text, false, send).await
 }
 
 /// Writes `requests` to `table` with BatchWriteItem: chunks of 25, a few
@@ -343,54 +365,32 @@ async fn write_chunk(
     chunk: Vec<(String, WriteRequest)>,
     policy: RetryPolicy,
 ) -> ChunkOutcome {
-    let keys = |pending: &[(String, WriteRequest)]| {
-        pending
-            .iter()
-            .map(|(key, _)| key.clone())
-            .collect::<Vec<_>>()
-    };
-    let mut outcome = ChunkOutcome::default();
-    let mut pending = chunk;
-    let mut attempt = 0;
-    while !pending.is_empty() {
-        if attempt >= policy.max_attempts {
-            outcome.not_done.extend(keys(&pending));
-            break;
-        }
-        if attempt > 0 {
-            tokio::time::sleep(policy.delay(attempt)).await;
-        }
-        attempt += 1;
-        tracing::debug!(table, items = pending.len(), attempt, "ddb BatchWriteItem");
-        let sent = db
+    let send = |pending: Vec<(String, WriteRequest)>| async move {
+        tracing::debug!(table, items = pending.len(), "ddb BatchWriteItem");
+        let output = db
             .client()
             .batch_write_item()
-            .request_items(table, pending.iter().map(|(_, r)| r.clone()).collect())
+            .request_items(table, pending.into_iter().map(|(_, r)| r).collect())
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
-            .await;
-        let output = match sent {
-            Ok(output) => output,
-            Err(e) => {
-                outcome.failed(Error::sdk("BatchWriteItem", e), keys(&pending));
-                break;
-            }
-        };
+            .await
+            .map_err(|e| Error::sdk("BatchWriteItem", e))?;
         // Matched by key: DynamoDB returns the requests it did not process.
-        let left: std::collections::HashSet<String> = output
+        let left = output
             .unprocessed_items
             .and_then(|mut items| items.remove(table))
             .unwrap_or_default()
             .iter()
             .map(|request| request_key(schema, request))
             .collect();
-        let (still, written): (Vec<_>, Vec<_>) = pending
-            .into_iter()
-            .partition(|(_, request)| left.contains(&request_key(schema, request)));
-        outcome.done.extend(keys(&written));
-        pending = still;
-    }
-    outcome
+        Ok(Answer {
+            left,
+            items: Vec::new(),
+        })
+    };
+    let named = |(key, _): &(String, WriteRequest)| key.clone();
+    let matched = |(_, request): &(String, WriteRequest)| request_key(schema, request);
+    until_processed(policy, chunk, named, matched, true, send).await
 }
 
 fn reject_duplicates<E: crate::Entity>(keys: &[String]) -> Result<()> {
