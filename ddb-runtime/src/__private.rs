@@ -300,7 +300,16 @@ pub const fn check_projection_field(
     read_as: &str,
 ) -> Option<crate::check::Message> {
     let stored = schema.attribute_of(field);
-    if stored.is_empty() || crate::check::str_eq(stored, read_as) {
+    if stored.is_empty() {
+        return crate::check::Message::new()
+            .push("projection field `")
+            .push(field)
+            .push("` is not an attribute of entity `")
+            .push(schema.rust_name)
+            .push("`: the entity does not store it (#[serde(skip)], or no such field); remove it from the projection")
+            .into_error();
+    }
+    if crate::check::str_eq(stored, read_as) {
         return None;
     }
     crate::check::Message::new()

@@ -484,9 +484,11 @@ impl Error {
                 SdkErrorKind::Construction => false,
                 SdkErrorKind::Service => is_retryable_service_error(source),
             },
-            Error::ChangedSinceRead { .. }
-            | Error::Unprocessed { .. }
-            | Error::TableNotActive { .. } => true,
+            // Unprocessed items clear up, unless a request failed for good.
+            Error::Unprocessed { outcome, .. } => {
+                outcome.cause.as_ref().is_none_or(Error::is_retryable)
+            }
+            Error::ChangedSinceRead { .. } | Error::TableNotActive { .. } => true,
             Error::TransactionCanceled { .. } => self.is_transaction_conflict(),
             _ => false,
         }

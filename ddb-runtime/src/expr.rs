@@ -196,11 +196,18 @@ enum Node {
     Invalid(String),
 }
 
-/// `ttl` holds epoch seconds at or before `now`: a missing or NULL attribute
-/// (an `Option` that is `None`) never expires.
+/// `ttl` holds epoch seconds at or before `now`, and not more than five
+/// years before (DynamoDB never deletes those, so neither does ddb treat
+/// them as expired): a missing or NULL attribute (an `Option` that is `None`)
+/// never expires.
 fn expired(ttl: &'static str, now: i64) -> Node {
     let number = Node::Type(ttl, "N");
-    let passed = Node::Compare(ttl, "<=", AttributeValue::N(now.to_string()));
+    let since = now - crate::timestamp::TTL_HORIZON_SECONDS;
+    let passed = Node::Between(
+        ttl,
+        AttributeValue::N(since.to_string()),
+        AttributeValue::N(now.to_string()),
+    );
     Node::And(Box::new(number), Box::new(passed))
 }
 

@@ -354,3 +354,50 @@ fn the_report_shows_the_query_and_who_keeps_the_index() {
         "{report}"
     );
 }
+
+/// Another entity keyed in the same index by the same attributes.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Events, pk = "ALERT#{id}", sk = "ALERT")]
+#[ddb(index(name = "RegionTime", pk(tenant, region), sk(ts, seq)))]
+struct Alert {
+    id: String,
+    tenant: String,
+    region: Option<Region>,
+    ts: u64,
+    seq: u32,
+}
+
+/// A page whose last item read is another entity's (dropped by the
+/// entity-type filter) ends with a cursor on that item's key: the next page
+/// must take it (it was refused as "not a key of this entity").
+#[tokio::test]
+async fn pages_resume_past_another_entitys_items() {
+    let db = ddb_tests::db_with_table::<Events>().await;
+    for i in 0..6u64 {
+        db.create(&event(&format!("e{i}"), Some(Region::EuWest), 10 * i, 0))
+            .send()
+            .await
+            .unwrap();
+        for j in 1..4u32 {
+            db.create(&Alert {
+                id: format!("a{i}-{j}"),
+                tenant: "acme".into(),
+                region: Some(Region::EuWest),
+                ts: 10 * i,
+                seq: j,
+            })
+            .send()
+            .await
+            .unwrap();
+        }
+    }
+    let events: Vec<Event> = db
+        .query(Event::by_region(&"acme".to_string(), &Region::EuWest))
+        .hydrate()
+        .limit(2)
+        .collect()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = events.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["e0", "e1", "e2", "e3", "e4", "e5"]);
+}

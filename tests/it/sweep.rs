@@ -774,3 +774,150 @@ async fn errors_say_how_a_request_failed_and_whether_to_retry() {
     );
     assert!(refused.is_invalid_input() && !refused.is_retryable());
 }
+
+/// #10.3: DynamoDB never deletes an item whose time to live is more than
+/// five years in the past (a `0` meant as "never"): ddb does not treat it as
+/// expired either, and a create does not replace it.
+#[tokio::test]
+async fn a_time_to_live_far_in_the_past_is_not_expired() {
+    let db = ddb_tests::db_with_table::<Leases>().await;
+    let never = Lease {
+        name: "pinned".into(),
+        holder: "a".into(),
+        expires_at: 0,
+    };
+    db.create(&never).send().await.unwrap();
+    let key = never.primary_key().unwrap();
+    assert_eq!(db.get(key).send().await.unwrap(), Some(never.clone()));
+    let other = Lease {
+        holder: "b".into(),
+        ..never
+    };
+    assert!(matches!(
+        db.create(&other).send().await,
+        Err(Error::AlreadyExists { .. })
+    ));
+}
+
+#[derive(Table)]
+#[ddb(name = "Rentals", pk = "PK", ttl = "expiresAt")]
+struct Rentals;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[ddb(table = Rentals, pk = "RENTAL#{id}")]
+struct Rental {
+    id: String,
+    #[ddb(version)]
+    version: u64,
+    #[ddb(ttl)]
+    expires_at: u64,
+}
+
+/// A put that expects no item (version 0) takes the place of an expired
+/// one, as a create does: every read already says there is none.
+#[tokio::test]
+async fn a_put_expecting_no_item_replaces_an_expired_one() {
+    let db = ddb_tests::db_with_table::<Rentals>().await;
+    let old = Rental {
+        id: "r".into(),
+        version: 3,
+        expires_at: epoch_now() - 60,
+    };
+    ddb_tests::put_raw(&db, std::slice::from_ref(&old)).await;
+    let new = Rental {
+        id: "r".into(),
+        version: 0,
+        expires_at: epoch_now() + 60,
+    };
+    let written = db.put(&new).send().await.unwrap();
+    assert_eq!(written.version, Some(1));
+}
+
+#[derive(Table)]
+#[ddb(name = "Threads", pk = "PK", sk = "SK")]
+#[ddb(local_index(name = "ByActivity", sk = "LSI1SK", projection = "keys_only"))]
+struct Threads;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Threads, pk = "FORUM#{forum}", sk = "THREAD#{id}", query = "threads")]
+#[ddb(index(
+    name = "ByActivity",
+    sk = "ACTIVE#{active_at}#{id}",
+    query = "by_activity"
+))]
+struct Thread {
+    forum: String,
+    id: String,
+    active_at: u64,
+    title: String,
+    #[serde(default)]
+    note: Option<String>,
+    /// Stamped by ddb at each write, in a key: whole seconds.
+    #[ddb(updated_at)]
+    updated_at: Option<ddb_runtime::Timestamp>,
+}
+
+/// A local index that projects only keys still reads whole entities (the
+/// local index fetches the rest from the table): DynamoDB returns only the
+/// projected attributes unless asked for all.
+#[tokio::test]
+async fn a_keys_only_local_index_reads_whole_entities() {
+    let db = ddb_tests::db_with_table::<Threads>().await;
+    let thread = Thread {
+        forum: "rust".into(),
+        id: "t1".into(),
+        active_at: 5,
+        title: "Keys".into(),
+        note: Some("pinned".into()),
+        updated_at: None,
+    };
+    db.create(&thread).send().await.unwrap();
+    let found: Vec<Thread> = db
+        .query(Thread::by_activity(&"rust".to_string()))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].title, "Keys");
+    assert_eq!(found[0].note.as_deref(), Some("pinned"));
+}
+
+#[derive(Table)]
+#[ddb(name = "Feeds", pk = "PK", sk = "SK")]
+#[ddb(index(name = "Recent", pk = "RECENT_PK", sk = "RECENT_SK"))]
+struct Feeds;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Feeds, pk = "POST#{id}", sk = "POST")]
+#[ddb(index(
+    name = "Recent",
+    pk = "FEED#{feed}",
+    sk = "AT#{updated}#{id}",
+    query = "recent"
+))]
+struct Post {
+    id: String,
+    feed: String,
+    #[ddb(updated_at)]
+    updated: ddb_runtime::Timestamp,
+}
+
+/// A `Timestamp` ddb stamps itself can be a key segment: stamps are whole
+/// seconds (a stamp with nanoseconds failed every write of such a key).
+#[tokio::test]
+async fn a_stamped_timestamp_can_be_a_key() {
+    let db = ddb_tests::db_with_table::<Feeds>().await;
+    let post = Post {
+        id: "p1".into(),
+        feed: "news".into(),
+        updated: ddb_runtime::Timestamp::now_in_seconds(),
+    };
+    db.create(&post).send().await.unwrap();
+    let recent: Vec<Post> = db
+        .query(Post::recent(&"news".to_string()))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(recent.len(), 1);
+}

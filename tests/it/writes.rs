@@ -543,7 +543,13 @@ async fn a_failed_batch_chunk_does_not_abort_the_others() {
         Fault::Error(400, "ValidationException"),
     );
     let items: Vec<OrderItem> = (0..60).map(|i| line("F1", &format!("P{i:02}"))).collect();
-    match through.batch_put(&items).await {
+    let result = through.batch_put(&items).await;
+    // The failed request was refused for good: sending it again fails again.
+    assert!(
+        result.as_ref().is_err_and(|e| !e.is_retryable()),
+        "{result:?}"
+    );
+    match result {
         Err(Error::Unprocessed { keys, outcome, .. }) => {
             let ddb_runtime::BatchOutcome {
                 done,

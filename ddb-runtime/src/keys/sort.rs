@@ -249,6 +249,25 @@ pub(crate) fn max_with_prefix(prefix: &str) -> String {
     out
 }
 
+/// The smallest sort key above `text` no longer than `text`: its last
+/// character raised by one (a character at the top is dropped and the one
+/// before it raised); `None` when there is none.
+pub(crate) fn just_above(text: &str) -> Option<String> {
+    let mut chars = text.chars();
+    let last = chars.next_back()?;
+    let stem = chars.as_str();
+    let mut code = last as u32 + 1;
+    if (0xD800..=0xDFFF).contains(&code) {
+        code = 0xE000;
+    }
+    match char::from_u32(code) {
+        Some(next) if stem.len() + next.len_utf8() <= SORT_KEY_BYTES => {
+            Some(format!("{stem}{next}"))
+        }
+        _ => just_above(stem),
+    }
+}
+
 /// The greatest valid sort key below `text`, or `None` when there is none.
 pub(crate) fn just_below(text: &str) -> Option<String> {
     let mut chars = text.chars();
@@ -444,7 +463,13 @@ pub(crate) fn resolve<S>(
                 Some(_) => format!("{text}$"),
                 None => format!("{text}\0"),
             };
-            bounded(lo, entity_end())
+            // A whole key at the size limit has no longer continuation: the
+            // next key up changes its last character.
+            match (lo.len() > SORT_KEY_BYTES).then(|| just_above(&text)) {
+                None => bounded(lo, entity_end()),
+                Some(Some(lo)) => bounded(lo, entity_end()),
+                Some(None) => SortRange::Empty,
+            }
         }
         SortOp::Ge => bounded(text, entity_end()),
     })
@@ -573,6 +598,18 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A `gt` on a whole sort key at the 1,024-byte limit must not send a
+    /// 1,025-byte bound.
+    #[test]
+    fn a_greater_than_bound_stays_within_the_limit() {
+        let full = "a".repeat(SORT_KEY_BYTES);
+        let above = just_above(&full).unwrap();
+        assert_eq!(above.len(), SORT_KEY_BYTES);
+        assert!(above.as_str() > full.as_str());
+        assert_eq!(&above[..SORT_KEY_BYTES - 1], &full[..SORT_KEY_BYTES - 1]);
+        assert_eq!(just_above("\u{10FFFF}"), None);
     }
 
     #[test]

@@ -24,11 +24,17 @@ pub(crate) fn expired(schema: &crate::model::EntitySchema, item: &crate::Item) -
     let Some(attribute) = ttl_attribute(schema) else {
         return false;
     };
+    let now = now_epoch_seconds() as f64;
     item.get(attribute)
         .and_then(|v| v.as_n().ok())
         .and_then(|n| n.parse::<f64>().ok())
-        .is_some_and(|at| at <= now_epoch_seconds() as f64)
+        .is_some_and(|at| at <= now && at >= now - TTL_HORIZON_SECONDS as f64)
 }
+
+/// DynamoDB does not delete items whose time to live is more than five
+/// years in the past (a `0` meant as "never", for instance); ddb does not
+/// treat them as expired either.
+pub(crate) const TTL_HORIZON_SECONDS: i64 = 5 * 365 * 24 * 3600;
 
 fn epoch_seconds(now: SystemTime) -> i64 {
     match now.duration_since(UNIX_EPOCH) {
@@ -195,9 +201,14 @@ mod timestamp_impl {
         }
     }
 
+    /// Stamped in whole seconds, as epoch-second stamps are: a stamp can then
+    /// be a key segment (a key refuses fractions of a second).
     impl TimestampField for Timestamp {
         fn attribute_value(now: SystemTime) -> AttributeValue {
-            let text = OffsetDateTime::from(now)
+            let at = OffsetDateTime::from(now);
+            let text = at
+                .replace_nanosecond(0)
+                .unwrap_or(at)
                 .format(&Rfc3339)
                 .unwrap_or_default();
             AttributeValue::S(text)

@@ -177,14 +177,13 @@ impl<C: Collection> CollectionQuery<C> {
             sort: SortRange::All.into(),
             filter: None,
             projection: None,
+            all_attributes: false,
             key_attributes: std::iter::once(table.pk.name)
                 .chain(table.sk.map(|a| a.name))
                 .collect(),
             forward: self.forward,
             consistent: self.consistent,
             fingerprint: cursor::fingerprint(&parts),
-            // Members' keys differ; the fingerprint and partition checks hold.
-            owns_key: |_| true,
             keep: None,
         })
     }

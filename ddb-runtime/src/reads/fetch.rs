@@ -41,14 +41,15 @@ pub(crate) struct Plan {
     pub filter: Option<Expression>,
     /// Only these attributes (plus the keys), when projecting.
     pub projection: Option<Vec<&'static str>>,
+    /// Every attribute of the item, fetched from the table: a local index
+    /// that projects only some attributes, read for whole entities (DynamoDB
+    /// returns only the projected ones by default).
+    pub all_attributes: bool,
     /// Attributes of an item's key in this query: the table's, plus the index's.
     pub key_attributes: Vec<&'static str>,
     pub forward: bool,
     pub consistent: bool,
     pub fingerprint: String,
-    /// Whether a cursor's key is a key of what the query reads; checked with
-    /// the rest of the cursor, before any request.
-    pub owns_key: fn(&Item) -> bool,
     /// Items to keep, when DynamoDB cannot filter them: an index that does
     /// not carry the entity type tells entities apart by their table key.
     pub keep: Option<fn(&Item) -> bool>,
@@ -132,14 +133,69 @@ impl Plan {
                         reason: "the cursor's key is in another partition".into(),
                     });
                 }
-                if !(self.owns_key)(key) {
+                // The last item DynamoDB read may be another entity's (one
+                // the entity-type filter then dropped): any full key of the
+                // partition is a position.
+                let complete = self.key_attributes.iter().all(|name| {
+                    key.get(*name)
+                        .and_then(KeyValue::from_attribute_value)
+                        .is_some()
+                });
+                if !complete {
                     return Err(Error::InvalidCursor {
-                        reason: "the cursor's key is not a key of this entity".into(),
+                        reason: "the cursor's key lacks a key attribute of this query".into(),
+                    });
+                }
+                if !self.in_sort_range(key) {
+                    return Err(Error::InvalidCursor {
+                        reason: "the cursor's key is outside this query's sort key range".into(),
                     });
                 }
             }
         }
         Ok(positions)
+    }
+
+    /// Whether `key` satisfies the query's sort-key condition (DynamoDB
+    /// refuses a start key outside it).
+    fn in_sort_range(&self, key: &Item) -> bool {
+        let value = |i: usize| {
+            self.sk_attributes
+                .get(i)
+                .and_then(|name| key.get(*name))
+                .and_then(KeyValue::from_attribute_value)
+        };
+        let order = |a: &KeyValue, b: &KeyValue| match (a, b) {
+            (KeyValue::N(x), KeyValue::N(y)) => compare_numbers(x, y),
+            (x, y) => x.as_str().as_bytes().cmp(y.as_str().as_bytes()),
+        };
+        let leading = self.sort.equal.iter().enumerate();
+        if !leading
+            .into_iter()
+            .all(|(i, v)| value(i).as_ref() == Some(v))
+        {
+            return false;
+        }
+        let Some(ranged) = value(self.sort.equal.len()) else {
+            return self.sort.range == SortRange::All;
+        };
+        match &self.sort.range {
+            SortRange::All => true,
+            SortRange::Empty => false,
+            SortRange::Eq(v) => order(&ranged, v).is_eq(),
+            SortRange::BeginsWith(prefix) => ranged.as_str().starts_with(prefix.as_str()),
+            SortRange::Compare(op, v) => {
+                let o = order(&ranged, v);
+                match *op {
+                    "<" => o.is_lt(),
+                    "<=" => o.is_le(),
+                    ">" => o.is_gt(),
+                    ">=" => o.is_ge(),
+                    _ => o.is_eq(),
+                }
+            }
+            SortRange::Between(lo, hi) => order(&ranged, lo).is_ge() && order(&ranged, hi).is_le(),
+        }
     }
 
     /// The key condition of `shard`: every partition attribute equal, the
@@ -215,7 +271,11 @@ impl Plan {
             .key_condition_expression(condition)
             .set_filter_expression(filter)
             .set_projection_expression(projection.clone())
-            .set_select(projection.map(|_| Select::SpecificAttributes))
+            .set_select(match projection {
+                Some(_) => Some(Select::SpecificAttributes),
+                None if self.all_attributes => Some(Select::AllAttributes),
+                None => None,
+            })
             .set_expression_attribute_names(p.names())
             .set_expression_attribute_values(p.values())
             .scan_index_forward(self.forward)

@@ -600,8 +600,17 @@ where
         }
         let partitions: Vec<Vec<KeyValue>> = match partition.as_slice() {
             [value] if shards > 1 => (0..shards)
-                .map(|shard| vec![crate::__private::shard_partition(value, shard)])
-                .collect(),
+                .map(|shard| {
+                    let sharded = crate::__private::shard_partition(value, shard);
+                    crate::key::check_size(
+                        schema.entity_type,
+                        "index partition key",
+                        sharded.as_str().len(),
+                        crate::key::PARTITION_KEY_LIMIT,
+                    )?;
+                    Ok(vec![sharded])
+                })
+                .collect::<Result<_>>()?,
             _ => vec![partition.clone()],
         };
         let entity_attribute = table.entity_attribute;
@@ -642,10 +651,15 @@ where
         ]);
         let consistent =
             self.consistent && !matches!(index.map(|i| i.kind), Some(IndexKind::Global));
+        let all_attributes = projection.is_none()
+            && index.is_some_and(|i| {
+                i.kind == IndexKind::Local && i.projection != crate::model::Projection::All
+            });
         Ok(Plan {
             entity: entity_type,
             table_name: self.db.table_name::<E::Table>().to_owned(),
             index: index_name,
+            all_attributes,
             pk_attributes,
             sk_attributes,
             partitions,
@@ -656,7 +670,6 @@ where
             forward: self.forward,
             consistent,
             fingerprint,
-            owns_key: owns_key::<E>,
             // Without the entity type to filter on, the table key tells.
             keep: (!check_type).then_some(owns_key::<E> as fn(&Item) -> bool),
         })

@@ -95,17 +95,23 @@ impl Db {
     }
 }
 
+/// No item at the key, or an expired one: every read treats an expired item
+/// as absent (DynamoDB deletes it days later), and a write that expects none
+/// takes its place.
+fn absent_or_expired<E: Entity>() -> Condition<E> {
+    let absent = Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name);
+    match crate::timestamp::ttl_attribute(&E::SCHEMA) {
+        Some(ttl) => absent | Condition::expired(ttl, crate::timestamp::now_epoch_seconds()),
+        None => absent,
+    }
+}
+
 impl<E: Entity + 'static> Create<E> {
     /// The create as a put conditioned on no item having the key.
     pub(crate) fn plan(self) -> Result<(WritePlan<E>, crate::Item)> {
         let Prepared { item, key } = self.prepared?;
         let ours = item.clone();
-        let mut absent = Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name);
-        // An expired item is absent to every read; DynamoDB deletes it days
-        // later. A create takes its place.
-        if let Some(ttl) = crate::timestamp::ttl_attribute(&E::SCHEMA) {
-            absent = absent | Condition::expired(ttl, crate::timestamp::now_epoch_seconds());
-        }
+        let absent = absent_or_expired::<E>();
         let plan = WritePlan::new(
             key,
             Action::Put(item),
@@ -218,7 +224,7 @@ impl<E: Entity + 'static> Put<E> {
             (version_attribute(&E::SCHEMA), self.expected_version)
         {
             let version = if expected == 0 {
-                Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name)
+                absent_or_expired::<E>()
             } else {
                 version_is(attribute, expected)
             };
