@@ -449,11 +449,15 @@ impl Plan {
         let mut capacity = 0.0;
         let mut requests = 0;
         while items.len() < limit {
+            // When a shard runs dry, every shard that could run dry before
+            // the page is full is read again in the same round trip.
+            let remaining = limit - items.len();
+            let live = |s: usize| fanout.next[s] != Position::Done;
+            let dry = (0..shards).any(|s| fanout.buffers[s].is_empty() && live(s));
             let needed: Vec<usize> = (0..shards)
-                .filter(|&s| fanout.buffers[s].is_empty() && fanout.next[s] != Position::Done)
+                .filter(|&s| dry && live(s) && fanout.buffers[s].len() < remaining)
                 .collect();
             if !needed.is_empty() {
-                let remaining = limit - items.len();
                 for &s in &needed {
                     fanout.reads[s] = Some(next_read(remaining, fanout.reads[s]));
                 }

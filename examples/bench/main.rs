@@ -1,0 +1,499 @@
+//! ddb against the hand-written `aws-sdk-dynamodb` code a careful engineer
+//! writes, workload by workload, in one process against one server.
+//!
+//! `cargo run --release -p ddb-examples --example bench` starts an embedded
+//! local DynamoDB (or uses `DDB_ENDPOINT`). Each workload runs `DDB_BENCH_ROUNDS`
+//! rounds (default 3), ddb and raw alternating which goes first, each on a
+//! fresh table, and prints the medians:
+//! `workload: ddb X ms, raw Y ms, ratio Z`, with the read units per item
+//! returned where DynamoDB reports them.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, WriteRequest};
+use aws_sdk_dynamodb::Client;
+use ddb_examples::single_table::{Ecommerce, OpenOrder, Order};
+use ddb_examples::{CustomerId, OrderId, OrderStatus};
+use ddb_runtime::{Db, Table};
+use futures::{StreamExt, TryStreamExt};
+use time::format_description::well_known::Rfc3339;
+use time::macros::datetime;
+use time::OffsetDateTime;
+
+type Item = HashMap<String, AttributeValue>;
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What one side of one round took.
+#[derive(Clone, Copy, Default)]
+struct Run {
+    elapsed: Duration,
+    read_units: f64,
+    items: usize,
+}
+
+fn order(customer: &str, i: usize, status: OrderStatus) -> Order {
+    Order {
+        customer_id: CustomerId(customer.into()),
+        order_id: OrderId(format!("B{i:05}")),
+        placed_at: datetime!(2026-01-01 00:00:00 UTC) + time::Duration::minutes(i as i64),
+        status,
+        total_cents: 1000 + i as u64,
+        version: 1,
+    }
+}
+
+fn s(text: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(text.into())
+}
+
+fn n(number: impl ToString) -> AttributeValue {
+    AttributeValue::N(number.to_string())
+}
+
+fn status_text(status: OrderStatus) -> &'static str {
+    match status {
+        OrderStatus::Open => "OPEN",
+        OrderStatus::Shipped => "SHIPPED",
+    }
+}
+
+/// The item the raw code writes: the same attributes as ddb's, keys
+/// assembled by hand, the open-orders shard from a hash of the order id.
+fn raw_item(order: &Order) -> Item {
+    let at = order.placed_at.format(&Rfc3339).expect("UTC instant");
+    let mut item = Item::from([
+        ("PK".into(), s(format!("CUSTOMER#{}", order.customer_id.0))),
+        ("SK".into(), s(format!("ORDER#{at}#{}", order.order_id.0))),
+        ("GSI1PK".into(), s(format!("ORDER#{}", order.order_id.0))),
+        ("GSI1SK".into(), s("ORDER")),
+        ("_type".into(), s("Order")),
+        ("customer_id".into(), s(order.customer_id.0.clone())),
+        ("order_id".into(), s(order.order_id.0.clone())),
+        ("placed_at".into(), s(at.clone())),
+        ("status".into(), s(status_text(order.status))),
+        ("total_cents".into(), n(order.total_cents)),
+        ("version".into(), n(order.version)),
+    ]);
+    if order.status == OrderStatus::Open {
+        let shard = order.order_id.0.bytes().map(u32::from).sum::<u32>() % 4;
+        item.insert("GSI2PK".into(), s(format!("STATUS#OPEN#{shard}")));
+        item.insert("GSI2SK".into(), s(format!("{at}#{}", order.order_id.0)));
+    }
+    item
+}
+
+fn text(item: &Item, name: &str) -> Result<String, BoxError> {
+    Ok(item
+        .get(name)
+        .and_then(|v| v.as_s().ok())
+        .ok_or_else(|| format!("no S attribute {name}"))?
+        .clone())
+}
+
+fn number(item: &Item, name: &str) -> Result<u64, BoxError> {
+    Ok(item
+        .get(name)
+        .and_then(|v| v.as_n().ok())
+        .ok_or_else(|| format!("no N attribute {name}"))?
+        .parse()?)
+}
+
+/// The raw code's decoding of an order.
+fn raw_order(item: &Item) -> Result<Order, BoxError> {
+    Ok(Order {
+        customer_id: CustomerId(text(item, "customer_id")?),
+        order_id: OrderId(text(item, "order_id")?),
+        placed_at: OffsetDateTime::parse(&text(item, "placed_at")?, &Rfc3339)?,
+        status: match text(item, "status")?.as_str() {
+            "OPEN" => OrderStatus::Open,
+            _ => OrderStatus::Shipped,
+        },
+        total_cents: number(item, "total_cents")?,
+        version: number(item, "version")?,
+    })
+}
+
+fn raw_open_order(item: &Item) -> Result<OpenOrder, BoxError> {
+    Ok(OpenOrder {
+        customer_id: CustomerId(text(item, "customer_id")?),
+        order_id: OrderId(text(item, "order_id")?),
+        placed_at: OffsetDateTime::parse(&text(item, "placed_at")?, &Rfc3339)?,
+        total_cents: number(item, "total_cents")?,
+    })
+}
+
+/// A fresh copy of the store's table, for one side of one round.
+async fn fresh_table(client: &Client) -> Result<String, BoxError> {
+    let name = ddb_runtime::local::unique_table_name("Bench");
+    ddb_runtime::schema::create_table_if_missing(
+        client,
+        &Ecommerce::DEF,
+        &name,
+        Duration::from_secs(60),
+    )
+    .await?;
+    Ok(name)
+}
+
+async fn raw_put_all(client: &Client, table: &str, orders: &[Order]) -> Result<(), BoxError> {
+    let chunks: Vec<Vec<WriteRequest>> = orders
+        .chunks(25)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .map(|o| {
+                    let put = aws_sdk_dynamodb::types::PutRequest::builder()
+                        .set_item(Some(raw_item(o)))
+                        .build()
+                        .expect("item set");
+                    WriteRequest::builder().put_request(put).build()
+                })
+                .collect()
+        })
+        .collect();
+    futures::stream::iter(chunks)
+        .map(|mut pending| async move {
+            while !pending.is_empty() {
+                let output = client
+                    .batch_write_item()
+                    .request_items(table, pending)
+                    .send()
+                    .await?;
+                pending = output
+                    .unprocessed_items
+                    .and_then(|mut left| left.remove(table))
+                    .unwrap_or_default();
+            }
+            Ok::<(), BoxError>(())
+        })
+        .buffer_unordered(4)
+        .try_collect::<Vec<()>>()
+        .await?;
+    Ok(())
+}
+
+/// The workloads, each as (ddb, raw) on prepared tables.
+#[derive(Clone, Copy, Debug)]
+enum Workload {
+    Creates,
+    Gets,
+    BatchPut,
+    AllPages,
+    Latest20,
+    Ship,
+    OpenOrders,
+}
+
+const WORKLOADS: [(Workload, &str); 7] = [
+    (Workload::Creates, "300 sequential idempotent creates"),
+    (Workload::Gets, "300 GetItems"),
+    (
+        Workload::BatchPut,
+        "batch put of 2,500 orders, 4 concurrent",
+    ),
+    (Workload::AllPages, "all pages of a 2,500-order partition"),
+    (Workload::Latest20, "latest 20 orders, newest first, x100"),
+    (Workload::Ship, "ship 100 open orders"),
+    (Workload::OpenOrders, "all open orders of a 4-shard index"),
+];
+
+/// The orders a workload starts from (written before the clock starts).
+fn seed(workload: Workload) -> Vec<Order> {
+    match workload {
+        Workload::Creates | Workload::BatchPut => Vec::new(),
+        Workload::Gets => (0..300)
+            .map(|i| order("C1", i, OrderStatus::Open))
+            .collect(),
+        Workload::AllPages | Workload::Latest20 => (0..2500)
+            .map(|i| order("C1", i, OrderStatus::Shipped))
+            .collect(),
+        Workload::Ship => (0..100)
+            .map(|i| order("C1", i, OrderStatus::Open))
+            .collect(),
+        Workload::OpenOrders => (0..2000)
+            .map(|i| order(&format!("C{}", i % 50), i, OrderStatus::Open))
+            .collect(),
+    }
+}
+
+async fn run_ddb(db: &Db, workload: Workload) -> Result<Run, BoxError> {
+    let started = Instant::now();
+    let mut run = Run::default();
+    match workload {
+        Workload::Creates => {
+            for i in 0..300 {
+                db.create(&order("C1", i, OrderStatus::Open)).send().await?;
+            }
+            run.items = 300;
+        }
+        Workload::Gets => {
+            for i in 0..300 {
+                let o = order("C1", i, OrderStatus::Open);
+                let found = db
+                    .get(Order::key(&o.customer_id, &o.placed_at, &o.order_id)?)
+                    .send()
+                    .await?;
+                run.items += usize::from(found.is_some());
+            }
+        }
+        Workload::BatchPut => {
+            let orders: Vec<Order> = (0..2500)
+                .map(|i| order("C1", i, OrderStatus::Open))
+                .collect();
+            db.batch_put(&orders).await?;
+            run.items = orders.len();
+        }
+        Workload::AllPages => {
+            let mut pages = db
+                .query(Order::by_customer(&CustomerId("C1".into())))
+                .pages();
+            while let Some(page) = pages.try_next().await? {
+                run.items += page.items.len();
+                run.read_units += page.consumed_capacity;
+            }
+        }
+        Workload::Latest20 => {
+            for _ in 0..100 {
+                let page = db
+                    .query(Order::by_customer(&CustomerId("C1".into())))
+                    .newest_first()
+                    .limit(20)
+                    .send()
+                    .await?;
+                run.items += page.items.len();
+                run.read_units += page.consumed_capacity;
+            }
+        }
+        Workload::Ship => {
+            for i in 0..100 {
+                let o = order("C1", i, OrderStatus::Open);
+                db.update(Order::key(&o.customer_id, &o.placed_at, &o.order_id)?)
+                    .set(Order::fields().status, OrderStatus::Shipped)
+                    .send()
+                    .await?;
+            }
+            run.items = 100;
+        }
+        Workload::OpenOrders => {
+            let mut pages = db
+                .query(Order::open_orders(&OrderStatus::Open))
+                .project::<OpenOrder>()
+                .pages();
+            while let Some(page) = pages.try_next().await? {
+                run.items += page.items.len();
+                run.read_units += page.consumed_capacity;
+            }
+        }
+    }
+    run.elapsed = started.elapsed();
+    Ok(run)
+}
+
+fn units(output_capacity: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>) -> f64 {
+    output_capacity
+        .and_then(|c| c.capacity_units())
+        .unwrap_or(0.0)
+}
+
+async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run, BoxError> {
+    let started = Instant::now();
+    let mut run = Run::default();
+    match workload {
+        Workload::Creates => {
+            for i in 0..300 {
+                client
+                    .put_item()
+                    .table_name(table)
+                    .set_item(Some(raw_item(&order("C1", i, OrderStatus::Open))))
+                    .condition_expression("attribute_not_exists(PK)")
+                    .send()
+                    .await?;
+            }
+            run.items = 300;
+        }
+        Workload::Gets => {
+            for i in 0..300 {
+                let o = order("C1", i, OrderStatus::Open);
+                let item = raw_item(&o);
+                let key = Item::from([
+                    ("PK".into(), item["PK"].clone()),
+                    ("SK".into(), item["SK"].clone()),
+                ]);
+                let output = client
+                    .get_item()
+                    .table_name(table)
+                    .set_key(Some(key))
+                    .send()
+                    .await?;
+                if let Some(item) = output.item {
+                    raw_order(&item)?;
+                    run.items += 1;
+                }
+            }
+        }
+        Workload::BatchPut => {
+            let orders: Vec<Order> = (0..2500)
+                .map(|i| order("C1", i, OrderStatus::Open))
+                .collect();
+            raw_put_all(client, table, &orders).await?;
+            run.items = orders.len();
+        }
+        Workload::AllPages | Workload::Latest20 => {
+            let (rounds, limit, forward) = match workload {
+                Workload::AllPages => (1, None, true),
+                _ => (100, Some(20), false),
+            };
+            for _ in 0..rounds {
+                let mut start = None;
+                loop {
+                    let output = client
+                        .query()
+                        .table_name(table)
+                        .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
+                        .expression_attribute_values(":pk", s("CUSTOMER#C1"))
+                        .expression_attribute_values(":sk", s("ORDER#"))
+                        .scan_index_forward(forward)
+                        .set_limit(limit)
+                        .set_exclusive_start_key(start)
+                        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                        .send()
+                        .await?;
+                    run.read_units += units(output.consumed_capacity());
+                    for item in output.items() {
+                        raw_order(item)?;
+                        run.items += 1;
+                    }
+                    start = output.last_evaluated_key;
+                    if start.is_none() || limit.is_some() {
+                        break;
+                    }
+                }
+            }
+        }
+        Workload::Ship => {
+            for i in 0..100 {
+                let item = raw_item(&order("C1", i, OrderStatus::Open));
+                client
+                    .update_item()
+                    .table_name(table)
+                    .key("PK", item["PK"].clone())
+                    .key("SK", item["SK"].clone())
+                    .update_expression("SET #s = :s, #v = #v + :one REMOVE GSI2PK, GSI2SK")
+                    .condition_expression("attribute_exists(PK)")
+                    .expression_attribute_names("#s", "status")
+                    .expression_attribute_names("#v", "version")
+                    .expression_attribute_values(":s", s("SHIPPED"))
+                    .expression_attribute_values(":one", n(1))
+                    .send()
+                    .await?;
+            }
+            run.items = 100;
+        }
+        Workload::OpenOrders => {
+            let shards = (0..4).map(|shard| async move {
+                let mut items = Vec::new();
+                let mut read_units = 0.0;
+                let mut start = None;
+                loop {
+                    let output = client
+                        .query()
+                        .table_name(table)
+                        .index_name("GSI2")
+                        .key_condition_expression("GSI2PK = :pk")
+                        .expression_attribute_values(":pk", s(format!("STATUS#OPEN#{shard}")))
+                        .set_exclusive_start_key(start)
+                        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                        .send()
+                        .await?;
+                    read_units += units(output.consumed_capacity());
+                    items.extend(output.items.unwrap_or_default());
+                    start = output.last_evaluated_key;
+                    if start.is_none() {
+                        break;
+                    }
+                }
+                Ok::<_, BoxError>((items, read_units))
+            });
+            let mut all = Vec::new();
+            for (items, read_units) in futures::future::try_join_all(shards).await? {
+                all.extend(items);
+                run.read_units += read_units;
+            }
+            all.sort_by_key(|item| text(item, "GSI2SK").ok());
+            for item in &all {
+                raw_open_order(item)?;
+            }
+            run.items = all.len();
+        }
+    }
+    run.elapsed = started.elapsed();
+    Ok(run)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    values[values.len() / 2]
+}
+
+#[tokio::main]
+async fn main() -> Result<(), BoxError> {
+    let (client, target, _guard) = ddb_examples::connect::client()
+        .await
+        .map_err(|e| e.to_string())?;
+    let rounds: usize = std::env::var("DDB_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    println!("ddb against hand-written SDK code on {target:?}, {rounds} round(s), medians");
+    for (workload, name) in WORKLOADS {
+        let mut ddb_ms = Vec::new();
+        let mut raw_ms = Vec::new();
+        let (mut ddb_last, mut raw_last) = (Run::default(), Run::default());
+        for round in 0..rounds {
+            let seeded = seed(workload);
+            let ddb_table = fresh_table(&client).await?;
+            let raw_table = fresh_table(&client).await?;
+            let db = Db::new(client.clone()).with_table_name::<Ecommerce>(ddb_table.clone());
+            if !seeded.is_empty() {
+                db.batch_put(&seeded).await?;
+                raw_put_all(&client, &raw_table, &seeded).await?;
+            }
+            let ddb_first = round % 2 == 0;
+            if ddb_first {
+                ddb_last = run_ddb(&db, workload).await?;
+                raw_last = run_raw(&client, &raw_table, workload).await?;
+            } else {
+                raw_last = run_raw(&client, &raw_table, workload).await?;
+                ddb_last = run_ddb(&db, workload).await?;
+            }
+            if ddb_last.items != raw_last.items {
+                return Err(format!(
+                    "{name}: ddb returned {} items, raw {}",
+                    ddb_last.items, raw_last.items
+                )
+                .into());
+            }
+            ddb_ms.push(ddb_last.elapsed.as_secs_f64() * 1000.0);
+            raw_ms.push(raw_last.elapsed.as_secs_f64() * 1000.0);
+            for table in [ddb_table, raw_table] {
+                client.delete_table().table_name(table).send().await?;
+            }
+        }
+        let (ddb, raw) = (median(ddb_ms), median(raw_ms));
+        let per_item = |run: Run| {
+            if run.read_units > 0.0 && run.items > 0 {
+                format!("{:.3}", run.read_units / run.items as f64)
+            } else {
+                "-".into()
+            }
+        };
+        println!(
+            "{name}: ddb {ddb:.1} ms, raw {raw:.1} ms, ratio {:.2}; read units per item: ddb {}, raw {}",
+            ddb / raw,
+            per_item(ddb_last),
+            per_item(raw_last),
+        );
+    }
+    Ok(())
+}
