@@ -22,6 +22,8 @@ pub struct Entity<'a> {
     pub skipped: Vec<&'a Ident>,
     /// Container serde attributes ddb cannot follow.
     pub serde_refused: Vec<Attr<String>>,
+    /// The container's serde attributes, for the generated conversion.
+    pub serde_conversion: attr::SerdeConversion,
 }
 
 /// `index(name = "...", pk(a, b), sk(c, d))`: a global index whose key is
@@ -280,6 +282,7 @@ impl<'a> Entity<'a> {
             fields,
             skipped,
             serde_refused: raw.serde_refused,
+            serde_conversion: raw.conversion,
         })
     }
 }

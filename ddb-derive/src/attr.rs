@@ -130,6 +130,8 @@ pub struct RawEntity {
     pub serde_rename_all: Option<String>,
     /// Container serde attributes ddb cannot follow, with their tokens.
     pub serde_refused: Vec<Attr<String>>,
+    /// What the generated conversion needs of the container's serde attributes.
+    pub conversion: SerdeConversion,
     /// An unknown key was reported: a missing `table` or `pk` is then likely
     /// that key misspelt, and not reported again.
     pub had_unknown_key: bool,
@@ -147,6 +149,51 @@ pub struct RawField {
     pub serde_skip: Option<Attr<()>>,
     /// Field serde attributes ddb cannot follow, with their tokens.
     pub serde_refused: Vec<Attr<String>>,
+    /// What the generated conversion needs of the field's serde attributes.
+    pub conversion: SerdeConversion,
+}
+
+/// The serde attributes a generated item conversion follows; anything else
+/// makes it fall back to serde for the whole item.
+#[derive(Default, Clone)]
+pub struct SerdeConversion {
+    /// `with = "module"`.
+    pub with: Option<String>,
+    /// `skip_serializing_if = "path"`.
+    pub skip_if: Option<String>,
+    /// `default` (`Some(None)`) or `default = "path"` (`Some(Some(path))`).
+    pub default: Option<Option<String>>,
+    /// An attribute the generated conversion does not follow.
+    pub unfollowed: bool,
+}
+
+/// What the generated conversion needs of `#[serde(...)]` on a field or
+/// (for `default` and anything unfollowed) on the container.
+pub fn serde_conversion(attrs: &[Attribute], followed: &[&str]) -> SerdeConversion {
+    let mut conversion = SerdeConversion::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident(SERDE)) {
+        let parsed = attr.parse_nested_meta(|meta| {
+            let key = key_name(&meta);
+            let value = if meta.input.peek(syn::Token![=]) {
+                Some(lit_str(&meta)?.value())
+            } else {
+                skip_value(&meta)?;
+                None
+            };
+            match key.as_str() {
+                "with" => conversion.with = value,
+                "skip_serializing_if" => conversion.skip_if = value,
+                "default" => conversion.default = Some(value),
+                other if followed.contains(&other) => {}
+                _ => conversion.unfollowed = true,
+            }
+            Ok(())
+        });
+        if parsed.is_err() {
+            conversion.unfollowed = true;
+        }
+    }
+    conversion
 }
 
 pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
@@ -191,6 +238,7 @@ pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
         Ok(())
     });
     raw.serde_rename_all = serde_value(attrs, RENAME_ALL);
+    raw.conversion = serde_conversion(attrs, &[RENAME_ALL, RENAME]);
     for key in serde_keys(attrs) {
         if CONTAINER_SERDE_REFUSED.contains(&key.value.as_str()) || key.value == SPLIT_RENAME {
             raw.serde_refused.push(key);
@@ -463,6 +511,7 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> RawField {
         Ok(())
     });
     raw.serde_rename = serde_value(attrs, RENAME);
+    raw.conversion = serde_conversion(attrs, &[RENAME, "skip"]);
     for key in serde_keys(attrs) {
         if key.value == "skip" {
             raw.serde_skip = Some(Attr {

@@ -121,18 +121,14 @@ pub fn require_sort_key<'a>(
 /// `None`): the stored value must be exactly that, or the index would hold
 /// something no typed query can ask for; a `None` leaves the attribute out,
 /// so the item is not in the index (DynamoDB refuses NULL in an index key).
-pub fn to_item<E: Entity + serde::Serialize>(
-    entity: &E,
+pub fn to_item<E: Entity>(
+    mut item: Item,
     primary: Key<E>,
     indexes: std::vec::Vec<(&'static str, KeyValues)>,
     attribute_keys: std::vec::Vec<(&'static str, &'static str, Option<KeyValue>)>,
 ) -> Result<Item, Error> {
     let schema = &E::SCHEMA;
     let table = schema.table;
-    let mut item: Item = serde_dynamo::to_item(entity).map_err(|source| Error::Encode {
-        entity: schema.entity_type,
-        source,
-    })?;
     for (field, attribute, key) in attribute_keys {
         match key {
             Some(key) => check_key_form(schema.entity_type, field, item.get(attribute), &key)?,
@@ -266,6 +262,7 @@ pub fn shard_partition(pk: &KeyValue, shard: u16) -> KeyValue {
 
 pub use crate::collection::{check_collection, Collection};
 pub use crate::expr::{Attr, KeyPart, Value};
+pub use crate::keys::convert::{from_serde, missing_field, to_serde, Conv, DirectConv, SerdeConv};
 pub use crate::timestamp::{IsStamp, NotStamp, Stamp, TimestampField, TtlField};
 pub use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -362,12 +359,31 @@ pub const fn is_global(table: &TableDef, index: Option<&str>) -> bool {
     }
 }
 
+/// The entity's fields as serde_dynamo writes them: the conversion of an
+/// entity the derive cannot convert field by field.
+pub fn serde_item<E: serde::Serialize>(entity: &E, name: &'static str) -> Result<Item, Error> {
+    serde_dynamo::to_item(entity).map_err(|source| Error::Encode {
+        entity: name,
+        source,
+    })
+}
+
 /// Checks the entity type, then deserializes with serde_dynamo.
 pub fn item_to_fields<T: serde::de::DeserializeOwned>(
     entity: &'static str,
     table: &TableDef,
     item: Item,
 ) -> Result<T, Error> {
+    check_entity_type(entity, table, &item)?;
+    serde_dynamo::from_item(item).map_err(|source| Error::Decode {
+        entity,
+        key: None,
+        source,
+    })
+}
+
+/// Checks that `item` stores entity type `entity`.
+pub fn check_entity_type(entity: &'static str, table: &TableDef, item: &Item) -> Result<(), Error> {
     match item.get(table.entity_attribute) {
         Some(AttributeValue::S(found)) if found == entity => {}
         other => {
@@ -380,9 +396,5 @@ pub fn item_to_fields<T: serde::de::DeserializeOwned>(
             })
         }
     }
-    serde_dynamo::from_item(item).map_err(|source| Error::Decode {
-        entity,
-        key: None,
-        source,
-    })
+    Ok(())
 }

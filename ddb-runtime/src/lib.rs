@@ -58,6 +58,7 @@
 
 /// Keys: how typed fields become key attributes and back.
 mod keys {
+    pub mod convert;
     pub mod key;
     pub mod segment;
     pub mod sort;

@@ -1,6 +1,7 @@
 //! ddb's integration tests: one binary, so the SDK and the server link once.
 
 mod compile;
+mod convert;
 mod index_invariant;
 mod keys;
 mod local;

@@ -12,6 +12,7 @@ use quote::{quote, quote_spanned};
 
 use crate::ast::Entity;
 
+mod convert;
 mod fields;
 mod keys;
 mod multi_attribute;
@@ -69,6 +70,8 @@ pub fn expand(entity: &Entity) -> TokenStream {
     let multi_attribute_checks = multi_attribute::checks(entity);
     let attribute_keys = multi_attribute::attribute_keys(entity);
     let check_attribute_key = upkeep::check_attribute_key(entity);
+    let fields_to_item = convert::fields_to_item(entity);
+    let item_to_fields = convert::item_to_fields(entity);
     builders.extend(multi_attribute::query_builders(entity));
 
     quote! {
@@ -97,11 +100,12 @@ pub fn expand(entity: &Entity) -> TokenStream {
             }
 
             fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
-                #p::to_item(self, #p::Entity::primary_key(self)?, #p::Entity::index_keys(self)?, #attribute_keys)
+                let __fields = #fields_to_item;
+                #p::to_item::<Self>(__fields, #p::Entity::primary_key(self)?, #p::Entity::index_keys(self)?, #attribute_keys)
             }
 
-            fn from_item(item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
-                #p::item_to_fields(#entity_type, &#table_def, item)
+            fn from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
+                #item_to_fields
             }
 
             fn check_key(key: &#p::Key<Self>) -> ::core::result::Result<(), #p::Error> {

@@ -1,0 +1,174 @@
+//! The item conversion of an entity: each field straight to and from its
+//! `AttributeValue` (serde_dynamo only for field types that are not stored
+//! as they are), following the serde attributes that shape the item:
+//! `rename`/`rename_all` (the attribute names), `skip`, `default`,
+//! `skip_serializing_if` and `with`. An entity with any other serde
+//! attribute is converted by serde_dynamo as a whole, as before.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{PathArguments, Type};
+
+use crate::ast::{Entity, Field};
+
+/// Whether the generated conversion follows every serde attribute in play.
+fn follows(entity: &Entity) -> bool {
+    let container = &entity.serde_conversion;
+    !container.unfollowed
+        && container.default.is_none()
+        && entity.fields.iter().all(|f| !f.raw.conversion.unfollowed)
+}
+
+fn is_option(ty: &Type) -> bool {
+    match ty {
+        Type::Path(path) => path.path.segments.last().is_some_and(|last| {
+            last.ident == "Option" && matches!(last.arguments, PathArguments::AngleBracketed(_))
+        }),
+        _ => false,
+    }
+}
+
+fn path(text: &str) -> TokenStream {
+    text.parse()
+        .unwrap_or_else(|_| quote!(::core::compile_error!("not a path")))
+}
+
+/// The field's value as an `AttributeValue` expression (`?` inside).
+fn value_of(entity: &Entity, field: &Field) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let entity_type = &entity.entity_type;
+    let (ident, ty) = (field.ident, field.ty);
+    match &field.raw.conversion.with {
+        Some(module) => {
+            let module = path(module);
+            quote! {{
+                struct __With<'__a>(&'__a #ty);
+                impl #p::serde::Serialize for __With<'_> {
+                    fn serialize<__S: #p::serde::Serializer>(
+                        &self,
+                        __serializer: __S,
+                    ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                        #module::serialize(self.0, __serializer)
+                    }
+                }
+                #p::to_serde(&__With(&self.#ident), #entity_type)?
+            }}
+        }
+        None => quote!((&&#p::Conv::<#ty>::NEW).encode(&self.#ident, #entity_type)?),
+    }
+}
+
+/// The field decoded from `__value` (`?` inside).
+fn decode(entity: &Entity, field: &Field) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let entity_type = &entity.entity_type;
+    let ty = field.ty;
+    match &field.raw.conversion.with {
+        Some(module) => {
+            let module = path(module);
+            quote! {{
+                struct __With(#ty);
+                impl<'__de> #p::serde::Deserialize<'__de> for __With {
+                    fn deserialize<__D: #p::serde::Deserializer<'__de>>(
+                        __deserializer: __D,
+                    ) -> ::core::result::Result<Self, __D::Error> {
+                        #module::deserialize(__deserializer).map(__With)
+                    }
+                }
+                #p::from_serde::<__With>(__value, #entity_type)?.0
+            }}
+        }
+        None => quote!((&&#p::Conv::<#ty>::NEW).decode(__value, #entity_type)?),
+    }
+}
+
+/// The field when the item does not have it, as serde decides: its
+/// `default`, `None` for an `Option` read without `with`, else an error.
+fn missing(entity: &Entity, field: &Field) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let entity_type = &entity.entity_type;
+    let attribute = &field.attribute;
+    match &field.raw.conversion.default {
+        Some(Some(function)) => {
+            let function = path(function);
+            quote!(#function())
+        }
+        Some(None) => quote!(::core::default::Default::default()),
+        None if is_option(field.ty) && field.raw.conversion.with.is_none() => {
+            quote!(::core::option::Option::None)
+        }
+        None => {
+            quote!(return ::core::result::Result::Err(#p::missing_field(#entity_type, #attribute)))
+        }
+    }
+}
+
+/// The body of `to_item`'s field part: an `Item` of the entity's fields.
+pub fn fields_to_item(entity: &Entity) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let entity_type = &entity.entity_type;
+    if !follows(entity) {
+        return quote!(#p::serde_item(self, #entity_type)?);
+    }
+    let count = entity.fields.len();
+    let inserts = entity.fields.iter().map(|field| {
+        let attribute = &field.attribute;
+        let ident = field.ident;
+        let value = value_of(entity, field);
+        let insert = quote!(__item.insert(::core::convert::From::from(#attribute), #value););
+        match &field.raw.conversion.skip_if {
+            Some(predicate) => {
+                let predicate = path(predicate);
+                quote!(if !#predicate(&self.#ident) { #insert })
+            }
+            None => insert,
+        }
+    });
+    quote! {{
+        #[allow(unused_imports)]
+        use #p::{DirectConv as _, SerdeConv as _};
+        let mut __item = #p::Item::with_capacity(#count + 4);
+        #(#inserts)*
+        __item
+    }}
+}
+
+/// The body of `from_item` after the entity-type check: `Self` from
+/// `__item`.
+pub fn item_to_fields(entity: &Entity) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let entity_type = &entity.entity_type;
+    let table = &entity.table;
+    if !follows(entity) {
+        return quote!(#p::item_to_fields(#entity_type, &<#table as #p::Table>::DEF, __item));
+    }
+    let lets = entity.fields.iter().map(|field| {
+        let binding = format_ident!("__field_{}", field.ident);
+        let (ty, attribute) = (field.ty, &field.attribute);
+        let decode = decode(entity, field);
+        let missing = missing(entity, field);
+        quote! {
+            let #binding: #ty = match __item.remove(#attribute) {
+                ::core::option::Option::Some(__value) => #decode,
+                ::core::option::Option::None => #missing,
+            };
+        }
+    });
+    let assigned = entity.fields.iter().map(|field| {
+        let ident = field.ident;
+        let binding = format_ident!("__field_{}", field.ident);
+        quote!(#ident: #binding)
+    });
+    let skipped = entity
+        .skipped
+        .iter()
+        .map(|ident| quote!(#ident: ::core::default::Default::default()));
+    quote! {{
+        #[allow(unused_imports)]
+        use #p::{DirectConv as _, SerdeConv as _};
+        #p::check_entity_type(#entity_type, &<#table as #p::Table>::DEF, &__item)?;
+        let mut __item = __item;
+        #(#lets)*
+        ::core::result::Result::Ok(Self { #(#assigned,)* #(#skipped,)* })
+    }}
+}

@@ -1,0 +1,152 @@
+//! Item conversion the derive generates: each field straight to and from its
+//! `AttributeValue`, without going through serde for the types DynamoDB
+//! stores as they are (strings, booleans, integers, and `Option`s of them);
+//! any other type goes through serde_dynamo, field by field, so the item is
+//! exactly the one serde_dynamo would write.
+//!
+//! `(&&Conv::<T>::NEW).encode(&x, entity)` resolves to the direct conversion when
+//! `T: Direct`, and to serde_dynamo otherwise (autoref specialisation).
+
+use std::marker::PhantomData;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::Error;
+
+/// A type stored as one `AttributeValue` of its own, converted directly.
+pub trait Direct: Sized {
+    /// The value as serde_dynamo writes it.
+    fn to_value(&self) -> AttributeValue;
+    /// The value back, or the value itself when it is not of this type's
+    /// form (then serde_dynamo decodes it, with its own result or error).
+    fn from_value(value: AttributeValue) -> Result<Self, AttributeValue>;
+}
+
+impl Direct for String {
+    fn to_value(&self) -> AttributeValue {
+        AttributeValue::S(self.clone())
+    }
+    fn from_value(value: AttributeValue) -> Result<Self, AttributeValue> {
+        match value {
+            AttributeValue::S(text) => Ok(text),
+            other => Err(other),
+        }
+    }
+}
+
+impl Direct for bool {
+    fn to_value(&self) -> AttributeValue {
+        AttributeValue::Bool(*self)
+    }
+    fn from_value(value: AttributeValue) -> Result<Self, AttributeValue> {
+        match value {
+            AttributeValue::Bool(flag) => Ok(flag),
+            other => Err(other),
+        }
+    }
+}
+
+macro_rules! direct_integers {
+    ($($ty:ty),*) => {$(
+        impl Direct for $ty {
+            fn to_value(&self) -> AttributeValue {
+                AttributeValue::N(self.to_string())
+            }
+            fn from_value(value: AttributeValue) -> Result<Self, AttributeValue> {
+                match value {
+                    AttributeValue::N(ref number) => number.parse().map_err(|_| value),
+                    other => Err(other),
+                }
+            }
+        }
+    )*};
+}
+direct_integers!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl<T: Direct> Direct for Option<T> {
+    fn to_value(&self) -> AttributeValue {
+        match self {
+            Some(value) => value.to_value(),
+            None => AttributeValue::Null(true),
+        }
+    }
+    fn from_value(value: AttributeValue) -> Result<Self, AttributeValue> {
+        match value {
+            AttributeValue::Null(true) => Ok(None),
+            other => T::from_value(other).map(Some),
+        }
+    }
+}
+
+/// Picks a field type's conversion; see the module documentation.
+pub struct Conv<T>(PhantomData<fn() -> T>);
+
+impl<T> Conv<T> {
+    /// The picker.
+    pub const NEW: Self = Conv(PhantomData);
+}
+
+/// The direct conversion, chosen when `T: Direct`.
+pub trait DirectConv<T> {
+    /// The field's value.
+    fn encode(&self, value: &T, entity: &'static str) -> Result<AttributeValue, Error>;
+    /// The field back from its value.
+    fn decode(&self, value: AttributeValue, entity: &'static str) -> Result<T, Error>;
+}
+
+impl<T: Direct + DeserializeOwned> DirectConv<T> for &Conv<T> {
+    fn encode(&self, value: &T, _: &'static str) -> Result<AttributeValue, Error> {
+        Ok(value.to_value())
+    }
+    fn decode(&self, value: AttributeValue, entity: &'static str) -> Result<T, Error> {
+        T::from_value(value).or_else(|value| from_serde(value, entity))
+    }
+}
+
+/// serde_dynamo, for any other type.
+pub trait SerdeConv<T> {
+    /// The field's value.
+    fn encode(&self, value: &T, entity: &'static str) -> Result<AttributeValue, Error>;
+    /// The field back from its value.
+    fn decode(&self, value: AttributeValue, entity: &'static str) -> Result<T, Error>;
+}
+
+impl<T: Serialize + DeserializeOwned> SerdeConv<T> for Conv<T> {
+    fn encode(&self, value: &T, entity: &'static str) -> Result<AttributeValue, Error> {
+        to_serde(value, entity)
+    }
+    fn decode(&self, value: AttributeValue, entity: &'static str) -> Result<T, Error> {
+        from_serde(value, entity)
+    }
+}
+
+/// A value through serde_dynamo.
+pub fn to_serde<T: Serialize + ?Sized>(
+    value: &T,
+    entity: &'static str,
+) -> Result<AttributeValue, Error> {
+    serde_dynamo::to_attribute_value(value).map_err(|source| Error::Encode { entity, source })
+}
+
+/// A value back through serde_dynamo.
+pub fn from_serde<T: DeserializeOwned>(
+    value: AttributeValue,
+    entity: &'static str,
+) -> Result<T, Error> {
+    serde_dynamo::from_attribute_value(value).map_err(|source| Error::Decode {
+        entity,
+        key: None,
+        source,
+    })
+}
+
+/// The error serde gives for a required field the item does not have.
+pub fn missing_field(entity: &'static str, attribute: &'static str) -> Error {
+    Error::Decode {
+        entity,
+        key: None,
+        source: <serde_dynamo::Error as serde::de::Error>::missing_field(attribute),
+    }
+}

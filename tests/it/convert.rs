@@ -1,0 +1,202 @@
+//! #11.3: the item conversion the derive generates is exactly serde_dynamo's,
+//! for every field type ddb supports and the serde attributes it follows.
+
+use std::collections::BTreeSet;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use ddb_runtime::{Entity, Error, Item, KeySegment, Table};
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[ddb(name = "Things", pk = "PK")]
+struct Things;
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct Inner {
+    label: String,
+    count: u16,
+}
+
+#[derive(KeySegment, Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Small,
+    Large,
+}
+
+fn seven() -> u32 {
+    7
+}
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[ddb(table = Things, pk = "THING#{id}")]
+struct Thing {
+    id: String,
+    flag: bool,
+    small: u8,
+    signed: i64,
+    big: u64,
+    size: usize,
+    maybe: Option<String>,
+    maybe_number: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sparse: Option<String>,
+    #[serde(default)]
+    defaulted: u32,
+    #[serde(default = "seven")]
+    seventh: u32,
+    ratio: f64,
+    tags: Vec<String>,
+    labels: BTreeSet<String>,
+    inner: Inner,
+    maybe_inner: Option<Inner>,
+    kind: Kind,
+    #[serde(with = "time::serde::rfc3339")]
+    at: time::OffsetDateTime,
+    #[serde(rename = "renamed")]
+    other: String,
+    bytes: Vec<u8>,
+    #[serde(skip)]
+    cache: u32,
+}
+
+fn thing() -> impl Strategy<Value = Thing> {
+    let text = "[a-z#$ é]{0,8}";
+    let scalars = (
+        text,
+        any::<bool>(),
+        any::<u8>(),
+        any::<i64>(),
+        any::<u64>(),
+        any::<usize>(),
+        proptest::option::of(text),
+        proptest::option::of(any::<u32>()),
+        proptest::option::of(text),
+        any::<u32>(),
+    );
+    let rest = (
+        -1.0e12f64..1.0e12,
+        proptest::collection::vec(text, 0..3),
+        proptest::collection::btree_set(text, 0..3),
+        (text, any::<u16>()),
+        proptest::option::of((text, any::<u16>())),
+        any::<bool>(),
+        0i64..4_000_000_000,
+        text,
+        proptest::collection::vec(any::<u8>(), 0..4),
+    );
+    (scalars, rest).prop_map(
+        |((id, flag, small, signed, big, size, maybe, maybe_number, sparse, defaulted), rest)| {
+            let (ratio, tags, labels, inner, maybe_inner, large, at, other, bytes) = rest;
+            Thing {
+                id: format!("t{id}"),
+                flag,
+                small,
+                signed,
+                big,
+                size,
+                maybe,
+                maybe_number,
+                sparse,
+                defaulted,
+                seventh: defaulted / 2,
+                ratio,
+                tags,
+                labels,
+                inner: Inner {
+                    label: inner.0,
+                    count: inner.1,
+                },
+                maybe_inner: maybe_inner.map(|(label, count)| Inner { label, count }),
+                kind: if large { Kind::Large } else { Kind::Small },
+                at: time::OffsetDateTime::from_unix_timestamp(at).unwrap(),
+                other,
+                bytes,
+                cache: 0,
+            }
+        },
+    )
+}
+
+/// The item without what ddb adds (the key and the entity type).
+fn fields_of(mut item: Item) -> Item {
+    item.remove("PK");
+    item.remove("_type");
+    item
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn the_generated_item_is_serde_dynamos(thing in thing()) {
+        let ours = fields_of(thing.to_item().unwrap());
+        let theirs: Item = serde_dynamo::to_item(&thing).unwrap();
+        prop_assert_eq!(&ours, &theirs);
+        // Both read back to the same entity (the skipped field at its default).
+        let mut item = theirs;
+        item.insert("PK".into(), AttributeValue::S(format!("THING#{}", thing.id)));
+        item.insert("_type".into(), AttributeValue::S("Thing".into()));
+        let read = Thing::from_item(item).unwrap();
+        let expected: Thing = serde_dynamo::from_item(fields_of(thing.to_item().unwrap())).unwrap();
+        prop_assert_eq!(read, expected);
+    }
+}
+
+#[test]
+fn missing_attributes_follow_serde() {
+    let thing = Thing {
+        id: "t".into(),
+        flag: true,
+        small: 1,
+        signed: -2,
+        big: 3,
+        size: 4,
+        maybe: Some("m".into()),
+        maybe_number: Some(5),
+        sparse: None,
+        defaulted: 6,
+        seventh: 8,
+        ratio: 0.5,
+        tags: vec![],
+        labels: BTreeSet::new(),
+        inner: Inner {
+            label: "i".into(),
+            count: 1,
+        },
+        maybe_inner: None,
+        kind: Kind::Small,
+        at: time::OffsetDateTime::UNIX_EPOCH,
+        other: "o".into(),
+        bytes: vec![1, 2],
+        cache: 9,
+    };
+    let item = thing.to_item().unwrap();
+    let without = |names: &[&str]| {
+        let mut item = item.clone();
+        for name in names {
+            item.remove(*name);
+        }
+        item
+    };
+    // Options read as None, defaults as their default; required fields fail
+    // as serde fails.
+    let read =
+        Thing::from_item(without(&["maybe", "maybeNumber", "defaulted", "seventh"])).unwrap();
+    assert_eq!((read.maybe, read.maybe_number), (None, None));
+    assert_eq!((read.defaulted, read.seventh, read.cache), (0, 7, 0));
+    for required in ["flag", "big", "inner", "at", "renamed"] {
+        let ours = Thing::from_item(without(&[required]));
+        assert!(
+            matches!(ours, Err(Error::Decode { .. })),
+            "{required}: {ours:?}"
+        );
+        let theirs = serde_dynamo::from_item::<_, Thing>(fields_of(without(&[required])));
+        assert!(theirs.is_err(), "{required}");
+    }
+    // A value of the wrong type fails as serde fails.
+    let mut wrong = item.clone();
+    wrong.insert("big".into(), AttributeValue::S("x".into()));
+    assert!(matches!(Thing::from_item(wrong), Err(Error::Decode { .. })));
+}
