@@ -24,6 +24,9 @@ enum Kind {
     Large,
 }
 
+/// An `Option` under another name: serde reads a missing one as `None`.
+type MaybeText = Option<String>;
+
 fn seven() -> u32 {
     7
 }
@@ -40,6 +43,7 @@ struct Thing {
     size: usize,
     maybe: Option<String>,
     maybe_number: Option<u32>,
+    alias: MaybeText,
     #[serde(skip_serializing_if = "Option::is_none")]
     sparse: Option<String>,
     #[serde(default)]
@@ -96,6 +100,7 @@ fn thing() -> impl Strategy<Value = Thing> {
                 signed,
                 big,
                 size,
+                alias: maybe.clone(),
                 maybe,
                 maybe_number,
                 sparse,
@@ -155,6 +160,7 @@ fn missing_attributes_follow_serde() {
         size: 4,
         maybe: Some("m".into()),
         maybe_number: Some(5),
+        alias: Some("a".into()),
         sparse: None,
         defaulted: 6,
         seventh: 8,
@@ -182,9 +188,18 @@ fn missing_attributes_follow_serde() {
     };
     // Options read as None, defaults as their default; required fields fail
     // as serde fails.
-    let read =
-        Thing::from_item(without(&["maybe", "maybeNumber", "defaulted", "seventh"])).unwrap();
-    assert_eq!((read.maybe, read.maybe_number), (None, None));
+    let read = Thing::from_item(without(&[
+        "maybe",
+        "maybeNumber",
+        "alias",
+        "defaulted",
+        "seventh",
+    ]))
+    .unwrap();
+    assert_eq!(
+        (read.maybe, read.maybe_number, read.alias),
+        (None, None, None)
+    );
     assert_eq!((read.defaulted, read.seventh, read.cache), (0, 7, 0));
     for required in ["flag", "big", "inner", "at", "renamed"] {
         let ours = Thing::from_item(without(&[required]));

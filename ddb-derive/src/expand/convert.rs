@@ -97,8 +97,21 @@ fn missing(entity: &Entity, field: &Field) -> TokenStream {
         None if is_option(field.ty) && field.raw.conversion.with.is_none() => {
             quote!(::core::option::Option::None)
         }
-        None => {
+        None if field.raw.conversion.with.is_some() => {
             quote!(return ::core::result::Result::Err(#p::missing_field(#entity_type, #attribute)))
+        }
+        // What reads "no value" (an alias of Option, ...) takes it, as
+        // serde's missing-field rule does; anything else is a missing field.
+        None => {
+            let ty = field.ty;
+            quote! {
+                match #p::from_serde::<#ty>(#p::AttributeValue::Null(true), #entity_type) {
+                    ::core::result::Result::Ok(__none) => __none,
+                    ::core::result::Result::Err(_) => {
+                        return ::core::result::Result::Err(#p::missing_field(#entity_type, #attribute))
+                    }
+                }
+            }
         }
     }
 }
