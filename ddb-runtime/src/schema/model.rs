@@ -247,6 +247,41 @@ pub struct KeyDef {
 }
 
 impl KeyDef {
+    /// Whether the key is built from (or its membership rule reads) the
+    /// Rust field `field`.
+    pub const fn reads(&self, field: &str) -> bool {
+        const fn in_template(template: &Template, field: &str) -> bool {
+            let mut p = 0;
+            while p < template.parts.len() {
+                if let Part::Field(name) = template.parts[p] {
+                    if crate::check::str_eq(name, field) {
+                        return true;
+                    }
+                }
+                p += 1;
+            }
+            false
+        }
+        if in_template(&self.pk, field) {
+            return true;
+        }
+        if let Some(sk) = &self.sk {
+            if in_template(sk, field) {
+                return true;
+            }
+        }
+        if let Some(membership) = &self.membership {
+            let mut r = 0;
+            while r < membership.reads.len() {
+                if crate::check::str_eq(membership.reads[r], field) {
+                    return true;
+                }
+                r += 1;
+            }
+        }
+        false
+    }
+
     /// The Rust fields the key is built from: its templates' fields, then
     /// those its membership rule reads, each once.
     pub fn input_fields(&self) -> Vec<&'static str> {

@@ -133,23 +133,36 @@ pub(crate) fn prepare<E: Entity>(
     Ok(Prepared { item, key })
 }
 
+/// Whether an index key is built from a field ddb stamps (the version,
+/// `created_at`, `updated_at`) that the primary key does not hold.
+const fn index_reads_stamp(schema: &EntitySchema) -> bool {
+    let mut f = 0;
+    while f < schema.fields.len() {
+        let field = &schema.fields[f];
+        let stamped = field.role.version || field.role.created_at || field.role.updated_at;
+        if stamped && !schema.keys[0].reads(field.name) {
+            let mut k = 1;
+            while k < schema.keys.len() {
+                if schema.keys[k].reads(field.name) {
+                    return true;
+                }
+                k += 1;
+            }
+        }
+        f += 1;
+    }
+    false
+}
+
 /// Index keys built from a field ddb writes itself (`created_at`,
 /// `updated_at`, the version) are computed again from the stamped item, so
 /// they hold the values written and not the entity's stale ones.
 fn rebuild_stamped_index_keys<E: Entity>(item: &mut Item, key: &Key<E>) -> Result<()> {
-    let schema = &E::SCHEMA;
-    let stamped: Vec<&str> = schema
-        .fields
-        .iter()
-        .filter(|f| f.role.version || f.role.created_at || f.role.updated_at)
-        .map(|f| f.attribute)
-        .collect();
-    let reads_stamp = schema.keys[1..]
-        .iter()
-        .any(|k| index_inputs(schema, k).iter().any(|a| stamped.contains(a)));
-    if !reads_stamp {
+    // Decided once per entity type, at compile time.
+    if !const { index_reads_stamp(&E::SCHEMA) } {
         return Ok(());
     }
+    let schema = &E::SCHEMA;
     let table = schema.table;
     for index in schema.keys[1..]
         .iter()
