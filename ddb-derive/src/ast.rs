@@ -20,6 +20,8 @@ pub struct Entity<'a> {
     pub fields: Vec<Field<'a>>,
     /// `#[serde(skip)]` fields: never stored, so not attributes.
     pub skipped: Vec<&'a Ident>,
+    /// The serde attributes of each skipped field (its `default`), in order.
+    pub skipped_serde: Vec<attr::SerdeConversion>,
     /// Container serde attributes ddb cannot follow.
     pub serde_refused: Vec<Attr<String>>,
     /// The container's serde attributes, for the generated conversion.
@@ -131,6 +133,7 @@ impl<'a> Entity<'a> {
         }
         let raw = attr::parse_entity(cx, &input.attrs);
         let mut skipped = Vec::new();
+        let mut skipped_serde = Vec::new();
         let fields = named
             .named
             .iter()
@@ -151,6 +154,7 @@ impl<'a> Entity<'a> {
                         );
                     }
                     skipped.push(ident);
+                    skipped_serde.push(raw_field.conversion.clone());
                     return None;
                 }
                 let attribute = attribute_name(
@@ -281,6 +285,7 @@ impl<'a> Entity<'a> {
             multi_attribute_keys,
             fields,
             skipped,
+            skipped_serde,
             serde_refused: raw.serde_refused,
             serde_conversion: raw.conversion,
         })
@@ -374,27 +379,36 @@ pub fn attribute_name(ident: &Ident, rename: Option<&str>, rename_all: Option<&s
         return rename.to_owned();
     }
     let name = ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name).to_owned();
-    let words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
-    let capitalize = |w: &str| {
-        let mut chars = w.chars();
-        chars
-            .next()
-            .map(|c| c.to_uppercase().collect::<String>() + chars.as_str())
-            .unwrap_or_default()
+    let field = name.strip_prefix("r#").unwrap_or(&name);
+    // serde's own rules for fields (serde_derive's `RenameRule::apply_to_field`).
+    let pascal = || {
+        let mut out = String::new();
+        let mut capitalize = true;
+        for ch in field.chars() {
+            if ch == '_' {
+                capitalize = true;
+            } else if capitalize {
+                out.push(ch.to_ascii_uppercase());
+                capitalize = false;
+            } else {
+                out.push(ch);
+            }
+        }
+        out
     };
     match rename_all {
-        Some("lowercase") => name.to_lowercase(),
-        Some("UPPERCASE") => name.to_uppercase(),
-        Some("PascalCase") => words.iter().map(|w| capitalize(w)).collect(),
-        Some("camelCase") => words
-            .iter()
-            .enumerate()
-            .map(|(i, w)| if i == 0 { w.to_string() } else { capitalize(w) })
-            .collect(),
-        Some("SCREAMING_SNAKE_CASE") => name.to_uppercase(),
-        Some("kebab-case") => name.replace('_', "-"),
-        Some("SCREAMING-KEBAB-CASE") => name.to_uppercase().replace('_', "-"),
-        _ => name,
+        Some("lowercase") | Some("snake_case") => field.to_owned(),
+        Some("UPPERCASE") | Some("SCREAMING_SNAKE_CASE") => field.to_ascii_uppercase(),
+        Some("PascalCase") => pascal(),
+        Some("camelCase") => {
+            let pascal = pascal();
+            match pascal.chars().next() {
+                Some(first) => first.to_ascii_lowercase().to_string() + &pascal[first.len_utf8()..],
+                None => pascal,
+            }
+        }
+        Some("kebab-case") => field.replace('_', "-"),
+        Some("SCREAMING-KEBAB-CASE") => field.to_ascii_uppercase().replace('_', "-"),
+        _ => field.to_owned(),
     }
 }

@@ -262,7 +262,9 @@ pub fn shard_partition(pk: &KeyValue, shard: u16) -> KeyValue {
 
 pub use crate::collection::{check_collection, Collection};
 pub use crate::expr::{Attr, KeyPart, Value};
-pub use crate::keys::convert::{from_serde, missing_field, to_serde, Conv, DirectConv, SerdeConv};
+pub use crate::keys::convert::{
+    from_serde, missing, missing_field, to_serde, Conv, DirectConv, SerdeConv,
+};
 pub use crate::timestamp::{IsStamp, NotStamp, Stamp, TimestampField, TtlField};
 pub use aws_sdk_dynamodb::types::AttributeValue;
 

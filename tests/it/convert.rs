@@ -63,6 +63,8 @@ struct Thing {
     bytes: Vec<u8>,
     #[serde(skip)]
     cache: u32,
+    #[serde(skip, default = "seven")]
+    skipped_seven: u32,
 }
 
 fn thing() -> impl Strategy<Value = Thing> {
@@ -119,6 +121,7 @@ fn thing() -> impl Strategy<Value = Thing> {
                 other,
                 bytes,
                 cache: 0,
+                skipped_seven: 0,
             }
         },
     )
@@ -177,6 +180,7 @@ fn missing_attributes_follow_serde() {
         other: "o".into(),
         bytes: vec![1, 2],
         cache: 9,
+        skipped_seven: 1,
     };
     let item = thing.to_item().unwrap();
     let without = |names: &[&str]| {
@@ -200,7 +204,10 @@ fn missing_attributes_follow_serde() {
         (read.maybe, read.maybe_number, read.alias),
         (None, None, None)
     );
-    assert_eq!((read.defaulted, read.seventh, read.cache), (0, 7, 0));
+    assert_eq!(
+        (read.defaulted, read.seventh, read.cache, read.skipped_seven),
+        (0, 7, 0, 7)
+    );
     for required in ["flag", "big", "inner", "at", "renamed"] {
         let ours = Thing::from_item(without(&[required]));
         assert!(
@@ -214,4 +221,73 @@ fn missing_attributes_follow_serde() {
     let mut wrong = item.clone();
     wrong.insert("big".into(), AttributeValue::S("x".into()));
     assert!(matches!(Thing::from_item(wrong), Err(Error::Decode { .. })));
+}
+
+#[derive(Table)]
+#[ddb(name = "Names", pk = "PK")]
+struct Names;
+
+macro_rules! renamed {
+    ($name:ident, $rule:literal) => {
+        #[allow(non_snake_case)]
+        #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+        #[serde(rename_all = $rule)]
+        #[ddb(table = Names, pk = "N#{id}", entity = $rule)]
+        struct $name {
+            id: String,
+            Foo_bar: u32,
+            orderId: u32,
+            größe: u32,
+            r#type: u32,
+            two_words_here: u32,
+        }
+
+        impl $name {
+            fn attributes() -> BTreeSet<String> {
+                Self::SCHEMA
+                    .fields
+                    .iter()
+                    .map(|f| f.attribute.to_owned())
+                    .collect()
+            }
+        }
+    };
+}
+
+renamed!(Lower, "lowercase");
+renamed!(Upper, "UPPERCASE");
+renamed!(Pascal, "PascalCase");
+renamed!(Camel, "camelCase");
+renamed!(Snake, "snake_case");
+renamed!(Screaming, "SCREAMING_SNAKE_CASE");
+renamed!(Kebab, "kebab-case");
+renamed!(ScreamingKebab, "SCREAMING-KEBAB-CASE");
+
+/// The attribute names ddb computes are serde's, for every rename rule
+/// (they used to differ for `lowercase`, `camelCase` and non-ASCII names).
+#[test]
+fn attribute_names_follow_serdes_rename_rules() {
+    fn serde_names<T: Serialize + Default>() -> BTreeSet<String> {
+        serde_dynamo::to_item::<_, Item>(T::default())
+            .unwrap()
+            .into_keys()
+            .collect()
+    }
+    assert_eq!(Lower::attributes(), serde_names::<Lower>());
+    assert_eq!(Upper::attributes(), serde_names::<Upper>());
+    assert_eq!(Pascal::attributes(), serde_names::<Pascal>());
+    assert_eq!(Camel::attributes(), serde_names::<Camel>());
+    assert_eq!(Snake::attributes(), serde_names::<Snake>());
+    assert_eq!(Screaming::attributes(), serde_names::<Screaming>());
+    assert_eq!(Kebab::attributes(), serde_names::<Kebab>());
+    assert_eq!(
+        ScreamingKebab::attributes(),
+        serde_names::<ScreamingKebab>()
+    );
+    let camel = Camel {
+        id: "x".into(),
+        Foo_bar: 1,
+        ..Camel::default()
+    };
+    assert_eq!(Camel::from_item(camel.to_item().unwrap()).unwrap(), camel);
 }

@@ -7,7 +7,6 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::{PathArguments, Type};
 
 use crate::ast::{Entity, Field};
 
@@ -17,15 +16,7 @@ fn follows(entity: &Entity) -> bool {
     !container.unfollowed
         && container.default.is_none()
         && entity.fields.iter().all(|f| !f.raw.conversion.unfollowed)
-}
-
-fn is_option(ty: &Type) -> bool {
-    match ty {
-        Type::Path(path) => path.path.segments.last().is_some_and(|last| {
-            last.ident == "Option" && matches!(last.arguments, PathArguments::AngleBracketed(_))
-        }),
-        _ => false,
-    }
+        && entity.skipped_serde.iter().all(|c| !c.unfollowed)
 }
 
 fn path(text: &str) -> TokenStream {
@@ -94,24 +85,14 @@ fn missing(entity: &Entity, field: &Field) -> TokenStream {
             quote!(#function())
         }
         Some(None) => quote!(::core::default::Default::default()),
-        None if is_option(field.ty) && field.raw.conversion.with.is_none() => {
-            quote!(::core::option::Option::None)
-        }
         None if field.raw.conversion.with.is_some() => {
             quote!(return ::core::result::Result::Err(#p::missing_field(#entity_type, #attribute)))
         }
-        // What reads "no value" (an alias of Option, ...) takes it, as
-        // serde's missing-field rule does; anything else is a missing field.
+        // serde's missing-field rule: a type that reads an option takes
+        // `None`, any other is a missing-field error.
         None => {
             let ty = field.ty;
-            quote! {
-                match #p::from_serde::<#ty>(#p::AttributeValue::Null(true), #entity_type) {
-                    ::core::result::Result::Ok(__none) => __none,
-                    ::core::result::Result::Err(_) => {
-                        return ::core::result::Result::Err(#p::missing_field(#entity_type, #attribute))
-                    }
-                }
-            }
+            quote!(#p::missing::<#ty>(#entity_type, #attribute)?)
         }
     }
 }
@@ -155,8 +136,8 @@ pub fn item_to_fields(entity: &Entity) -> TokenStream {
     if !follows(entity) {
         return quote!(#p::item_to_fields(#entity_type, &<#table as #p::Table>::DEF, __item));
     }
-    let lets = entity.fields.iter().map(|field| {
-        let binding = format_ident!("__field_{}", field.ident);
+    let lets = entity.fields.iter().enumerate().map(|(i, field)| {
+        let binding = format_ident!("__field_{}", i);
         let (ty, attribute) = (field.ty, &field.attribute);
         let decode = decode(entity, field);
         let missing = missing(entity, field);
@@ -167,15 +148,23 @@ pub fn item_to_fields(entity: &Entity) -> TokenStream {
             };
         }
     });
-    let assigned = entity.fields.iter().map(|field| {
+    let assigned = entity.fields.iter().enumerate().map(|(i, field)| {
         let ident = field.ident;
-        let binding = format_ident!("__field_{}", field.ident);
+        let binding = format_ident!("__field_{}", i);
         quote!(#ident: #binding)
     });
-    let skipped = entity
-        .skipped
-        .iter()
-        .map(|ident| quote!(#ident: ::core::default::Default::default()));
+    let skipped =
+        entity
+            .skipped
+            .iter()
+            .zip(&entity.skipped_serde)
+            .map(|(ident, serde)| match &serde.default {
+                Some(Some(function)) => {
+                    let function = path(function);
+                    quote!(#ident: #function())
+                }
+                _ => quote!(#ident: ::core::default::Default::default()),
+            });
     quote! {{
         #[allow(unused_imports)]
         use #p::{DirectConv as _, SerdeConv as _};

@@ -45,7 +45,7 @@ pub(super) fn fields_struct(entity: &Entity) -> TokenStream {
     quote! {
         #[doc = #fields_doc]
         #[derive(Debug, Clone, Copy)]
-        #[allow(dead_code)]
+        #[allow(dead_code, non_snake_case)]
         #vis struct #fields_type {
             #(#field_attrs,)*
         }

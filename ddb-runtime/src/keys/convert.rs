@@ -142,6 +142,47 @@ pub fn from_serde<T: DeserializeOwned>(
     })
 }
 
+/// A field the item does not have, as serde decides: a type that reads an
+/// option (`Option<T>`, under any name) is `None`, any other is the
+/// missing-field error.
+pub fn missing<T: DeserializeOwned>(
+    entity: &'static str,
+    attribute: &'static str,
+) -> Result<T, Error> {
+    T::deserialize(MissingField(attribute)).map_err(|source| Error::Decode {
+        entity,
+        key: None,
+        source,
+    })
+}
+
+/// A deserializer of a field that is not there: `None` to an option, the
+/// missing-field error to anything else.
+struct MissingField(&'static str);
+
+impl<'de> serde::Deserializer<'de> for MissingField {
+    type Error = serde_dynamo::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(<serde_dynamo::Error as serde::de::Error>::missing_field(
+            self.0,
+        ))
+    }
+
+    fn deserialize_option<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_none()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
 /// The error serde gives for a required field the item does not have.
 pub fn missing_field(entity: &'static str, attribute: &'static str) -> Error {
     Error::Decode {
