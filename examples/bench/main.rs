@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, WriteRequest};
 use aws_sdk_dynamodb::Client;
-use ddb_examples::single_table::{Ecommerce, OpenOrder, Order};
+use ddb_examples::single_table::{Customer, CustomerItem, Ecommerce, OpenOrder, Order};
 use ddb_examples::{CustomerId, OrderId, OrderStatus};
 use ddb_runtime::{Db, Table};
 use futures::{StreamExt, TryStreamExt};
@@ -183,9 +183,13 @@ enum Workload {
     Latest20,
     Ship,
     OpenOrders,
+    Collection,
+    Transactions,
+    BatchGet,
+    Stream,
 }
 
-const WORKLOADS: [(Workload, &str); 7] = [
+const WORKLOADS: [(Workload, &str); 11] = [
     (Workload::Creates, "300 sequential idempotent creates"),
     (Workload::Gets, "300 GetItems"),
     (
@@ -196,7 +200,52 @@ const WORKLOADS: [(Workload, &str); 7] = [
     (Workload::Latest20, "latest 20 orders, newest first, x100"),
     (Workload::Ship, "ship 100 open orders"),
     (Workload::OpenOrders, "all open orders of a 4-shard index"),
+    (
+        Workload::Collection,
+        "a profile and its 500 orders (collection), x10",
+    ),
+    (Workload::Transactions, "50 transactions of 4 creates"),
+    (Workload::BatchGet, "batch get of 1,000 keys"),
+    (Workload::Stream, "a 10,000-order partition streamed"),
 ];
+
+fn customer() -> Customer {
+    Customer {
+        customer_id: CustomerId("C1".into()),
+        name: "Ada".into(),
+        email: "ada@example.com".into(),
+        order_count: 0,
+    }
+}
+
+fn raw_customer_item(c: &Customer) -> Item {
+    Item::from([
+        ("PK".into(), s(format!("CUSTOMER#{}", c.customer_id.0))),
+        ("SK".into(), s("PROFILE")),
+        ("_type".into(), s("Customer")),
+        ("customer_id".into(), s(c.customer_id.0.clone())),
+        ("name".into(), s(c.name.clone())),
+        ("email".into(), s(c.email.clone())),
+        ("order_count".into(), n(c.order_count)),
+    ])
+}
+
+fn raw_customer(item: &Item) -> Result<Customer, BoxError> {
+    Ok(Customer {
+        customer_id: CustomerId(text(item, "customer_id")?),
+        name: text(item, "name")?,
+        email: text(item, "email")?,
+        order_count: number(item, "order_count")? as u32,
+    })
+}
+
+/// The peak resident memory of the process so far, in MB (Linux).
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
 
 /// The orders a workload starts from (written before the clock starts).
 fn seed(workload: Workload) -> Vec<Order> {
@@ -213,6 +262,16 @@ fn seed(workload: Workload) -> Vec<Order> {
             .collect(),
         Workload::OpenOrders => (0..2000)
             .map(|i| order(&format!("C{}", i % 50), i, OrderStatus::Open))
+            .collect(),
+        Workload::Collection => (0..500)
+            .map(|i| order("C1", i, OrderStatus::Shipped))
+            .collect(),
+        Workload::Transactions => Vec::new(),
+        Workload::BatchGet => (0..1000)
+            .map(|i| order("C1", i, OrderStatus::Shipped))
+            .collect(),
+        Workload::Stream => (0..10_000)
+            .map(|i| order("C1", i, OrderStatus::Shipped))
             .collect(),
     }
 }
@@ -283,6 +342,44 @@ async fn run_ddb(db: &Db, workload: Workload) -> Result<Run, BoxError> {
             while let Some(page) = pages.try_next().await? {
                 run.items += page.items.len();
                 run.read_units += page.consumed_capacity;
+            }
+        }
+        Workload::Collection => {
+            for _ in 0..10 {
+                let partition = Customer::pk(&CustomerId("C1".into()))?;
+                let mut pages = db.collection::<CustomerItem>(partition).pages();
+                while let Some(page) = pages.try_next().await? {
+                    run.items += page.items.len();
+                    run.read_units += page.consumed_capacity;
+                }
+            }
+        }
+        Workload::Transactions => {
+            for t in 0..50 {
+                let mut transaction = db.transaction();
+                for a in 0..4 {
+                    transaction = transaction.create(&order("C1", t * 4 + a, OrderStatus::Shipped));
+                }
+                transaction.send().await?;
+            }
+            run.items = 200;
+        }
+        Workload::BatchGet => {
+            let keys = (0..1000)
+                .map(|i| {
+                    let o = order("C1", i, OrderStatus::Shipped);
+                    Order::key(&o.customer_id, &o.placed_at, &o.order_id)
+                })
+                .collect::<ddb_runtime::Result<Vec<_>>>()?;
+            run.items = db.batch_get(keys).await?.len();
+        }
+        Workload::Stream => {
+            let mut items = db
+                .query(Order::by_customer(&CustomerId("C1".into())))
+                .items();
+            while let Some(order) = items.try_next().await? {
+                std::hint::black_box(&order);
+                run.items += 1;
             }
         }
     }
@@ -426,6 +523,127 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
             }
             run.items = all.len();
         }
+        Workload::Collection => {
+            for _ in 0..10 {
+                let mut start = None;
+                loop {
+                    let output = client
+                        .query()
+                        .table_name(table)
+                        .key_condition_expression("PK = :pk")
+                        .expression_attribute_values(":pk", s("CUSTOMER#C1"))
+                        .set_exclusive_start_key(start)
+                        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                        .send()
+                        .await?;
+                    run.read_units += units(output.consumed_capacity());
+                    for item in output.items() {
+                        match text(item, "_type")?.as_str() {
+                            "Customer" => {
+                                raw_customer(item)?;
+                            }
+                            _ => {
+                                raw_order(item)?;
+                            }
+                        }
+                        run.items += 1;
+                    }
+                    start = output.last_evaluated_key;
+                    if start.is_none() {
+                        break;
+                    }
+                }
+            }
+        }
+        Workload::Transactions => {
+            for t in 0..50 {
+                let puts = (0..4).map(|a| {
+                    let item = raw_item(&order("C1", t * 4 + a, OrderStatus::Shipped));
+                    let put = aws_sdk_dynamodb::types::Put::builder()
+                        .table_name(table)
+                        .set_item(Some(item))
+                        .condition_expression("attribute_not_exists(PK)")
+                        .build()
+                        .expect("table and item set");
+                    aws_sdk_dynamodb::types::TransactWriteItem::builder()
+                        .put(put)
+                        .build()
+                });
+                client
+                    .transact_write_items()
+                    .set_transact_items(Some(puts.collect()))
+                    .client_request_token(format!("bench-{table}-{t}"))
+                    .send()
+                    .await?;
+            }
+            run.items = 200;
+        }
+        Workload::BatchGet => {
+            let keys: Vec<Item> = (0..1000)
+                .map(|i| {
+                    let item = raw_item(&order("C1", i, OrderStatus::Shipped));
+                    Item::from([
+                        ("PK".into(), item["PK"].clone()),
+                        ("SK".into(), item["SK"].clone()),
+                    ])
+                })
+                .collect();
+            let chunks: Vec<Vec<Item>> = keys.chunks(100).map(<[Item]>::to_vec).collect();
+            let found: Vec<usize> = futures::stream::iter(chunks)
+                .map(|mut pending| async move {
+                    let mut found = 0;
+                    while !pending.is_empty() {
+                        let request = aws_sdk_dynamodb::types::KeysAndAttributes::builder()
+                            .set_keys(Some(pending))
+                            .build()?;
+                        let output = client
+                            .batch_get_item()
+                            .request_items(table, request)
+                            .send()
+                            .await?;
+                        for item in output
+                            .responses
+                            .and_then(|mut r| r.remove(table))
+                            .unwrap_or_default()
+                        {
+                            raw_order(&item)?;
+                            found += 1;
+                        }
+                        pending = output
+                            .unprocessed_keys
+                            .and_then(|mut u| u.remove(table))
+                            .map(|k| k.keys)
+                            .unwrap_or_default();
+                    }
+                    Ok::<usize, BoxError>(found)
+                })
+                .buffer_unordered(4)
+                .try_collect()
+                .await?;
+            run.items = found.iter().sum();
+        }
+        Workload::Stream => {
+            let mut start = None;
+            loop {
+                let output = client
+                    .query()
+                    .table_name(table)
+                    .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
+                    .expression_attribute_values(":pk", s("CUSTOMER#C1"))
+                    .expression_attribute_values(":sk", s("ORDER#"))
+                    .set_exclusive_start_key(start)
+                    .send()
+                    .await?;
+                for item in output.items() {
+                    std::hint::black_box(raw_order(item)?);
+                    run.items += 1;
+                }
+                start = output.last_evaluated_key;
+                if start.is_none() {
+                    break;
+                }
+            }
+        }
     }
     run.elapsed = started.elapsed();
     Ok(run)
@@ -458,6 +676,15 @@ async fn main() -> Result<(), BoxError> {
             if !seeded.is_empty() {
                 db.batch_put(&seeded).await?;
                 raw_put_all(&client, &raw_table, &seeded).await?;
+            }
+            if matches!(workload, Workload::Collection) {
+                db.create(&customer()).send().await?;
+                client
+                    .put_item()
+                    .table_name(&raw_table)
+                    .set_item(Some(raw_customer_item(&customer())))
+                    .send()
+                    .await?;
             }
             let ddb_first = round % 2 == 0;
             if ddb_first {
@@ -494,6 +721,11 @@ async fn main() -> Result<(), BoxError> {
             per_item(ddb_last),
             per_item(raw_last),
         );
+        if matches!(workload, Workload::Stream) {
+            if let Some(peak) = peak_rss_mb() {
+                println!("  peak resident memory of the process so far: {peak:.0} MB");
+            }
+        }
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! Item collections: one Query on a shared partition key returning several
 //! entity types, decoded into a user enum.
 
-use futures::{Stream, TryStreamExt};
+use futures::stream::BoxStream;
+use futures::TryStreamExt;
 
 use crate::cursor::{self, Cursor};
 use crate::db::Db;
@@ -223,18 +224,18 @@ impl<C: Collection> CollectionQuery<C> {
     }
 
     /// Every page.
-    pub fn pages(self) -> impl Stream<Item = Result<Page<C>>> + Send {
+    pub fn pages(self) -> BoxStream<'static, Result<Page<C>>> {
         let start = self.cursor.clone();
-        paginate(self, start, |query, cursor| async move {
+        Box::pin(paginate(self, start, |query, cursor| async move {
             let plan = query.plan()?;
             let page = query.page_at(&plan, cursor.as_ref()).await?;
             Ok((query, page))
-        })
+        }))
     }
 
     /// Every item.
-    pub fn items(self) -> impl Stream<Item = Result<C>> + Send {
-        flatten(self.pages())
+    pub fn items(self) -> BoxStream<'static, Result<C>> {
+        Box::pin(flatten(self.pages()))
     }
 
     /// Every item, collected.
