@@ -10,6 +10,7 @@ use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use aws_sdk_dynamodb::Client;
 
 use crate::batch::RetryPolicy;
+use crate::cursor::CursorKeys;
 use crate::error::{Error, Result};
 use crate::projection::Projection;
 use crate::schema::{self, Created};
@@ -37,10 +38,12 @@ pub struct Db {
     inner: Arc<Inner>,
 }
 
+#[derive(Clone)]
 struct Inner {
     client: Client,
     names: HashMap<TypeId, String>,
     retry: RetryPolicy,
+    cursor_keys: Option<Arc<CursorKeys>>,
 }
 
 impl fmt::Debug for Db {
@@ -62,34 +65,77 @@ impl Db {
                 client,
                 names: HashMap::new(),
                 retry: RetryPolicy::default(),
+                cursor_keys: None,
             }),
+        }
+    }
+
+    /// A copy of this handle with `change` applied to its settings.
+    fn with(&self, change: impl FnOnce(&mut Inner)) -> Self {
+        let mut inner = (*self.inner).clone();
+        change(&mut inner);
+        Self {
+            inner: Arc::new(inner),
         }
     }
 
     /// The same handle with table `T` stored under `name`.
     #[must_use]
     pub fn with_table_name<T: Table + 'static>(&self, name: impl Into<String>) -> Self {
-        let mut names = self.inner.names.clone();
-        names.insert(TypeId::of::<T>(), name.into());
-        Self {
-            inner: Arc::new(Inner {
-                client: self.inner.client.clone(),
-                names,
-                retry: self.inner.retry,
-            }),
-        }
+        let name = name.into();
+        self.with(|inner| {
+            inner.names.insert(TypeId::of::<T>(), name);
+        })
     }
 
     /// The same handle retrying unprocessed batch items with `policy`.
     #[must_use]
     pub fn with_retry_policy(&self, policy: RetryPolicy) -> Self {
-        Self {
-            inner: Arc::new(Inner {
-                client: self.inner.client.clone(),
-                names: self.inner.names.clone(),
-                retry: policy,
-            }),
-        }
+        self.with(|inner| inner.retry = policy)
+    }
+
+    /// The same handle signing the cursors it returns with `key`
+    /// (HMAC-SHA256), and taking only cursors signed under it or a key it
+    /// replaced: a client can no longer forge a position. Called again with
+    /// a new key, it rotates: the old key still verifies cursors already
+    /// handed out. Use at least 32 random bytes. Cursors stay readable (they
+    /// are signed, not encrypted): they hold the keys of the last items.
+    ///
+    /// ```
+    /// # fn demo(db: ddb_runtime::Db) {
+    /// let signed = db.with_cursor_key(b"32 random bytes from a secret store".to_vec());
+    /// let rotated = signed.with_cursor_key(b"the next 32 random bytes, rotated".to_vec());
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_cursor_key(&self, key: impl Into<Vec<u8>>) -> Self {
+        let key = key.into();
+        self.with(|inner| {
+            let keys = match &inner.cursor_keys {
+                Some(keys) => keys.rotated(key),
+                None => CursorKeys::new(key),
+            };
+            inner.cursor_keys = Some(Arc::new(keys));
+        })
+    }
+
+    /// The same handle also taking cursors signed under `key` (a key retired
+    /// elsewhere, such as another instance's previous key); it signs with
+    /// its current key only. Without a current key, `key` becomes it.
+    #[must_use]
+    pub fn with_previous_cursor_key(&self, key: impl Into<Vec<u8>>) -> Self {
+        let key = key.into();
+        self.with(|inner| {
+            let keys = match &inner.cursor_keys {
+                Some(keys) => keys.with_previous(key),
+                None => CursorKeys::new(key),
+            };
+            inner.cursor_keys = Some(Arc::new(keys));
+        })
+    }
+
+    pub(crate) fn cursor_keys(&self) -> Option<Arc<CursorKeys>> {
+        self.inner.cursor_keys.clone()
     }
 
     /// How batches retry unprocessed items.

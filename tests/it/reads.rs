@@ -760,3 +760,40 @@ async fn a_sharded_stream_reads_each_item_once() {
         "ddb read {ddb_units} units, the shards read directly {raw_units}"
     );
 }
+
+/// #12.3: a Db with a cursor key signs the cursors it returns and takes only
+/// cursors signed under its keys; pages resume through signed cursors.
+#[tokio::test]
+async fn signed_cursors_resume_and_cannot_be_forged() {
+    let db = store().await;
+    let signed = db.with_cursor_key(b"a key of at least thirty-two bytes".to_vec());
+    let query = |db: &Db| {
+        db.query(Order::by_customer(&CustomerId("123".into())))
+            .limit(1)
+    };
+    let first = query(&signed).send().await.unwrap();
+    let cursor = first.cursor.clone().unwrap();
+    assert!(cursor.as_str().contains('.'), "signed: document.signature");
+    let second = query(&signed).after(cursor.clone()).send().await.unwrap();
+    assert!(!second.items.is_empty());
+    assert_ne!(first.items, second.items);
+    // A cursor of the unsigned handle, or one with its document changed.
+    let unsigned = query(&db).send().await.unwrap().cursor.unwrap();
+    let refused = query(&signed).after(unsigned).send().await;
+    assert!(
+        matches!(refused, Err(Error::InvalidCursor { .. })),
+        "{refused:?}"
+    );
+    let (document, tag) = cursor.as_str().split_once('.').unwrap();
+    let mut changed = document.to_owned();
+    changed.replace_range(0..1, if document.starts_with('e') { "f" } else { "e" });
+    let forged = Cursor::from(format!("{changed}.{tag}"));
+    let refused = query(&signed).after(forged).send().await;
+    assert!(
+        matches!(refused, Err(Error::InvalidCursor { .. })),
+        "{refused:?}"
+    );
+    // After a rotation, cursors handed out under the old key still resume.
+    let rotated = signed.with_cursor_key(b"the next key, thirty-two bytes..".to_vec());
+    assert!(query(&rotated).after(cursor).send().await.is_ok());
+}

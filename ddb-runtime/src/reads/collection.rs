@@ -185,6 +185,7 @@ impl<C: Collection> CollectionQuery<C> {
             forward: self.forward,
             consistent: self.consistent,
             fingerprint: cursor::fingerprint(&parts),
+            cursor_keys: self.db.cursor_keys(),
             keep: None,
         })
     }

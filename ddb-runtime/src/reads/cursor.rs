@@ -102,7 +102,80 @@ pub(crate) fn fingerprint(parts: &[&str]) -> String {
     format!("{hash:016x}")
 }
 
-pub(crate) fn encode(fingerprint: &str, positions: &[Position]) -> Cursor {
+/// The keys cursors are signed with (HMAC-SHA256): the current key signs,
+/// and the current and previous keys verify, so a key can be rotated without
+/// breaking the cursors clients hold. Give them to a [`Db`](crate::Db) with
+/// [`with_cursor_key`](crate::Db::with_cursor_key); use at least 32 random
+/// bytes. Its `Debug` never shows the keys.
+#[derive(Clone)]
+pub struct CursorKeys {
+    current: Vec<u8>,
+    previous: Vec<Vec<u8>>,
+}
+
+impl std::fmt::Debug for CursorKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CursorKeys({} previous)", self.previous.len())
+    }
+}
+
+type HmacSha256 = hmac::Hmac<sha2::Sha256>;
+
+impl CursorKeys {
+    pub(crate) fn new(current: Vec<u8>) -> Self {
+        Self {
+            current,
+            previous: Vec::new(),
+        }
+    }
+
+    /// The same keys with `current` signing, and the key it replaces still
+    /// verifying.
+    pub(crate) fn rotated(&self, current: Vec<u8>) -> Self {
+        let mut previous = vec![self.current.clone()];
+        previous.extend(self.previous.iter().cloned());
+        Self { current, previous }
+    }
+
+    /// The same keys, also verifying with `previous`.
+    pub(crate) fn with_previous(&self, previous: Vec<u8>) -> Self {
+        let mut keys = self.clone();
+        keys.previous.push(previous);
+        keys
+    }
+
+    fn mac(key: &[u8], document: &[u8]) -> HmacSha256 {
+        use hmac::{KeyInit, Mac};
+        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(key).unwrap_or_else(|_| {
+            <HmacSha256 as KeyInit>::new_from_slice(&[0]).expect("HMAC takes any key")
+        });
+        mac.update(document);
+        mac
+    }
+
+    fn sign(&self, document: &[u8]) -> Vec<u8> {
+        use hmac::Mac;
+        Self::mac(&self.current, document)
+            .finalize()
+            .into_bytes()
+            .to_vec()
+    }
+
+    /// Whether `tag` signs `document` under the current or a previous key
+    /// (compared in constant time).
+    fn verify(&self, document: &[u8], tag: &[u8]) -> bool {
+        use hmac::Mac;
+        std::iter::once(&self.current)
+            .chain(&self.previous)
+            .any(|key| Self::mac(key, document).verify_slice(tag).is_ok())
+    }
+}
+
+pub(crate) fn encode(
+    fingerprint: &str,
+    positions: &[Position],
+    keys: Option<&CursorKeys>,
+) -> Cursor {
     let document = Document {
         v: VERSION,
         q: fingerprint.to_owned(),
@@ -130,7 +203,14 @@ pub(crate) fn encode(fingerprint: &str, positions: &[Position]) -> Cursor {
             .collect(),
     };
     let json = serde_json::to_vec(&document).unwrap_or_default();
-    Cursor(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json))
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    match keys {
+        Some(keys) => {
+            let tag = keys.sign(&json);
+            Cursor(format!("{}.{}", engine.encode(&json), engine.encode(tag)))
+        }
+        None => Cursor(engine.encode(json)),
+    }
 }
 
 fn invalid(reason: impl Into<String>) -> Error {
@@ -146,10 +226,26 @@ pub(crate) fn decode(
     fingerprint: &str,
     shards: usize,
     key_attributes: &[&str],
+    keys: Option<&CursorKeys>,
 ) -> Result<Vec<Position>, Error> {
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor.0.as_bytes())
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let (document, tag) = match cursor.0.split_once('.') {
+        Some((document, tag)) => (document, Some(tag)),
+        None => (cursor.0.as_str(), None),
+    };
+    let bytes = engine
+        .decode(document.as_bytes())
         .map_err(|_| invalid("not a ddb cursor (bad encoding)"))?;
+    // A Db with cursor keys takes only cursors signed under one of them; a
+    // Db without keys reads any cursor, as before signing existed.
+    if let Some(keys) = keys {
+        let tag = tag
+            .and_then(|tag| engine.decode(tag.as_bytes()).ok())
+            .ok_or_else(|| invalid("the cursor is not signed"))?;
+        if !keys.verify(&bytes, &tag) {
+            return Err(invalid("the cursor's signature does not match"));
+        }
+    }
     let document: Document =
         serde_json::from_slice(&bytes).map_err(|_| invalid("not a ddb cursor (bad content)"))?;
     if document.v != VERSION {
@@ -217,14 +313,73 @@ mod tests {
             Position::Done,
             Position::Start,
         ];
-        let cursor = encode("abc", &positions);
-        assert_eq!(decode(&cursor, "abc", 3, &["PK", "SK"]).unwrap(), positions);
-        assert!(decode(&cursor, "abd", 3, &["PK", "SK"]).is_err());
-        assert!(decode(&cursor, "abc", 2, &["PK", "SK"]).is_err());
-        assert!(decode(&cursor, "abc", 3, &["PK", "SK", "GSI1PK"]).is_err());
-        assert!(decode(&Cursor("%%%".into()), "abc", 3, &["PK"]).is_err());
+        let cursor = encode("abc", &positions, None);
+        let keys = ["PK", "SK"];
+        assert_eq!(decode(&cursor, "abc", 3, &keys, None).unwrap(), positions);
+        assert!(decode(&cursor, "abd", 3, &keys, None).is_err());
+        assert!(decode(&cursor, "abc", 2, &keys, None).is_err());
+        assert!(decode(&cursor, "abc", 3, &["PK", "SK", "GSI1PK"], None).is_err());
+        assert!(decode(&Cursor("%%%".into()), "abc", 3, &["PK"], None).is_err());
         let mut tampered = cursor.0.clone();
         tampered.truncate(tampered.len() / 2);
-        assert!(decode(&Cursor(tampered), "abc", 3, &["PK", "SK"]).is_err());
+        assert!(decode(&Cursor(tampered), "abc", 3, &keys, None).is_err());
+    }
+
+    fn positions() -> Vec<Position> {
+        let key: HashMap<String, AttributeValue> = [
+            ("PK".to_owned(), AttributeValue::S("CUSTOMER#1".into())),
+            ("SK".to_owned(), AttributeValue::S("ORDER#x".into())),
+        ]
+        .into();
+        vec![Position::After(key), Position::Start]
+    }
+
+    /// #12.3: every single-byte change of a signed cursor is refused.
+    #[test]
+    fn a_signed_cursor_cannot_be_changed() {
+        let keys = CursorKeys::new(b"0123456789abcdef0123456789abcdef".to_vec());
+        let cursor = encode("q", &positions(), Some(&keys));
+        let attributes = ["PK", "SK"];
+        assert_eq!(
+            decode(&cursor, "q", 2, &attributes, Some(&keys)).unwrap(),
+            positions()
+        );
+        let bytes = cursor.0.as_bytes();
+        for i in 0..bytes.len() {
+            for replacement in [b'A', b'z', b'0', b'.', b'_'] {
+                if bytes[i] == replacement {
+                    continue;
+                }
+                let mut changed = bytes.to_vec();
+                changed[i] = replacement;
+                let changed = Cursor(String::from_utf8(changed).unwrap());
+                assert!(
+                    decode(&changed, "q", 2, &attributes, Some(&keys)).is_err(),
+                    "byte {i} changed to {replacement} was accepted"
+                );
+            }
+        }
+        // Unsigned, or signed under another key: refused.
+        let unsigned = encode("q", &positions(), None);
+        assert!(decode(&unsigned, "q", 2, &attributes, Some(&keys)).is_err());
+        let other = CursorKeys::new(b"another key of thirty-two bytes!".to_vec());
+        let forged = encode("q", &positions(), Some(&other));
+        assert!(decode(&forged, "q", 2, &attributes, Some(&keys)).is_err());
+    }
+
+    /// #12.3: rotation: the previous key still verifies, a key rotated out
+    /// twice does not.
+    #[test]
+    fn rotated_keys_verify_until_retired() {
+        let first = CursorKeys::new(b"first key, thirty-two bytes long".to_vec());
+        let second = first.rotated(b"second key, thirty-two bytes lon".to_vec());
+        let third = CursorKeys::new(b"third key, thirty-two bytes long".to_vec());
+        let attributes = ["PK", "SK"];
+        let old = encode("q", &positions(), Some(&first));
+        assert!(decode(&old, "q", 2, &attributes, Some(&second)).is_ok());
+        assert!(decode(&old, "q", 2, &attributes, Some(&third)).is_err());
+        let new = encode("q", &positions(), Some(&second));
+        assert!(decode(&new, "q", 2, &attributes, Some(&second)).is_ok());
+        assert!(decode(&new, "q", 2, &attributes, Some(&first)).is_err());
     }
 }

@@ -50,6 +50,8 @@ pub(crate) struct Plan {
     pub forward: bool,
     pub consistent: bool,
     pub fingerprint: String,
+    /// The keys cursors are signed with, when the `Db` has them.
+    pub cursor_keys: Option<std::sync::Arc<cursor::CursorKeys>>,
     /// Items to keep, when DynamoDB cannot filter them: an index that does
     /// not carry the entity type tells entities apart by their table key.
     pub keep: Option<fn(&Item) -> bool>,
@@ -115,6 +117,7 @@ impl Plan {
             &self.fingerprint,
             self.partitions.len(),
             &self.key_attributes,
+            self.cursor_keys.as_deref(),
         )?;
         for (position, partition) in positions.iter().zip(&self.partitions) {
             if let Position::After(key) = position {
@@ -304,6 +307,10 @@ impl Plan {
         })
     }
 
+    fn encode_cursor(&self, positions: &[Position]) -> Cursor {
+        cursor::encode(&self.fingerprint, positions, self.cursor_keys.as_deref())
+    }
+
     /// The items a response brings that the query keeps.
     fn kept(&self, items: Vec<Item>) -> impl Iterator<Item = Item> + '_ {
         items
@@ -409,8 +416,7 @@ impl Plan {
                 break;
             }
         }
-        let cursor =
-            (position != Position::Done).then(|| cursor::encode(&self.fingerprint, &[position]));
+        let cursor = (position != Position::Done).then(|| self.encode_cursor(&[position]));
         Ok(RawPage {
             items,
             cursor,
@@ -511,7 +517,7 @@ impl Plan {
             .resume
             .iter()
             .any(|p| *p != Position::Done)
-            .then(|| cursor::encode(&self.fingerprint, &fanout.resume));
+            .then(|| self.encode_cursor(&fanout.resume));
         Ok(RawPage {
             items,
             cursor,

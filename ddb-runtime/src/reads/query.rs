@@ -670,6 +670,7 @@ where
             forward: self.forward,
             consistent,
             fingerprint,
+            cursor_keys: self.db.cursor_keys(),
             // Without the entity type to filter on, the table key tells.
             keep: (!check_type).then_some(owns_key::<E> as fn(&Item) -> bool),
         })
