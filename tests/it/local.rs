@@ -147,3 +147,76 @@ async fn ddb_endpoint_is_honoured() {
         Some("via DDB_ENDPOINT")
     );
 }
+
+/// #12.4: the fault proxy as users get it with the `local` feature: a
+/// user's own code (here, a batch load and a create) survives a throttled
+/// BatchWriteItem and a lost PutItem answer, and the counters say what the
+/// proxy did. Random faults replay from their seed.
+#[tokio::test]
+async fn users_inject_faults_into_their_own_tests() {
+    use ddb_examples::single_table::{Customer, Ecommerce};
+    use ddb_examples::CustomerId;
+    use ddb_runtime::local::{Fault, FaultProxy};
+
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let proxy = FaultProxy::start(ddb_tests::local().endpoint())
+        .await
+        .unwrap();
+    let through = ddb_runtime::Db::new(proxy.client().unwrap())
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let customer = |i: usize| Customer {
+        customer_id: CustomerId(format!("{i}")),
+        name: format!("c{i}"),
+        email: format!("c{i}@example.com"),
+        order_count: 0,
+    };
+
+    proxy.fail(
+        "BatchWriteItem",
+        1,
+        Fault::Error(400, "ThrottlingException"),
+    );
+    proxy.fail("BatchWriteItem", 1, Fault::Unprocessed(Some(3)));
+    let customers: Vec<Customer> = (0..10).map(customer).collect();
+    through.batch_put(&customers).await.unwrap();
+    assert_eq!(proxy.injected("BatchWriteItem"), 2);
+
+    proxy.fail("PutItem", 1, Fault::DropResponse);
+    let created = through.create(&customer(99)).send().await.unwrap();
+    assert!(matches!(
+        created,
+        ddb_runtime::Created::Created | ddb_runtime::Created::AlreadyExisted
+    ));
+    assert_eq!(proxy.injected("PutItem"), 1);
+    assert!(proxy.seen("PutItem") >= 2, "the SDK sent the create again");
+    assert_eq!(ddb_tests::scan_raw::<Ecommerce>(&db).await.len(), 11);
+
+    // The same seed injects the same faults.
+    let table = db.table_name::<Ecommerce>().to_owned();
+    let injected = |seed: u64| {
+        let table = table.clone();
+        async move {
+            let proxy = FaultProxy::start(ddb_tests::local().endpoint())
+                .await
+                .unwrap();
+            proxy.fail_randomly(
+                "GetItem",
+                0.5,
+                seed,
+                Fault::Error(400, "ValidationException"),
+            );
+            let through =
+                ddb_runtime::Db::new(proxy.client().unwrap()).with_table_name::<Ecommerce>(table);
+            let mut outcomes = Vec::new();
+            for i in 0..20 {
+                let key = Customer::key(&CustomerId(format!("{}", i % 10))).unwrap();
+                outcomes.push(through.get(key).send().await.is_ok());
+            }
+            (outcomes, proxy.injected("GetItem"))
+        }
+    };
+    let (first, count) = injected(42).await;
+    let (again, _) = injected(42).await;
+    assert_eq!(first, again);
+    assert!(count > 0 && count < 20, "{count} of 20");
+}

@@ -99,7 +99,7 @@ pub async fn scan_raw<T: ddb_runtime::Table + 'static>(
 /// A client through `proxy`, retrying fast (tests wait on backoff otherwise).
 pub fn proxied_client(proxy: &proxy::Proxy) -> Client {
     use aws_sdk_dynamodb::config::retry::RetryConfig;
-    let local = LocalDynamoDb::connect(proxy.endpoint.clone()).expect("proxy endpoint");
+    let local = LocalDynamoDb::connect(proxy.endpoint().to_owned()).expect("proxy endpoint");
     let retry = RetryConfig::standard()
         .with_max_attempts(4)
         .with_initial_backoff(std::time::Duration::from_millis(5))
@@ -112,7 +112,9 @@ pub fn proxied_client(proxy: &proxy::Proxy) -> Client {
 pub async fn through_proxy<T: ddb_runtime::Table + 'static>(
     db: &ddb_runtime::Db,
 ) -> (proxy::Proxy, ddb_runtime::Db) {
-    let proxy = proxy::Proxy::start(local().endpoint()).await;
+    let proxy = proxy::Proxy::start(local().endpoint())
+        .await
+        .expect("start the fault proxy");
     let through =
         ddb_runtime::Db::new(proxied_client(&proxy)).with_table_name::<T>(db.table_name::<T>());
     (proxy, through)

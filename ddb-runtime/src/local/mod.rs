@@ -21,6 +21,9 @@
 //! throttles, never returns unprocessed batch items and never reports a
 //! transaction conflict. Test those paths through a fault-injecting proxy.
 
+mod faults;
+pub use faults::{Fault, FaultProxy, Held};
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;

@@ -1,0 +1,473 @@
+//! A fault-injecting proxy for tests: what the emulator never does on its
+//! own (unprocessed batch items, throttling, server errors, responses lost
+//! after the write was applied), scripted or at random, with counters.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use super::LocalDynamoDb;
+
+/// What the proxy does to a matching request.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Fault {
+    /// Answers a BatchWriteItem or BatchGetItem itself, without forwarding,
+    /// reporting up to `n` of the request's items (all when `None`) as
+    /// unprocessed; the others are forwarded and applied.
+    Unprocessed(Option<usize>),
+    /// Answers with this HTTP status and error type, without forwarding.
+    Error(u16, &'static str),
+    /// Answers with this HTTP status and JSON body, without forwarding.
+    Json(u16, String),
+    /// Forwards the request (so it is applied), then closes the connection
+    /// without answering: a lost response.
+    DropResponse,
+    /// Forwards the request, signals `forwarded`, and answers only once
+    /// `release` is notified: a slow response, for a test to act in between.
+    Hold {
+        /// Notified once the request has been applied upstream.
+        forwarded: Arc<tokio::sync::Notify>,
+        /// Notify it to let the answer go.
+        release: Arc<tokio::sync::Notify>,
+    },
+}
+
+/// A request whose answer the proxy holds back (see [`FaultProxy::hold`]).
+pub struct Held {
+    forwarded: Arc<tokio::sync::Notify>,
+    release: Arc<tokio::sync::Notify>,
+}
+
+impl Held {
+    /// Waits until the request has been applied upstream.
+    pub async fn applied(&self) {
+        self.forwarded.notified().await;
+    }
+
+    /// Lets the answer go to the client.
+    pub fn release(&self) {
+        self.release.notify_one();
+    }
+}
+
+#[derive(Debug)]
+struct Rule {
+    target: &'static str,
+    /// Requests left to fault; `None`: every one that the chance picks.
+    remaining: Option<usize>,
+    /// The chance a matching request is faulted, with its generator's state.
+    chance: Option<(f64, u64)>,
+    fault: Fault,
+}
+
+impl Rule {
+    /// Whether this rule faults the next request of its target.
+    fn fires(&mut self) -> bool {
+        if self.remaining == Some(0) {
+            return false;
+        }
+        if let Some((probability, state)) = &mut self.chance {
+            // xorshift64: reproducible from the seed.
+            *state ^= *state << 13;
+            *state ^= *state >> 7;
+            *state ^= *state << 17;
+            let draw = (*state >> 11) as f64 / (1u64 << 53) as f64;
+            if draw >= *probability {
+                return false;
+            }
+        }
+        if let Some(remaining) = &mut self.remaining {
+            *remaining -= 1;
+        }
+        true
+    }
+}
+
+#[derive(Default, Debug)]
+struct State {
+    rules: Vec<Rule>,
+    seen: HashMap<String, usize>,
+    injected: HashMap<String, usize>,
+}
+
+/// A fault-injecting proxy in front of a DynamoDB endpoint (the in-process
+/// server, or any other), listening on `127.0.0.1`: it forwards every
+/// request, except those a rule picks, which it throttles, fails, answers
+/// with unprocessed batch items, or forwards and then drops the answer of
+/// (the write is applied and the client never hears of it). It counts the
+/// requests it saw and the faults it injected, per operation.
+///
+/// For testing code against what an emulator never does. A client built for
+/// [`endpoint`](Self::endpoint) (or [`client`](Self::client)) goes through
+/// it.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use ddb_runtime::local::{Fault, FaultProxy, LocalDynamoDb};
+/// let local = LocalDynamoDb::start()?;
+/// let proxy = FaultProxy::start(local.endpoint()).await?;
+/// proxy.fail("BatchWriteItem", 2, Fault::Unprocessed(Some(5)));
+/// proxy.fail("PutItem", 1, Fault::DropResponse);
+/// proxy.fail_randomly("GetItem", 0.1, 7, Fault::Error(400, "ThrottlingException"));
+/// let db = ddb_runtime::Db::new(proxy.client()?);
+/// // ... run the code under test with `db` ...
+/// assert_eq!(proxy.injected("PutItem"), 1);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct FaultProxy {
+    endpoint: String,
+    state: Arc<Mutex<State>>,
+}
+
+impl std::fmt::Debug for FaultProxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FaultProxy")
+            .field("endpoint", &self.endpoint)
+            .finish()
+    }
+}
+
+impl FaultProxy {
+    /// Starts a proxy forwarding to `upstream` (`http://host:port`), on a
+    /// free port of `127.0.0.1`, served by the current tokio runtime.
+    pub async fn start(upstream: &str) -> std::io::Result<FaultProxy> {
+        let upstream = upstream.trim_start_matches("http://").to_owned();
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let endpoint = format!("http://{}", listener.local_addr()?);
+        let state = Arc::new(Mutex::new(State::default()));
+        let shared = state.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(serve(stream, upstream.clone(), shared.clone()));
+            }
+        });
+        Ok(FaultProxy { endpoint, state })
+    }
+
+    /// Where clients reach the proxy: `http://127.0.0.1:<port>`.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// An SDK client that goes through the proxy (local credentials and
+    /// region, as [`LocalDynamoDb::connect`] builds them).
+    pub fn client(&self) -> Result<aws_sdk_dynamodb::Client, super::LocalError> {
+        Ok(LocalDynamoDb::connect(self.endpoint.clone())?.new_client())
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Applies `fault` to the next `times` requests of operation `target`
+    /// (e.g. `"BatchWriteItem"`).
+    pub fn fail(&self, target: &'static str, times: usize, fault: Fault) {
+        self.state().rules.push(Rule {
+            target,
+            remaining: Some(times),
+            chance: None,
+            fault,
+        });
+    }
+
+    /// Applies `fault` to each request of `target` with chance
+    /// `probability` (0 to 1), drawn from a generator seeded with `seed`, so
+    /// a run can be replayed.
+    pub fn fail_randomly(&self, target: &'static str, probability: f64, seed: u64, fault: Fault) {
+        self.state().rules.push(Rule {
+            target,
+            remaining: None,
+            chance: Some((probability, seed | 1)),
+            fault,
+        });
+    }
+
+    /// Holds the answer to the next request of `target`: it is applied, and
+    /// answered only once the returned [`Held`] is released.
+    pub fn hold(&self, target: &'static str) -> Held {
+        let held = Held {
+            forwarded: Arc::new(tokio::sync::Notify::new()),
+            release: Arc::new(tokio::sync::Notify::new()),
+        };
+        self.fail(
+            target,
+            1,
+            Fault::Hold {
+                forwarded: held.forwarded.clone(),
+                release: held.release.clone(),
+            },
+        );
+        held
+    }
+
+    /// How many requests of `target` reached the proxy.
+    pub fn seen(&self, target: &str) -> usize {
+        self.state().seen.get(target).copied().unwrap_or(0)
+    }
+
+    /// How many faults the proxy injected into requests of `target`.
+    pub fn injected(&self, target: &str) -> usize {
+        self.state().injected.get(target).copied().unwrap_or(0)
+    }
+}
+
+struct Request {
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Request {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.trim().eq_ignore_ascii_case(name).then(|| value.trim())
+        })
+    }
+}
+
+async fn read_message(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<Request> {
+    loop {
+        if let Some(end) = find(buffer, b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buffer[..end]).to_string();
+            let length = head
+                .lines()
+                .find_map(|l| {
+                    let (k, v) = l.split_once(':')?;
+                    k.trim()
+                        .eq_ignore_ascii_case("content-length")
+                        .then(|| v.trim().parse::<usize>().ok())?
+                })
+                .unwrap_or(0);
+            let chunked = head
+                .to_ascii_lowercase()
+                .contains("transfer-encoding: chunked");
+            let mut rest = buffer[end + 4..].to_vec();
+            if chunked {
+                loop {
+                    if let Some(body) = dechunk(&rest) {
+                        buffer.clear();
+                        return Some(Request { head, body });
+                    }
+                    let mut chunk = [0u8; 8192];
+                    let n = stream.read(&mut chunk).await.ok()?;
+                    if n == 0 {
+                        return None;
+                    }
+                    rest.extend_from_slice(&chunk[..n]);
+                }
+            }
+            while rest.len() < length {
+                let mut chunk = [0u8; 8192];
+                let n = stream.read(&mut chunk).await.ok()?;
+                if n == 0 {
+                    return None;
+                }
+                rest.extend_from_slice(&chunk[..n]);
+            }
+            let body = rest[..length].to_vec();
+            *buffer = rest[length..].to_vec();
+            return Some(Request { head, body });
+        }
+        let mut chunk = [0u8; 8192];
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The body of a complete chunked message, `None` while incomplete.
+fn dechunk(mut data: &[u8]) -> Option<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = find(data, b"\r\n")?;
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&data[..line_end]).trim(), 16).ok()?;
+        data = &data[line_end + 2..];
+        if size == 0 {
+            return Some(body);
+        }
+        if data.len() < size + 2 {
+            return None;
+        }
+        body.extend_from_slice(&data[..size]);
+        data = &data[size + 2..];
+    }
+}
+
+fn response(status: u16, body: &[u8]) -> Vec<u8> {
+    let mut out = format!(
+        "HTTP/1.1 {status} X\r\ncontent-type: application/x-amz-json-1.0\r\ncontent-length: {}\r\nx-amzn-requestid: proxy\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+fn with_body(request: &Request, body: &[u8]) -> Vec<u8> {
+    let mut head: Vec<String> = request
+        .head
+        .lines()
+        .filter(|l| {
+            let lower = l.to_ascii_lowercase();
+            !lower.starts_with("content-length:") && !lower.starts_with("transfer-encoding:")
+        })
+        .map(str::to_owned)
+        .collect();
+    head.push(format!("content-length: {}", body.len()));
+    let mut out = head.join("\r\n").into_bytes();
+    out.extend_from_slice(b"\r\n\r\n");
+    out.extend_from_slice(body);
+    out
+}
+
+async fn forward(upstream: &str, bytes: &[u8]) -> Option<(u16, Vec<u8>)> {
+    let mut stream = TcpStream::connect(upstream).await.ok()?;
+    stream.write_all(bytes).await.ok()?;
+    let mut buffer = Vec::new();
+    let reply = read_message(&mut stream, &mut buffer).await?;
+    let status = reply.head.split_whitespace().nth(1)?.parse().ok()?;
+    Some((status, reply.body))
+}
+
+/// Splits a batch request: the first `n` items of each table are kept back as
+/// unprocessed, the rest forwarded.
+fn split_batch(body: &Value, n: Option<usize>) -> (Value, Value) {
+    let mut forwarded = body.clone();
+    let mut unprocessed = serde_json::Map::new();
+    if let Some(tables) = forwarded
+        .get_mut("RequestItems")
+        .and_then(Value::as_object_mut)
+    {
+        for (table, requests) in tables.iter_mut() {
+            // BatchWriteItem: a list; BatchGetItem: {"Keys": [...]}.
+            let list = match requests {
+                Value::Array(list) => list,
+                Value::Object(object) => match object.get_mut("Keys") {
+                    Some(Value::Array(list)) => list,
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let take = n.unwrap_or(list.len()).min(list.len());
+            let kept: Vec<Value> = list.drain(..take).collect();
+            let kept = match requests {
+                Value::Array(_) => Value::Array(kept),
+                Value::Object(_) => serde_json::json!({ "Keys": kept }),
+                _ => continue,
+            };
+            unprocessed.insert(table.clone(), kept);
+        }
+        tables.retain(|_, requests| match requests {
+            Value::Array(list) => !list.is_empty(),
+            Value::Object(o) => o
+                .get("Keys")
+                .and_then(Value::as_array)
+                .is_some_and(|l| !l.is_empty()),
+            _ => false,
+        });
+    }
+    (forwarded, Value::Object(unprocessed))
+}
+
+async fn serve(mut stream: TcpStream, upstream: String, state: Arc<Mutex<State>>) {
+    let mut buffer = Vec::new();
+    while let Some(request) = read_message(&mut stream, &mut buffer).await {
+        let target = request
+            .header("x-amz-target")
+            .and_then(|t| t.split('.').nth(1))
+            .unwrap_or("")
+            .to_owned();
+        let fault = {
+            let mut state = state
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            *state.seen.entry(target.clone()).or_default() += 1;
+            let fault = state
+                .rules
+                .iter_mut()
+                .filter(|r| r.target == target)
+                .find_map(|r| r.fires().then(|| r.fault.clone()));
+            if fault.is_some() {
+                *state.injected.entry(target.clone()).or_default() += 1;
+            }
+            fault
+        };
+        let raw = with_body(&request, &request.body);
+        let reply = match fault {
+            None => match forward(&upstream, &raw).await {
+                Some((status, body)) => response(status, &body),
+                None => return,
+            },
+            Some(Fault::Error(status, kind)) => {
+                let body = serde_json::json!({
+                    "__type": format!("com.amazonaws.dynamodb.v20120810#{kind}"),
+                    "message": "injected by the test proxy",
+                });
+                response(status, body.to_string().as_bytes())
+            }
+            Some(Fault::Json(status, body)) => response(status, body.as_bytes()),
+            Some(Fault::Hold { forwarded, release }) => {
+                let reply = forward(&upstream, &raw).await;
+                forwarded.notify_one();
+                release.notified().await;
+                match reply {
+                    Some((status, body)) => response(status, &body),
+                    None => return,
+                }
+            }
+            Some(Fault::DropResponse) => {
+                let _ = forward(&upstream, &raw).await;
+                return;
+            }
+            Some(Fault::Unprocessed(n)) => {
+                let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+                let (forwarded, unprocessed) = split_batch(&body, n);
+                let mut answer = serde_json::json!({});
+                let has_rest = forwarded
+                    .get("RequestItems")
+                    .and_then(Value::as_object)
+                    .is_some_and(|t| !t.is_empty());
+                if has_rest {
+                    let bytes = serde_json::to_vec(&forwarded).unwrap_or_default();
+                    match forward(&upstream, &with_body(&request, &bytes)).await {
+                        Some((200, body)) => {
+                            answer = serde_json::from_slice(&body).unwrap_or(answer)
+                        }
+                        Some((status, body)) => {
+                            let _ = stream.write_all(&response(status, &body)).await;
+                            continue;
+                        }
+                        None => return,
+                    }
+                }
+                let field = if target == "BatchGetItem" {
+                    "UnprocessedKeys"
+                } else {
+                    "UnprocessedItems"
+                };
+                answer[field] = unprocessed;
+                if target == "BatchGetItem" && answer.get("Responses").is_none() {
+                    answer["Responses"] = serde_json::json!({});
+                }
+                response(200, answer.to_string().as_bytes())
+            }
+        };
+        if stream.write_all(&reply).await.is_err() {
+            return;
+        }
+    }
+}
