@@ -15,9 +15,10 @@ use super::LocalDynamoDb;
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Fault {
-    /// Answers a BatchWriteItem or BatchGetItem itself, without forwarding,
-    /// reporting up to `n` of the request's items (all when `None`) as
-    /// unprocessed; the others are forwarded and applied.
+    /// For a BatchWriteItem or BatchGetItem: keeps back up to `n` items of
+    /// each table of the request (all when `None`) and answers them as
+    /// unprocessed; the others are forwarded and applied. Ignored for other
+    /// operations.
     Unprocessed(Option<usize>),
     /// Answers with this HTTP status and error type, without forwarding.
     Error(u16, &'static str),
@@ -71,11 +72,13 @@ impl Rule {
             return false;
         }
         if let Some((probability, state)) = &mut self.chance {
-            // xorshift64: reproducible from the seed.
-            *state ^= *state << 13;
-            *state ^= *state >> 7;
-            *state ^= *state << 17;
-            let draw = (*state >> 11) as f64 / (1u64 << 53) as f64;
+            // splitmix64: reproducible from the seed, uniform from the first draw.
+            *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = *state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            let draw = (z >> 11) as f64 / (1u64 << 53) as f64;
             if draw >= *probability {
                 return false;
             }
@@ -136,7 +139,16 @@ impl FaultProxy {
     /// Starts a proxy forwarding to `upstream` (`http://host:port`), on a
     /// free port of `127.0.0.1`, served by the current tokio runtime.
     pub async fn start(upstream: &str) -> std::io::Result<FaultProxy> {
-        let upstream = upstream.trim_start_matches("http://").to_owned();
+        if upstream.starts_with("https://") {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "the fault proxy speaks plain HTTP: give it an http:// endpoint (a local server)",
+            ));
+        }
+        let upstream = upstream
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_owned();
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let endpoint = format!("http://{}", listener.local_addr()?);
         let state = Arc::new(Mutex::new(State::default()));
@@ -178,13 +190,19 @@ impl FaultProxy {
     }
 
     /// Applies `fault` to each request of `target` with chance
-    /// `probability` (0 to 1), drawn from a generator seeded with `seed`, so
-    /// a run can be replayed.
+    /// `probability` (clamped to 0..=1; NaN is 0), drawn from a generator
+    /// seeded with `seed`: the same requests in the same order get the same
+    /// faults. Rules apply in the order they were added.
     pub fn fail_randomly(&self, target: &'static str, probability: f64, seed: u64, fault: Fault) {
+        let probability = if probability.is_nan() {
+            0.0
+        } else {
+            probability.clamp(0.0, 1.0)
+        };
         self.state().rules.push(Rule {
             target,
             remaining: None,
-            chance: Some((probability, seed | 1)),
+            chance: Some((probability, seed)),
             fault,
         });
     }
@@ -299,7 +317,7 @@ fn dechunk(mut data: &[u8]) -> Option<Vec<u8>> {
         if size == 0 {
             return Some(body);
         }
-        if data.len() < size + 2 {
+        if data.len() < size.checked_add(2)? {
             return None;
         }
         body.extend_from_slice(&data[..size]);
@@ -396,10 +414,13 @@ async fn serve(mut stream: TcpStream, upstream: String, state: Arc<Mutex<State>>
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             *state.seen.entry(target.clone()).or_default() += 1;
+            // Unprocessed items exist only in batch answers.
+            let batch = target.starts_with("Batch");
             let fault = state
                 .rules
                 .iter_mut()
                 .filter(|r| r.target == target)
+                .filter(|r| batch || !matches!(r.fault, Fault::Unprocessed(_)))
                 .find_map(|r| r.fires().then(|| r.fault.clone()));
             if fault.is_some() {
                 *state.injected.entry(target.clone()).or_default() += 1;
@@ -445,7 +466,10 @@ async fn serve(mut stream: TcpStream, upstream: String, state: Arc<Mutex<State>>
                     let bytes = serde_json::to_vec(&forwarded).unwrap_or_default();
                     match forward(&upstream, &with_body(&request, &bytes)).await {
                         Some((200, body)) => {
-                            answer = serde_json::from_slice(&body).unwrap_or(answer)
+                            answer = serde_json::from_slice(&body)
+                                .ok()
+                                .filter(Value::is_object)
+                                .unwrap_or(answer)
                         }
                         Some((status, body)) => {
                             let _ = stream.write_all(&response(status, &body)).await;
@@ -469,5 +493,36 @@ async fn serve(mut stream: TcpStream, upstream: String, state: Arc<Mutex<State>>
         if stream.write_all(&reply).await.is_err() {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chunk size at the top of the integer range is a malformed message,
+    /// not an overflow.
+    #[test]
+    fn a_huge_chunk_size_is_malformed() {
+        assert_eq!(dechunk(b"ffffffffffffffff\r\nabc\r\n0\r\n\r\n"), None);
+        assert_eq!(dechunk(b"3\r\nabc\r\n0\r\n\r\n"), Some(b"abc".to_vec()));
+    }
+
+    /// Random rules draw uniformly from their first request, whatever the
+    /// seed (a raw xorshift of a small seed always fired first).
+    #[test]
+    fn random_rules_are_uniform_from_the_first_draw() {
+        let first_fires = (0..1000u64)
+            .filter(|&seed| {
+                let mut rule = Rule {
+                    target: "GetItem",
+                    remaining: None,
+                    chance: Some((0.5, seed)),
+                    fault: Fault::DropResponse,
+                };
+                rule.fires()
+            })
+            .count();
+        assert!((400..600).contains(&first_fires), "{first_fires} of 1000");
     }
 }

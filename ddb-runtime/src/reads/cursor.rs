@@ -8,9 +8,12 @@
 //! entity, index or partition, or a damaged one, is an
 //! [`Error::InvalidCursor`], never a panic or a malformed request.
 //!
-//! Cursors are not signed: a client can read the keys inside one (keys hold no
-//! `#[ddb(sensitive)]` field by construction), and can forge a position inside
-//! the same query's partition, which only skips items it could read anyway.
+//! A client can read the keys inside a cursor (keys hold no
+//! `#[ddb(sensitive)]` field by construction). Unless the `Db` has a cursor
+//! key ([`Db::with_cursor_key`](crate::Db::with_cursor_key)), cursors are not
+//! signed, and a client can forge a position inside the same query's
+//! partition, which only skips items it could read anyway; with a key, they
+//! carry an HMAC-SHA256 signature and any other cursor is refused.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -130,11 +133,12 @@ impl CursorKeys {
     }
 
     /// The same keys with `current` signing, and the key it replaces still
-    /// verifying.
+    /// verifying (one generation: the key before that is retired).
     pub(crate) fn rotated(&self, current: Vec<u8>) -> Self {
-        let mut previous = vec![self.current.clone()];
-        previous.extend(self.previous.iter().cloned());
-        Self { current, previous }
+        Self {
+            current,
+            previous: vec![self.current.clone()],
+        }
     }
 
     /// The same keys, also verifying with `previous`.
@@ -144,30 +148,32 @@ impl CursorKeys {
         keys
     }
 
-    fn mac(key: &[u8], document: &[u8]) -> HmacSha256 {
+    /// The MAC of `document` under `key` (HMAC takes keys of any length, so
+    /// `None` never happens in practice).
+    fn mac(key: &[u8], document: &[u8]) -> Option<HmacSha256> {
         use hmac::{KeyInit, Mac};
-        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(key).unwrap_or_else(|_| {
-            <HmacSha256 as KeyInit>::new_from_slice(&[0]).expect("HMAC takes any key")
-        });
+        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(key).ok()?;
         mac.update(document);
-        mac
+        Some(mac)
     }
 
     fn sign(&self, document: &[u8]) -> Vec<u8> {
         use hmac::Mac;
         Self::mac(&self.current, document)
-            .finalize()
-            .into_bytes()
-            .to_vec()
+            .map(|mac| mac.finalize().into_bytes().to_vec())
+            .unwrap_or_default()
     }
 
     /// Whether `tag` signs `document` under the current or a previous key
-    /// (compared in constant time).
+    /// (compared in constant time). An empty key verifies nothing: a key
+    /// missing from the configuration fails closed.
     fn verify(&self, document: &[u8], tag: &[u8]) -> bool {
         use hmac::Mac;
         std::iter::once(&self.current)
             .chain(&self.previous)
-            .any(|key| Self::mac(key, document).verify_slice(tag).is_ok())
+            .filter(|key| !key.is_empty())
+            .filter_map(|key| Self::mac(key, document))
+            .any(|mac| mac.verify_slice(tag).is_ok())
     }
 }
 
@@ -368,16 +374,19 @@ mod tests {
     }
 
     /// #12.3: rotation: the previous key still verifies, a key rotated out
-    /// twice does not.
+    /// twice does not; an empty key verifies nothing.
     #[test]
     fn rotated_keys_verify_until_retired() {
         let first = CursorKeys::new(b"first key, thirty-two bytes long".to_vec());
         let second = first.rotated(b"second key, thirty-two bytes lon".to_vec());
-        let third = CursorKeys::new(b"third key, thirty-two bytes long".to_vec());
+        let third = second.rotated(b"third key, thirty-two bytes long".to_vec());
         let attributes = ["PK", "SK"];
         let old = encode("q", &positions(), Some(&first));
         assert!(decode(&old, "q", 2, &attributes, Some(&second)).is_ok());
         assert!(decode(&old, "q", 2, &attributes, Some(&third)).is_err());
+        let empty = CursorKeys::new(Vec::new());
+        let with_empty_key = encode("q", &positions(), Some(&empty));
+        assert!(decode(&with_empty_key, "q", 2, &attributes, Some(&empty)).is_err());
         let new = encode("q", &positions(), Some(&second));
         assert!(decode(&new, "q", 2, &attributes, Some(&second)).is_ok());
         assert!(decode(&new, "q", 2, &attributes, Some(&first)).is_err());
