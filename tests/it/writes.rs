@@ -1113,3 +1113,46 @@ async fn expressions_over_dynamodb_limit_are_refused_before_sending() {
         .unwrap();
     assert!(page.items.is_empty());
 }
+
+/// #12.1: a create whose first answer is lost is sent again by the SDK and
+/// meets its own item: a plain create reports AlreadyExisted (documented);
+/// an exactly-once create (one-action transaction under a ClientRequestToken)
+/// reports Created, and only once.
+#[tokio::test]
+async fn an_exactly_once_create_reports_its_own_write_after_a_lost_answer() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+
+    proxy.fail("PutItem", 1, Fault::DropResponse);
+    let plain = through.create(&customer("1")).send().await.unwrap();
+    assert_eq!(
+        plain,
+        Created::AlreadyExisted,
+        "the plain create's known limit"
+    );
+
+    proxy.fail("TransactWriteItems", 1, Fault::DropResponse);
+    let exact = through
+        .create(&customer("2"))
+        .exactly_once()
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(exact, Created::Created);
+    assert!(
+        proxy.seen("TransactWriteItems") >= 2,
+        "the SDK sent it again"
+    );
+
+    // A later call meets the item: the same data, or other data.
+    let again = through.create(&customer("2")).exactly_once().send().await;
+    assert_eq!(again.unwrap(), Created::AlreadyExisted);
+    let mut other = customer("2");
+    other.name = "someone else".into();
+    let conflict = through.create(&other).exactly_once().send().await;
+    assert!(
+        matches!(conflict, Err(Error::AlreadyExists { .. })),
+        "{conflict:?}"
+    );
+    assert_eq!(count_items(&db).await, 2);
+}

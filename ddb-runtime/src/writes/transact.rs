@@ -119,6 +119,12 @@ impl TransactWrite {
         self
     }
 
+    /// A write already planned (the exactly-once create sends itself this way).
+    pub(crate) fn plan<E: Entity + 'static>(self, plan: WritePlan<E>) -> Self {
+        let db = self.db.clone();
+        self.push(Box::pin(async move { action(&db, plan) }))
+    }
+
     /// Creates `entity` only if no item has its key.
     pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
         let create = self.db.create(entity);

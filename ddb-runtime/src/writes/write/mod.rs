@@ -35,6 +35,7 @@ pub enum Created {
 pub struct Create<E> {
     db: Db,
     prepared: Result<Prepared<E>>,
+    exactly_once: bool,
 }
 
 impl Db {
@@ -49,6 +50,7 @@ impl Db {
         Create {
             db: self.clone(),
             prepared: prepare(entity, true, Some(1)),
+            exactly_once: false,
         }
     }
 
@@ -121,9 +123,40 @@ impl<E: Entity + 'static> Create<E> {
         Ok((plan, ours))
     }
 
-    /// Sends the PutItem.
+    /// Reports [`Created::Created`] exactly when this call wrote the item,
+    /// even when its answer was lost and the SDK sent it again: the create
+    /// goes as a one-action TransactWriteItems under a ClientRequestToken,
+    /// which DynamoDB recognises on the retry (for ten minutes) and does not
+    /// apply twice. It costs two write units per KB instead of one. Without
+    /// it, a create whose first answer was lost reports
+    /// [`Created::AlreadyExisted`] for its own write.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, pk = "SIGNUP#{email}")]
+    /// # struct SignUp { email: String }
+    /// let sign_up = SignUp { email: "ada@example.com".into() };
+    /// if db.create(&sign_up).exactly_once().send().await? == ddb_runtime::Created::Created {
+    ///     // counted once, whatever the network did
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn exactly_once(mut self) -> Self {
+        self.exactly_once = true;
+        self
+    }
+
+    /// Sends the PutItem (or, [`exactly_once`](Self::exactly_once), the
+    /// one-action transaction).
     pub async fn send(self) -> Result<Created> {
         let db = self.db.clone();
+        if self.exactly_once {
+            return self.send_exactly_once(&db).await;
+        }
         let (plan, ours) = self.plan()?;
         match plan.send(&db, None).await {
             Ok(_) => Ok(Created::Created),
@@ -143,6 +176,53 @@ impl<E: Entity + 'static> Create<E> {
                 }
             }
             Err(error) => Err(error),
+        }
+    }
+}
+
+impl<E: Entity + 'static> Create<E> {
+    async fn send_exactly_once(self, db: &Db) -> Result<Created> {
+        let (plan, ours) = self.plan()?;
+        let key = plan.key.clone();
+        let sent = db.transaction().plan(plan).send().await;
+        let failed = match sent {
+            Ok(_) => return Ok(Created::Created),
+            Err(Error::TransactionCanceled { reasons })
+                if reasons
+                    .first()
+                    .is_some_and(|r| r.code == "ConditionalCheckFailed") =>
+            {
+                reasons.into_iter().next()
+            }
+            Err(error) => return Err(error),
+        };
+        // The item that made the condition fail: as DynamoDB returned it, or
+        // read (strongly consistent) when it did not.
+        let existing = match failed.and_then(|r| r.existing) {
+            Some(ExistingItem(item)) => Some(item),
+            None => {
+                db.get(key.clone())
+                    .consistent_read(true)
+                    .include_expired()
+                    .raw()
+                    .await?
+            }
+        };
+        match existing {
+            Some(existing) if same_item(&existing, &ours, &stamp_attributes(&E::SCHEMA)) => {
+                Ok(Created::AlreadyExisted)
+            }
+            Some(existing) => Err(Error::AlreadyExists {
+                entity: E::SCHEMA.entity_type,
+                key: key_text(&key),
+                existing: ExistingItem(existing),
+            }),
+            // Deleted in between: nothing of this call was written.
+            None => Err(Error::ConditionFailed {
+                entity: E::SCHEMA.entity_type,
+                key: key_text(&key),
+                existing: None,
+            }),
         }
     }
 }
