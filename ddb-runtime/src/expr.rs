@@ -32,13 +32,15 @@ pub(crate) fn check_expression(
     Ok(())
 }
 
-/// DynamoDB's list and map nesting limit.
+/// DynamoDB's list and map nesting limit, counting the item itself as the
+/// first level (as Dynoxide, which follows AWS's captures, does: an
+/// attribute may hold 31 nested lists or maps).
 const MAX_NESTING: usize = 32;
 
 /// Refuses a value DynamoDB would: numbers that are not numbers (NaN,
 /// infinity), have more than 38 significant digits or are out of range, empty
-/// sets, lists or maps nested deeper than 32 levels, and a value larger than
-/// a whole item can be.
+/// sets, lists or maps nested deeper than 32 levels counting the item, and a
+/// value larger than a whole item can be.
 pub(crate) fn check_value(name: &str, value: &AttributeValue) -> Result<(), String> {
     fn check(name: &str, value: &AttributeValue, depth: usize) -> std::result::Result<(), String> {
         match value {
@@ -96,7 +98,7 @@ pub(crate) fn check_value(name: &str, value: &AttributeValue) -> Result<(), Stri
         }
         Ok(())
     }
-    check(name, value, 0)?;
+    check(name, value, 1)?;
     let size = crate::write::value_size(value);
     if size > crate::write::ITEM_SIZE_LIMIT {
         return Err(format!(

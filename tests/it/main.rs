@@ -2,6 +2,7 @@
 
 mod compile;
 mod convert;
+mod hostile;
 mod index_invariant;
 mod keys;
 mod local;

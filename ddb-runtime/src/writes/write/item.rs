@@ -439,8 +439,9 @@ mod tests {
             assert!(n(bad).is_err(), "{bad}");
         }
         assert!(check_values(&item(AttributeValue::Ss(vec![]))).is_err());
+        // The item is the first of 32 levels: an attribute holds 31.
         let mut deep = AttributeValue::S("x".into());
-        for _ in 0..32 {
+        for _ in 0..31 {
             deep = AttributeValue::L(vec![deep]);
         }
         assert!(check_values(&item(deep.clone())).is_ok());
