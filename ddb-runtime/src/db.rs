@@ -169,6 +169,25 @@ impl Db {
         .await
     }
 
+    /// Brings table `T` in line with its declaration (see
+    /// [`schema::sync_table`]): creates it if missing, adds the global indexes
+    /// it lacks, turns on time to live; never deletes or re-keys. Returns
+    /// what it did and what it left.
+    pub async fn sync_table<T: Table + 'static>(&self) -> Result<schema::SyncPlan> {
+        schema::sync_table(
+            self.client(),
+            &T::DEF,
+            self.table_name::<T>(),
+            Duration::from_secs(600),
+        )
+        .await
+    }
+
+    /// What [`sync_table`](Self::sync_table) would do, without doing it.
+    pub async fn plan_sync<T: Table + 'static>(&self) -> Result<schema::SyncPlan> {
+        schema::plan_sync(self.client(), &T::DEF, self.table_name::<T>()).await
+    }
+
     /// A GetItem of one item by its primary key.
     pub fn get<E: Entity + 'static>(&self, key: Key<E>) -> GetItem<E> {
         GetItem {

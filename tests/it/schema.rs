@@ -190,3 +190,86 @@ fn access_pattern_report_is_current() {
         "| Order | open_orders | Query ×4 (sharded) | GSI2 | GSI2PK = STATUS#{status}#<shard 0..3> | eventual |"
     ));
 }
+
+/// The table as first deployed: one index, one that the code later drops.
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Evolving", pk = "PK", sk = "SK")]
+#[ddb(index(name = "ByOrder", pk = "GSI1PK", sk = "GSI1SK"))]
+#[ddb(index(name = "Legacy", pk = "LegacyPK"))]
+struct EvolvingV1;
+
+/// The code after a new access pattern: a new global index, a
+/// multi-attribute one, time to live, and no `Legacy` any more.
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Evolving", pk = "PK", sk = "SK", ttl = "expiresAt")]
+#[ddb(index(name = "ByOrder", pk = "GSI1PK", sk = "GSI1SK"))]
+#[ddb(index(name = "ByStatus", pk = "GSI2PK", sk = "GSI2SK"))]
+#[ddb(index(name = "ByCustomerStatus", pk("customerId", "status"), sk("placedAt")))]
+struct EvolvingV2;
+
+/// #13.1: syncing a table to the code adds what is missing, one index at a
+/// time, turns on time to live, and leaves what it must not change,
+/// reporting it; the dry run says the same without changing anything.
+#[tokio::test]
+async fn sync_brings_a_table_in_line_with_the_code() {
+    use ddb_runtime::schema::{plan_sync, sync_table, SyncChange};
+    let client = ddb_tests::client();
+    let name = ddb_tests::create_table(&client, &EvolvingV1::DEF).await;
+
+    let plan = plan_sync(&client, &EvolvingV2::DEF, &name).await.unwrap();
+    assert_eq!(
+        plan.changes,
+        [
+            SyncChange::AddIndex("ByStatus"),
+            SyncChange::AddIndex("ByCustomerStatus"),
+            SyncChange::EnableTimeToLive("expiresAt"),
+        ]
+    );
+    assert_eq!(plan.differences.len(), 1, "{plan}");
+    assert!(plan
+        .to_string()
+        .contains("! global index Legacy is in the table and not in the code"));
+    // A dry run changes nothing.
+    assert_eq!(
+        plan_sync(&client, &EvolvingV2::DEF, &name).await.unwrap(),
+        plan
+    );
+
+    let applied = sync_table(
+        &client,
+        &EvolvingV2::DEF,
+        &name,
+        std::time::Duration::from_secs(60),
+    )
+    .await
+    .unwrap();
+    assert_eq!(applied, plan);
+    let table = client
+        .describe_table()
+        .table_name(&name)
+        .send()
+        .await
+        .unwrap()
+        .table
+        .unwrap();
+    let mut indexes: Vec<&str> = table
+        .global_secondary_indexes()
+        .iter()
+        .filter_map(|i| i.index_name())
+        .collect();
+    indexes.sort_unstable();
+    assert_eq!(
+        indexes,
+        ["ByCustomerStatus", "ByOrder", "ByStatus", "Legacy"]
+    );
+    let after = plan_sync(&client, &EvolvingV2::DEF, &name).await.unwrap();
+    assert!(after.changes.is_empty(), "{after}");
+    assert_eq!(after.differences, plan.differences);
+
+    // A table that does not exist is created.
+    let missing = ddb_runtime::local::unique_table_name("Evolving");
+    let plan = plan_sync(&client, &EvolvingV2::DEF, &missing)
+        .await
+        .unwrap();
+    assert_eq!(plan.changes, [SyncChange::CreateTable]);
+}

@@ -207,6 +207,14 @@ pub async fn create_table_if_missing(
         }
         Err(error) => return Err(Error::sdk("CreateTable", error)),
     };
+    wait_until_active(client, name, timeout).await?;
+    enable_time_to_live(client, table, name).await?;
+    Ok(outcome)
+}
+
+/// Waits until the table and every global index are ACTIVE (at most
+/// `timeout`).
+async fn wait_until_active(client: &Client, name: &str, timeout: Duration) -> Result<(), Error> {
     let started = Instant::now();
     let mut delay = Duration::from_millis(20);
     loop {
@@ -227,8 +235,7 @@ pub async fn create_table_if_missing(
             })
             .unwrap_or(true);
         if status == Some(TableStatus::Active) && indexes_active {
-            enable_time_to_live(client, table, name).await?;
-            return Ok(outcome);
+            return Ok(());
         }
         if started.elapsed() >= timeout {
             return Err(Error::TableNotActive {
@@ -289,6 +296,230 @@ async fn enable_time_to_live(client: &Client, table: &TableDef, name: &str) -> R
         .await
         .map_err(|e| Error::sdk("UpdateTimeToLive", e))?;
     Ok(())
+}
+
+/// One change [`sync_table`] makes to bring a table in line with the code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SyncChange {
+    /// The table does not exist: create it with every declared index and its
+    /// time to live.
+    CreateTable,
+    /// A global index the code declares and the table lacks: created with
+    /// UpdateTable (DynamoDB fills it from the existing items; synthetic key
+    /// attributes that existing items lack still need a backfill).
+    AddIndex(&'static str),
+    /// Time to live is off: turn it on for this attribute.
+    EnableTimeToLive(&'static str),
+}
+
+/// What [`sync_table`] does (or, as a dry run, would do): the changes it
+/// applies, and the differences it never applies (it neither deletes nor
+/// re-keys anything) for a person to decide. Its `Display` is a readable diff.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SyncPlan {
+    /// The changes, in the order they are applied.
+    pub changes: Vec<SyncChange>,
+    /// Differences left as they are.
+    pub differences: Vec<String>,
+}
+
+impl SyncPlan {
+    /// Whether the table already matches the code.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty() && self.differences.is_empty()
+    }
+}
+
+impl std::fmt::Display for SyncPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for change in &self.changes {
+            match change {
+                SyncChange::CreateTable => writeln!(f, "+ create the table")?,
+                SyncChange::AddIndex(name) => writeln!(f, "+ add global index {name}")?,
+                SyncChange::EnableTimeToLive(attribute) => {
+                    writeln!(f, "+ turn on time to live on {attribute}")?
+                }
+            }
+        }
+        for difference in &self.differences {
+            writeln!(f, "! {difference} (left as it is)")?;
+        }
+        Ok(())
+    }
+}
+
+/// The key schema of a described index or table, as `name:HASH` pairs.
+fn described_keys(schema: &[KeySchemaElement]) -> Vec<String> {
+    schema
+        .iter()
+        .map(|k| format!("{}:{}", k.attribute_name(), k.key_type().as_str()))
+        .collect()
+}
+
+/// What [`sync_table`] would change in table `name` to match `table`,
+/// without changing anything (a dry run).
+pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<SyncPlan, Error> {
+    let described = match client.describe_table().table_name(name).send().await {
+        Ok(described) => described,
+        Err(error)
+            if error
+                .as_service_error()
+                .is_some_and(|e| e.is_resource_not_found_exception()) =>
+        {
+            return Ok(SyncPlan {
+                changes: vec![SyncChange::CreateTable],
+                differences: Vec::new(),
+            });
+        }
+        Err(error) => return Err(Error::sdk("DescribeTable", error)),
+    };
+    let mut plan = SyncPlan::default();
+    let Some(current) = described.table() else {
+        return Ok(plan);
+    };
+    let declared = create_table_input(table, name);
+    if described_keys(current.key_schema()) != described_keys(declared.key_schema()) {
+        plan.differences
+            .push("the table's primary key differs from the code's".to_owned());
+    }
+    let existing: Vec<(&str, Vec<String>)> = current
+        .global_secondary_indexes()
+        .iter()
+        .map(|i| {
+            (
+                i.index_name().unwrap_or_default(),
+                described_keys(i.key_schema()),
+            )
+        })
+        .collect();
+    for index in table.indexes {
+        let wanted = described_keys(&index_key_schema(index));
+        match (index.kind, existing.iter().find(|(n, _)| *n == index.name)) {
+            (IndexKind::Global, None) => plan.changes.push(SyncChange::AddIndex(index.name)),
+            (IndexKind::Global, Some((_, keys))) if *keys != wanted => plan.differences.push(
+                format!("global index {} has another key in the table", index.name),
+            ),
+            (IndexKind::Global, Some(_)) => {}
+            (IndexKind::Local, _) => {
+                let present = current
+                    .local_secondary_indexes()
+                    .iter()
+                    .any(|i| i.index_name() == Some(index.name));
+                if !present {
+                    plan.differences.push(format!(
+                        "local index {} is missing: DynamoDB creates local indexes with the table only",
+                        index.name
+                    ));
+                }
+            }
+        }
+    }
+    for (existing_name, _) in &existing {
+        if !table.indexes.iter().any(|i| i.name == *existing_name) {
+            plan.differences.push(format!(
+                "global index {existing_name} is in the table and not in the code"
+            ));
+        }
+    }
+    if let Some(attribute) = table.ttl {
+        let ttl = client
+            .describe_time_to_live()
+            .table_name(name)
+            .send()
+            .await
+            .map_err(|e| Error::sdk("DescribeTimeToLive", e))?;
+        let description = ttl.time_to_live_description();
+        let on = matches!(
+            description.and_then(|d| d.time_to_live_status()),
+            Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling)
+        );
+        match description.and_then(|d| d.attribute_name()) {
+            Some(other) if on && other != attribute => plan.differences.push(format!(
+                "time to live is on {other}, and the code declares {attribute}"
+            )),
+            _ if on => {}
+            _ => plan.changes.push(SyncChange::EnableTimeToLive(attribute)),
+        }
+    }
+    Ok(plan)
+}
+
+/// Brings table `name` in line with `table`: creates it if missing, adds the
+/// global indexes it lacks (one UpdateTable at a time, waiting for each to be
+/// ACTIVE, as DynamoDB requires), and turns on time to live. It never deletes
+/// an index or changes a key schema: those differences come back in the plan,
+/// with the changes it applied. [`plan_sync`] is the dry run.
+///
+/// ```no_run
+/// # async fn demo(client: aws_sdk_dynamodb::Client) -> Result<(), ddb_runtime::Error> {
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # struct Ecommerce;
+/// use ddb_runtime::Table;
+/// use std::time::Duration;
+/// let plan = ddb_runtime::schema::plan_sync(&client, &Ecommerce::DEF, "Ecommerce").await?;
+/// print!("{plan}");
+/// ddb_runtime::schema::sync_table(&client, &Ecommerce::DEF, "Ecommerce", Duration::from_secs(600)).await?;
+/// # Ok(()) }
+/// ```
+pub async fn sync_table(
+    client: &Client,
+    table: &TableDef,
+    name: &str,
+    timeout: Duration,
+) -> Result<SyncPlan, Error> {
+    let plan = plan_sync(client, table, name).await?;
+    for change in &plan.changes {
+        match change {
+            SyncChange::CreateTable => {
+                create_table_if_missing(client, table, name, timeout).await?;
+            }
+            SyncChange::AddIndex(index_name) => {
+                let Some(index) = table.index(index_name) else {
+                    continue;
+                };
+                let create = aws_sdk_dynamodb::types::CreateGlobalSecondaryIndexAction::builder()
+                    .index_name(index.name)
+                    .set_key_schema(Some(index_key_schema(index)))
+                    .projection(projection(index.projection, table.entity_attribute))
+                    .build()
+                    .map_err(|e| Error::InvalidRequest {
+                        entity: "",
+                        reason: e.to_string(),
+                    })?;
+                let definitions = key_attributes(table)
+                    .into_iter()
+                    .filter(|a| index.key_attributes().any(|k| k.name == a.name))
+                    .map(|a| {
+                        AttributeDefinition::builder()
+                            .attribute_name(a.name)
+                            .attribute_type(scalar(a.ty))
+                            .build()
+                            .map_err(|e| Error::InvalidRequest {
+                                entity: "",
+                                reason: e.to_string(),
+                            })
+                    })
+                    .collect::<Result<Vec<_>, Error>>()?;
+                client
+                    .update_table()
+                    .table_name(name)
+                    .set_attribute_definitions(Some(definitions))
+                    .global_secondary_index_updates(
+                        aws_sdk_dynamodb::types::GlobalSecondaryIndexUpdate::builder()
+                            .create(create)
+                            .build(),
+                    )
+                    .send()
+                    .await
+                    .map_err(|e| Error::sdk("UpdateTable", e))?;
+                wait_until_active(client, name, timeout).await?;
+            }
+            SyncChange::EnableTimeToLive(_) => enable_time_to_live(client, table, name).await?,
+        }
+    }
+    Ok(plan)
 }
 
 fn index_name(key: &KeyDef) -> &'static str {
