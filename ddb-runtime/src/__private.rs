@@ -185,18 +185,6 @@ pub fn check_key_form(
     })
 }
 
-/// A value decoded as the field's type.
-pub fn value_from<T: serde::de::DeserializeOwned>(
-    entity: &'static str,
-    value: &AttributeValue,
-) -> Result<T, Error> {
-    serde_dynamo::from_attribute_value(value.clone()).map_err(|source| Error::Decode {
-        entity,
-        key: None,
-        source,
-    })
-}
-
 /// A field stored under the very key attribute its single-field template
 /// writes (`"{customer_id}"` on `customerId`) is that key: its serde form
 /// must be its key form, or the item would not read back (or a query would

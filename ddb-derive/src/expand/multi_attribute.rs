@@ -223,7 +223,7 @@ pub fn check_attribute_key_arms(entity: &Entity) -> Vec<TokenStream> {
             arms.push(quote! {
                 #attribute => {
                     #codecs
-                    let __field: #ty = #p::value_from(#entity_type, __value)?;
+                    let __field: #ty = #p::from_serde(__value.clone(), #entity_type)?;
                     let __key = #value?;
                     #p::check_key_form(#entity_type, #name, ::core::option::Option::Some(__value), &__key)
                 }

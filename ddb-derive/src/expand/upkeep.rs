@@ -150,7 +150,7 @@ pub(super) fn check_attribute_key(entity: &Entity) -> TokenStream {
             arms.push(quote! {
                 #attribute if #p::is_key_attribute(&#table_def, #index, #sort, #attribute) => {
                     #codecs
-                    let __field: #ty = #p::value_from(#entity_type, __value)?;
+                    let __field: #ty = #p::from_serde(__value.clone(), #entity_type)?;
                     let __types = #p::key_types(&#table_def, ::core::option::Option::Some(#index));
                     let __key = #p::raw_key(#entity_type, #label, #name, &__field, #codec, __types.#side, #limit)?;
                     #p::check_key_form(#entity_type, #name, ::core::option::Option::Some(__value), &__key)

@@ -194,24 +194,32 @@ fn rebuild_stamped_index_keys<E: Entity>(item: &mut Item, key: &Key<E>) -> Resul
 /// key); one of another type than declared, an empty string, or a value over
 /// the key size limit is refused before anything is sent.
 pub(crate) fn check_attribute_keys(schema: &EntitySchema, item: &mut Item) -> Result<()> {
-    let indexes = schema.table.indexes.iter();
-    for index in indexes.filter(|i| i.is_multi_attribute()) {
-        let partition = index
-            .pk_attributes()
-            .map(|a| (a, crate::key::PARTITION_KEY_LIMIT));
-        let sort = index
-            .sk_attributes()
-            .map(|a| (a, crate::key::SORT_KEY_LIMIT));
-        for (attribute, limit) in partition.chain(sort) {
-            if matches!(item.get(attribute.name), Some(AttributeValue::Null(_))) {
-                item.remove(attribute.name);
-            }
-            if let Some(value) = item.get(attribute.name) {
-                check_attribute_key(schema.entity_type, index, attribute, limit, value)?;
-            }
+    for (index, attribute, limit) in attribute_key_attributes(schema.table) {
+        if matches!(item.get(attribute.name), Some(AttributeValue::Null(_))) {
+            item.remove(attribute.name);
+        }
+        if let Some(value) = item.get(attribute.name) {
+            check_attribute_key(schema.entity_type, index, attribute, limit, value)?;
         }
     }
     Ok(())
+}
+
+/// Every attribute of the table's multi-attribute index keys, with its index
+/// and the size limit of its side (partition or sort).
+pub(crate) fn attribute_key_attributes(
+    table: &crate::model::TableDef,
+) -> impl Iterator<Item = (&IndexDef, KeyAttribute, usize)> {
+    let multi = table.indexes.iter().filter(|i| i.is_multi_attribute());
+    multi.flat_map(|index| {
+        let partition = index
+            .pk_attributes()
+            .map(move |a| (index, a, crate::key::PARTITION_KEY_LIMIT));
+        let sort = index
+            .sk_attributes()
+            .map(move |a| (index, a, crate::key::SORT_KEY_LIMIT));
+        partition.chain(sort)
+    })
 }
 
 /// One value of a multi-attribute index key attribute (see

@@ -13,8 +13,8 @@ use crate::expr::{Attr, Condition, IntoValue, Placeholders, Value};
 use crate::{Entity, Item, Key, KeyValues};
 
 use super::item::{
-    check_attribute_key, check_size, index_inputs, index_pairs, key_text, maintained_by_ddb,
-    stored_version, version_attribute, version_is, version_value,
+    attribute_key_attributes, check_attribute_key, check_size, index_inputs, index_pairs, key_text,
+    maintained_by_ddb, stored_version, version_attribute, version_is, version_value,
 };
 use super::plan::{and, Action, ReadFirst, WritePlan};
 use super::Written;
@@ -124,17 +124,7 @@ fn as_set<E: Entity>(value: AttributeValue) -> Result<AttributeValue> {
 /// index; any other value is checked like a key value; a list or set op is
 /// refused.
 fn attribute_key_op<E: Entity>(op: Op) -> Result<Op> {
-    let table = E::SCHEMA.table;
-    let multi = table.indexes.iter().filter(|i| i.is_multi_attribute());
-    let sides = multi.flat_map(|index| {
-        let partition = index
-            .pk_attributes()
-            .map(move |a| (index, a, crate::key::PARTITION_KEY_LIMIT));
-        let sort = index
-            .sk_attributes()
-            .map(move |a| (index, a, crate::key::SORT_KEY_LIMIT));
-        partition.chain(sort)
-    });
+    let sides = attribute_key_attributes(E::SCHEMA.table);
     let entity = E::SCHEMA.entity_type;
     let name = op.attribute();
     let mut op = op;
