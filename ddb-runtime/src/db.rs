@@ -44,6 +44,7 @@ struct Inner {
     names: HashMap<TypeId, String>,
     retry: RetryPolicy,
     cursor_keys: Option<Arc<CursorKeys>>,
+    exactly_once_writes: bool,
 }
 
 impl fmt::Debug for Db {
@@ -66,6 +67,7 @@ impl Db {
                 names: HashMap::new(),
                 retry: RetryPolicy::default(),
                 cursor_keys: None,
+                exactly_once_writes: false,
             }),
         }
     }
@@ -132,6 +134,29 @@ impl Db {
             };
             inner.cursor_keys = Some(Arc::new(keys));
         })
+    }
+
+    /// The same handle sending every create, put, update and delete
+    /// [`exactly_once`](crate::write::Put::exactly_once): as a one-action
+    /// TransactWriteItems under a ClientRequestToken, so that no lost answer
+    /// can make a write apply twice or report its own write as a conflict.
+    /// Each write then costs two write units per KB instead of one and
+    /// returns no item. Batches are not affected (BatchWriteItem has no
+    /// token; its puts and deletes are idempotent).
+    ///
+    /// ```
+    /// # fn demo(db: ddb_runtime::Db) {
+    /// let exact = db.with_exactly_once_writes();
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_exactly_once_writes(&self) -> Self {
+        self.with(|inner| inner.exactly_once_writes = true)
+    }
+
+    /// Whether writes go exactly once by default.
+    pub(crate) fn exactly_once_writes(&self) -> bool {
+        self.inner.exactly_once_writes
     }
 
     pub(crate) fn cursor_keys(&self) -> Option<Arc<CursorKeys>> {

@@ -197,6 +197,21 @@ pub enum Error {
         /// The attributes the update read that changed.
         attributes: Vec<String>,
     },
+    /// A conditional write failed on a retry the SDK made after an earlier
+    /// attempt of the same call lost its answer (a dropped connection, a
+    /// timeout, a server error): that attempt may have been applied, and the
+    /// failure may be the retry meeting this call's own write. Read the item
+    /// to know before writing again; send the write
+    /// [`exactly_once`](crate::write::Put::exactly_once) to never meet this.
+    #[error("{entity} {key}: an attempt whose answer was lost may have been applied, and the retry then failed ({failure}); read the item before writing again")]
+    WriteOutcomeUnknown {
+        /// The entity type.
+        entity: &'static str,
+        /// The key.
+        key: String,
+        /// How the retry failed, e.g. [`Error::VersionConflict`].
+        failure: Box<Error>,
+    },
     /// An update or condition check found no item at the key.
     #[error("{entity} {key} does not exist")]
     NotFound {

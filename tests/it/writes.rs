@@ -91,10 +91,10 @@ async fn a_create_whose_response_is_lost_is_applied_once() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     proxy.fail("PutItem", 1, Fault::DropResponse);
-    // The SDK retries the lost request; the retry meets the stored item and
-    // the create still succeeds.
+    // The SDK retries the lost request; the retry meets the item its first
+    // attempt stored, and the create reports it wrote it.
     let outcome = through.create(&open_order("A145")).send().await.unwrap();
-    assert_eq!(outcome, Created::AlreadyExisted);
+    assert_eq!(outcome, Created::Created);
     assert_eq!(proxy.seen("PutItem"), 2);
     assert_eq!(count_items(&db).await, 1);
 }
@@ -1115,9 +1115,9 @@ async fn expressions_over_dynamodb_limit_are_refused_before_sending() {
 }
 
 /// #12.1: a create whose first answer is lost is sent again by the SDK and
-/// meets its own item: a plain create reports AlreadyExisted (documented);
-/// an exactly-once create (one-action transaction under a ClientRequestToken)
-/// reports Created, and only once.
+/// meets its own item: it reports Created (a plain create knows an attempt
+/// of its own may have written the item; an exactly-once create, a
+/// one-action transaction under a ClientRequestToken, knows it did).
 #[tokio::test]
 async fn an_exactly_once_create_reports_its_own_write_after_a_lost_answer() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -1125,11 +1125,19 @@ async fn an_exactly_once_create_reports_its_own_write_after_a_lost_answer() {
 
     proxy.fail("PutItem", 1, Fault::DropResponse);
     let plain = through.create(&customer("1")).send().await.unwrap();
-    assert_eq!(
-        plain,
-        Created::AlreadyExisted,
-        "the plain create's known limit"
+    assert_eq!(plain, Created::Created);
+    // Other data at the key after such an attempt: the outcome is unknown.
+    proxy.fail("PutItem", 1, Fault::DropResponse);
+    let mut other = customer("1");
+    other.name = "someone else".into();
+    let unknown = through.create(&other).send().await;
+    assert!(
+        matches!(&unknown, Err(Error::WriteOutcomeUnknown { failure, .. }) if failure.is_already_exists()),
+        "{unknown:?}"
     );
+    // Without a lost answer, meeting the same data is AlreadyExisted.
+    let again = through.create(&customer("1")).send().await.unwrap();
+    assert_eq!(again, Created::AlreadyExisted);
 
     proxy.fail("TransactWriteItems", 1, Fault::DropResponse);
     let exact = through
@@ -1154,5 +1162,123 @@ async fn an_exactly_once_create_reports_its_own_write_after_a_lost_answer() {
         matches!(conflict, Err(Error::AlreadyExists { .. })),
         "{conflict:?}"
     );
+    assert_eq!(count_items(&db).await, 2);
+}
+
+/// #12.1: a versioned put whose answer is lost is sent again by the SDK and
+/// fails its own version check. Reported as a `VersionConflict`, a caller
+/// doing what the docs say (re-read, apply again) applies its change twice.
+/// A plain put says the outcome is unknown; an exactly-once put (a one-action
+/// transaction under a ClientRequestToken) succeeds, applied once.
+#[tokio::test]
+async fn a_versioned_write_whose_answer_was_lost_is_never_a_version_conflict() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    db.create(&open_order("V1")).send().await.unwrap();
+    let key = Order::key(
+        &CustomerId("123".into()),
+        &open_order("V1").placed_at,
+        &OrderId("V1".into()),
+    )
+    .unwrap();
+    let stored_version = |db: Db| {
+        let key = key.clone();
+        async move {
+            db.get(key)
+                .consistent_read(true)
+                .send()
+                .await
+                .unwrap()
+                .unwrap()
+                .version
+        }
+    };
+
+    // Plain: the first attempt is applied, its answer lost; the retry fails.
+    let mut loaded = db.get(key.clone()).send().await.unwrap().unwrap();
+    loaded.total_cents += 1;
+    proxy.fail("PutItem", 1, Fault::DropResponse);
+    let plain = through.put(&loaded).send().await;
+    assert!(
+        matches!(&plain, Err(Error::WriteOutcomeUnknown { .. })),
+        "{plain:?}"
+    );
+    assert!(!plain.as_ref().unwrap_err().is_retryable());
+    assert_eq!(
+        stored_version(db.clone()).await,
+        2,
+        "the first attempt was applied"
+    );
+
+    // Exactly once: the retry is recognised by its token.
+    let mut loaded = db.get(key.clone()).send().await.unwrap().unwrap();
+    loaded.total_cents += 1;
+    proxy.fail("TransactWriteItems", 1, Fault::DropResponse);
+    let written = through.put(&loaded).exactly_once().send().await.unwrap();
+    assert_eq!(written.version, Some(3));
+    assert!(
+        proxy.seen("TransactWriteItems") >= 2,
+        "the SDK sent it again"
+    );
+    assert_eq!(stored_version(db.clone()).await, 3);
+
+    // An exactly-once put that really is stale is still a version conflict.
+    let stale = through.put(&loaded).exactly_once().send().await;
+    assert!(
+        matches!(
+            stale,
+            Err(Error::VersionConflict {
+                expected: 2,
+                current: Some(3),
+                ..
+            })
+        ),
+        "{stale:?}"
+    );
+
+    // An unversioned ADD: exactly once through the token, once applied.
+    let customer_key = Customer::key(&CustomerId("7".into())).unwrap();
+    db.create(&customer("7")).send().await.unwrap();
+    proxy.fail("TransactWriteItems", 1, Fault::DropResponse);
+    through
+        .update(customer_key.clone())
+        .add(Customer::fields().order_count, 1u32)
+        .exactly_once()
+        .send()
+        .await
+        .unwrap();
+    let counted = db.get(customer_key).send().await.unwrap().unwrap();
+    assert_eq!(counted.order_count, 1, "applied once, not once per attempt");
+
+    // A versioned delete whose answer was lost: not a conflict either.
+    let loaded = db.get(key.clone()).send().await.unwrap().unwrap();
+    proxy.fail("DeleteItem", 1, Fault::DropResponse);
+    let deleted = through.delete_entity(&loaded).send().await;
+    assert!(
+        matches!(&deleted, Err(Error::WriteOutcomeUnknown { .. })),
+        "{deleted:?}"
+    );
+    assert!(db.get(key).send().await.unwrap().is_none());
+}
+
+/// Found by the transaction campaign: an attempt applied with its answer
+/// lost, the SDK's retry canceled by a conflict, and ddb sending the
+/// transaction again under a fresh token, which then failed on its own
+/// items: reported as canceled although applied. The same token is kept
+/// once an attempt may have been applied, and DynamoDB answers success.
+#[tokio::test]
+async fn a_transaction_whose_answer_was_lost_and_retry_conflicted_is_applied_once() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    proxy.fail("TransactWriteItems", 1, Fault::DropResponse);
+    proxy.fail("TransactWriteItems", 1, Fault::TransactionConflict);
+    through
+        .transaction()
+        .create(&customer("9"))
+        .create(&open_order("T9"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(proxy.seen("TransactWriteItems"), 3);
     assert_eq!(count_items(&db).await, 2);
 }

@@ -107,6 +107,29 @@ pub fn proxied_client(proxy: &proxy::Proxy) -> Client {
     Client::from_conf(local.config_builder().retry_config(retry).build())
 }
 
+/// A client through `proxy` that keeps retrying under sustained faults, as a
+/// service facing them would be configured: 12 attempts, a fast backoff
+/// (tests wait on it otherwise), and a retry bucket of its own that never
+/// runs dry (the SDK's default bucket stops retrying after about 100
+/// retries without successes in between).
+pub fn patient_client(proxy: &proxy::Proxy) -> Client {
+    use aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition, TokenBucket};
+    let local = LocalDynamoDb::connect(proxy.endpoint().to_owned()).expect("proxy endpoint");
+    let retry = RetryConfig::standard()
+        .with_max_attempts(12)
+        .with_initial_backoff(std::time::Duration::from_millis(2))
+        .with_max_backoff(std::time::Duration::from_millis(20));
+    let partition = RetryPartition::custom(format!("ddb-tests-{}", proxy.endpoint()))
+        .token_bucket(TokenBucket::unlimited())
+        .build();
+    let config = local
+        .config_builder()
+        .retry_config(retry)
+        .retry_partition(partition)
+        .build();
+    Client::from_conf(config)
+}
+
 /// A fault-injecting proxy in front of the local server, and a `Db` that
 /// reaches `db`'s copy of table `T` through it.
 pub async fn through_proxy<T: ddb_runtime::Table + 'static>(

@@ -20,6 +20,11 @@ pub enum Fault {
     /// unprocessed; the others are forwarded and applied. Ignored for other
     /// operations.
     Unprocessed(Option<usize>),
+    /// For a BatchWriteItem or BatchGetItem: keeps back this share (0 to 1,
+    /// rounded down) of each table's items and answers them as unprocessed,
+    /// so that a request of one item always goes through. Ignored for other
+    /// operations.
+    UnprocessedShare(f64),
     /// Answers with this HTTP status and error type, without forwarding.
     Error(u16, &'static str),
     /// Answers with this HTTP status and JSON body, without forwarding.
@@ -27,6 +32,11 @@ pub enum Fault {
     /// Forwards the request (so it is applied), then closes the connection
     /// without answering: a lost response.
     DropResponse,
+    /// For a TransactWriteItems: answers, without forwarding, a
+    /// TransactionCanceledException whose every reason is a
+    /// `TransactionConflict` (another transaction held an item). Ignored for
+    /// other operations.
+    TransactionConflict,
     /// Forwards the request, signals `forwarded`, and answers only once
     /// `release` is notified: a slow response, for a test to act in between.
     Hold {
@@ -35,6 +45,20 @@ pub enum Fault {
         /// Notify it to let the answer go.
         release: Arc<tokio::sync::Notify>,
     },
+}
+
+impl Fault {
+    /// What the fault is, as the proxy's counters name it.
+    fn kind(&self) -> String {
+        match self {
+            Fault::Unprocessed(_) | Fault::UnprocessedShare(_) => "unprocessed".into(),
+            Fault::Error(status, kind) => format!("{status} {kind}"),
+            Fault::Json(status, _) => format!("{status} scripted"),
+            Fault::DropResponse => "lost response".into(),
+            Fault::TransactionConflict => "TransactionConflict".into(),
+            Fault::Hold { .. } => "held".into(),
+        }
+    }
 }
 
 /// A request whose answer the proxy holds back (see [`FaultProxy::hold`]).
@@ -95,6 +119,7 @@ struct State {
     rules: Vec<Rule>,
     seen: HashMap<String, usize>,
     injected: HashMap<String, usize>,
+    injected_kinds: std::collections::BTreeMap<(String, String), usize>,
 }
 
 /// A fault-injecting proxy in front of a DynamoDB endpoint (the in-process
@@ -234,6 +259,26 @@ impl FaultProxy {
     pub fn injected(&self, target: &str) -> usize {
         self.state().injected.get(target).copied().unwrap_or(0)
     }
+
+    /// The faults injected into requests of `target`, by kind (such as
+    /// `"lost response"`, `"400 ThrottlingException"`, `"unprocessed"`), in
+    /// the order of their names.
+    ///
+    /// ```no_run
+    /// # async fn demo(proxy: ddb_runtime::local::FaultProxy) {
+    /// for (kind, count) in proxy.injected_by_kind("PutItem") {
+    ///     println!("{kind}: {count}");
+    /// }
+    /// # }
+    /// ```
+    pub fn injected_by_kind(&self, target: &str) -> Vec<(String, usize)> {
+        self.state()
+            .injected_kinds
+            .iter()
+            .filter(|((t, _), _)| t == target)
+            .map(|((_, kind), count)| (kind.clone(), *count))
+            .collect()
+    }
 }
 
 struct Request {
@@ -363,7 +408,9 @@ async fn forward(upstream: &str, bytes: &[u8]) -> Option<(u16, Vec<u8>)> {
 
 /// Splits a batch request: the first `n` items of each table are kept back as
 /// unprocessed, the rest forwarded.
-fn split_batch(body: &Value, n: Option<usize>) -> (Value, Value) {
+/// Splits a batch request into what is forwarded and what is answered as
+/// unprocessed: `kept(n)` of each table's `n` items.
+fn split_batch(body: &Value, kept: impl Fn(usize) -> usize) -> (Value, Value) {
     let mut forwarded = body.clone();
     let mut unprocessed = serde_json::Map::new();
     if let Some(tables) = forwarded
@@ -380,7 +427,10 @@ fn split_batch(body: &Value, n: Option<usize>) -> (Value, Value) {
                 },
                 _ => continue,
             };
-            let take = n.unwrap_or(list.len()).min(list.len());
+            let take = kept(list.len()).min(list.len());
+            if take == 0 {
+                continue;
+            }
             let kept: Vec<Value> = list.drain(..take).collect();
             let kept = match requests {
                 Value::Array(_) => Value::Array(kept),
@@ -416,14 +466,22 @@ async fn serve(mut stream: TcpStream, upstream: String, state: Arc<Mutex<State>>
             *state.seen.entry(target.clone()).or_default() += 1;
             // Unprocessed items exist only in batch answers.
             let batch = target.starts_with("Batch");
+            let transaction = target == "TransactWriteItems";
             let fault = state
                 .rules
                 .iter_mut()
                 .filter(|r| r.target == target)
-                .filter(|r| batch || !matches!(r.fault, Fault::Unprocessed(_)))
+                .filter(|r| {
+                    batch || !matches!(r.fault, Fault::Unprocessed(_) | Fault::UnprocessedShare(_))
+                })
+                .filter(|r| transaction || !matches!(r.fault, Fault::TransactionConflict))
                 .find_map(|r| r.fires().then(|| r.fault.clone()));
-            if fault.is_some() {
+            if let Some(fault) = &fault {
                 *state.injected.entry(target.clone()).or_default() += 1;
+                *state
+                    .injected_kinds
+                    .entry((target.clone(), fault.kind()))
+                    .or_default() += 1;
             }
             fault
         };
@@ -441,6 +499,23 @@ async fn serve(mut stream: TcpStream, upstream: String, state: Arc<Mutex<State>>
                 response(status, body.to_string().as_bytes())
             }
             Some(Fault::Json(status, body)) => response(status, body.as_bytes()),
+            Some(Fault::TransactionConflict) => {
+                let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+                let actions = body
+                    .get("TransactItems")
+                    .and_then(Value::as_array)
+                    .map_or(1, Vec::len);
+                let reason = serde_json::json!({
+                    "Code": "TransactionConflict",
+                    "Message": "Transaction is ongoing for the item",
+                });
+                let body = serde_json::json!({
+                    "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+                    "message": "Transaction cancelled, please refer cancellation reasons for specific reasons",
+                    "CancellationReasons": vec![reason; actions],
+                });
+                response(400, body.to_string().as_bytes())
+            }
             Some(Fault::Hold { forwarded, release }) => {
                 let reply = forward(&upstream, &raw).await;
                 forwarded.notify_one();
@@ -454,9 +529,15 @@ async fn serve(mut stream: TcpStream, upstream: String, state: Arc<Mutex<State>>
                 let _ = forward(&upstream, &raw).await;
                 return;
             }
-            Some(Fault::Unprocessed(n)) => {
+            Some(fault @ (Fault::Unprocessed(_) | Fault::UnprocessedShare(_))) => {
                 let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
-                let (forwarded, unprocessed) = split_batch(&body, n);
+                let (forwarded, unprocessed) = split_batch(&body, |len| match fault {
+                    Fault::Unprocessed(n) => n.unwrap_or(len),
+                    Fault::UnprocessedShare(share) => {
+                        (len as f64 * share.clamp(0.0, 1.0)).floor() as usize
+                    }
+                    _ => 0,
+                });
                 let mut answer = serde_json::json!({});
                 let has_rest = forwarded
                     .get("RequestItems")

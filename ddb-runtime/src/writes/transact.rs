@@ -11,7 +11,7 @@ use crate::db::Db;
 use crate::error::{ActionFailure, Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
 use crate::write::{
-    key_text, Action as WriteAction, Delete, Put, Update, WritePlan, ITEM_SIZE_LIMIT,
+    key_text, Action as WriteAction, Attempts, Delete, Put, Update, WritePlan, ITEM_SIZE_LIMIT,
 };
 use crate::{Entity, Item, Key, Table};
 
@@ -119,35 +119,35 @@ impl TransactWrite {
         self
     }
 
-    /// A write already planned (the exactly-once create sends itself this way).
-    pub(crate) fn plan<E: Entity + 'static>(self, plan: WritePlan<E>) -> Self {
-        let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, plan) }))
+    /// A write already planned (an exactly-once write sends itself this way).
+    pub(crate) fn plan<E: Entity + 'static>(self, plan: &WritePlan<E>) -> Self {
+        let action = action(&self.db, plan);
+        self.push(Box::pin(async move { action }))
     }
 
     /// Creates `entity` only if no item has its key.
     pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
         let create = self.db.create(entity);
         let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, create.plan()?.0) }))
+        self.push(Box::pin(async move { action(&db, &create.plan()?.0) }))
     }
 
     /// A put built with [`Db::put`] (its version check and condition included).
     pub fn put<E: Entity + 'static>(self, put: Put<E>) -> Self {
         let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, put.plan()?) }))
+        self.push(Box::pin(async move { action(&db, &put.plan()?) }))
     }
 
     /// An update built with [`Db::update`].
     pub fn update<E: Entity + 'static>(self, update: Update<E>) -> Self {
         let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, update.plan().await?) }))
+        self.push(Box::pin(async move { action(&db, &update.plan().await?) }))
     }
 
     /// A delete built with [`Db::delete`] or [`Db::delete_entity`].
     pub fn delete<E: Entity + 'static>(self, delete: Delete<E>) -> Self {
         let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, delete.plan()?) }))
+        self.push(Box::pin(async move { action(&db, &delete.plan()?) }))
     }
 
     /// Cancels the transaction unless `condition` holds on the item at `key`
@@ -167,7 +167,7 @@ impl TransactWrite {
                 Placeholders::default(),
             )?;
             plan.must_exist = true;
-            action(&db, plan)
+            action(&db, &plan)
         }))
     }
 
@@ -232,6 +232,8 @@ impl TransactWrite {
         let policy = self.db.retry_policy();
         let mut token = self.token;
         let mut attempt = 0;
+        // Every attempt of every send, the SDK's retries included.
+        let attempts = Attempts::default();
         loop {
             attempt += 1;
             tracing::debug!(actions = actions.len(), attempt, "ddb TransactWriteItems");
@@ -242,18 +244,24 @@ impl TransactWrite {
                 .set_transact_items(Some(items.clone()))
                 .client_request_token(&token)
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .customize()
+                .interceptor(attempts.clone())
                 .send()
                 .await;
             let error = match result {
                 Ok(_) => return Ok(token),
                 Err(error) => canceled(error, &actions),
             };
-            // Lost only to other transactions or throttling: nothing was
-            // applied, so it is safe to send again, under a fresh token (a
-            // token pinned by the caller is theirs to retry with).
+            // Lost only to other transactions or throttling: this attempt
+            // applied nothing, so it is safe to send again (a token pinned by
+            // the caller is theirs to retry with). Under the same token when
+            // an earlier attempt lost its answer and may have been applied:
+            // DynamoDB then answers success instead of applying it twice.
             if error.is_transaction_conflict() && !self.pinned && attempt < policy.max_attempts {
                 tokio::time::sleep(policy.delay(attempt)).await;
-                token = request_token();
+                if !attempts.maybe_applied() {
+                    token = request_token();
+                }
                 continue;
             }
             return Err(error);
@@ -294,7 +302,7 @@ fn canceled(
 }
 
 /// One action of the transaction, rendered from its write plan.
-fn action<E: Entity + 'static>(db: &Db, plan: WritePlan<E>) -> Result<Action> {
+fn action<E: Entity + 'static>(db: &Db, plan: &WritePlan<E>) -> Result<Action> {
     let table = db.table_name::<E::Table>().to_owned();
     Ok(Action {
         entity: E::SCHEMA.entity_type,

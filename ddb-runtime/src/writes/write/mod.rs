@@ -1,6 +1,7 @@
 //! Writes: idempotent create, put, delete and typed updates that keep every
 //! index key right, with optimistic locking and sizes checked before sending.
 
+mod attempts;
 mod item;
 mod plan;
 mod update;
@@ -12,6 +13,7 @@ use crate::error::{Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
 use crate::{Entity, Key, Table};
 
+pub(crate) use attempts::Attempts;
 pub(crate) use item::value_size;
 pub use item::{item_size, ITEM_SIZE_LIMIT};
 pub(crate) use item::{key_text, prepare, Prepared};
@@ -50,7 +52,7 @@ impl Db {
         Create {
             db: self.clone(),
             prepared: prepare(entity, true, Some(1)),
-            exactly_once: false,
+            exactly_once: self.exactly_once_writes(),
         }
     }
 
@@ -70,6 +72,7 @@ impl Db {
             expected_version: expected,
             condition: None,
             return_old: false,
+            exactly_once: self.exactly_once_writes(),
         }
     }
 
@@ -82,6 +85,7 @@ impl Db {
             expected_version: None,
             condition: None,
             return_old: false,
+            exactly_once: self.exactly_once_writes(),
         }
     }
 
@@ -93,6 +97,7 @@ impl Db {
             expected_version: entity.version(),
             condition: None,
             return_old: false,
+            exactly_once: self.exactly_once_writes(),
         }
     }
 }
@@ -152,19 +157,27 @@ impl<E: Entity + 'static> Create<E> {
 
     /// Sends the PutItem (or, [`exactly_once`](Self::exactly_once), the
     /// one-action transaction).
+    ///
+    /// A plain create whose first attempt lost its answer and whose retry
+    /// meets the same data reports [`Created::Created`]: the item is this
+    /// call's unless another caller created the very same item at that
+    /// moment; [`exactly_once`](Self::exactly_once) is exact. Meeting other
+    /// data after such an attempt is [`Error::WriteOutcomeUnknown`].
     pub async fn send(self) -> Result<Created> {
         let db = self.db.clone();
-        if self.exactly_once {
-            return self.send_exactly_once(&db).await;
-        }
+        let exactly_once = self.exactly_once;
         let (plan, ours) = self.plan()?;
-        match plan.send(&db, None).await {
-            Ok(_) => Ok(Created::Created),
-            Err(Error::ConditionFailed {
+        let sent = if exactly_once {
+            plan.send_exactly_once(&db).await
+        } else {
+            plan.send(&db, None).await.map(drop)
+        };
+        let already_there = |failure: Error| match failure {
+            Error::ConditionFailed {
                 entity,
                 key,
                 existing: Some(ExistingItem(existing)),
-            }) => {
+            } => {
                 if same_item(&existing, &ours, &stamp_attributes(&E::SCHEMA)) {
                     Ok(Created::AlreadyExisted)
                 } else {
@@ -175,54 +188,24 @@ impl<E: Entity + 'static> Create<E> {
                     })
                 }
             }
-            Err(error) => Err(error),
-        }
-    }
-}
-
-impl<E: Entity + 'static> Create<E> {
-    async fn send_exactly_once(self, db: &Db) -> Result<Created> {
-        let (plan, ours) = self.plan()?;
-        let key = plan.key.clone();
-        let sent = db.transaction().plan(plan).send().await;
-        let failed = match sent {
-            Ok(_) => return Ok(Created::Created),
-            Err(Error::TransactionCanceled { reasons })
-                if reasons
-                    .first()
-                    .is_some_and(|r| r.code == "ConditionalCheckFailed") =>
-            {
-                reasons.into_iter().next()
-            }
-            Err(error) => return Err(error),
+            error => Err(error),
         };
-        // The item that made the condition fail: as DynamoDB returned it, or
-        // read (strongly consistent) when it did not.
-        let existing = match failed.and_then(|r| r.existing) {
-            Some(ExistingItem(item)) => Some(item),
-            None => {
-                db.get(key.clone())
-                    .consistent_read(true)
-                    .include_expired()
-                    .raw()
-                    .await?
-            }
-        };
-        match existing {
-            Some(existing) if same_item(&existing, &ours, &stamp_attributes(&E::SCHEMA)) => {
-                Ok(Created::AlreadyExisted)
-            }
-            Some(existing) => Err(Error::AlreadyExists {
-                entity: E::SCHEMA.entity_type,
-                key: key_text(&key),
-                existing: ExistingItem(existing),
-            }),
-            // Deleted in between: nothing of this call was written.
-            None => Err(Error::ConditionFailed {
-                entity: E::SCHEMA.entity_type,
-                key: key_text(&key),
-                existing: None,
-            }),
+        match sent {
+            Ok(()) => Ok(Created::Created),
+            // An attempt of this call may have written the item.
+            Err(Error::WriteOutcomeUnknown {
+                entity,
+                key,
+                failure,
+            }) => match already_there(*failure) {
+                Ok(_) => Ok(Created::Created),
+                Err(failure) => Err(Error::WriteOutcomeUnknown {
+                    entity,
+                    key,
+                    failure: Box::new(failure),
+                }),
+            },
+            Err(error) => already_there(error),
         }
     }
 }
@@ -239,6 +222,19 @@ pub struct Written<E> {
     pub item: Option<E>,
     /// The attributes DynamoDB returned, undecoded.
     pub raw: Option<crate::Item>,
+}
+
+/// A transaction returns no item: an exactly-once write cannot return one.
+pub(crate) fn no_return_values<E: Entity>(asked: bool) -> Result<()> {
+    if asked {
+        return Err(Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: "an exactly-once write is a transaction, which returns no item; \
+                     drop return_old/return_new or read the item afterwards"
+                .into(),
+        });
+    }
+    Ok(())
 }
 
 /// `expect_version` needs a `#[ddb(version)]` field to compare.
@@ -283,6 +279,7 @@ pub struct Put<E> {
     expected_version: Option<u64>,
     condition: Option<Condition<E>>,
     return_old: bool,
+    exactly_once: bool,
 }
 
 impl<E: Entity + 'static> Put<E> {
@@ -327,19 +324,55 @@ impl<E: Entity + 'static> Put<E> {
         Ok(plan)
     }
 
-    /// Sends the PutItem.
+    /// Sends it as a one-action TransactWriteItems under a
+    /// ClientRequestToken, so that a retry after a lost answer is never
+    /// applied twice nor fails on this call's own write: a
+    /// [`VersionConflict`](Error::VersionConflict) is then always another
+    /// writer's. Costs two write units per KB instead of one;
+    /// [`return_old`](Self::return_old) is not available (a transaction
+    /// returns no item). [`Db::with_exactly_once_writes`] makes it the
+    /// default of every write.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, pk = "COUNTER#{name}")]
+    /// # struct Counter { name: String, value: u64, #[ddb(version)] version: u64 }
+    /// let key = Counter::key(&"visits".to_string())?;
+    /// let mut counter: Counter = db.get(key).consistent_read(true).send().await?.unwrap();
+    /// counter.value += 1;
+    /// db.put(&counter).exactly_once().send().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn exactly_once(mut self) -> Self {
+        self.exactly_once = true;
+        self
+    }
+
+    /// Sends the PutItem (or, [`exactly_once`](Self::exactly_once), the
+    /// one-action transaction).
+    ///
+    /// A versioned put whose first attempt lost its answer and whose retry
+    /// then fails its condition is [`Error::WriteOutcomeUnknown`], never a
+    /// [`VersionConflict`](Error::VersionConflict): the lost attempt may
+    /// have been applied.
     pub async fn send(self) -> Result<Written<E>> {
         let db = self.db.clone();
-        let return_old = self.return_old;
+        let (return_old, exactly_once) = (self.return_old, self.exactly_once);
         let plan = self.plan()?;
+        let version = plan.expected_version.map(|v| v + 1);
+        if exactly_once {
+            no_return_values::<E>(return_old)?;
+            plan.send_exactly_once(&db).await?;
+            return Ok(Written::applied(version, None, false));
+        }
         let old = plan
             .send(&db, return_old.then_some(ReturnValue::AllOld))
             .await?;
-        Ok(Written::applied(
-            plan.expected_version.map(|v| v + 1),
-            old,
-            true,
-        ))
+        Ok(Written::applied(version, old, true))
     }
 }
 
@@ -351,6 +384,7 @@ pub struct Delete<E> {
     expected_version: Option<u64>,
     condition: Option<Condition<E>>,
     return_old: bool,
+    exactly_once: bool,
 }
 
 impl<E: Entity + 'static> Delete<E> {
@@ -396,11 +430,24 @@ impl<E: Entity + 'static> Delete<E> {
         Ok(plan)
     }
 
-    /// Sends the DeleteItem.
+    /// Sends it as a one-action TransactWriteItems under a
+    /// ClientRequestToken: see [`Put::exactly_once`].
+    pub fn exactly_once(mut self) -> Self {
+        self.exactly_once = true;
+        self
+    }
+
+    /// Sends the DeleteItem (or, [`exactly_once`](Self::exactly_once), the
+    /// one-action transaction).
     pub async fn send(self) -> Result<Written<E>> {
         let db = self.db.clone();
-        let return_old = self.return_old;
+        let (return_old, exactly_once) = (self.return_old, self.exactly_once);
         let plan = self.plan()?;
+        if exactly_once {
+            no_return_values::<E>(return_old)?;
+            plan.send_exactly_once(&db).await?;
+            return Ok(Written::applied(None, None, false));
+        }
         let old = plan
             .send(&db, return_old.then_some(ReturnValue::AllOld))
             .await?;

@@ -13,6 +13,7 @@ use crate::error::{Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
 use crate::{Entity, Item, Key};
 
+use super::attempts::Attempts;
 use super::item::{item_size, key_text, same_value, stored_version, version_attribute};
 
 /// What a write does to its item.
@@ -118,6 +119,7 @@ impl<E: Entity + 'static> WritePlan<E> {
         } = self.parts();
         let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
         let total = ReturnConsumedCapacity::Total;
+        let attempts = Attempts::default();
         let (operation, result) = match &self.action {
             Action::Put(item) => {
                 let result = db
@@ -131,13 +133,15 @@ impl<E: Entity + 'static> WritePlan<E> {
                     .return_values_on_condition_check_failure(all_old)
                     .set_return_values(return_values)
                     .return_consumed_capacity(total)
+                    .customize()
+                    .interceptor(attempts.clone())
                     .send()
                     .await;
                 (
                     "PutItem",
                     result
                         .map(|o| o.attributes)
-                        .map_err(|e| self.sdk_failure("PutItem", e)),
+                        .map_err(|e| self.sdk_failure("PutItem", e, &attempts)),
                 )
             }
             Action::Update(expression) => {
@@ -153,13 +157,15 @@ impl<E: Entity + 'static> WritePlan<E> {
                     .return_values_on_condition_check_failure(all_old)
                     .set_return_values(return_values)
                     .return_consumed_capacity(total)
+                    .customize()
+                    .interceptor(attempts.clone())
                     .send()
                     .await;
                 (
                     "UpdateItem",
                     result
                         .map(|o| o.attributes)
-                        .map_err(|e| self.sdk_failure("UpdateItem", e)),
+                        .map_err(|e| self.sdk_failure("UpdateItem", e, &attempts)),
                 )
             }
             Action::Delete => {
@@ -174,13 +180,15 @@ impl<E: Entity + 'static> WritePlan<E> {
                     .return_values_on_condition_check_failure(all_old)
                     .set_return_values(return_values)
                     .return_consumed_capacity(total)
+                    .customize()
+                    .interceptor(attempts.clone())
                     .send()
                     .await;
                 (
                     "DeleteItem",
                     result
                         .map(|o| o.attributes)
-                        .map_err(|e| self.sdk_failure("DeleteItem", e)),
+                        .map_err(|e| self.sdk_failure("DeleteItem", e, &attempts)),
                 )
             }
             Action::ConditionCheck => {
@@ -200,11 +208,13 @@ impl<E: Entity + 'static> WritePlan<E> {
         result
     }
 
-    /// A failed request: the mapped condition failure, or the SDK's error.
+    /// A failed request: the mapped condition failure (an unknown outcome
+    /// when an earlier attempt may have been applied), or the SDK's error.
     fn sdk_failure<O>(
         &self,
         operation: &'static str,
         error: SdkError<O, aws_sdk_dynamodb::config::http::HttpResponse>,
+        attempts: &Attempts,
     ) -> Error
     where
         O: ConditionFailure,
@@ -214,9 +224,46 @@ impl<E: Entity + 'static> WritePlan<E> {
             .as_service_error()
             .and_then(ConditionFailure::condition_failed)
         {
+            Some(existing) if attempts.maybe_applied() => Error::WriteOutcomeUnknown {
+                entity: E::SCHEMA.entity_type,
+                key: key_text(&self.key),
+                failure: Box::new(self.failure(existing)),
+            },
             Some(existing) => self.failure(existing),
             None => Error::sdk(operation, error),
         }
+    }
+
+    /// Sends the plan as a one-action TransactWriteItems under a
+    /// ClientRequestToken: when an answer is lost, the SDK's retry carries
+    /// the same token and DynamoDB does not apply it again (for ten
+    /// minutes), so a failure is never this call's own write. Returns no
+    /// attributes: a transaction has no return values.
+    pub(crate) async fn send_exactly_once(&self, db: &Db) -> Result<()> {
+        let failed = match db.transaction().plan(self).send().await {
+            Ok(_) => return Ok(()),
+            Err(Error::TransactionCanceled { reasons })
+                if reasons
+                    .first()
+                    .is_some_and(|r| r.code == "ConditionalCheckFailed") =>
+            {
+                reasons.into_iter().next()
+            }
+            Err(error) => return Err(error),
+        };
+        // The item that failed the condition, as DynamoDB returned it (none
+        // when there is no item), or read when the server sent no item.
+        let existing = match failed.and_then(|r| r.existing) {
+            Some(ExistingItem(item)) => Some(item),
+            None => {
+                db.get(self.key.clone())
+                    .consistent_read(true)
+                    .include_expired()
+                    .raw()
+                    .await?
+            }
+        };
+        Err(self.failure(existing))
     }
 
     /// The plan as one action of a TransactWriteItems on `table`.

@@ -85,6 +85,7 @@ pub struct Update<E> {
     expected_version: Option<u64>,
     condition: Option<Condition<E>>,
     return_new: bool,
+    exactly_once: bool,
     error: Option<Error>,
 }
 
@@ -184,6 +185,7 @@ impl Db {
             expected_version: None,
             condition: None,
             return_new: false,
+            exactly_once: self.exactly_once_writes(),
             error: None,
         }
     }
@@ -554,11 +556,54 @@ impl<E: Entity + 'static> Update<E> {
         Ok(plan)
     }
 
-    /// Sends the UpdateItem.
+    /// Sends it as a one-action TransactWriteItems under a
+    /// ClientRequestToken (see [`Put::exactly_once`](super::Put::exactly_once)):
+    /// the way to make an `ADD` or `append` apply once when its answer is
+    /// lost, which a plain UpdateItem cannot promise (the SDK sends it
+    /// again). [`return_new`](Self::return_new) is not available, and
+    /// [`Written::version`] is known only when the update knew the version
+    /// it replaced (an expected version, or one it read first).
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, pk = "COUNTER#{name}")]
+    /// # struct Counter { name: String, value: u64 }
+    /// db.update(Counter::key(&"visits".to_string())?)
+    ///     .add(Counter::fields().value, 1)
+    ///     .exactly_once()
+    ///     .send()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn exactly_once(mut self) -> Self {
+        self.exactly_once = true;
+        self
+    }
+
+    /// Sends the UpdateItem (or, [`exactly_once`](Self::exactly_once), the
+    /// one-action transaction).
+    ///
+    /// A plain update whose first attempt lost its answer is sent again by
+    /// the SDK: an unconditioned `ADD` may then be applied twice, and a
+    /// conditioned one whose retry fails its condition is
+    /// [`Error::WriteOutcomeUnknown`].
     pub async fn send(self) -> Result<Written<E>> {
         let db = self.db.clone();
-        let return_new = self.return_new;
+        let (return_new, exactly_once) = (self.return_new, self.exactly_once);
         let plan = self.plan().await?;
+        if exactly_once {
+            super::no_return_values::<E>(return_new)?;
+            plan.send_exactly_once(&db).await?;
+            let replaced = plan.expected_version.or_else(|| {
+                let read = plan.read.as_ref()?;
+                stored_version(&E::SCHEMA, Some(&read.item))
+            });
+            return Ok(Written::applied(replaced.map(|v| v + 1), None, false));
+        }
         let returned = if return_new {
             ReturnValue::AllNew
         } else {

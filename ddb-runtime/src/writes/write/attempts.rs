@@ -1,0 +1,48 @@
+//! Which attempts of one request may have been applied: the SDK retries a
+//! request whose answer was lost or was a server error, and a conditional
+//! write's retry then meets its own first attempt. The write plan records
+//! its attempts so that such a failure is reported as an unknown outcome,
+//! never as a conflict the caller would answer by writing again.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
+
+/// Set once an attempt ended without an answer or with a server error (5xx):
+/// DynamoDB may have applied it. A 4xx answer (a throttle, a failed
+/// condition) applied nothing.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Attempts {
+    maybe_applied: Arc<AtomicBool>,
+}
+
+impl Attempts {
+    /// Whether an attempt that may have been applied came before the answer.
+    pub(crate) fn maybe_applied(&self) -> bool {
+        self.maybe_applied.load(Ordering::Relaxed)
+    }
+}
+
+impl Intercept for Attempts {
+    fn name(&self) -> &'static str {
+        "ddb-write-attempts"
+    }
+
+    fn read_after_attempt(
+        &self,
+        context: &FinalizerInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let unknown = context
+            .response()
+            .is_none_or(|response| response.status().is_server_error());
+        if unknown {
+            self.maybe_applied.store(true, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}

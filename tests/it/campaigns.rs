@@ -1,0 +1,636 @@
+//! #12.1: fault campaigns. Each runs its operations through the fault proxy,
+//! then scans the raw table with the plain SDK (not through ddb) and counts
+//! what went wrong: items lost, items duplicated, wrong outcomes (a create
+//! reported as a conflict, an update applied twice, a page item missing or
+//! repeated) and index entries out of step with their items. Those four must
+//! be zero; outcomes ddb reported as unknown (a lost answer it cannot
+//! resolve) are counted apart, and checked to be the only slack.
+//!
+//! The suite runs each campaign small. The issue's sizes, printed as the
+//! table in `docs/reliability.md`:
+//!
+//! ```text
+//! DDB_CAMPAIGNS=full cargo test --release -p ddb-tests --test it campaigns -- --nocapture --test-threads 1
+//! ```
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use ddb_examples::single_table::{Customer, CustomerItem, Ecommerce, Order, OrderItem};
+use ddb_examples::{CustomerId, OrderId, OrderStatus, ProductId};
+use ddb_runtime::batch::RetryPolicy;
+use ddb_runtime::{Created, Db, Entity, Error, Item};
+use ddb_tests::proxy::{Fault, Proxy};
+use futures::{StreamExt, TryStreamExt};
+use serde::{Deserialize, Serialize};
+use time::macros::datetime;
+
+const THROTTLE: Fault = Fault::Error(400, "ThrottlingException");
+const SERVER_ERROR: Fault = Fault::Error(500, "InternalServerError");
+/// Concurrent callers in every campaign.
+const CALLERS: usize = 16;
+
+fn full() -> bool {
+    std::env::var("DDB_CAMPAIGNS").is_ok_and(|v| v == "full")
+}
+
+/// The suite's size, or the issue's under `DDB_CAMPAIGNS=full`.
+fn size(small: usize, full_size: usize) -> usize {
+    if full() {
+        full_size
+    } else {
+        small
+    }
+}
+
+/// One row of the campaign table.
+#[derive(Default)]
+struct Row {
+    campaign: String,
+    operations: usize,
+    faults: Vec<String>,
+    lost: usize,
+    duplicated: usize,
+    wrong: usize,
+    out_of_step: usize,
+    unknown: usize,
+}
+
+impl Row {
+    fn new(campaign: impl Into<String>, operations: usize) -> Self {
+        Row {
+            campaign: campaign.into(),
+            operations,
+            ..Row::default()
+        }
+    }
+
+    /// Records the faults the proxy injected into `targets`.
+    fn faults(mut self, proxy: &Proxy, targets: &[&str]) -> Self {
+        for target in targets {
+            for (kind, count) in proxy.injected_by_kind(target) {
+                self.faults.push(format!("{target} {kind}: {count}"));
+            }
+        }
+        self
+    }
+
+    /// Prints the row and checks the promised zeros.
+    fn report(self) {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            self.campaign,
+            self.operations,
+            self.faults.join("; "),
+            self.lost,
+            self.duplicated,
+            self.wrong,
+            self.out_of_step,
+            self.unknown
+        );
+        assert!(
+            !self.faults.is_empty(),
+            "{}: no fault was injected",
+            self.campaign
+        );
+        assert_eq!(
+            (self.lost, self.duplicated, self.wrong, self.out_of_step),
+            (0, 0, 0, 0),
+            "{}: lost, duplicated, wrong, out of step",
+            self.campaign
+        );
+    }
+}
+
+/// A proxy in front of `db`'s table, and a `Db` through it whose SDK client
+/// retries as a service under sustained faults would be configured to.
+async fn through_proxy(db: &Db) -> (Proxy, Db) {
+    let proxy = Proxy::start(ddb_tests::local().endpoint())
+        .await
+        .expect("start the fault proxy");
+    let through = Db::new(ddb_tests::patient_client(&proxy))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>())
+        .with_retry_policy(RetryPolicy {
+            max_attempts: 30,
+            base: std::time::Duration::from_millis(2),
+            cap: std::time::Duration::from_millis(20),
+            ..RetryPolicy::default()
+        });
+    (proxy, through)
+}
+
+fn customer(i: usize) -> Customer {
+    Customer {
+        customer_id: CustomerId(format!("C{i}")),
+        name: format!("Customer {i}"),
+        email: format!("c{i}@example.com"),
+        order_count: 0,
+    }
+}
+
+fn order(customer: usize, i: usize) -> Order {
+    Order {
+        customer_id: CustomerId(format!("C{customer}")),
+        order_id: OrderId(format!("O{i}")),
+        placed_at: datetime!(2026-10-02 14:31:07 UTC) + time::Duration::seconds(i as i64),
+        status: OrderStatus::Open,
+        total_cents: 100 + i as u64,
+        version: 0,
+    }
+}
+
+fn line(order: usize, product: usize) -> OrderItem {
+    OrderItem {
+        order_id: OrderId(format!("O{order}")),
+        product_id: ProductId(format!("P{product}")),
+        quantity: 1,
+        price_cents: 100,
+    }
+}
+
+/// The raw table: every item by its `PK`/`SK`.
+async fn scan(db: &Db) -> HashMap<(String, String), Item> {
+    let text = |item: &Item, name: &str| item[name].as_s().expect("a string key").clone();
+    ddb_tests::scan_raw::<Ecommerce>(db)
+        .await
+        .into_iter()
+        .map(|item| ((text(&item, "PK"), text(&item, "SK")), item))
+        .collect()
+}
+
+fn key_of(item: &Item) -> (String, String) {
+    (
+        item["PK"].as_s().unwrap().clone(),
+        item["SK"].as_s().unwrap().clone(),
+    )
+}
+
+/// Stored orders whose index attributes are not what their fields make them.
+fn out_of_step(items: &HashMap<(String, String), Item>) -> usize {
+    let index_attributes = ["GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"];
+    items
+        .values()
+        .filter(|item| {
+            item.get("_type")
+                .and_then(|t| t.as_s().ok())
+                .map(String::as_str)
+                == Some("Order")
+        })
+        .filter(|stored| {
+            let expected = Order::from_item((*stored).clone())
+                .and_then(|order| order.to_item())
+                .expect("a stored order decodes");
+            index_attributes
+                .iter()
+                .any(|a| stored.get(*a) != expected.get(*a))
+        })
+        .count()
+}
+
+async fn creates(exactly_once: bool) {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = through_proxy(&db).await;
+    let through = if exactly_once {
+        through.with_exactly_once_writes()
+    } else {
+        through
+    };
+    let target = if exactly_once {
+        "TransactWriteItems"
+    } else {
+        "PutItem"
+    };
+    proxy.fail_randomly(target, 0.2, 11, THROTTLE);
+    proxy.fail_randomly(target, 0.1, 12, Fault::DropResponse);
+    proxy.fail_randomly(target, 0.1, 13, SERVER_ERROR);
+    let n = size(200, 2_000);
+    let outcomes: Vec<_> = futures::stream::iter(0..n)
+        .map(|i| {
+            let through = through.clone();
+            async move { (i, through.create(&customer(i)).send().await) }
+        })
+        .buffer_unordered(CALLERS)
+        .collect()
+        .await;
+    let stored = scan(&db).await;
+    let mode = if exactly_once {
+        "exactly once"
+    } else {
+        "plain"
+    };
+    let mut row = Row::new(format!("idempotent creates ({mode})"), n).faults(&proxy, &[target]);
+    for (i, outcome) in outcomes {
+        let key = Customer::key(&customer(i).customer_id).unwrap().to_item();
+        let present = stored.contains_key(&key_of(&key));
+        match outcome {
+            Ok(Created::Created) if present => {}
+            Ok(Created::Created) => row.lost += 1,
+            // Every id is new: only this call can have written it.
+            Ok(Created::AlreadyExisted) => row.wrong += 1,
+            Err(error)
+                if error.is_retryable() || matches!(error, Error::WriteOutcomeUnknown { .. }) =>
+            {
+                row.unknown += 1
+            }
+            Err(_) => row.wrong += 1,
+        }
+    }
+    row.duplicated = stored.len().saturating_sub(n);
+    row.report();
+}
+
+#[tokio::test]
+async fn idempotent_creates() {
+    creates(false).await;
+}
+
+#[tokio::test]
+async fn idempotent_creates_exactly_once() {
+    creates(true).await;
+}
+
+#[tokio::test]
+async fn batch_writes() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = through_proxy(&db).await;
+    // Every request that is not throttled keeps back 30% of its items.
+    proxy.fail_randomly("BatchWriteItem", 0.1, 21, THROTTLE);
+    proxy.fail_randomly("BatchWriteItem", 1.0, 22, Fault::UnprocessedShare(0.3));
+    let n = size(500, 5_000);
+    let lines: Vec<OrderItem> = (0..n).map(|i| line(i / 10, i % 10)).collect();
+    let chunks: Vec<Vec<OrderItem>> = lines.chunks(n / 4).map(<[_]>::to_vec).collect();
+    let results =
+        futures::future::join_all(chunks.iter().map(|chunk| through.batch_put(chunk))).await;
+    let stored = scan(&db).await;
+    let mut row = Row::new("batch writes", n).faults(&proxy, &["BatchWriteItem"]);
+    for (chunk, result) in chunks.iter().zip(results) {
+        match result {
+            Ok(()) => {
+                row.lost += chunk
+                    .iter()
+                    .filter(|l| {
+                        let key = l.primary_key().unwrap().to_item();
+                        !stored.contains_key(&key_of(&key))
+                    })
+                    .count()
+            }
+            Err(Error::Unprocessed { keys, .. }) => row.unknown += keys.len(),
+            Err(error) => panic!("{error}"),
+        }
+    }
+    row.duplicated = stored.len().saturating_sub(n);
+    row.report();
+}
+
+#[tokio::test]
+async fn batch_gets() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let n = size(500, 5_000);
+    // Every other key is stored; the rest are asked for and absent.
+    let lines: Vec<OrderItem> = (0..n).map(|i| line(i / 10, i % 10)).collect();
+    let stored: Vec<OrderItem> = lines.iter().step_by(2).cloned().collect();
+    db.batch_put(&stored).await.unwrap();
+    let (proxy, through) = through_proxy(&db).await;
+    proxy.fail_randomly("BatchGetItem", 1.0, 31, Fault::UnprocessedShare(0.3));
+    let keys: Vec<_> = lines.iter().map(|l| l.primary_key().unwrap()).collect();
+    let read = through.batch_get(keys).await.unwrap();
+    let mut row = Row::new("batch gets", n).faults(&proxy, &["BatchGetItem"]);
+    let mut seen = HashSet::new();
+    for item in &read {
+        if !seen.insert((item.order_id.0.clone(), item.product_id.0.clone())) {
+            row.duplicated += 1;
+        }
+        if !stored.contains(item) {
+            row.wrong += 1;
+        }
+    }
+    row.lost = stored.len() - seen.len().min(stored.len());
+    row.report();
+}
+
+#[tokio::test]
+async fn transactions() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = through_proxy(&db).await;
+    proxy.fail_randomly("TransactWriteItems", 0.1, 41, Fault::DropResponse);
+    proxy.fail_randomly("TransactWriteItems", 0.1, 42, Fault::TransactionConflict);
+    let n = size(100, 500);
+    let outcomes: Vec<_> = futures::stream::iter(0..n)
+        .map(|i| {
+            let through = through.clone();
+            async move {
+                let sent = through
+                    .transaction()
+                    .create(&customer(i))
+                    .create(&order(i, i))
+                    .create(&line(i, 1))
+                    .create(&line(i, 2))
+                    .send()
+                    .await;
+                (i, sent)
+            }
+        })
+        .buffer_unordered(CALLERS)
+        .collect()
+        .await;
+    let stored = scan(&db).await;
+    let mut row =
+        Row::new("transactions (4 actions, 3 entities)", n).faults(&proxy, &["TransactWriteItems"]);
+    for (i, outcome) in outcomes {
+        let keys = [
+            customer(i).primary_key().unwrap().to_item(),
+            order(i, i).primary_key().unwrap().to_item(),
+            line(i, 1).primary_key().unwrap().to_item(),
+            line(i, 2).primary_key().unwrap().to_item(),
+        ];
+        let present = keys
+            .iter()
+            .filter(|k| stored.contains_key(&key_of(k)))
+            .count();
+        match outcome {
+            Ok(_) => row.lost += 4 - present,
+            Err(error) if error.is_retryable() => row.unknown += 1,
+            // Canceled: nothing of it may be stored.
+            Err(error) => {
+                if present > 0 {
+                    eprintln!("transaction {i}: {error:?}, {present} stored");
+                    row.wrong += 1;
+                }
+            }
+        }
+    }
+    row.duplicated = stored.len().saturating_sub(4 * n);
+    row.out_of_step = out_of_step(&stored);
+    row.report();
+}
+
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Counters", pk = "PK")]
+struct Counters;
+
+#[derive(ddb_runtime::Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Counters, pk = "COUNTER#{name}")]
+struct Counter {
+    name: String,
+    value: u64,
+    #[ddb(version)]
+    version: u64,
+}
+
+/// Writers each make their increments of one versioned counter: get, add
+/// one, put with the version read, again on a version conflict. A plain put
+/// whose answer was lost cannot know whether it counted: ddb says so
+/// (`WriteOutcomeUnknown`), and the caller does not count it again. The end
+/// value is then at least what was acknowledged and at most that plus the
+/// unknowns; exactly once, it is exactly what was acknowledged.
+async fn counter(exactly_once: bool) {
+    let db = ddb_tests::db_with_table::<Counters>().await;
+    let proxy = Proxy::start(ddb_tests::local().endpoint())
+        .await
+        .expect("start the fault proxy");
+    let mut through = Db::new(ddb_tests::patient_client(&proxy))
+        .with_table_name::<Counters>(db.table_name::<Counters>());
+    if exactly_once {
+        through = through.with_exactly_once_writes();
+    }
+    let target = if exactly_once {
+        "TransactWriteItems"
+    } else {
+        "PutItem"
+    };
+    proxy.fail_randomly(target, 0.1, 51, Fault::DropResponse);
+    proxy.fail_randomly(target, 0.1, 52, THROTTLE);
+    let start = Counter {
+        name: "hits".into(),
+        value: 0,
+        version: 0,
+    };
+    db.create(&start).send().await.unwrap();
+    let key = Counter::key(&"hits".to_string()).unwrap();
+    let (writers, each) = if full() { (64, 50) } else { (8, 10) };
+    let acknowledged = Arc::new(AtomicUsize::new(0));
+    let unknown = Arc::new(AtomicUsize::new(0));
+    let tasks: Vec<_> = (0..writers)
+        .map(|_| {
+            let (through, key) = (through.clone(), key.clone());
+            let (acknowledged, unknown) = (acknowledged.clone(), unknown.clone());
+            tokio::spawn(async move {
+                for _ in 0..each {
+                    loop {
+                        let mut counter = through
+                            .get(key.clone())
+                            .consistent_read(true)
+                            .send()
+                            .await
+                            .unwrap()
+                            .unwrap();
+                        counter.value += 1;
+                        match through.put(&counter).send().await {
+                            Ok(_) => {
+                                acknowledged.fetch_add(1, Ordering::Relaxed);
+                                break;
+                            }
+                            Err(error) if error.is_version_conflict() => continue,
+                            Err(Error::WriteOutcomeUnknown { .. }) => {
+                                unknown.fetch_add(1, Ordering::Relaxed);
+                                break;
+                            }
+                            Err(error) => panic!("{error}"),
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let stored = ddb_tests::scan_raw::<Counters>(&db).await;
+    let value: usize = stored[0]["value"].as_n().unwrap().parse().unwrap();
+    let (acknowledged, unknown) = (
+        acknowledged.load(Ordering::Relaxed),
+        unknown.load(Ordering::Relaxed),
+    );
+    let mode = if exactly_once {
+        "exactly once"
+    } else {
+        "plain"
+    };
+    let mut row = Row::new(
+        format!("versioned counter, {writers} writers × {each} ({mode})"),
+        writers * each,
+    )
+    .faults(&proxy, &[target]);
+    row.unknown = unknown;
+    // An acknowledged increment missing is lost; one applied beyond what was
+    // acknowledged or possibly applied was applied twice.
+    row.lost = acknowledged.saturating_sub(value);
+    row.wrong = value.saturating_sub(acknowledged + unknown);
+    if exactly_once {
+        assert_eq!(unknown, 0, "exactly once leaves no outcome unknown");
+    }
+    row.report();
+}
+
+#[tokio::test]
+async fn versioned_counter() {
+    counter(false).await;
+}
+
+#[tokio::test]
+async fn versioned_counter_exactly_once() {
+    counter(true).await;
+}
+
+/// Every page of a partition, of a sharded index and of an item collection,
+/// read while some pages are throttled, fail or lose their answer.
+#[tokio::test]
+async fn pagination() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let n = size(300, 3_000);
+    let orders: Vec<Order> = (0..n).map(|i| order(1, i)).collect();
+    db.batch_put(&orders).await.unwrap();
+    db.create(&customer(1)).send().await.unwrap();
+    let (proxy, through) = through_proxy(&db).await;
+    proxy.fail_randomly("Query", 0.1, 61, THROTTLE);
+    proxy.fail_randomly("Query", 0.05, 62, SERVER_ERROR);
+    proxy.fail_randomly("Query", 0.05, 63, Fault::DropResponse);
+
+    let partition: Vec<Order> = through
+        .query(Order::by_customer(&CustomerId("C1".into())))
+        .limit(50)
+        .collect()
+        .await
+        .unwrap();
+    let sharded: Vec<Order> = through
+        .query(Order::open_orders(&OrderStatus::Open))
+        .hydrate()
+        .limit(50)
+        .collect()
+        .await
+        .unwrap();
+    let partition_key = Customer::pk(&CustomerId("C1".into())).unwrap();
+    let collection: Vec<CustomerItem> = through
+        .collection::<CustomerItem>(partition_key)
+        .limit(50)
+        .collect()
+        .await
+        .unwrap();
+    let collected: Vec<Order> = collection
+        .into_iter()
+        .filter_map(|item| match item {
+            CustomerItem::Order(order) => Some(order),
+            CustomerItem::Profile(_) => None,
+        })
+        .collect();
+
+    let mut row = Row::new("pagination: partition, 4-shard index, collection", 3 * n)
+        .faults(&proxy, &["Query"]);
+    for read in [partition, sharded, collected] {
+        let ids: HashSet<&str> = read.iter().map(|o| o.order_id.0.as_str()).collect();
+        row.duplicated += read.len() - ids.len();
+        row.lost += orders
+            .iter()
+            .filter(|o| !ids.contains(o.order_id.0.as_str()))
+            .count();
+        row.wrong += read.iter().filter(|o| !orders.contains(o)).count();
+    }
+    row.report();
+}
+
+/// Updates that take orders in and out of the sparse, sharded open-orders
+/// index, with some answers lost. Each order is updated by one caller in
+/// turn, with the version it read; a lost answer is resolved by reading the
+/// order back (no one else writes it), as a caller of a plain write does.
+#[tokio::test]
+async fn updates_moving_sparse_index_membership() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let orders_count = 50;
+    let orders: Vec<Order> = (0..orders_count).map(|i| order(1, i)).collect();
+    for order in &orders {
+        db.create(order).send().await.unwrap();
+    }
+    let (proxy, through) = through_proxy(&db).await;
+    proxy.fail_randomly("UpdateItem", 0.1, 71, Fault::DropResponse);
+    let n = size(200, 2_000);
+    let applied = Arc::new(std::sync::Mutex::new(
+        HashMap::<usize, (u64, OrderStatus)>::new(),
+    ));
+    let unknown = Arc::new(AtomicUsize::new(0));
+    futures::stream::iter(0..orders_count)
+        .map(|o| {
+            let (through, applied, unknown) = (through.clone(), applied.clone(), unknown.clone());
+            let order = orders[o].clone();
+            async move {
+                let key = order.primary_key().unwrap();
+                for step in 0..n / orders_count {
+                    let status = if step % 2 == 0 {
+                        OrderStatus::Shipped
+                    } else {
+                        OrderStatus::Open
+                    };
+                    let current = through
+                        .get(key.clone())
+                        .consistent_read(true)
+                        .send()
+                        .await?
+                        .unwrap();
+                    let sent = through
+                        .update(key.clone())
+                        .set(Order::fields().status, status)
+                        .add(Order::fields().total_cents, 1u64)
+                        .expect_version(current.version)
+                        .send()
+                        .await;
+                    let done = match sent {
+                        Ok(_) => true,
+                        Err(Error::WriteOutcomeUnknown { .. }) => {
+                            unknown.fetch_add(1, Ordering::Relaxed);
+                            let now = through
+                                .get(key.clone())
+                                .consistent_read(true)
+                                .send()
+                                .await?
+                                .unwrap();
+                            now.version == current.version + 1
+                        }
+                        Err(error) => return Err(error),
+                    };
+                    if done {
+                        let mut applied = applied.lock().unwrap();
+                        let entry = applied.entry(o).or_insert((0, OrderStatus::Open));
+                        *entry = (entry.0 + 1, status);
+                    }
+                }
+                Ok::<(), Error>(())
+            }
+        })
+        .buffer_unordered(CALLERS)
+        .try_collect::<Vec<()>>()
+        .await
+        .unwrap();
+    let stored = scan(&db).await;
+    let mut row =
+        Row::new("updates moving sparse index membership", n).faults(&proxy, &["UpdateItem"]);
+    row.unknown = unknown.load(Ordering::Relaxed);
+    let applied = applied.lock().unwrap();
+    for (o, original) in orders.iter().enumerate() {
+        let key = key_of(&original.primary_key().unwrap().to_item());
+        let Some(item) = stored.get(&key) else {
+            row.lost += 1;
+            continue;
+        };
+        let now = Order::from_item(item.clone()).unwrap();
+        let (count, status) = applied.get(&o).cloned().unwrap_or((0, OrderStatus::Open));
+        // Each applied update added one cent and one version, once.
+        if now.version != 1 + count
+            || now.total_cents != original.total_cents + count
+            || now.status != status
+        {
+            row.wrong += 1;
+        }
+    }
+    row.out_of_step = out_of_step(&stored);
+    row.report();
+}
