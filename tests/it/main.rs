@@ -3,6 +3,7 @@
 mod campaigns;
 mod compile;
 mod convert;
+mod fuzz;
 mod hostile;
 mod index_invariant;
 mod keys;

@@ -481,7 +481,16 @@ mod time_impl {
         if text.len() != expected || !text.ends_with('Z') {
             return Err(invalid());
         }
-        OffsetDateTime::parse(text, &Rfc3339).map_err(|_| invalid())
+        let value = OffsetDateTime::parse(text, &Rfc3339).map_err(|_| invalid())?;
+        // RFC 3339 parsing takes other separators than `T` (and lower case):
+        // only the one text ddb writes names this instant, so that two keys
+        // never name one item.
+        let mut canonical = String::with_capacity(expected);
+        write_utc(value, digits, &mut canonical)?;
+        if canonical != text {
+            return Err(invalid());
+        }
+        Ok(value)
     }
 }
 
@@ -617,6 +626,24 @@ mod tests {
         assert_eq!(unescape("a#b"), None);
         assert_eq!(unescape("a$"), None);
         assert_eq!(unescape("a$z"), None);
+    }
+
+    /// Found by `fuzz_key_segments`: RFC 3339 parsing took any separator for
+    /// `T` (and lower case), so two stored texts named one instant.
+    #[cfg(feature = "time")]
+    #[test]
+    fn a_timestamp_is_read_only_from_the_text_ddb_writes() {
+        use time::OffsetDateTime;
+        assert!(OffsetDateTime::read_segment("2026-10-02T14:31:07Z").is_ok());
+        for other in [
+            "2026-10-02%14:31:07Z",
+            "2026-10-02t14:31:07Z",
+            "2026-10-02 14:31:07Z",
+            "2026-10-02T14:31:07z",
+        ] {
+            assert!(OffsetDateTime::read_segment(other).is_err(), "{other}");
+        }
+        assert!(Millis::read_segment("2026-10-02t14:31:07.000Z").is_err());
     }
 
     #[test]

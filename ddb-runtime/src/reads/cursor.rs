@@ -391,4 +391,71 @@ mod tests {
         assert!(decode(&new, "q", 2, &attributes, Some(&second)).is_ok());
         assert!(decode(&new, "q", 2, &attributes, Some(&first)).is_err());
     }
+
+    fn fuzz_cases() -> u32 {
+        std::env::var("DDB_FUZZ_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(256)
+    }
+
+    /// A decoded cursor is one this query could have written: as many
+    /// shards, and positions keyed by exactly the query's attributes.
+    fn well_formed(positions: &[Position]) -> bool {
+        positions.len() == 2
+            && positions.iter().all(|p| match p {
+                Position::After(key) => {
+                    let mut names: Vec<&str> = key.keys().map(String::as_str).collect();
+                    names.sort_unstable();
+                    names == ["PK", "SK"]
+                }
+                _ => true,
+            })
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(fuzz_cases()))]
+
+        /// #12.2: any text, as a cursor or as the content of one: a typed
+        /// error or a well-formed position, never a panic.
+        #[test]
+        fn fuzz_cursor_text(text in any::<String>(), json in any::<bool>()) {
+            let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+            let cursor = if json { Cursor(engine.encode(&text)) } else { Cursor(text) };
+            if let Ok(positions) = decode(&cursor, "q", 2, &["PK", "SK"], None) {
+                prop_assert!(well_formed(&positions));
+            }
+        }
+
+        /// #12.2: a cursor changed byte by byte: refused when signed; when
+        /// unsigned, refused or still a position of this query.
+        #[test]
+        fn fuzz_mutated_cursors(
+            edits in prop::collection::vec((any::<usize>(), any::<u8>(), any::<bool>()), 1..4),
+            signed in any::<bool>(),
+        ) {
+            let keys = CursorKeys::new(b"0123456789abcdef0123456789abcdef".to_vec());
+            let keys = signed.then_some(&keys);
+            let cursor = encode("q", &positions(), keys);
+            let mut bytes = cursor.0.clone().into_bytes();
+            for (at, byte, insert) in edits {
+                let at = at % (bytes.len() + 1);
+                if insert || at == bytes.len() {
+                    bytes.insert(at, byte);
+                } else {
+                    bytes[at] = byte;
+                }
+            }
+            let changed = Cursor(String::from_utf8_lossy(&bytes).into_owned());
+            let decoded = decode(&changed, "q", 2, &["PK", "SK"], keys);
+            if signed && changed != cursor {
+                prop_assert!(decoded.is_err());
+            }
+            if let Ok(positions) = decoded {
+                prop_assert!(well_formed(&positions));
+            }
+        }
+    }
 }
