@@ -140,6 +140,17 @@ fn bench(c: &mut Criterion) {
     c.bench_function("item clone (from_item's input cost)", |b| {
         b.iter(|| black_box(&item).clone())
     });
+    for (name, key) in [
+        ("cursor", None),
+        ("cursor signed (HMAC-SHA256)", Some(&b"0123456789abcdef0123456789abcdef"[..])),
+    ] {
+        let cursor = ddb_runtime::__private::CursorBench::new(key);
+        let encoded = cursor.encode();
+        c.bench_function(&format!("{name}: encode"), |b| b.iter(|| cursor.encode()));
+        c.bench_function(&format!("{name}: decode"), |b| {
+            b.iter(|| cursor.decode(black_box(&encoded)))
+        });
+    }
 }
 
 criterion_group!(benches, bench);

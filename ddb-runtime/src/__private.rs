@@ -388,3 +388,42 @@ pub fn check_entity_type(entity: &'static str, table: &TableDef, item: &Item) ->
     }
     Ok(())
 }
+
+/// A two-shard cursor over `PK`/`SK`, encoded and decoded as a query does,
+/// for ddb's criterion bench of cursor cost (signed or not).
+#[derive(Debug)]
+pub struct CursorBench {
+    keys: Option<crate::cursor::CursorKeys>,
+    positions: Vec<crate::cursor::Position>,
+}
+
+impl CursorBench {
+    /// Signed under `key` when one is given.
+    pub fn new(key: Option<&[u8]>) -> Self {
+        let after: Item = [
+            ("PK".to_owned(), AttributeValue::S("CUSTOMER#123".into())),
+            (
+                "SK".to_owned(),
+                AttributeValue::S("ORDER#2026-10-02T14:31:07Z#A145".into()),
+            ),
+        ]
+        .into();
+        CursorBench {
+            keys: key.map(|key| crate::cursor::CursorKeys::new(key.to_vec())),
+            positions: vec![
+                crate::cursor::Position::After(after),
+                crate::cursor::Position::Start,
+            ],
+        }
+    }
+
+    /// Encodes the cursor.
+    pub fn encode(&self) -> crate::Cursor {
+        crate::cursor::encode("fingerprint", &self.positions, self.keys.as_ref())
+    }
+
+    /// Decodes (and verifies) `cursor`; whether it was taken.
+    pub fn decode(&self, cursor: &crate::Cursor) -> bool {
+        crate::cursor::decode(cursor, "fingerprint", 2, &["PK", "SK"], self.keys.as_ref()).is_ok()
+    }
+}
