@@ -142,7 +142,10 @@ fn bench(c: &mut Criterion) {
     });
     for (name, key) in [
         ("cursor", None),
-        ("cursor signed (HMAC-SHA256)", Some(&b"0123456789abcdef0123456789abcdef"[..])),
+        (
+            "cursor signed (HMAC-SHA256)",
+            Some(&b"0123456789abcdef0123456789abcdef"[..]),
+        ),
     ] {
         let cursor = ddb_runtime::__private::CursorBench::new(key);
         let encoded = cursor.encode();

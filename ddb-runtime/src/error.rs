@@ -197,12 +197,15 @@ pub enum Error {
         /// The attributes the update read that changed.
         attributes: Vec<String>,
     },
-    /// A conditional write failed on a retry the SDK made after an earlier
-    /// attempt of the same call lost its answer (a dropped connection, a
-    /// timeout, a server error): that attempt may have been applied, and the
-    /// failure may be the retry meeting this call's own write. Read the item
-    /// to know before writing again; send the write
-    /// [`exactly_once`](crate::write::Put::exactly_once) to never meet this.
+    /// An attempt of this write lost its answer (a dropped connection, a
+    /// timeout, a server error) and may have been applied, and then the
+    /// SDK's retry failed: on its condition (which may be this call's own
+    /// write, met again) or for good (retries spent). Read the item to know
+    /// before writing again. An
+    /// [`exactly_once`](crate::write::Put::exactly_once) write or a
+    /// transaction meets this only when DynamoDB could not be reached again
+    /// in time; for a transaction, `key` is its ClientRequestToken, under
+    /// which sending it again (within ten minutes) applies it at most once.
     #[error("{entity} {key}: an attempt whose answer was lost may have been applied, and the retry then failed ({failure}); read the item before writing again")]
     WriteOutcomeUnknown {
         /// The entity type.
@@ -211,6 +214,15 @@ pub enum Error {
         key: String,
         /// How the retry failed, e.g. [`Error::VersionConflict`].
         failure: Box<Error>,
+    },
+    /// A backfill's check found stored items the entity's indexes cannot
+    /// hold (AWS calls these index key violations). Nothing was written.
+    #[error("{} {entity} item(s) cannot be held by its indexes, first: {}", violations.len(), violations.first().map(ToString::to_string).unwrap_or_default())]
+    IndexKeyViolations {
+        /// The entity type.
+        entity: &'static str,
+        /// Every item at fault, and why.
+        violations: Vec<crate::schema::IndexKeyViolation>,
     },
     /// An update or condition check found no item at the key.
     #[error("{entity} {key} does not exist")]

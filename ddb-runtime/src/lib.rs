@@ -86,6 +86,7 @@ mod writes {
 /// describe.
 #[path = "schema"]
 mod declarations {
+    pub mod backfill;
     pub mod check;
     pub mod model;
     pub mod schema;

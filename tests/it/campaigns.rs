@@ -55,6 +55,7 @@ struct Row {
     wrong: usize,
     out_of_step: usize,
     unknown: usize,
+    failed: usize,
 }
 
 impl Row {
@@ -79,7 +80,7 @@ impl Row {
     /// Prints the row and checks the promised zeros.
     fn report(self) {
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             self.campaign,
             self.operations,
             self.faults.join("; "),
@@ -87,7 +88,8 @@ impl Row {
             self.duplicated,
             self.wrong,
             self.out_of_step,
-            self.unknown
+            self.unknown,
+            self.failed
         );
         assert!(
             !self.faults.is_empty(),
@@ -150,13 +152,35 @@ fn line(order: usize, product: usize) -> OrderItem {
 }
 
 /// The raw table: every item by its `PK`/`SK`.
-async fn scan(db: &Db) -> HashMap<(String, String), Item> {
-    let text = |item: &Item, name: &str| item[name].as_s().expect("a string key").clone();
-    ddb_tests::scan_raw::<Ecommerce>(db)
-        .await
-        .into_iter()
-        .map(|item| ((text(&item, "PK"), text(&item, "SK")), item))
-        .collect()
+struct Stored {
+    items: HashMap<(String, String), Item>,
+    /// Items the scan returned twice.
+    repeated: usize,
+}
+
+impl Stored {
+    fn contains(&self, key: &Item) -> bool {
+        self.items.contains_key(&key_of(key))
+    }
+
+    /// Items stored twice, or at a key the campaign did not write.
+    fn duplicated(&self, written: &HashSet<(String, String)>) -> usize {
+        self.repeated + self.items.keys().filter(|k| !written.contains(*k)).count()
+    }
+}
+
+async fn scan(db: &Db) -> Stored {
+    let raw = ddb_tests::scan_raw::<Ecommerce>(db).await;
+    let total = raw.len();
+    let items: HashMap<_, _> = raw.into_iter().map(|item| (key_of(&item), item)).collect();
+    Stored {
+        repeated: total - items.len(),
+        items,
+    }
+}
+
+fn keys<'a>(keys: impl IntoIterator<Item = &'a Item>) -> HashSet<(String, String)> {
+    keys.into_iter().map(key_of).collect()
 }
 
 fn key_of(item: &Item) -> (String, String) {
@@ -220,23 +244,26 @@ async fn creates(exactly_once: bool) {
         "plain"
     };
     let mut row = Row::new(format!("idempotent creates ({mode})"), n).faults(&proxy, &[target]);
+    let written: Vec<Item> = (0..n)
+        .map(|i| Customer::key(&customer(i).customer_id).unwrap().to_item())
+        .collect();
     for (i, outcome) in outcomes {
-        let key = Customer::key(&customer(i).customer_id).unwrap().to_item();
-        let present = stored.contains_key(&key_of(&key));
+        let present = stored.contains(&written[i]);
         match outcome {
             Ok(Created::Created) if present => {}
             Ok(Created::Created) => row.lost += 1,
             // Every id is new: only this call can have written it.
             Ok(Created::AlreadyExisted) => row.wrong += 1,
-            Err(error)
-                if error.is_retryable() || matches!(error, Error::WriteOutcomeUnknown { .. }) =>
-            {
-                row.unknown += 1
-            }
-            Err(_) => row.wrong += 1,
+            Err(Error::WriteOutcomeUnknown { .. }) => row.unknown += 1,
+            // Any other failure says nothing was written.
+            Err(_) if present => row.wrong += 1,
+            Err(_) => row.failed += 1,
         }
     }
-    row.duplicated = stored.len().saturating_sub(n);
+    row.duplicated = stored.duplicated(&keys(&written));
+    if exactly_once {
+        assert_eq!(row.unknown, 0, "exactly once leaves no outcome unknown");
+    }
     row.report();
 }
 
@@ -264,22 +291,33 @@ async fn batch_writes() {
         futures::future::join_all(chunks.iter().map(|chunk| through.batch_put(chunk))).await;
     let stored = scan(&db).await;
     let mut row = Row::new("batch writes", n).faults(&proxy, &["BatchWriteItem"]);
+    let written: Vec<Item> = lines
+        .iter()
+        .map(|l| l.primary_key().unwrap().to_item())
+        .collect();
+    let text_of = |l: &OrderItem| format!("ORDER#{} / PRODUCT#{}", l.order_id.0, l.product_id.0);
     for (chunk, result) in chunks.iter().zip(results) {
+        let missing = |l: &&OrderItem| !stored.contains(&l.primary_key().unwrap().to_item());
         match result {
-            Ok(()) => {
-                row.lost += chunk
-                    .iter()
-                    .filter(|l| {
-                        let key = l.primary_key().unwrap().to_item();
-                        !stored.contains_key(&key_of(&key))
-                    })
-                    .count()
+            Ok(()) => row.lost += chunk.iter().filter(missing).count(),
+            Err(Error::Unprocessed { keys, outcome, .. }) => {
+                let done: HashSet<&String> = outcome.done.iter().collect();
+                let unwritten: HashSet<&String> = keys.iter().collect();
+                for line in chunk {
+                    let text = text_of(line);
+                    if done.contains(&text) && missing(&line) {
+                        row.lost += 1;
+                    }
+                    if unwritten.contains(&text) {
+                        row.failed += 1;
+                    }
+                }
+                row.unknown += outcome.unknown.len();
             }
-            Err(Error::Unprocessed { keys, .. }) => row.unknown += keys.len(),
             Err(error) => panic!("{error}"),
         }
     }
-    row.duplicated = stored.len().saturating_sub(n);
+    row.duplicated = stored.duplicated(&keys(&written));
     row.report();
 }
 
@@ -337,31 +375,35 @@ async fn transactions() {
     let stored = scan(&db).await;
     let mut row =
         Row::new("transactions (4 actions, 3 entities)", n).faults(&proxy, &["TransactWriteItems"]);
+    let mut written = HashSet::new();
     for (i, outcome) in outcomes {
-        let keys = [
+        let actions = [
             customer(i).primary_key().unwrap().to_item(),
             order(i, i).primary_key().unwrap().to_item(),
             line(i, 1).primary_key().unwrap().to_item(),
             line(i, 2).primary_key().unwrap().to_item(),
         ];
-        let present = keys
-            .iter()
-            .filter(|k| stored.contains_key(&key_of(k)))
-            .count();
+        written.extend(keys(&actions));
+        let present = actions.iter().filter(|k| stored.contains(k)).count();
+        // All or nothing, whatever was reported.
+        if present != 0 && present != 4 {
+            eprintln!("transaction {i}: {present} of 4 actions stored");
+            row.wrong += 1;
+            continue;
+        }
         match outcome {
             Ok(_) => row.lost += 4 - present,
-            Err(error) if error.is_retryable() => row.unknown += 1,
-            // Canceled: nothing of it may be stored.
-            Err(error) => {
-                if present > 0 {
-                    eprintln!("transaction {i}: {error:?}, {present} stored");
-                    row.wrong += 1;
-                }
+            Err(Error::WriteOutcomeUnknown { .. }) => row.unknown += 1,
+            // Canceled or failed: nothing of it may be stored.
+            Err(error) if present > 0 => {
+                eprintln!("transaction {i}: {error:?}, {present} stored");
+                row.wrong += 1;
             }
+            Err(_) => row.failed += 1,
         }
     }
-    row.duplicated = stored.len().saturating_sub(4 * n);
-    row.out_of_step = out_of_step(&stored);
+    row.duplicated = stored.duplicated(&written);
+    row.out_of_step = out_of_step(&stored.items);
     row.report();
 }
 
@@ -411,10 +453,12 @@ async fn counter(exactly_once: bool) {
     let (writers, each) = if full() { (64, 50) } else { (8, 10) };
     let acknowledged = Arc::new(AtomicUsize::new(0));
     let unknown = Arc::new(AtomicUsize::new(0));
+    let failed = Arc::new(AtomicUsize::new(0));
     let tasks: Vec<_> = (0..writers)
         .map(|_| {
             let (through, key) = (through.clone(), key.clone());
             let (acknowledged, unknown) = (acknowledged.clone(), unknown.clone());
+            let failed = failed.clone();
             tokio::spawn(async move {
                 for _ in 0..each {
                     loop {
@@ -434,6 +478,11 @@ async fn counter(exactly_once: bool) {
                             Err(error) if error.is_version_conflict() => continue,
                             Err(Error::WriteOutcomeUnknown { .. }) => {
                                 unknown.fetch_add(1, Ordering::Relaxed);
+                                break;
+                            }
+                            // Retries spent with no attempt applied.
+                            Err(error) if error.is_retryable() => {
+                                failed.fetch_add(1, Ordering::Relaxed);
                                 break;
                             }
                             Err(error) => panic!("{error}"),
@@ -463,6 +512,7 @@ async fn counter(exactly_once: bool) {
     )
     .faults(&proxy, &[target]);
     row.unknown = unknown;
+    row.failed = failed.load(Ordering::Relaxed);
     // An acknowledged increment missing is lost; one applied beyond what was
     // acknowledged or possibly applied was applied twice.
     row.lost = acknowledged.saturating_sub(value);
@@ -611,13 +661,18 @@ async fn updates_moving_sparse_index_membership() {
         .await
         .unwrap();
     let stored = scan(&db).await;
+    let written: Vec<Item> = orders
+        .iter()
+        .map(|o| o.primary_key().unwrap().to_item())
+        .collect();
+    let written = keys(&written);
     let mut row =
         Row::new("updates moving sparse index membership", n).faults(&proxy, &["UpdateItem"]);
     row.unknown = unknown.load(Ordering::Relaxed);
     let applied = applied.lock().unwrap();
     for (o, original) in orders.iter().enumerate() {
         let key = key_of(&original.primary_key().unwrap().to_item());
-        let Some(item) = stored.get(&key) else {
+        let Some(item) = stored.items.get(&key) else {
             row.lost += 1;
             continue;
         };
@@ -631,6 +686,7 @@ async fn updates_moving_sparse_index_membership() {
             row.wrong += 1;
         }
     }
-    row.out_of_step = out_of_step(&stored);
+    row.duplicated = stored.duplicated(&written);
+    row.out_of_step = out_of_step(&stored.items);
     row.report();
 }

@@ -1,5 +1,6 @@
 //! ddb's integration tests: one binary, so the SDK and the server link once.
 
+mod backfill;
 mod campaigns;
 mod compile;
 mod convert;

@@ -1142,7 +1142,7 @@ async fn an_exactly_once_create_reports_its_own_write_after_a_lost_answer() {
     proxy.fail("TransactWriteItems", 1, Fault::DropResponse);
     let exact = through
         .create(&customer("2"))
-        .exactly_once()
+        .exactly_once(true)
         .send()
         .await
         .unwrap();
@@ -1153,11 +1153,15 @@ async fn an_exactly_once_create_reports_its_own_write_after_a_lost_answer() {
     );
 
     // A later call meets the item: the same data, or other data.
-    let again = through.create(&customer("2")).exactly_once().send().await;
+    let again = through
+        .create(&customer("2"))
+        .exactly_once(true)
+        .send()
+        .await;
     assert_eq!(again.unwrap(), Created::AlreadyExisted);
     let mut other = customer("2");
     other.name = "someone else".into();
-    let conflict = through.create(&other).exactly_once().send().await;
+    let conflict = through.create(&other).exactly_once(true).send().await;
     assert!(
         matches!(conflict, Err(Error::AlreadyExists { .. })),
         "{conflict:?}"
@@ -1214,7 +1218,12 @@ async fn a_versioned_write_whose_answer_was_lost_is_never_a_version_conflict() {
     let mut loaded = db.get(key.clone()).send().await.unwrap().unwrap();
     loaded.total_cents += 1;
     proxy.fail("TransactWriteItems", 1, Fault::DropResponse);
-    let written = through.put(&loaded).exactly_once().send().await.unwrap();
+    let written = through
+        .put(&loaded)
+        .exactly_once(true)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(written.version, Some(3));
     assert!(
         proxy.seen("TransactWriteItems") >= 2,
@@ -1223,7 +1232,7 @@ async fn a_versioned_write_whose_answer_was_lost_is_never_a_version_conflict() {
     assert_eq!(stored_version(db.clone()).await, 3);
 
     // An exactly-once put that really is stale is still a version conflict.
-    let stale = through.put(&loaded).exactly_once().send().await;
+    let stale = through.put(&loaded).exactly_once(true).send().await;
     assert!(
         matches!(
             stale,
@@ -1243,7 +1252,7 @@ async fn a_versioned_write_whose_answer_was_lost_is_never_a_version_conflict() {
     through
         .update(customer_key.clone())
         .add(Customer::fields().order_count, 1u32)
-        .exactly_once()
+        .exactly_once(true)
         .send()
         .await
         .unwrap();
@@ -1281,4 +1290,38 @@ async fn a_transaction_whose_answer_was_lost_and_retry_conflicted_is_applied_onc
         .unwrap();
     assert_eq!(proxy.seen("TransactWriteItems"), 3);
     assert_eq!(count_items(&db).await, 2);
+}
+
+/// Reviewer's finding: when the SDK's retries run out after an attempt that
+/// lost its answer, the error was a retryable SDK error, and sending the
+/// write again met its own first attempt. A plain write now says the outcome
+/// is unknown; an exactly-once write sends again under its token and is
+/// applied once.
+#[tokio::test]
+async fn retries_spent_after_a_lost_answer_are_an_unknown_outcome() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let throttle = Fault::Error(400, "ThrottlingException");
+    db.create(&open_order("S1")).send().await.unwrap();
+    let key = open_order("S1").primary_key().unwrap();
+
+    let mut loaded = db.get(key.clone()).send().await.unwrap().unwrap();
+    loaded.total_cents += 1;
+    proxy.fail("PutItem", 1, Fault::DropResponse);
+    proxy.fail("PutItem", 10, throttle.clone());
+    let plain = through.put(&loaded).send().await;
+    assert!(
+        matches!(&plain, Err(Error::WriteOutcomeUnknown { failure, .. }) if failure.sdk_error().is_some()),
+        "{plain:?}"
+    );
+    assert!(!plain.unwrap_err().is_retryable());
+
+    let mut loaded = db.get(key.clone()).send().await.unwrap().unwrap();
+    loaded.total_cents += 1;
+    proxy.fail("TransactWriteItems", 1, Fault::DropResponse);
+    proxy.fail("TransactWriteItems", 4, throttle);
+    let exact = through.put(&loaded).exactly_once(true).send().await.unwrap();
+    assert_eq!(exact.version, Some(loaded.version + 1));
+    let stored = db.get(key).consistent_read(true).send().await.unwrap().unwrap();
+    assert_eq!(stored.version, loaded.version + 1, "applied once");
 }

@@ -2,6 +2,8 @@
 //! access-pattern report, all from the `Table` and `Entity` declarations.
 
 use std::fmt::Write;
+
+pub use super::backfill::{Backfill, Checkpoint, IndexKeyViolation, Progress, MAX_SEGMENTS};
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::operation::create_table::CreateTableInput;

@@ -252,17 +252,29 @@ impl TransactWrite {
                 Ok(_) => return Ok(token),
                 Err(error) => canceled(error, &actions),
             };
-            // Lost only to other transactions or throttling: this attempt
-            // applied nothing, so it is safe to send again (a token pinned by
-            // the caller is theirs to retry with). Under the same token when
-            // an earlier attempt lost its answer and may have been applied:
-            // DynamoDB then answers success instead of applying it twice.
-            if error.is_transaction_conflict() && !self.pinned && attempt < policy.max_attempts {
+            // Lost only to other transactions or throttling, this attempt
+            // applied nothing: it is safe to send again (a token pinned by
+            // the caller is theirs to retry with). So is one the SDK gave up
+            // on after an attempt that may have been applied, under the same
+            // token: DynamoDB then answers success instead of applying it
+            // twice. Once an attempt may have been applied, the token is
+            // never changed.
+            let maybe_applied = attempts.maybe_applied();
+            let unsettled = maybe_applied && matches!(error, Error::Sdk { .. });
+            let again = error.is_transaction_conflict() || (unsettled && error.is_retryable());
+            if again && !self.pinned && attempt < policy.max_attempts {
                 tokio::time::sleep(policy.delay(attempt)).await;
-                if !attempts.maybe_applied() {
+                if !maybe_applied {
                     token = request_token();
                 }
                 continue;
+            }
+            if unsettled {
+                return Err(Error::WriteOutcomeUnknown {
+                    entity: "transaction",
+                    key: token,
+                    failure: Box::new(error),
+                });
             }
             return Err(error);
         }

@@ -11,9 +11,11 @@ use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
 
-/// Set once an attempt ended without an answer or with a server error (5xx):
-/// DynamoDB may have applied it. A 4xx answer (a throttle, a failed
-/// condition) applied nothing.
+/// Set once an attempt ended other than with a client error (4xx): with no
+/// answer, a server error (5xx), or a success whose body was lost or could
+/// not be read, DynamoDB may have applied it. A 4xx answer (a throttle, a
+/// failed condition) applied nothing. An attempt that failed to connect is
+/// counted too (it has no answer either): conservative, never unsafe.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Attempts {
     maybe_applied: Arc<AtomicBool>,
@@ -39,7 +41,7 @@ impl Intercept for Attempts {
     ) -> Result<(), BoxError> {
         let unknown = context
             .response()
-            .is_none_or(|response| response.status().is_server_error());
+            .is_none_or(|response| !response.status().is_client_error());
         if unknown {
             self.maybe_applied.store(true, Ordering::Relaxed);
         }

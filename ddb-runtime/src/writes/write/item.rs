@@ -77,7 +77,7 @@ pub(crate) fn key_text<E>(key: &Key<E>) -> String {
     }
 }
 
-pub(super) fn version_attribute(schema: &EntitySchema) -> Option<&'static str> {
+pub(crate) fn version_attribute(schema: &EntitySchema) -> Option<&'static str> {
     schema
         .fields
         .iter()
@@ -349,7 +349,7 @@ pub(super) fn stored_version(schema: &EntitySchema, item: Option<&Item>) -> Opti
 
 /// The attributes of the fields index `key` is built from, but for those of
 /// the primary key (which an update never changes).
-pub(super) fn index_inputs(schema: &EntitySchema, key: &KeyDef) -> Vec<&'static str> {
+pub(crate) fn index_inputs(schema: &EntitySchema, key: &KeyDef) -> Vec<&'static str> {
     let primary = schema.primary().input_fields();
     key.input_fields()
         .into_iter()
@@ -383,7 +383,7 @@ pub(super) fn version_is<E>(attribute: &'static str, expected: u64) -> crate::Co
 
 /// Whether ddb writes index attribute `name` itself: not the table's own
 /// key, and not a field's own attribute (a raw-key index reads the field).
-pub(super) fn maintained_by_ddb(schema: &EntitySchema, name: &str) -> bool {
+pub(crate) fn maintained_by_ddb(schema: &EntitySchema, name: &str) -> bool {
     let table = schema.table;
     name != table.pk.name
         && Some(name) != table.sk.map(|a| a.name)

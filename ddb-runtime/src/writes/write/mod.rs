@@ -15,12 +15,14 @@ use crate::{Entity, Key, Table};
 
 pub(crate) use attempts::Attempts;
 pub(crate) use item::value_size;
+pub(crate) use item::{
+    index_inputs, key_text, maintained_by_ddb, prepare, version_attribute, Prepared,
+};
 pub use item::{item_size, ITEM_SIZE_LIMIT};
-pub(crate) use item::{key_text, prepare, Prepared};
 pub(crate) use plan::{Action, WritePlan};
 pub use update::{Addable, Updatable, Update};
 
-use item::{next_version, same_item, stamp_attributes, version_attribute, version_is};
+use item::{next_version, same_item, stamp_attributes, version_is};
 use plan::and;
 
 /// Whether `create` wrote the item or found it already there.
@@ -145,13 +147,13 @@ impl<E: Entity + 'static> Create<E> {
     /// # #[ddb(table = Ecommerce, pk = "SIGNUP#{email}")]
     /// # struct SignUp { email: String }
     /// let sign_up = SignUp { email: "ada@example.com".into() };
-    /// if db.create(&sign_up).exactly_once().send().await? == ddb_runtime::Created::Created {
+    /// if db.create(&sign_up).exactly_once(true).send().await? == ddb_runtime::Created::Created {
     ///     // counted once, whatever the network did
     /// }
     /// # Ok(()) }
     /// ```
-    pub fn exactly_once(mut self) -> Self {
-        self.exactly_once = true;
+    pub fn exactly_once(mut self, exactly_once: bool) -> Self {
+        self.exactly_once = exactly_once;
         self
     }
 
@@ -331,7 +333,7 @@ impl<E: Entity + 'static> Put<E> {
     /// writer's. Costs two write units per KB instead of one;
     /// [`return_old`](Self::return_old) is not available (a transaction
     /// returns no item). [`Db::with_exactly_once_writes`] makes it the
-    /// default of every write.
+    /// default of every write; `exactly_once(false)` opts one call out.
     ///
     /// ```no_run
     /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
@@ -344,11 +346,11 @@ impl<E: Entity + 'static> Put<E> {
     /// let key = Counter::key(&"visits".to_string())?;
     /// let mut counter: Counter = db.get(key).consistent_read(true).send().await?.unwrap();
     /// counter.value += 1;
-    /// db.put(&counter).exactly_once().send().await?;
+    /// db.put(&counter).exactly_once(true).send().await?;
     /// # Ok(()) }
     /// ```
-    pub fn exactly_once(mut self) -> Self {
-        self.exactly_once = true;
+    pub fn exactly_once(mut self, exactly_once: bool) -> Self {
+        self.exactly_once = exactly_once;
         self
     }
 
@@ -362,10 +364,12 @@ impl<E: Entity + 'static> Put<E> {
     pub async fn send(self) -> Result<Written<E>> {
         let db = self.db.clone();
         let (return_old, exactly_once) = (self.return_old, self.exactly_once);
+        if exactly_once {
+            no_return_values::<E>(return_old)?;
+        }
         let plan = self.plan()?;
         let version = plan.expected_version.map(|v| v + 1);
         if exactly_once {
-            no_return_values::<E>(return_old)?;
             plan.send_exactly_once(&db).await?;
             return Ok(Written::applied(version, None, false));
         }
@@ -432,8 +436,8 @@ impl<E: Entity + 'static> Delete<E> {
 
     /// Sends it as a one-action TransactWriteItems under a
     /// ClientRequestToken: see [`Put::exactly_once`].
-    pub fn exactly_once(mut self) -> Self {
-        self.exactly_once = true;
+    pub fn exactly_once(mut self, exactly_once: bool) -> Self {
+        self.exactly_once = exactly_once;
         self
     }
 
@@ -442,9 +446,11 @@ impl<E: Entity + 'static> Delete<E> {
     pub async fn send(self) -> Result<Written<E>> {
         let db = self.db.clone();
         let (return_old, exactly_once) = (self.return_old, self.exactly_once);
-        let plan = self.plan()?;
         if exactly_once {
             no_return_values::<E>(return_old)?;
+        }
+        let plan = self.plan()?;
+        if exactly_once {
             plan.send_exactly_once(&db).await?;
             return Ok(Written::applied(None, None, false));
         }

@@ -208,8 +208,8 @@ impl<E: Entity + 'static> WritePlan<E> {
         result
     }
 
-    /// A failed request: the mapped condition failure (an unknown outcome
-    /// when an earlier attempt may have been applied), or the SDK's error.
+    /// A failed request: the mapped condition failure, or the SDK's error;
+    /// either is an unknown outcome when an attempt may have been applied.
     fn sdk_failure<O>(
         &self,
         operation: &'static str,
@@ -224,13 +224,22 @@ impl<E: Entity + 'static> WritePlan<E> {
             .as_service_error()
             .and_then(ConditionFailure::condition_failed)
         {
-            Some(existing) if attempts.maybe_applied() => Error::WriteOutcomeUnknown {
-                entity: E::SCHEMA.entity_type,
-                key: key_text(&self.key),
-                failure: Box::new(self.failure(existing)),
-            },
+            Some(existing) if attempts.maybe_applied() => {
+                self.outcome_unknown(self.failure(existing))
+            }
             Some(existing) => self.failure(existing),
+            // The SDK gave up (retries spent, a timeout) after an attempt
+            // that may have been applied: sending it again is not safe.
+            None if attempts.maybe_applied() => self.outcome_unknown(Error::sdk(operation, error)),
             None => Error::sdk(operation, error),
+        }
+    }
+
+    fn outcome_unknown(&self, failure: Error) -> Error {
+        Error::WriteOutcomeUnknown {
+            entity: E::SCHEMA.entity_type,
+            key: key_text(&self.key),
+            failure: Box::new(failure),
         }
     }
 
@@ -249,20 +258,17 @@ impl<E: Entity + 'static> WritePlan<E> {
             {
                 reasons.into_iter().next()
             }
+            // Sent under the same token until the SDK and ddb gave up.
+            Err(Error::WriteOutcomeUnknown { failure, .. }) => {
+                return Err(self.outcome_unknown(*failure))
+            }
             Err(error) => return Err(error),
         };
-        // The item that failed the condition, as DynamoDB returned it (none
-        // when there is no item), or read when the server sent no item.
-        let existing = match failed.and_then(|r| r.existing) {
-            Some(ExistingItem(item)) => Some(item),
-            None => {
-                db.get(self.key.clone())
-                    .consistent_read(true)
-                    .include_expired()
-                    .raw()
-                    .await?
-            }
-        };
+        // The item that failed the condition, as DynamoDB returned it
+        // (ALL_OLD): none when there is no item.
+        let existing = failed
+            .and_then(|r| r.existing)
+            .map(|ExistingItem(item)| item);
         Err(self.failure(existing))
     }
 

@@ -574,13 +574,13 @@ impl<E: Entity + 'static> Update<E> {
     /// # struct Counter { name: String, value: u64 }
     /// db.update(Counter::key(&"visits".to_string())?)
     ///     .add(Counter::fields().value, 1)
-    ///     .exactly_once()
+    ///     .exactly_once(true)
     ///     .send()
     ///     .await?;
     /// # Ok(()) }
     /// ```
-    pub fn exactly_once(mut self) -> Self {
-        self.exactly_once = true;
+    pub fn exactly_once(mut self, exactly_once: bool) -> Self {
+        self.exactly_once = exactly_once;
         self
     }
 
@@ -588,15 +588,18 @@ impl<E: Entity + 'static> Update<E> {
     /// one-action transaction).
     ///
     /// A plain update whose first attempt lost its answer is sent again by
-    /// the SDK: an unconditioned `ADD` may then be applied twice, and a
-    /// conditioned one whose retry fails its condition is
-    /// [`Error::WriteOutcomeUnknown`].
+    /// the SDK: one whose condition still holds after it was applied (no
+    /// version check) is then applied twice, which matters for `ADD` and
+    /// `append`; one whose retry fails its condition, or whose retries run
+    /// out, is [`Error::WriteOutcomeUnknown`].
     pub async fn send(self) -> Result<Written<E>> {
         let db = self.db.clone();
         let (return_new, exactly_once) = (self.return_new, self.exactly_once);
-        let plan = self.plan().await?;
         if exactly_once {
             super::no_return_values::<E>(return_new)?;
+        }
+        let plan = self.plan().await?;
+        if exactly_once {
             plan.send_exactly_once(&db).await?;
             let replaced = plan.expected_version.or_else(|| {
                 let read = plan.read.as_ref()?;

@@ -1,0 +1,797 @@
+//! Backfill: brings the stored items of an entity in line with the indexes
+//! the code now declares for it, without losing a concurrent write.
+//!
+//! When an entity gains an index whose key attributes ddb writes (`GSI3PK`,
+//! `GSI3SK`, a sparse or sharded key), the items stored before have no such
+//! attributes and the index does not see them. [`Db::backfill`] scans the
+//! table in parallel segments, decodes the items of the entity, and writes
+//! each one's missing or stale index attributes with an UpdateItem
+//! conditioned on the item being as it was read (its version and every
+//! attribute the keys are built from); an item another writer changed in
+//! between is taken again as that writer left it. It checks first that every
+//! item can be held by the entity's indexes, hands out a checkpoint after
+//! every page so that an interrupted run resumes, reports its progress, and
+//! can be held to a rate.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::marker::PhantomData;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+
+use crate::cursor::{self, Position};
+use crate::db::Db;
+use crate::error::{Error, ExistingItem, Result};
+use crate::expr::{Condition, Placeholders};
+use crate::model::{EntitySchema, KeyAttribute, ScalarType};
+use crate::write::{key_text, Action, WritePlan};
+use crate::{Cursor, Entity, Item, Key};
+
+/// Where a backfill stands: per scan segment, the key it stopped after (or
+/// that it is done). Print it, store it, and give it back to
+/// [`Backfill::resume`] to continue an interrupted run.
+///
+/// ```
+/// let checkpoint: ddb_runtime::schema::Checkpoint = "4:eyJ2IjoxfQ".parse().unwrap();
+/// assert_eq!(checkpoint.to_string(), "4:eyJ2IjoxfQ"); // checked when resumed
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Checkpoint(String);
+
+impl fmt::Display for Checkpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for Checkpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Checkpoint({} bytes)", self.0.len())
+    }
+}
+
+impl FromStr for Checkpoint {
+    type Err = std::convert::Infallible;
+    fn from_str(text: &str) -> std::result::Result<Self, Self::Err> {
+        Ok(Checkpoint(text.to_owned()))
+    }
+}
+
+impl Checkpoint {
+    fn fingerprint<E: Entity>(segments: usize) -> String {
+        cursor::fingerprint(&["backfill", E::SCHEMA.entity_type, &segments.to_string()])
+    }
+
+    fn encode<E: Entity>(positions: &[Position]) -> Self {
+        let fingerprint = Self::fingerprint::<E>(positions.len());
+        let text = cursor::encode(&fingerprint, positions, None);
+        Checkpoint(format!("{}:{}", positions.len(), text.as_str()))
+    }
+
+    fn decode<E: Entity>(&self) -> Result<Vec<Position>> {
+        let invalid = || Error::InvalidCursor {
+            reason: "not a backfill checkpoint of this entity".into(),
+        };
+        let (segments, text) = self.0.split_once(':').ok_or_else(invalid)?;
+        let segments: usize = segments.parse().map_err(|_| invalid())?;
+        if !(1..=MAX_SEGMENTS as usize).contains(&segments) {
+            return Err(invalid());
+        }
+        let table = E::SCHEMA.table;
+        let keys: Vec<&str> = std::iter::once(table.pk.name)
+            .chain(table.sk.map(|a| a.name))
+            .collect();
+        let text: Cursor = text.to_owned().into();
+        cursor::decode(
+            &text,
+            &Self::fingerprint::<E>(segments),
+            segments,
+            &keys,
+            None,
+        )
+    }
+}
+
+/// The most scan segments a backfill runs (DynamoDB allows 1,000,000).
+pub const MAX_SEGMENTS: u32 = 1024;
+
+/// How far a backfill got, reported after every page of every segment and
+/// returned at the end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Items the scan read, of every entity type.
+    pub scanned: u64,
+    /// Items of the entity among them.
+    pub matched: u64,
+    /// Items whose index attributes were written.
+    pub updated: u64,
+    /// Items already right (or deleted before their turn): nothing written.
+    pub skipped: u64,
+    /// Writes that met an item changed since it was read, and took it again.
+    pub retried: u64,
+    /// Capacity units the scan and the writes consumed, as DynamoDB reported.
+    pub consumed_capacity: f64,
+    /// The table's item count by DescribeTable when the run started (DynamoDB
+    /// refreshes it about every six hours): the base of the estimate.
+    pub table_items: Option<u64>,
+    /// Segments finished, of `segments`.
+    pub segments_done: u32,
+    /// Segments of the scan.
+    pub segments: u32,
+    /// Where to resume from.
+    pub checkpoint: Checkpoint,
+}
+
+impl Progress {
+    /// About how many items are left to scan, from the table's item count.
+    pub fn estimated_remaining(&self) -> Option<u64> {
+        if self.segments_done == self.segments {
+            return Some(0);
+        }
+        self.table_items.map(|n| n.saturating_sub(self.scanned))
+    }
+
+    /// Whether the backfill finished.
+    pub fn is_done(&self) -> bool {
+        self.segments_done == self.segments
+    }
+}
+
+/// A stored item one of the entity's indexes cannot hold: DynamoDB leaves it
+/// out of the index (a key attribute of the wrong type), or refuses writes
+/// to it (AWS calls these index key violations), or ddb cannot build its key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexKeyViolation {
+    /// The item's key (`PK / SK`).
+    pub key: String,
+    /// The attribute, or the index, at fault.
+    pub attribute: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl fmt::Display for IndexKeyViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: {}", self.key, self.attribute, self.reason)
+    }
+}
+
+type Report = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// A backfill of entity `E`'s index attributes; configure, then
+/// [`send`](Backfill::send).
+#[must_use = "a backfill does nothing until it is sent"]
+pub struct Backfill<E> {
+    db: Db,
+    segments: u32,
+    checkpoint: Option<Checkpoint>,
+    items_per_second: Option<f64>,
+    units_per_second: Option<f64>,
+    page_size: Option<i32>,
+    check_first: bool,
+    report: Option<Report>,
+    entity: PhantomData<fn() -> E>,
+}
+
+impl Db {
+    /// Writes the index attributes every stored `E` lacks or holds stale,
+    /// after checking that every item can be held by `E`'s indexes. See
+    /// [`Backfill`].
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+    /// # #[ddb(index(name = "GSI3", pk = "GSI3PK", sk = "GSI3SK"))]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, pk = "PRODUCT#{id}", sk = "PRODUCT")]
+    /// # #[ddb(index(name = "GSI3", pk = "CATEGORY#{category}", sk = "PRODUCT#{id}"))]
+    /// # struct Product { id: String, category: String }
+    /// let done = db
+    ///     .backfill::<Product>()
+    ///     .segments(8)
+    ///     .items_per_second(500.0)
+    ///     .on_progress(|p| eprintln!("{} of ~{:?} scanned", p.scanned, p.table_items))
+    ///     .send()
+    ///     .await?;
+    /// assert!(done.is_done());
+    /// # Ok(()) }
+    /// ```
+    pub fn backfill<E: Entity + Send + Sync + 'static>(&self) -> Backfill<E> {
+        Backfill {
+            db: self.clone(),
+            segments: 4,
+            checkpoint: None,
+            items_per_second: None,
+            units_per_second: None,
+            page_size: None,
+            check_first: true,
+            report: None,
+            entity: PhantomData,
+        }
+    }
+}
+
+impl<E: Entity + Send + Sync + 'static> Backfill<E> {
+    /// Scan segments read in parallel (1 to 1024; 4 unless set).
+    pub fn segments(mut self, segments: u32) -> Self {
+        self.segments = segments;
+        self
+    }
+
+    /// Continues from `checkpoint` (its segment count wins over
+    /// [`segments`](Self::segments)).
+    pub fn resume(mut self, checkpoint: Checkpoint) -> Self {
+        self.checkpoint = Some(checkpoint);
+        self
+    }
+
+    /// At most `rate` items scanned per second, over all segments.
+    pub fn items_per_second(mut self, rate: f64) -> Self {
+        self.items_per_second = Some(rate);
+        self
+    }
+
+    /// At most `rate` capacity units (read and write) per second, over all
+    /// segments, paced by what DynamoDB reports each request consumed.
+    pub fn capacity_per_second(mut self, rate: f64) -> Self {
+        self.units_per_second = Some(rate);
+        self
+    }
+
+    /// Items per Scan page (DynamoDB's `Limit`; 1 MB pages unless set).
+    pub fn page_size(mut self, items: i32) -> Self {
+        self.page_size = Some(items);
+        self
+    }
+
+    /// Skips the check pass (for a resumed run whose items were checked).
+    pub fn skip_check(mut self) -> Self {
+        self.check_first = false;
+        self
+    }
+
+    /// Calls `report` after every page of every segment, from the task
+    /// running the backfill: keep it short. Its
+    /// [`checkpoint`](Progress::checkpoint) is where to resume.
+    pub fn on_progress(mut self, report: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.report = Some(Arc::new(report));
+        self
+    }
+
+    /// The items `E`'s indexes cannot hold, found by a scan that writes
+    /// nothing.
+    pub async fn check(self) -> Result<Vec<IndexKeyViolation>> {
+        self.validate()?;
+        let segments = self.segments;
+        let positions = vec![Position::Start; segments as usize];
+        let run = Run::<E>::new(&self, positions, None);
+        futures::future::try_join_all((0..segments).map(|s| run.segment(s, Pass::Check))).await?;
+        let state = run.state.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(state.violations.clone())
+    }
+
+    fn validate(&self) -> Result<()> {
+        let invalid = |reason: String| Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason,
+        };
+        if !(1..=MAX_SEGMENTS).contains(&self.segments) {
+            return Err(invalid(format!(
+                "a backfill runs 1 to {MAX_SEGMENTS} segments, not {}",
+                self.segments
+            )));
+        }
+        for rate in [self.items_per_second, self.units_per_second]
+            .into_iter()
+            .flatten()
+        {
+            if !(rate.is_finite() && rate > 0.0) {
+                return Err(invalid(format!("a rate must be positive, not {rate}")));
+            }
+        }
+        if self.page_size.is_some_and(|n| n < 1) {
+            return Err(invalid("a page holds at least one item".into()));
+        }
+        Ok(())
+    }
+
+    /// Checks every item (unless [`skip_check`](Self::skip_check)), then
+    /// writes. Returns the final progress; an
+    /// [`Error::IndexKeyViolations`] when the check found items the indexes
+    /// cannot hold, with nothing written.
+    pub async fn send(mut self) -> Result<Progress> {
+        let positions = match &self.checkpoint {
+            Some(checkpoint) => checkpoint.decode::<E>()?,
+            None => vec![Position::Start; self.segments as usize],
+        };
+        self.segments = positions.len() as u32;
+        self.validate()?;
+        if self.check_first {
+            let violations = Backfill::<E> {
+                db: self.db.clone(),
+                report: None,
+                checkpoint: None,
+                ..self.settings()
+            }
+            .check()
+            .await?;
+            if !violations.is_empty() {
+                return Err(Error::IndexKeyViolations {
+                    entity: E::SCHEMA.entity_type,
+                    violations,
+                });
+            }
+        }
+        let table_items = self.table_items().await;
+        let run = Run::<E>::new(&self, positions, table_items);
+        futures::future::try_join_all((0..self.segments).map(|s| run.segment(s, Pass::Write)))
+            .await?;
+        let state = run.state.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(state.progress::<E>())
+    }
+
+    /// The same settings, without the callback and checkpoint.
+    fn settings(&self) -> Self {
+        Backfill {
+            db: self.db.clone(),
+            segments: self.segments,
+            checkpoint: None,
+            items_per_second: self.items_per_second,
+            units_per_second: self.units_per_second,
+            page_size: self.page_size,
+            check_first: self.check_first,
+            report: None,
+            entity: PhantomData,
+        }
+    }
+
+    /// DescribeTable's item count, for the estimate; `None` if unavailable.
+    async fn table_items(&self) -> Option<u64> {
+        let described = self
+            .db
+            .client()
+            .describe_table()
+            .table_name(self.db.table_name::<E::Table>())
+            .send()
+            .await
+            .ok()?;
+        described
+            .table
+            .and_then(|t| t.item_count)
+            .and_then(|n| u64::try_from(n).ok())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Pass {
+    Check,
+    Write,
+}
+
+/// One run's shared state.
+struct State {
+    positions: Vec<Position>,
+    scanned: u64,
+    matched: u64,
+    updated: u64,
+    skipped: u64,
+    retried: u64,
+    consumed: f64,
+    table_items: Option<u64>,
+    violations: Vec<IndexKeyViolation>,
+}
+
+impl State {
+    fn progress<E: Entity>(&self) -> Progress {
+        Progress {
+            scanned: self.scanned,
+            matched: self.matched,
+            updated: self.updated,
+            skipped: self.skipped,
+            retried: self.retried,
+            consumed_capacity: self.consumed,
+            table_items: self.table_items,
+            segments_done: self
+                .positions
+                .iter()
+                .filter(|p| matches!(p, Position::Done))
+                .count() as u32,
+            segments: self.positions.len() as u32,
+            checkpoint: Checkpoint::encode::<E>(&self.positions),
+        }
+    }
+}
+
+/// Spaces requests so that `rate` units per second are not exceeded, over
+/// every segment: each request reserves its share of time after the last.
+struct Pacer {
+    per_unit: Duration,
+    next: Mutex<Instant>,
+}
+
+impl Pacer {
+    fn new(rate: f64) -> Self {
+        Pacer {
+            per_unit: Duration::from_secs_f64(1.0 / rate),
+            next: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// How long to wait before spending `units` at `now`.
+    fn reserve(&self, units: f64, now: Instant) -> Duration {
+        let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+        let start = (*next).max(now);
+        *next = start + self.per_unit.mul_f64(units.max(0.0));
+        start - now
+    }
+
+    async fn take(&self, units: f64) {
+        let wait = self.reserve(units, Instant::now());
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+struct Run<E> {
+    db: Db,
+    segments: u32,
+    page_size: Option<i32>,
+    items: Option<Pacer>,
+    units: Option<Pacer>,
+    report: Option<Report>,
+    state: Mutex<State>,
+    entity: PhantomData<fn() -> E>,
+}
+
+/// How many times an item changed by others between read and write is taken
+/// again before the backfill gives up on it with the conflict.
+const MAX_RETRIES: u32 = 20;
+
+impl<E: Entity + Send + Sync + 'static> Run<E> {
+    fn new(backfill: &Backfill<E>, positions: Vec<Position>, table_items: Option<u64>) -> Self {
+        Run {
+            db: backfill.db.clone(),
+            segments: positions.len() as u32,
+            page_size: backfill.page_size,
+            items: backfill.items_per_second.map(Pacer::new),
+            units: backfill.units_per_second.map(Pacer::new),
+            report: backfill.report.clone(),
+            state: Mutex::new(State {
+                positions,
+                scanned: 0,
+                matched: 0,
+                updated: 0,
+                skipped: 0,
+                retried: 0,
+                consumed: 0.0,
+                table_items,
+                violations: Vec::new(),
+            }),
+            entity: PhantomData,
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    async fn spend(&self, units: f64) {
+        if let Some(pacer) = &self.units {
+            pacer.take(units).await;
+        }
+    }
+
+    /// Scans segment `segment` from where it stands to its end.
+    async fn segment(&self, segment: u32, pass: Pass) -> Result<()> {
+        let table = self.db.table_name::<E::Table>().to_owned();
+        let type_attribute = E::SCHEMA.table.entity_attribute;
+        let mut start = match &self.state().positions[segment as usize] {
+            Position::Start => None,
+            Position::After(key) => Some(key.clone()),
+            Position::Done => return Ok(()),
+        };
+        loop {
+            let page = self
+                .db
+                .client()
+                .scan()
+                .table_name(&table)
+                .segment(segment as i32)
+                .total_segments(self.segments as i32)
+                .consistent_read(true)
+                .filter_expression("#t = :t")
+                .expression_attribute_names("#t", type_attribute)
+                .expression_attribute_values(
+                    ":t",
+                    AttributeValue::S(E::SCHEMA.entity_type.to_owned()),
+                )
+                .set_limit(self.page_size)
+                .set_exclusive_start_key(start)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(|e| Error::sdk("Scan", e))?;
+            let units = page
+                .consumed_capacity
+                .as_ref()
+                .and_then(|c| c.capacity_units)
+                .unwrap_or(0.0);
+            self.spend(units).await;
+            let items = page.items.unwrap_or_default();
+            if let Some(pacer) = &self.items {
+                pacer.take(page.scanned_count.max(1) as f64).await;
+            }
+            let mut written = Vec::with_capacity(items.len());
+            for item in &items {
+                match pass {
+                    Pass::Check => {
+                        let found = violations::<E>(item);
+                        if !found.is_empty() {
+                            self.state().violations.extend(found);
+                        }
+                    }
+                    Pass::Write => written.push(self.bring_in_line(item.clone()).await?),
+                }
+            }
+            start = page.last_evaluated_key;
+            let progress = {
+                let mut state = self.state();
+                state.scanned += page.scanned_count.max(0) as u64;
+                state.matched += items.len() as u64;
+                state.consumed += units;
+                for outcome in written {
+                    state.consumed += outcome.units;
+                    state.retried += u64::from(outcome.retried);
+                    if outcome.updated {
+                        state.updated += 1;
+                    } else {
+                        state.skipped += 1;
+                    }
+                }
+                state.positions[segment as usize] = match &start {
+                    Some(key) => Position::After(key.clone()),
+                    None => Position::Done,
+                };
+                state.progress::<E>()
+            };
+            if pass == Pass::Write {
+                if let Some(report) = &self.report {
+                    report(&progress);
+                }
+            }
+            if start.is_none() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Writes `item`'s index attributes if they are not what its fields make
+    /// them, conditioned on everything they were computed from.
+    async fn bring_in_line(&self, mut item: Item) -> Result<Outcome> {
+        let mut outcome = Outcome::default();
+        loop {
+            let Some(plan) = plan::<E>(&item)? else {
+                return Ok(outcome);
+            };
+            match plan.send(&self.db, None).await {
+                Ok(_) => {
+                    outcome.updated = true;
+                    outcome.units += 1.0;
+                    return Ok(outcome);
+                }
+                // Changed since read: take it as it is now (ALL_OLD), or,
+                // when an attempt whose answer was lost may have written it,
+                // read it (the write changes no input, so sending it again
+                // is safe).
+                Err(
+                    error @ (Error::ConditionFailed { .. } | Error::WriteOutcomeUnknown { .. }),
+                ) => {
+                    outcome.retried += 1;
+                    if outcome.retried > MAX_RETRIES {
+                        return Err(error);
+                    }
+                    let now = match error {
+                        Error::ConditionFailed {
+                            existing: Some(ExistingItem(now)),
+                            ..
+                        } => Some(now),
+                        _ => {
+                            self.db
+                                .get(plan.key.clone())
+                                .consistent_read(true)
+                                .include_expired()
+                                .raw()
+                                .await?
+                        }
+                    };
+                    match now {
+                        Some(now) if is_entity::<E>(&now) => item = now,
+                        // Deleted, or replaced by another entity: nothing to do.
+                        _ => return Ok(outcome),
+                    }
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct Outcome {
+    updated: bool,
+    retried: u32,
+    units: f64,
+}
+
+fn is_entity<E: Entity>(item: &Item) -> bool {
+    item.get(E::SCHEMA.table.entity_attribute)
+        .and_then(|t| t.as_s().ok())
+        .is_some_and(|t| t == E::SCHEMA.entity_type)
+}
+
+/// The index key attributes ddb writes for `E` (not the fields' own
+/// attributes, which DynamoDB indexes as they are).
+fn maintained<E: Entity>() -> Vec<&'static str> {
+    let schema = &E::SCHEMA;
+    let mut names = Vec::new();
+    for key in schema.keys.iter().skip(1) {
+        let Some(index) = key.index.and_then(|name| schema.table.index(name)) else {
+            continue;
+        };
+        for attribute in std::iter::once(index.pk).chain(index.sk) {
+            if crate::write::maintained_by_ddb(schema, attribute.name)
+                && !names.contains(&attribute.name)
+            {
+                names.push(attribute.name);
+            }
+        }
+    }
+    names
+}
+
+/// The UpdateItem that brings `item`'s index attributes in line, `None`
+/// when they are.
+fn plan<E: Entity + 'static>(item: &Item) -> Result<Option<WritePlan<E>>> {
+    let schema = &E::SCHEMA;
+    let key = Key::<E>::from_item(item)?;
+    let expected = E::from_item(item.clone())
+        .and_then(|entity| entity.to_item())
+        .map_err(|e| e.with_key(&key))?;
+    let mut p = Placeholders::default();
+    let mut sets = Vec::new();
+    let mut removes = Vec::new();
+    for attribute in maintained::<E>() {
+        match (expected.get(attribute), item.get(attribute)) {
+            (Some(want), have) if have != Some(want) => {
+                sets.push(format!("{} = {}", p.name(attribute), p.value(want.clone())));
+            }
+            (None, Some(_)) => removes.push(p.name(attribute)),
+            _ => {}
+        }
+    }
+    if sets.is_empty() && removes.is_empty() {
+        return Ok(None);
+    }
+    let mut clauses = Vec::new();
+    if !sets.is_empty() {
+        clauses.push(format!("SET {}", sets.join(", ")));
+    }
+    if !removes.is_empty() {
+        clauses.push(format!("REMOVE {}", removes.join(", ")));
+    }
+    // The item as read: it exists, at the same version, with the same value
+    // (or absence) of every attribute an index key is built from.
+    let mut inputs: HashSet<&'static str> = HashSet::new();
+    for key in schema.keys.iter().skip(1) {
+        inputs.extend(crate::write::index_inputs(schema, key));
+    }
+    if let Some(version) = crate::write::version_attribute(schema) {
+        inputs.insert(version);
+    }
+    let mut inputs: Vec<&'static str> = inputs.into_iter().collect();
+    inputs.sort_unstable();
+    let mut condition = Condition::<E>::attribute_exists(schema.table.pk.name);
+    for attribute in inputs {
+        condition = condition
+            & match item.get(attribute) {
+                Some(value) => Condition::compare_value(attribute, "=", value.clone()),
+                None => Condition::attribute_not_exists(attribute),
+            };
+    }
+    let expression = clauses.join(" ");
+    crate::expr::check_expression(schema.entity_type, "update", &expression)?;
+    WritePlan::new(key, Action::Update(expression), Some(&condition), p).map(Some)
+}
+
+/// What keeps `item` out of `E`'s indexes, or makes writes to it fail.
+fn violations<E: Entity>(item: &Item) -> Vec<IndexKeyViolation> {
+    let schema: &EntitySchema = &E::SCHEMA;
+    let key = Key::<E>::from_item(item)
+        .map(|k| key_text(&k))
+        .unwrap_or_else(|_| "(no key)".into());
+    let violation = |attribute: &str, reason: String| IndexKeyViolation {
+        key: key.clone(),
+        attribute: attribute.to_owned(),
+        reason,
+    };
+    let mut found = Vec::new();
+    match E::from_item(item.clone()).and_then(|entity| entity.to_item()) {
+        Ok(_) => {}
+        Err(error) => found.push(violation(schema.entity_type, error.to_string())),
+    }
+    // The fields' own attributes that an index keys on: DynamoDB leaves an
+    // item out of the index when one has another type, and refuses writes
+    // that would put an empty or oversized value in it.
+    let table = schema.table;
+    let own = |attribute: &KeyAttribute| !crate::write::maintained_by_ddb(schema, attribute.name);
+    let mut checked = HashSet::new();
+    let indexes = schema
+        .keys
+        .iter()
+        .skip(1)
+        .filter_map(|k| k.index)
+        .chain(schema.multi_attribute_keys.iter().map(|k| k.index));
+    for index in indexes.filter_map(|name| table.index(name)) {
+        let partition = std::iter::once(&index.pk).chain(index.pk_more);
+        let sort = index.sk.iter().chain(index.sk_more);
+        let attributes = partition
+            .map(|a| (a, crate::key::PARTITION_KEY_LIMIT))
+            .chain(sort.map(|a| (a, crate::key::SORT_KEY_LIMIT)));
+        for (attribute, limit) in attributes.filter(|(a, _)| own(a)) {
+            if !checked.insert((index.name, attribute.name)) {
+                continue;
+            }
+            let Some(value) = item.get(attribute.name) else {
+                continue;
+            };
+            let problem = match (attribute.ty, value) {
+                (ScalarType::S, AttributeValue::S(s)) if s.is_empty() => {
+                    Some("an empty string cannot be an index key".to_owned())
+                }
+                (ScalarType::S, AttributeValue::S(s)) if s.len() > limit => Some(format!(
+                    "{} bytes; index {} keys hold at most {limit}",
+                    s.len(),
+                    index.name
+                )),
+                (ScalarType::S, AttributeValue::S(_)) | (ScalarType::N, AttributeValue::N(_)) => {
+                    None
+                }
+                (ty, _) => Some(format!(
+                    "index {} keys it as {}, and this item holds another type",
+                    index.name,
+                    ty.as_str()
+                )),
+            };
+            if let Some(reason) = problem {
+                found.push(violation(attribute.name, reason));
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pacer;
+    use std::time::{Duration, Instant};
+
+    /// Requests are spaced by their units over the rate, across callers,
+    /// and time not used is not saved up beyond now.
+    #[test]
+    fn the_pacer_spaces_requests_by_their_units() {
+        let pacer = Pacer::new(100.0); // 10 ms per unit
+        let now = Instant::now();
+        *pacer.next.lock().unwrap() = now;
+        assert_eq!(pacer.reserve(5.0, now), Duration::ZERO);
+        assert_eq!(pacer.reserve(1.0, now), Duration::from_millis(50));
+        assert_eq!(pacer.reserve(1.0, now), Duration::from_millis(60));
+        let later = now + Duration::from_secs(1);
+        assert_eq!(pacer.reserve(1.0, later), Duration::ZERO);
+    }
+}

@@ -1,0 +1,310 @@
+//! #13.2: a new index on stored items: sync the table, backfill the index
+//! while the application keeps updating the same items, interrupt and resume,
+//! and check every item against the raw table.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use ddb_runtime::schema::{Checkpoint, Progress};
+use ddb_runtime::{Db, Entity, Error, Table};
+use serde::{Deserialize, Serialize};
+
+/// The table as first shipped: no secondary index.
+#[derive(Table)]
+#[ddb(name = "Catalog", pk = "PK", sk = "SK")]
+struct CatalogV1;
+
+/// The product as first shipped.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = CatalogV1, entity = "Product", pk = "PRODUCT#{id}", sk = "PRODUCT")]
+struct ProductV1 {
+    id: String,
+    category: String,
+    stock: u64,
+    #[ddb(version)]
+    version: u64,
+}
+
+/// Another entity in the same table, which the backfill leaves alone.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = CatalogV1, pk = "PRODUCT#{product}", sk = "REVIEW#{id}")]
+struct Review {
+    product: String,
+    id: String,
+    stars: u8,
+}
+
+/// The table today: it gains GSI1.
+#[derive(Table)]
+#[ddb(name = "Catalog", pk = "PK", sk = "SK")]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Catalog;
+
+/// The product today: "the products of a category" is a new access pattern.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Catalog, entity = "Product", pk = "PRODUCT#{id}", sk = "PRODUCT")]
+#[ddb(index(
+    name = "GSI1",
+    pk = "CATEGORY#{category}",
+    sk = "PRODUCT#{id}",
+    query = "in_category"
+))]
+struct Product {
+    id: String,
+    category: String,
+    stock: u64,
+    #[ddb(version)]
+    version: u64,
+}
+
+fn category(i: usize) -> String {
+    format!("C{}", i % 7)
+}
+
+/// A table at the first design, holding `n` products and some reviews, and
+/// the same table seen by today's code.
+async fn shipped(n: usize) -> (Db, Db) {
+    let old = ddb_tests::db_with_table::<CatalogV1>().await;
+    let products: Vec<ProductV1> = (0..n)
+        .map(|i| ProductV1 {
+            id: format!("P{i:05}"),
+            category: category(i),
+            stock: 10,
+            version: 1,
+        })
+        .collect();
+    old.batch_put(&products).await.unwrap();
+    let reviews: Vec<Review> = (0..50)
+        .map(|i| Review {
+            product: format!("P{i:05}"),
+            id: format!("R{i}"),
+            stars: 5,
+        })
+        .collect();
+    old.batch_put(&reviews).await.unwrap();
+    let new =
+        Db::new(old.client().clone()).with_table_name::<Catalog>(old.table_name::<CatalogV1>());
+    (old, new)
+}
+
+/// Products whose GSI1 attributes are not what their fields make them, and
+/// reviews that gained any.
+fn out_of_step(items: &[HashMap<String, AttributeValue>]) -> usize {
+    items
+        .iter()
+        .filter(|item| match item["_type"].as_s().unwrap().as_str() {
+            "Product" => {
+                let expected = Product::from_item((*item).clone())
+                    .unwrap()
+                    .to_item()
+                    .unwrap();
+                ["GSI1PK", "GSI1SK"]
+                    .iter()
+                    .any(|a| item.get(*a).is_none() || item.get(*a) != expected.get(*a))
+            }
+            _ => item.contains_key("GSI1PK") || item.contains_key("GSI1SK"),
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn a_new_index_is_backfilled_under_concurrent_updates_and_resumes() {
+    let n = 5_000;
+    let (_old, db) = shipped(n).await;
+
+    // The code changed: sync adds GSI1, which sees none of the stored items.
+    let sync = db.sync_table::<Catalog>().await.unwrap();
+    assert!(!sync.changes.is_empty(), "{sync}");
+    let before = db
+        .query(Product::in_category(&"C1".to_string()))
+        .collect()
+        .await
+        .unwrap();
+    assert!(before.is_empty());
+
+    // The application keeps updating products meanwhile: each task owns a
+    // slice of them, adds stock and moves some to another category.
+    let expected: Arc<Mutex<HashMap<String, (u64, String)>>> = Arc::new(Mutex::new(
+        (0..n)
+            .map(|i| (format!("P{i:05}"), (10, category(i))))
+            .collect(),
+    ));
+    let updaters: Vec<_> = (0..4)
+        .map(|task| {
+            let (db, expected) = (db.clone(), expected.clone());
+            tokio::spawn(async move {
+                for step in 0..150 {
+                    let i = (step * 97 + task * 13) % n;
+                    if i % 4 != task {
+                        continue;
+                    }
+                    let id = format!("P{i:05}");
+                    let key = Product::key(&id).unwrap();
+                    let mut update = db.update(key).add(Product::fields().stock, 1u64);
+                    let moved = step % 3 == 0;
+                    let new_category = format!("M{}", step % 5);
+                    if moved {
+                        update = update.set(Product::fields().category, new_category.clone());
+                    }
+                    update.send().await.unwrap();
+                    let mut expected = expected.lock().unwrap();
+                    let entry = expected.get_mut(&id).unwrap();
+                    entry.0 += 1;
+                    if moved {
+                        entry.1 = new_category;
+                    }
+                }
+            })
+        })
+        .collect();
+
+    // The first run is interrupted (dropped) half-way.
+    let saved: Arc<Mutex<Option<Progress>>> = Arc::new(Mutex::new(None));
+    let half = Arc::new(tokio::sync::Notify::new());
+    let first = {
+        let (saved, half) = (saved.clone(), half.clone());
+        db.backfill::<Product>()
+            .segments(4)
+            .page_size(100)
+            .on_progress(move |progress| {
+                if progress.scanned as usize >= n / 2 {
+                    half.notify_one();
+                }
+                *saved.lock().unwrap() = Some(progress.clone());
+            })
+            .send()
+    };
+    tokio::select! {
+        finished = first => panic!("the first run was to be interrupted: {finished:?}"),
+        _ = half.notified() => {}
+    }
+    let interrupted = saved.lock().unwrap().clone().unwrap();
+    assert!(!interrupted.is_done());
+    assert!(interrupted.updated > 0);
+    let remaining = interrupted.estimated_remaining().unwrap();
+    assert!(remaining > 0 && remaining < (n + 50) as u64, "{remaining}");
+
+    // Resumed from the checkpoint as a string, as a job would store it.
+    let checkpoint: Checkpoint = interrupted.checkpoint.to_string().parse().unwrap();
+    let done = db
+        .backfill::<Product>()
+        .resume(checkpoint)
+        .page_size(100)
+        .send()
+        .await
+        .unwrap();
+    assert!(done.is_done());
+    assert!(
+        interrupted.retried + done.retried > 0,
+        "the updaters raced the backfill"
+    );
+    assert!(
+        (done.scanned as usize) < n,
+        "resumed, not started over: {done:?}"
+    );
+    for updater in updaters {
+        updater.await.unwrap();
+    }
+
+    // Every product is in the index as its fields say, and no update was lost.
+    let items = ddb_tests::scan_raw::<Catalog>(&db).await;
+    assert_eq!(items.len(), n + 50);
+    assert_eq!(out_of_step(&items), 0);
+    let expected = expected.lock().unwrap().clone();
+    for item in items
+        .iter()
+        .filter(|i| i["_type"].as_s().unwrap() == "Product")
+    {
+        let product = Product::from_item(item.clone()).unwrap();
+        assert_eq!(
+            (product.stock, product.category.clone()),
+            expected[&product.id],
+            "{}",
+            product.id
+        );
+    }
+    // The new access pattern answers from the index.
+    let c1 = db
+        .query(Product::in_category(&"C1".to_string()))
+        .collect()
+        .await
+        .unwrap();
+    let want = expected.values().filter(|(_, c)| c == "C1").count();
+    assert_eq!(c1.len(), want);
+
+    // A second run finds nothing to do.
+    let again = db.backfill::<Product>().send().await.unwrap();
+    assert_eq!((again.updated, again.matched), (0, n as u64));
+}
+
+/// Items the new index cannot hold are reported before anything is
+/// written.
+#[tokio::test]
+async fn items_an_index_cannot_hold_are_reported_before_writing() {
+    let (old, db) = shipped(20).await;
+    db.sync_table::<Catalog>().await.unwrap();
+    // An empty category cannot be a key segment.
+    let mut broken = ProductV1 {
+        id: "P00003".into(),
+        category: "C3".into(),
+        stock: 1,
+        version: 1,
+    }
+    .to_item()
+    .unwrap();
+    broken.insert("category".into(), AttributeValue::S(String::new()));
+    old.client()
+        .put_item()
+        .table_name(old.table_name::<CatalogV1>())
+        .set_item(Some(broken))
+        .send()
+        .await
+        .unwrap();
+
+    let violations = db.backfill::<Product>().check().await.unwrap();
+    assert_eq!(violations.len(), 1, "{violations:?}");
+    assert_eq!(violations[0].key, "PRODUCT#P00003 / PRODUCT");
+    let refused = db.backfill::<Product>().send().await;
+    assert!(
+        matches!(&refused, Err(Error::IndexKeyViolations { violations, .. }) if violations.len() == 1),
+        "{refused:?}"
+    );
+    let items = ddb_tests::scan_raw::<Catalog>(&db).await;
+    assert!(
+        items.iter().all(|i| !i.contains_key("GSI1PK")),
+        "nothing written"
+    );
+    let bad = db.backfill::<Product>().segments(0).send().await;
+    assert!(matches!(bad, Err(Error::InvalidRequest { .. })), "{bad:?}");
+    let forged: Checkpoint = "4:bm90IGEgY2hlY2twb2ludA".parse().unwrap();
+    let forged = db.backfill::<Product>().resume(forged).send().await;
+    assert!(
+        matches!(forged, Err(Error::InvalidCursor { .. })),
+        "{forged:?}"
+    );
+}
+
+/// A rate limit spaces the scan: pages of 10 at 400 items a second.
+#[tokio::test]
+async fn a_rate_limited_backfill_completes() {
+    let (_old, db) = shipped(100).await;
+    db.sync_table::<Catalog>().await.unwrap();
+    let pages = Arc::new(Mutex::new(Vec::new()));
+    let seen = pages.clone();
+    let done = db
+        .backfill::<Product>()
+        .segments(2)
+        .page_size(10)
+        .items_per_second(400.0)
+        .capacity_per_second(10_000.0)
+        .on_progress(move |p| seen.lock().unwrap().push(p.scanned))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!((done.updated, done.matched), (100, 100));
+    assert!(done.consumed_capacity > 0.0);
+    let pages = pages.lock().unwrap();
+    assert!(pages.windows(2).all(|w| w[0] <= w[1]), "{pages:?}");
+    assert!(pages.len() >= 15, "about 15 pages of 10: {pages:?}");
+}
