@@ -136,15 +136,15 @@ async fn fresh_table(client: &Client) -> Result<String, BoxError> {
     Ok(name)
 }
 
-async fn raw_put_all(client: &Client, table: &str, orders: &[Order]) -> Result<(), BoxError> {
-    let chunks: Vec<Vec<WriteRequest>> = orders
+async fn raw_put_all(client: &Client, table: &str, items: Vec<Item>) -> Result<(), BoxError> {
+    let chunks: Vec<Vec<WriteRequest>> = items
         .chunks(25)
         .map(|chunk| {
             chunk
                 .iter()
-                .map(|o| {
+                .map(|item| {
                     let put = aws_sdk_dynamodb::types::PutRequest::builder()
-                        .set_item(Some(raw_item(o)))
+                        .set_item(Some(item.clone()))
                         .build()
                         .expect("item set");
                     WriteRequest::builder().put_request(put).build()
@@ -187,10 +187,16 @@ enum Workload {
     Transactions,
     BatchGet,
     Stream,
+    Backfill,
+    ExactlyOnceCreates,
 }
 
-const WORKLOADS: [(Workload, &str); 11] = [
+const WORKLOADS: [(Workload, &str); 13] = [
     (Workload::Creates, "300 sequential idempotent creates"),
+    (
+        Workload::ExactlyOnceCreates,
+        "300 sequential exactly-once creates (one-action transactions)",
+    ),
     (Workload::Gets, "300 GetItems"),
     (
         Workload::BatchPut,
@@ -207,6 +213,10 @@ const WORKLOADS: [(Workload, &str); 11] = [
     (Workload::Transactions, "50 transactions of 4 creates"),
     (Workload::BatchGet, "batch get of 1,000 keys"),
     (Workload::Stream, "a 10,000-order partition streamed"),
+    (
+        Workload::Backfill,
+        "backfill of 2,500 open orders stored without GSI2",
+    ),
 ];
 
 fn customer() -> Customer {
@@ -250,7 +260,7 @@ fn peak_rss_mb() -> Option<f64> {
 /// The orders a workload starts from (written before the clock starts).
 fn seed(workload: Workload) -> Vec<Order> {
     match workload {
-        Workload::Creates | Workload::BatchPut => Vec::new(),
+        Workload::Creates | Workload::ExactlyOnceCreates | Workload::BatchPut => Vec::new(),
         Workload::Gets => (0..300)
             .map(|i| order("C1", i, OrderStatus::Open))
             .collect(),
@@ -273,7 +283,23 @@ fn seed(workload: Workload) -> Vec<Order> {
         Workload::Stream => (0..10_000)
             .map(|i| order("C1", i, OrderStatus::Shipped))
             .collect(),
+        Workload::Backfill => (0..2500)
+            .map(|i| order(&format!("C{}", i % 50), i, OrderStatus::Open))
+            .collect(),
     }
+}
+
+/// Orders as an earlier version of the code stored them: before GSI2.
+fn without_gsi2(orders: &[Order]) -> Vec<Item> {
+    orders
+        .iter()
+        .map(|o| {
+            let mut item = raw_item(o);
+            item.remove("GSI2PK");
+            item.remove("GSI2SK");
+            item
+        })
+        .collect()
 }
 
 async fn run_ddb(db: &Db, workload: Workload) -> Result<Run, BoxError> {
@@ -283,6 +309,15 @@ async fn run_ddb(db: &Db, workload: Workload) -> Result<Run, BoxError> {
         Workload::Creates => {
             for i in 0..300 {
                 db.create(&order("C1", i, OrderStatus::Open)).send().await?;
+            }
+            run.items = 300;
+        }
+        Workload::ExactlyOnceCreates => {
+            for i in 0..300 {
+                db.create(&order("C1", i, OrderStatus::Open))
+                    .exactly_once(true)
+                    .send()
+                    .await?;
             }
             run.items = 300;
         }
@@ -382,6 +417,16 @@ async fn run_ddb(db: &Db, workload: Workload) -> Result<Run, BoxError> {
                 run.items += 1;
             }
         }
+        Workload::Backfill => {
+            let done = db
+                .backfill::<Order>()
+                .segments(4)
+                .skip_check()
+                .send()
+                .await?;
+            run.items = done.updated as usize;
+            run.read_units = done.consumed_capacity;
+        }
     }
     run.elapsed = started.elapsed();
     Ok(run)
@@ -404,6 +449,26 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                     .table_name(table)
                     .set_item(Some(raw_item(&order("C1", i, OrderStatus::Open))))
                     .condition_expression("attribute_not_exists(PK)")
+                    .send()
+                    .await?;
+            }
+            run.items = 300;
+        }
+        Workload::ExactlyOnceCreates => {
+            for i in 0..300 {
+                let put = aws_sdk_dynamodb::types::Put::builder()
+                    .table_name(table)
+                    .set_item(Some(raw_item(&order("C1", i, OrderStatus::Open))))
+                    .condition_expression("attribute_not_exists(PK)")
+                    .build()?;
+                client
+                    .transact_write_items()
+                    .transact_items(
+                        aws_sdk_dynamodb::types::TransactWriteItem::builder()
+                            .put(put)
+                            .build(),
+                    )
+                    .client_request_token(ddb_runtime::local::unique_table_name("t"))
                     .send()
                     .await?;
             }
@@ -433,7 +498,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
             let orders: Vec<Order> = (0..2500)
                 .map(|i| order("C1", i, OrderStatus::Open))
                 .collect();
-            raw_put_all(client, table, &orders).await?;
+            raw_put_all(client, table, orders.iter().map(raw_item).collect()).await?;
             run.items = orders.len();
         }
         Workload::AllPages | Workload::Latest20 => {
@@ -644,9 +709,83 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                 }
             }
         }
+        Workload::Backfill => {
+            let updated: Vec<(usize, f64)> = futures::stream::iter(0..4)
+                .map(|segment| raw_backfill_segment(client, table, segment, 4))
+                .buffer_unordered(4)
+                .try_collect()
+                .await?;
+            run.items = updated.iter().map(|(n, _)| n).sum();
+            run.read_units = updated.iter().map(|(_, units)| units).sum();
+        }
     }
     run.elapsed = started.elapsed();
     Ok(run)
+}
+
+/// One segment of the hand-written backfill: a Scan of the orders, and for
+/// each open order without its GSI2 keys an UpdateItem that writes them,
+/// conditioned on the version and status it read. Returns the orders written
+/// and the capacity units consumed.
+async fn raw_backfill_segment(
+    client: &Client,
+    table: &str,
+    segment: i32,
+    segments: i32,
+) -> Result<(usize, f64), BoxError> {
+    let (mut written, mut units) = (0, 0.0);
+    let mut start = None;
+    loop {
+        let page = client
+            .scan()
+            .table_name(table)
+            .segment(segment)
+            .total_segments(segments)
+            .consistent_read(true)
+            .filter_expression("#t = :t")
+            .expression_attribute_names("#t", "_type")
+            .expression_attribute_values(":t", s("Order"))
+            .set_exclusive_start_key(start)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await?;
+        units += page
+            .consumed_capacity
+            .as_ref()
+            .and_then(|c| c.capacity_units)
+            .unwrap_or(0.0);
+        for item in page.items() {
+            let order = raw_order(item)?;
+            let want = raw_item(&order);
+            if order.status != OrderStatus::Open || item.get("GSI2PK") == want.get("GSI2PK") {
+                continue;
+            }
+            let output = client
+                .update_item()
+                .table_name(table)
+                .key("PK", item["PK"].clone())
+                .key("SK", item["SK"].clone())
+                .update_expression("SET GSI2PK = :pk, GSI2SK = :sk")
+                .condition_expression("attribute_exists(PK) AND version = :v AND #s = :s")
+                .expression_attribute_names("#s", "status")
+                .expression_attribute_values(":pk", want["GSI2PK"].clone())
+                .expression_attribute_values(":sk", want["GSI2SK"].clone())
+                .expression_attribute_values(":v", item["version"].clone())
+                .expression_attribute_values(":s", item["status"].clone())
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await?;
+            units += output
+                .consumed_capacity
+                .and_then(|c| c.capacity_units)
+                .unwrap_or(0.0);
+            written += 1;
+        }
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return Ok((written, units));
+        }
+    }
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -673,9 +812,12 @@ async fn main() -> Result<(), BoxError> {
             let ddb_table = fresh_table(&client).await?;
             let raw_table = fresh_table(&client).await?;
             let db = Db::new(client.clone()).with_table_name::<Ecommerce>(ddb_table.clone());
-            if !seeded.is_empty() {
+            if matches!(workload, Workload::Backfill) {
+                raw_put_all(&client, &ddb_table, without_gsi2(&seeded)).await?;
+                raw_put_all(&client, &raw_table, without_gsi2(&seeded)).await?;
+            } else if !seeded.is_empty() {
                 db.batch_put(&seeded).await?;
-                raw_put_all(&client, &raw_table, &seeded).await?;
+                raw_put_all(&client, &raw_table, seeded.iter().map(raw_item).collect()).await?;
             }
             if matches!(workload, Workload::Collection) {
                 db.create(&customer()).send().await?;
@@ -708,6 +850,7 @@ async fn main() -> Result<(), BoxError> {
             }
         }
         let (ddb, raw) = (median(ddb_ms), median(raw_ms));
+        // For the backfill, the units are its reads and writes together.
         let per_item = |run: Run| {
             if run.read_units > 0.0 && run.items > 0 {
                 format!("{:.3}", run.read_units / run.items as f64)
@@ -716,8 +859,13 @@ async fn main() -> Result<(), BoxError> {
             }
         };
         println!(
-            "{name}: ddb {ddb:.1} ms, raw {raw:.1} ms, ratio {:.2}; read units per item: ddb {}, raw {}",
+            "{name}: ddb {ddb:.1} ms, raw {raw:.1} ms, ratio {:.2}; {} per item: ddb {}, raw {}",
             ddb / raw,
+            if matches!(workload, Workload::Backfill) {
+                "capacity units (read and write)"
+            } else {
+                "read units"
+            },
             per_item(ddb_last),
             per_item(raw_last),
         );

@@ -1320,8 +1320,19 @@ async fn retries_spent_after_a_lost_answer_are_an_unknown_outcome() {
     loaded.total_cents += 1;
     proxy.fail("TransactWriteItems", 1, Fault::DropResponse);
     proxy.fail("TransactWriteItems", 4, throttle);
-    let exact = through.put(&loaded).exactly_once(true).send().await.unwrap();
+    let exact = through
+        .put(&loaded)
+        .exactly_once(true)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(exact.version, Some(loaded.version + 1));
-    let stored = db.get(key).consistent_read(true).send().await.unwrap().unwrap();
+    let stored = db
+        .get(key)
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.version, loaded.version + 1, "applied once");
 }

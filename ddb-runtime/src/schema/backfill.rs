@@ -312,14 +312,7 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
         self.segments = positions.len() as u32;
         self.validate()?;
         if self.check_first {
-            let violations = Backfill::<E> {
-                db: self.db.clone(),
-                report: None,
-                checkpoint: None,
-                ..self.settings()
-            }
-            .check()
-            .await?;
+            let violations = self.settings().check().await?;
             if !violations.is_empty() {
                 return Err(Error::IndexKeyViolations {
                     entity: E::SCHEMA.entity_type,
@@ -579,10 +572,10 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             let Some(plan) = plan::<E>(&item)? else {
                 return Ok(outcome);
             };
-            match plan.send(&self.db, None).await {
-                Ok(_) => {
+            match plan.send_measured(&self.db, None).await {
+                Ok((_, units)) => {
                     outcome.updated = true;
-                    outcome.units += 1.0;
+                    outcome.units += units;
                     return Ok(outcome);
                 }
                 // Changed since read: take it as it is now (ALL_OLD), or,

@@ -110,6 +110,18 @@ impl<E: Entity + 'static> WritePlan<E> {
         db: &Db,
         return_values: Option<ReturnValue>,
     ) -> Result<Option<Item>> {
+        self.send_measured(db, return_values)
+            .await
+            .map(|(attributes, _)| attributes)
+    }
+
+    /// [`send`](Self::send), with the capacity units DynamoDB reports the
+    /// write consumed.
+    pub(crate) async fn send_measured(
+        &self,
+        db: &Db,
+        return_values: Option<ReturnValue>,
+    ) -> Result<(Option<Item>, f64)> {
         let table = db.table_name::<E::Table>();
         let Parts {
             key,
@@ -140,7 +152,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                 (
                     "PutItem",
                     result
-                        .map(|o| o.attributes)
+                        .map(|o| (o.attributes, units(o.consumed_capacity.as_ref())))
                         .map_err(|e| self.sdk_failure("PutItem", e, &attempts)),
                 )
             }
@@ -164,7 +176,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                 (
                     "UpdateItem",
                     result
-                        .map(|o| o.attributes)
+                        .map(|o| (o.attributes, units(o.consumed_capacity.as_ref())))
                         .map_err(|e| self.sdk_failure("UpdateItem", e, &attempts)),
                 )
             }
@@ -187,7 +199,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                 (
                     "DeleteItem",
                     result
-                        .map(|o| o.attributes)
+                        .map(|o| (o.attributes, units(o.consumed_capacity.as_ref())))
                         .map_err(|e| self.sdk_failure("DeleteItem", e, &attempts)),
                 )
             }
@@ -428,6 +440,11 @@ impl<E: Entity + 'static> WritePlan<E> {
             existing: existing.map(ExistingItem),
         }
     }
+}
+
+/// The capacity units in a write's consumed capacity (0 when none).
+fn units(capacity: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>) -> f64 {
+    capacity.and_then(|c| c.capacity_units).unwrap_or(0.0)
 }
 
 /// A write's condition expression, its names and values registered in
