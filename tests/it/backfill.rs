@@ -308,3 +308,115 @@ async fn a_rate_limited_backfill_completes() {
     assert!(pages.windows(2).all(|w| w[0] <= w[1]), "{pages:?}");
     assert!(pages.len() >= 15, "about 15 pages of 10: {pages:?}");
 }
+
+/// The store's table after moving the open-orders access pattern from the
+/// synthetic, sharded GSI2 to a native multi-attribute index on the orders'
+/// own attributes: GSI2 is gone from the code.
+#[derive(Table)]
+#[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+#[ddb(index(name = "StatusIndex", pk("status"), sk("placed_at", "order_id")))]
+struct EcommerceV2;
+
+/// The store's order, keyed in `StatusIndex` by its own attributes.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = EcommerceV2, entity = "Order", pk = "CUSTOMER#{customer_id}",
+      sk = "ORDER#{placed_at}#{order_id}")]
+#[ddb(index(
+    name = "GSI1",
+    pk = "ORDER#{order_id}",
+    sk = "ORDER",
+    query = "by_order_id"
+))]
+#[ddb(index(
+    name = "StatusIndex",
+    pk(status),
+    sk(placed_at, order_id),
+    query = "in_status"
+))]
+struct OrderV2 {
+    customer_id: ddb_examples::CustomerId,
+    order_id: ddb_examples::OrderId,
+    #[serde(with = "time::serde::rfc3339")]
+    placed_at: time::OffsetDateTime,
+    status: ddb_examples::OrderStatus,
+    total_cents: u64,
+    #[ddb(version)]
+    version: u64,
+}
+
+/// #13.4, on the store's data: the native index is filled by DynamoDB from
+/// the orders' own attributes (no backfill), the query moves to it, then a
+/// backfill drops the old synthetic attributes.
+#[tokio::test]
+async fn synthetic_keys_move_to_a_native_multi_attribute_index() {
+    use ddb_examples::single_table as store;
+    use ddb_examples::OrderStatus;
+    let db = ddb_tests::db_with_table::<store::Ecommerce>().await;
+    store::load(&db).await.unwrap();
+    let open_before: Vec<String> = store::open_orders(&db)
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|o| o.order_id.0)
+        .collect();
+    assert!(!open_before.is_empty());
+
+    // 1. The new index, from the code: sync adds it and keeps GSI2 (it never
+    //    deletes an index), saying so.
+    let v2 = Db::new(db.client().clone())
+        .with_table_name::<EcommerceV2>(db.table_name::<store::Ecommerce>());
+    let sync = v2.sync_table::<EcommerceV2>().await.unwrap();
+    assert_eq!(sync.changes.len(), 1, "{sync}");
+    assert!(sync.to_string().contains("StatusIndex"), "{sync}");
+    assert!(sync.to_string().contains("GSI2"), "GSI2 reported: {sync}");
+
+    // 2. The query moves: the new index already holds every order.
+    let mut open_now: Vec<String> = v2
+        .query(OrderV2::in_status(&OrderStatus::Open))
+        .collect()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|o| o.order_id.0)
+        .collect();
+    let mut open_before = open_before;
+    open_before.sort();
+    open_now.sort();
+    assert_eq!(open_now, open_before);
+
+    // 3. The synthetic attributes go, with a backfill that writes nothing
+    //    else: it is refused for an attribute the entity still writes.
+    let refused = v2
+        .backfill::<OrderV2>()
+        .remove_attributes(["GSI1PK"])
+        .send()
+        .await;
+    assert!(
+        matches!(refused, Err(Error::InvalidRequest { .. })),
+        "{refused:?}"
+    );
+    let done = v2
+        .backfill::<OrderV2>()
+        .remove_attributes(["GSI2PK", "GSI2SK"])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(done.updated as usize, open_before.len(), "{done:?}");
+    let items = ddb_tests::scan_raw::<store::Ecommerce>(&db).await;
+    assert!(items
+        .iter()
+        .all(|i| !i.contains_key("GSI2PK") && !i.contains_key("GSI2SK")));
+    assert!(items
+        .iter()
+        .filter(|i| i["_type"].as_s().unwrap() == "Order")
+        .all(|i| i.contains_key("GSI1PK")));
+    assert!(store::open_orders(&db).await.unwrap().items.is_empty());
+    let still: Vec<OrderV2> = v2
+        .query(OrderV2::in_status(&OrderStatus::Open))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(still.len(), open_before.len());
+}

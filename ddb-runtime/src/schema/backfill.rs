@@ -173,6 +173,7 @@ pub struct Backfill<E> {
     page_size: Option<i32>,
     check_first: bool,
     report: Option<Report>,
+    removed: Vec<String>,
     entity: PhantomData<fn() -> E>,
 }
 
@@ -211,6 +212,7 @@ impl Db {
             page_size: None,
             check_first: true,
             report: None,
+            removed: Vec::new(),
             entity: PhantomData,
         }
     }
@@ -246,6 +248,20 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
     /// Items per Scan page (DynamoDB's `Limit`; 1 MB pages unless set).
     pub fn page_size(mut self, items: i32) -> Self {
         self.page_size = Some(items);
+        self
+    }
+
+    /// Also removes these attributes from every item of `E`: the key
+    /// attributes of an index `E` no longer uses (after moving to a
+    /// multi-attribute index, say). Refused, before anything is sent, for
+    /// the table's key, the entity-type attribute, a field of `E` or an
+    /// attribute one of `E`'s indexes writes.
+    pub fn remove_attributes<I, A>(mut self, attributes: I) -> Self
+    where
+        I: IntoIterator<Item = A>,
+        A: Into<String>,
+    {
+        self.removed.extend(attributes.into_iter().map(Into::into));
         self
     }
 
@@ -297,6 +313,22 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
         if self.page_size.is_some_and(|n| n < 1) {
             return Err(invalid("a page holds at least one item".into()));
         }
+        let schema = &E::SCHEMA;
+        let written = written::<E>();
+        for name in &self.removed {
+            let kept = name == schema.table.pk.name
+                || Some(name.as_str()) == schema.table.sk.map(|a| a.name)
+                || name == schema.table.entity_attribute
+                || schema.fields.iter().any(|f| f.attribute == name)
+                || written.contains(&name.as_str());
+            if kept {
+                return Err(invalid(format!(
+                    "`{name}` is a key, the entity type, a field or an index attribute of {}; \
+                     the backfill removes only attributes nothing writes any more",
+                    schema.rust_name
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -339,6 +371,7 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
             page_size: self.page_size,
             check_first: self.check_first,
             report: None,
+            removed: self.removed.clone(),
             entity: PhantomData,
         }
     }
@@ -433,6 +466,8 @@ impl Pacer {
 
 struct Run<E> {
     db: Db,
+    /// Attributes `E`'s items must not keep ([`Backfill::remove_attributes`]).
+    cleared: Vec<String>,
     segments: u32,
     page_size: Option<i32>,
     items: Option<Pacer>,
@@ -450,6 +485,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
     fn new(backfill: &Backfill<E>, positions: Vec<Position>, table_items: Option<u64>) -> Self {
         Run {
             db: backfill.db.clone(),
+            cleared: backfill.removed.clone(),
             segments: positions.len() as u32,
             page_size: backfill.page_size,
             items: backfill.items_per_second.map(Pacer::new),
@@ -569,7 +605,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
     async fn bring_in_line(&self, mut item: Item) -> Result<Outcome> {
         let mut outcome = Outcome::default();
         loop {
-            let Some(plan) = plan::<E>(&item)? else {
+            let Some(plan) = plan::<E>(&item, &self.cleared)? else {
                 return Ok(outcome);
             };
             match plan.send_measured(&self.db, None).await {
@@ -630,13 +666,11 @@ fn is_entity<E: Entity>(item: &Item) -> bool {
 
 /// The index key attributes ddb writes for `E` (not the fields' own
 /// attributes, which DynamoDB indexes as they are).
-fn maintained<E: Entity>() -> Vec<&'static str> {
+fn written<E: Entity>() -> Vec<&'static str> {
     let schema = &E::SCHEMA;
     let mut names = Vec::new();
-    for key in schema.keys.iter().skip(1) {
-        let Some(index) = key.index.and_then(|name| schema.table.index(name)) else {
-            continue;
-        };
+    let indexes = schema.keys.iter().skip(1).filter_map(|key| key.index);
+    for index in indexes.filter_map(|name| schema.table.index(name)) {
         for attribute in std::iter::once(index.pk).chain(index.sk) {
             if crate::write::maintained_by_ddb(schema, attribute.name)
                 && !names.contains(&attribute.name)
@@ -650,7 +684,7 @@ fn maintained<E: Entity>() -> Vec<&'static str> {
 
 /// The UpdateItem that brings `item`'s index attributes in line, `None`
 /// when they are.
-fn plan<E: Entity + 'static>(item: &Item) -> Result<Option<WritePlan<E>>> {
+fn plan<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option<WritePlan<E>>> {
     let schema = &E::SCHEMA;
     let key = Key::<E>::from_item(item)?;
     let expected = E::from_item(item.clone())
@@ -659,7 +693,7 @@ fn plan<E: Entity + 'static>(item: &Item) -> Result<Option<WritePlan<E>>> {
     let mut p = Placeholders::default();
     let mut sets = Vec::new();
     let mut removes = Vec::new();
-    for attribute in maintained::<E>() {
+    for attribute in written::<E>() {
         match (expected.get(attribute), item.get(attribute)) {
             (Some(want), have) if have != Some(want) => {
                 sets.push(format!("{} = {}", p.name(attribute), p.value(want.clone())));
@@ -667,6 +701,9 @@ fn plan<E: Entity + 'static>(item: &Item) -> Result<Option<WritePlan<E>>> {
             (None, Some(_)) => removes.push(p.name(attribute)),
             _ => {}
         }
+    }
+    for attribute in cleared.iter().filter(|a| item.contains_key(a.as_str())) {
+        removes.push(p.name(attribute));
     }
     if sets.is_empty() && removes.is_empty() {
         return Ok(None);
