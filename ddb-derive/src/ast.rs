@@ -26,6 +26,15 @@ pub struct Entity<'a> {
     pub serde_refused: Vec<Attr<String>>,
     /// The container's serde attributes, for the generated conversion.
     pub serde_conversion: attr::SerdeConversion,
+    /// `schema_version = N`, and the migrations from each older version.
+    pub schema: Option<Schema>,
+}
+
+/// A versioned entity: today's schema version and the migration from each
+/// older one, in order (checked: `from` = 1, 2, ... N-1, each once).
+pub struct Schema {
+    pub version: u32,
+    pub migrations: Vec<(u32, Path)>,
 }
 
 /// `index(name = "...", pk(a, b), sk(c, d))`: a global index whose key is
@@ -276,10 +285,12 @@ impl<'a> Entity<'a> {
                 cx.error_spanned_by(&entity.tokens, "the entity type cannot be empty");
             }
         }
+        let schema = schema(cx, &raw);
         Some(Entity {
             ident: &input.ident,
             vis: &input.vis,
             table: table.value,
+            schema,
             entity_type,
             keys,
             multi_attribute_keys,
@@ -350,6 +361,91 @@ fn multi_attribute_key(
         sk: index.sk_fields.clone(),
         query: index.query.as_ref().map(string_attr),
     }))
+}
+
+/// `schema_version` and its `migrate(...)` chain: every version below it
+/// has exactly one migration, which leads to the next version.
+fn schema(cx: &Ctxt, raw: &attr::RawEntity) -> Option<Schema> {
+    let Some(declared) = &raw.schema_version else {
+        for migration in &raw.migrations {
+            cx.error_spanned_by(
+                &migration.tokens,
+                "migrate(...) needs #[ddb(schema_version = N)], the version items are written at today",
+            );
+        }
+        return None;
+    };
+    let version = match declared.value.base10_parse::<u32>() {
+        Ok(n) if n >= 1 => n,
+        _ => {
+            cx.error_spanned_by(
+                &declared.tokens,
+                "schema_version must be a whole number from 1: items without one are version 1",
+            );
+            return None;
+        }
+    };
+    let mut migrations: Vec<(u32, Path)> = Vec::new();
+    let mut reported = false;
+    for migration in &raw.migrations {
+        let (Some(from), Some(with)) = (&migration.from, &migration.with) else {
+            cx.error_spanned_by(
+                &migration.tokens,
+                "migrate(...) needs `from = N` (the stored version) and `with = path::to_fn` (a fn(&mut ddb_runtime::Item) -> Result<(), String>)",
+            );
+            reported = true;
+            continue;
+        };
+        let Ok(from_version) = from.value.base10_parse::<u32>() else {
+            cx.error_spanned_by(&from.tokens, "`from` must be a whole number");
+            reported = true;
+            continue;
+        };
+        if from_version == 0 || from_version >= version {
+            let message = if from_version == 0 {
+                "there is no schema version 0: items without one are version 1, so the first migration is `from = 1`".to_owned()
+            } else {
+                format!(
+                    "migrate(from = {from_version}) would lead to version {}, past schema_version = {version}: \
+                     raise schema_version to {}, or remove this migration",
+                    from_version + 1,
+                    from_version + 1
+                )
+            };
+            cx.error_spanned_by(&from.tokens, message);
+            reported = true;
+            continue;
+        }
+        if migrations.iter().any(|(f, _)| *f == from_version) {
+            cx.error_spanned_by(
+                &from.tokens,
+                format!("a second migration from version {from_version}: each version has one"),
+            );
+            reported = true;
+            continue;
+        }
+        migrations.push((from_version, with.value.clone()));
+    }
+    let missing: Vec<String> = (1..version)
+        .filter(|v| !migrations.iter().any(|(f, _)| f == v))
+        .map(|v| v.to_string())
+        .collect();
+    if !missing.is_empty() && !reported {
+        cx.error_spanned_by(
+            &declared.tokens,
+            format!(
+                "schema_version = {version} has no migration from version {}: add \
+                 #[ddb(migrate(from = {}, with = ...))], or items stored at that version cannot be read",
+                missing.join(", "),
+                missing[0]
+            ),
+        );
+    }
+    migrations.sort_by_key(|(from, _)| *from);
+    Some(Schema {
+        version,
+        migrations,
+    })
 }
 
 fn string_attr(attr: &Attr<syn::LitStr>) -> Attr<String> {

@@ -119,9 +119,19 @@ pub enum RawWhen {
     Function { path: Path, reads: Vec<syn::Ident> },
 }
 
+/// `migrate(from = 1, with = path::to_fn)`: how an item stored at schema
+/// version `from` becomes one of version `from + 1`.
+pub struct RawMigration {
+    pub from: Option<Attr<LitInt>>,
+    pub with: Option<Attr<Path>>,
+    pub tokens: proc_macro2::TokenStream,
+}
+
 #[derive(Default)]
 pub struct RawEntity {
     pub table: Option<Attr<Path>>,
+    pub schema_version: Option<Attr<LitInt>>,
+    pub migrations: Vec<RawMigration>,
     pub pk: Option<Attr<LitStr>>,
     pub sk: Option<Attr<LitStr>>,
     pub query: Option<Attr<LitStr>>,
@@ -231,6 +241,17 @@ pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
             );
         } else if path.is_ident(INDEX) {
             raw.indexes.push(parse_index(cx, meta, tokens)?);
+        } else if path.is_ident(SCHEMA_VERSION) {
+            let value: LitInt = meta.value()?.parse()?;
+            set_once(
+                cx,
+                &mut raw.schema_version,
+                meta,
+                value.clone(),
+                quote::quote!(#value),
+            );
+        } else if path.is_ident(MIGRATE) {
+            raw.migrations.push(parse_migration(cx, meta, tokens)?);
         } else {
             raw.had_unknown_key = true;
             unknown(cx, meta, "an entity", ENTITY_KEYS)?;
@@ -309,6 +330,33 @@ fn serde_keys(attrs: &[Attribute]) -> Vec<Attr<String>> {
         });
     }
     keys
+}
+
+fn parse_migration(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    tokens: proc_macro2::TokenStream,
+) -> syn::Result<RawMigration> {
+    let mut migration = RawMigration {
+        from: None,
+        with: None,
+        tokens,
+    };
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident(FROM) {
+            let value: LitInt = inner.value()?.parse()?;
+            let tokens = quote::quote!(#value);
+            set_once(cx, &mut migration.from, &inner, value, tokens);
+        } else if inner.path.is_ident(WITH) {
+            let value: Path = inner.value()?.parse()?;
+            let tokens = quote::quote!(#value);
+            set_once(cx, &mut migration.with, &inner, value, tokens);
+        } else {
+            unknown(cx, &inner, "migrate(...)", MIGRATE_KEYS)?;
+        }
+        Ok(())
+    })?;
+    Ok(migration)
 }
 
 fn parse_index(

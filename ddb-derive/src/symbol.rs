@@ -9,7 +9,14 @@ pub const SK: &str = "sk";
 pub const QUERY: &str = "query";
 pub const ENTITY: &str = "entity";
 pub const INDEX: &str = "index";
-pub const ENTITY_KEYS: &[&str] = &[TABLE, PK, SK, QUERY, ENTITY, INDEX];
+pub const SCHEMA_VERSION: &str = "schema_version";
+pub const MIGRATE: &str = "migrate";
+pub const ENTITY_KEYS: &[&str] = &[TABLE, PK, SK, QUERY, ENTITY, INDEX, SCHEMA_VERSION, MIGRATE];
+
+// Entity migrate(...).
+pub const FROM: &str = "from";
+pub const WITH: &str = "with";
+pub const MIGRATE_KEYS: &[&str] = &[FROM, WITH];
 
 // Entity index(...).
 pub const NAME: &str = "name";

@@ -427,3 +427,42 @@ impl CursorBench {
         crate::cursor::decode(cursor, "fingerprint", 2, &["PK", "SK"], self.keys.as_ref()).is_ok()
     }
 }
+
+/// A migration of a versioned entity's stored item, one version up.
+pub type Migration = fn(&mut Item) -> Result<(), String>;
+
+/// The attribute a versioned entity's items carry their schema version in.
+pub const SCHEMA_VERSION_ATTRIBUTE: &str = crate::schema::SCHEMA_VERSION_ATTRIBUTE;
+
+/// `item` brought from its stored schema version (1 when it has none) to
+/// `E`'s, through `chain` (`(from, migration)`, in order); the version
+/// attribute is taken off.
+pub fn migrate<E: Entity>(mut item: Item, chain: &[(u32, Migration)]) -> Result<Item, Error> {
+    let schema = &E::SCHEMA;
+    let current = schema.schema_version;
+    let failed = |item: &Item, from: u32, reason: String| Error::Migration {
+        entity: schema.entity_type,
+        key: crate::schema::item_key_text(schema.table, item),
+        from,
+        reason,
+    };
+    let stored = match crate::schema::stored_schema_version(&item) {
+        Ok(stored) => stored,
+        Err(reason) => return Err(failed(&item, 0, reason)),
+    };
+    item.remove(SCHEMA_VERSION_ATTRIBUTE);
+    if stored > current {
+        return Err(failed(
+            &item,
+            stored,
+            format!(
+                "written by code at schema version {stored}, newer than this code's {current}: \
+                 deploy the newer code everywhere before it writes"
+            ),
+        ));
+    }
+    for (from, migration) in chain.iter().filter(|(from, _)| *from >= stored) {
+        migration(&mut item).map_err(|reason| failed(&item, *from, reason))?;
+    }
+    Ok(item)
+}

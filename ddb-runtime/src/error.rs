@@ -224,6 +224,19 @@ pub enum Error {
         /// Every item at fault, and why.
         violations: Vec<crate::schema::IndexKeyViolation>,
     },
+    /// A stored item could not be brought to today's schema version: its
+    /// migration failed, or it was written by a newer version of the code.
+    #[error("{entity} {key} at schema version {from} cannot be migrated: {reason}")]
+    Migration {
+        /// The entity type.
+        entity: &'static str,
+        /// The item's key (`PK / SK`).
+        key: String,
+        /// The version the item is stored at.
+        from: u32,
+        /// Why.
+        reason: String,
+    },
     /// An update or condition check found no item at the key.
     #[error("{entity} {key} does not exist")]
     NotFound {

@@ -200,8 +200,12 @@ async fn a_new_index_is_backfilled_under_concurrent_updates_and_resumes() {
         "the updaters raced the backfill"
     );
     assert!(
-        (done.scanned as usize) < n,
+        (done.matched as usize) < n,
         "resumed, not started over: {done:?}"
+    );
+    assert!(
+        done.scanned >= (n + 50) as u64,
+        "counts carried over: {done:?}"
     );
     for updater in updaters {
         updater.await.unwrap();
@@ -419,4 +423,49 @@ async fn synthetic_keys_move_to_a_native_multi_attribute_index() {
         .await
         .unwrap();
     assert_eq!(still.len(), open_before.len());
+}
+
+/// A write that lands between the backfill's scan and its update is not
+/// overwritten: the update is conditioned on every attribute the index keys
+/// were computed from, not only the version (this writer keeps the version,
+/// as a batch put does).
+#[tokio::test]
+async fn a_write_between_the_scan_and_the_update_is_not_overwritten() {
+    let (_old, db) = shipped(1).await;
+    db.sync_table::<Catalog>().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Catalog>(&db).await;
+    let held = proxy.hold("Scan");
+    let backfill = tokio::spawn(async move {
+        through
+            .backfill::<Product>()
+            .segments(1)
+            .skip_check()
+            .send()
+            .await
+    });
+    held.applied().await;
+    // The scan has read the product in category C0; it moves to M9.
+    let key = Product::key(&"P00000".to_string()).unwrap().to_item();
+    db.client()
+        .update_item()
+        .table_name(db.table_name::<Catalog>())
+        .set_key(Some(key))
+        .update_expression("SET category = :c, GSI1PK = :pk, GSI1SK = :sk")
+        .expression_attribute_values(":c", AttributeValue::S("M9".into()))
+        .expression_attribute_values(":pk", AttributeValue::S("CATEGORY#M9".into()))
+        .expression_attribute_values(":sk", AttributeValue::S("PRODUCT#P00000".into()))
+        .send()
+        .await
+        .unwrap();
+    held.release();
+    let done = backfill.await.unwrap().unwrap();
+    assert_eq!((done.retried, done.updated), (1, 0), "{done:?}");
+    let items = ddb_tests::scan_raw::<Catalog>(&db).await;
+    assert_eq!(out_of_step(&items), 0);
+    let moved = db
+        .query(Product::in_category(&"M9".to_string()))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(moved.len(), 1);
 }

@@ -10,6 +10,7 @@ mod index_invariant;
 mod keys;
 mod local;
 mod manifest;
+mod migrations;
 mod multi_attribute;
 mod reads;
 mod schema;

@@ -5,7 +5,8 @@
 //! templates written and read), `upkeep` (sparse rules and index keys an
 //! update recomputes), `multi_attribute` (indexes keyed by the entity's own
 //! attributes), `fields` (`Entity::fields()`), `stamps` (version and
-//! timestamps). This file assembles them.
+//! timestamps), `migrate` (schema versions and migrations). This file
+//! assembles them.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -15,6 +16,7 @@ use crate::ast::Entity;
 mod convert;
 mod fields;
 mod keys;
+mod migrate;
 mod multi_attribute;
 mod schema;
 mod stamps;
@@ -72,6 +74,9 @@ pub fn expand(entity: &Entity) -> TokenStream {
     let check_attribute_key = upkeep::check_attribute_key(entity);
     let fields_to_item = convert::fields_to_item(entity);
     let item_to_fields = convert::item_to_fields(entity);
+    let schema_version = migrate::version(entity);
+    let write_version = migrate::write_version(entity);
+    let read_version = migrate::read_version(entity);
     builders.extend(multi_attribute::query_builders(entity));
 
     quote! {
@@ -86,6 +91,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
                 keys: &[#(#key_defs),*],
                 multi_attribute_keys: &[#(#multi_attribute_defs),*],
                 fields: &[#(#field_defs),*],
+                schema_version: #schema_version,
             };
 
             fn primary_key(&self) -> ::core::result::Result<#p::Key<Self>, #p::Error> {
@@ -100,11 +106,14 @@ pub fn expand(entity: &Entity) -> TokenStream {
             }
 
             fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
-                let __fields = #fields_to_item;
+                #[allow(unused_mut)]
+                let mut __fields = #fields_to_item;
+                #write_version
                 #p::to_item::<Self>(__fields, #p::Entity::primary_key(self)?, #p::Entity::index_keys(self)?, #attribute_keys)
             }
 
             fn from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
+                #read_version
                 #item_to_fields
             }
 
@@ -165,6 +174,7 @@ pub fn fallback(ident: &syn::Ident, table: Option<&syn::Path>) -> TokenStream {
                 keys: &[],
                 multi_attribute_keys: &[],
                 fields: &[],
+                schema_version: 1,
             };
             fn primary_key(&self) -> ::core::result::Result<#p::Key<Self>, #p::Error> {
                 ::core::unreachable!()

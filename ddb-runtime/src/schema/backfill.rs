@@ -8,10 +8,12 @@
 //! each one's missing or stale index attributes with an UpdateItem
 //! conditioned on the item being as it was read (its version and every
 //! attribute the keys are built from); an item another writer changed in
-//! between is taken again as that writer left it. It checks first that every
-//! item can be held by the entity's indexes, hands out a checkpoint after
-//! every page so that an interrupted run resumes, reports its progress, and
-//! can be held to a rate.
+//! between is taken again as that writer left it. An item stored at an older
+//! schema version (`#[ddb(schema_version = N)]`) is written in today's shape
+//! instead, and moved when its key template changed. It checks first that
+//! every item can be held by the entity's indexes, hands out a checkpoint
+//! after every page so that an interrupted run resumes, reports its
+//! progress, and can be held to a rate.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -35,8 +37,8 @@ use crate::{Cursor, Entity, Item, Key};
 /// [`Backfill::resume`] to continue an interrupted run.
 ///
 /// ```
-/// let checkpoint: ddb_runtime::schema::Checkpoint = "4:eyJ2IjoxfQ".parse().unwrap();
-/// assert_eq!(checkpoint.to_string(), "4:eyJ2IjoxfQ"); // checked when resumed
+/// let checkpoint: ddb_runtime::schema::Checkpoint = "4:1200:eyJ2IjoxfQ".parse().unwrap();
+/// assert_eq!(checkpoint.to_string(), "4:1200:eyJ2IjoxfQ"); // checked when resumed
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Checkpoint(String);
@@ -61,48 +63,59 @@ impl FromStr for Checkpoint {
 }
 
 impl Checkpoint {
-    fn fingerprint<E: Entity>(segments: usize) -> String {
-        cursor::fingerprint(&["backfill", E::SCHEMA.entity_type, &segments.to_string()])
+    fn fingerprint<E: Entity>(table: &str, segments: usize) -> String {
+        cursor::fingerprint(&[
+            "backfill",
+            table,
+            E::SCHEMA.entity_type,
+            &segments.to_string(),
+        ])
     }
 
-    fn encode<E: Entity>(positions: &[Position]) -> Self {
-        let fingerprint = Self::fingerprint::<E>(positions.len());
+    /// `segments:scanned:positions`: the segment count and the items
+    /// scanned so far (for the estimate) travel with the positions.
+    fn encode<E: Entity>(table: &str, positions: &[Position], scanned: u64) -> Self {
+        let fingerprint = Self::fingerprint::<E>(table, positions.len());
         let text = cursor::encode(&fingerprint, positions, None);
-        Checkpoint(format!("{}:{}", positions.len(), text.as_str()))
+        Checkpoint(format!("{}:{scanned}:{}", positions.len(), text.as_str()))
     }
 
-    fn decode<E: Entity>(&self) -> Result<Vec<Position>> {
+    /// The positions and the items scanned before, for `E` on `table`.
+    fn decode<E: Entity>(&self, table: &str) -> Result<(Vec<Position>, u64)> {
         let invalid = || Error::InvalidCursor {
-            reason: "not a backfill checkpoint of this entity".into(),
+            reason: "not a backfill checkpoint of this entity and table".into(),
         };
-        let (segments, text) = self.0.split_once(':').ok_or_else(invalid)?;
+        let mut parts = self.0.splitn(3, ':');
+        let (Some(segments), Some(scanned), Some(text)) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(invalid());
+        };
         let segments: usize = segments.parse().map_err(|_| invalid())?;
+        let scanned: u64 = scanned.parse().map_err(|_| invalid())?;
         if !(1..=MAX_SEGMENTS as usize).contains(&segments) {
             return Err(invalid());
         }
-        let table = E::SCHEMA.table;
-        let keys: Vec<&str> = std::iter::once(table.pk.name)
-            .chain(table.sk.map(|a| a.name))
+        let keys: Vec<&str> = std::iter::once(E::SCHEMA.table.pk.name)
+            .chain(E::SCHEMA.table.sk.map(|a| a.name))
             .collect();
         let text: Cursor = text.to_owned().into();
-        cursor::decode(
-            &text,
-            &Self::fingerprint::<E>(segments),
-            segments,
-            &keys,
-            None,
-        )
+        let fingerprint = Self::fingerprint::<E>(table, segments);
+        let positions = cursor::decode(&text, &fingerprint, segments, &keys, None)?;
+        Ok((positions, scanned))
     }
 }
 
 /// The most scan segments a backfill runs (DynamoDB allows 1,000,000).
 pub const MAX_SEGMENTS: u32 = 1024;
 
-/// How far a backfill got, reported after every page of every segment and
-/// returned at the end.
+/// How far a backfill got, reported after every page of every segment of
+/// the write pass (the check pass before it reports nothing) and returned at
+/// the end.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
-    /// Items the scan read, of every entity type.
+    /// Items the scan read, of every entity type (counting those of the runs
+    /// this one resumes).
     pub scanned: u64,
     /// Items of the entity among them.
     pub matched: u64,
@@ -112,7 +125,12 @@ pub struct Progress {
     pub skipped: u64,
     /// Writes that met an item changed since it was read, and took it again.
     pub retried: u64,
-    /// Capacity units the scan and the writes consumed, as DynamoDB reported.
+    /// Items left as they were because they could not be brought in line
+    /// (they no longer decode, or kept changing under the backfill): each
+    /// is logged with its key.
+    pub failed: u64,
+    /// Capacity units DynamoDB reported for the check pass, the scan and the
+    /// writes that were applied (not for the conditional writes that failed).
     pub consumed_capacity: f64,
     /// The table's item count by DescribeTable when the run started (DynamoDB
     /// refreshes it about every six hours): the base of the estimate.
@@ -126,12 +144,16 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// About how many items are left to scan, from the table's item count.
+    /// About how many items are left to scan, from the table's item count
+    /// (`None` when DynamoDB's count, refreshed about every six hours, is
+    /// already below what was scanned).
     pub fn estimated_remaining(&self) -> Option<u64> {
         if self.segments_done == self.segments {
             return Some(0);
         }
-        self.table_items.map(|n| n.saturating_sub(self.scanned))
+        self.table_items
+            .filter(|n| *n > self.scanned)
+            .map(|n| n - self.scanned)
     }
 
     /// Whether the backfill finished.
@@ -283,12 +305,17 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
     /// nothing.
     pub async fn check(self) -> Result<Vec<IndexKeyViolation>> {
         self.validate()?;
-        let segments = self.segments;
-        let positions = vec![Position::Start; segments as usize];
-        let run = Run::<E>::new(&self, positions, None);
-        futures::future::try_join_all((0..segments).map(|s| run.segment(s, Pass::Check))).await?;
-        let state = run.state.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(state.violations.clone())
+        self.check_pass().await.map(|(violations, _)| violations)
+    }
+
+    /// The check pass: the violations, and the capacity it consumed.
+    async fn check_pass(&self) -> Result<(Vec<IndexKeyViolation>, f64)> {
+        let positions = vec![Position::Start; self.segments as usize];
+        let run = Run::<E>::new(self, positions, 0, None);
+        futures::future::try_join_all((0..self.segments).map(|s| run.segment(s, Pass::Check)))
+            .await?;
+        let state = run.state();
+        Ok((state.violations.clone(), state.consumed))
     }
 
     fn validate(&self) -> Result<()> {
@@ -306,7 +333,8 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
             .into_iter()
             .flatten()
         {
-            if !(rate.is_finite() && rate > 0.0) {
+            if !(rate.is_finite() && rate > 0.0 && Duration::try_from_secs_f64(1.0 / rate).is_ok())
+            {
                 return Err(invalid(format!("a rate must be positive, not {rate}")));
             }
         }
@@ -337,43 +365,31 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
     /// [`Error::IndexKeyViolations`] when the check found items the indexes
     /// cannot hold, with nothing written.
     pub async fn send(mut self) -> Result<Progress> {
-        let positions = match &self.checkpoint {
-            Some(checkpoint) => checkpoint.decode::<E>()?,
-            None => vec![Position::Start; self.segments as usize],
+        let table = self.db.table_name::<E::Table>().to_owned();
+        let (positions, scanned) = match &self.checkpoint {
+            Some(checkpoint) => checkpoint.decode::<E>(&table)?,
+            None => (vec![Position::Start; self.segments as usize], 0),
         };
         self.segments = positions.len() as u32;
         self.validate()?;
+        let mut checked = 0.0;
         if self.check_first {
-            let violations = self.settings().check().await?;
+            let (violations, consumed) = self.check_pass().await?;
             if !violations.is_empty() {
                 return Err(Error::IndexKeyViolations {
                     entity: E::SCHEMA.entity_type,
                     violations,
                 });
             }
+            checked = consumed;
         }
         let table_items = self.table_items().await;
-        let run = Run::<E>::new(&self, positions, table_items);
+        let run = Run::<E>::new(&self, positions, scanned, table_items);
+        run.state().consumed = checked;
         futures::future::try_join_all((0..self.segments).map(|s| run.segment(s, Pass::Write)))
             .await?;
-        let state = run.state.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(state.progress::<E>())
-    }
-
-    /// The same settings, without the callback and checkpoint.
-    fn settings(&self) -> Self {
-        Backfill {
-            db: self.db.clone(),
-            segments: self.segments,
-            checkpoint: None,
-            items_per_second: self.items_per_second,
-            units_per_second: self.units_per_second,
-            page_size: self.page_size,
-            check_first: self.check_first,
-            report: None,
-            removed: self.removed.clone(),
-            entity: PhantomData,
-        }
+        let progress = run.state().progress::<E>(&table);
+        Ok(progress)
     }
 
     /// DescribeTable's item count, for the estimate; `None` if unavailable.
@@ -407,19 +423,21 @@ struct State {
     updated: u64,
     skipped: u64,
     retried: u64,
+    failed: u64,
     consumed: f64,
     table_items: Option<u64>,
     violations: Vec<IndexKeyViolation>,
 }
 
 impl State {
-    fn progress<E: Entity>(&self) -> Progress {
+    fn progress<E: Entity>(&self, table: &str) -> Progress {
         Progress {
             scanned: self.scanned,
             matched: self.matched,
             updated: self.updated,
             skipped: self.skipped,
             retried: self.retried,
+            failed: self.failed,
             consumed_capacity: self.consumed,
             table_items: self.table_items,
             segments_done: self
@@ -428,7 +446,7 @@ impl State {
                 .filter(|p| matches!(p, Position::Done))
                 .count() as u32,
             segments: self.positions.len() as u32,
-            checkpoint: Checkpoint::encode::<E>(&self.positions),
+            checkpoint: Checkpoint::encode::<E>(table, &self.positions, self.scanned),
         }
     }
 }
@@ -466,6 +484,7 @@ impl Pacer {
 
 struct Run<E> {
     db: Db,
+    table: String,
     /// Attributes `E`'s items must not keep ([`Backfill::remove_attributes`]).
     cleared: Vec<String>,
     segments: u32,
@@ -477,14 +496,16 @@ struct Run<E> {
     entity: PhantomData<fn() -> E>,
 }
 
-/// How many times an item changed by others between read and write is taken
-/// again before the backfill gives up on it with the conflict.
-const MAX_RETRIES: u32 = 20;
-
 impl<E: Entity + Send + Sync + 'static> Run<E> {
-    fn new(backfill: &Backfill<E>, positions: Vec<Position>, table_items: Option<u64>) -> Self {
+    fn new(
+        backfill: &Backfill<E>,
+        positions: Vec<Position>,
+        scanned: u64,
+        table_items: Option<u64>,
+    ) -> Self {
         Run {
             db: backfill.db.clone(),
+            table: backfill.db.table_name::<E::Table>().to_owned(),
             cleared: backfill.removed.clone(),
             segments: positions.len() as u32,
             page_size: backfill.page_size,
@@ -493,11 +514,12 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             report: backfill.report.clone(),
             state: Mutex::new(State {
                 positions,
-                scanned: 0,
+                scanned,
                 matched: 0,
                 updated: 0,
                 skipped: 0,
                 retried: 0,
+                failed: 0,
                 consumed: 0.0,
                 table_items,
                 violations: Vec::new(),
@@ -518,7 +540,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
 
     /// Scans segment `segment` from where it stands to its end.
     async fn segment(&self, segment: u32, pass: Pass) -> Result<()> {
-        let table = self.db.table_name::<E::Table>().to_owned();
+        let table = &self.table;
         let type_attribute = E::SCHEMA.table.entity_attribute;
         let mut start = match &self.state().positions[segment as usize] {
             Position::Start => None,
@@ -530,7 +552,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 .db
                 .client()
                 .scan()
-                .table_name(&table)
+                .table_name(table)
                 .segment(segment as i32)
                 .total_segments(self.segments as i32)
                 .consistent_read(true)
@@ -546,11 +568,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 .send()
                 .await
                 .map_err(|e| Error::sdk("Scan", e))?;
-            let units = page
-                .consumed_capacity
-                .as_ref()
-                .and_then(|c| c.capacity_units)
-                .unwrap_or(0.0);
+            let units = crate::write::units(page.consumed_capacity.as_ref());
             self.spend(units).await;
             let items = page.items.unwrap_or_default();
             if let Some(pacer) = &self.items {
@@ -577,7 +595,9 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 for outcome in written {
                     state.consumed += outcome.units;
                     state.retried += u64::from(outcome.retried);
-                    if outcome.updated {
+                    if outcome.failed {
+                        state.failed += 1;
+                    } else if outcome.updated {
                         state.updated += 1;
                     } else {
                         state.skipped += 1;
@@ -587,7 +607,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                     Some(key) => Position::After(key.clone()),
                     None => Position::Done,
                 };
-                state.progress::<E>()
+                state.progress::<E>(&self.table)
             };
             if pass == Pass::Write {
                 if let Some(report) = &self.report {
@@ -601,59 +621,111 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
     }
 
     /// Writes `item`'s index attributes if they are not what its fields make
-    /// them, conditioned on everything they were computed from.
+    /// them, conditioned on everything they were computed from. An item that
+    /// cannot be brought in line is counted as failed and logged; the
+    /// backfill goes on (only a request DynamoDB refuses for good stops it).
     async fn bring_in_line(&self, mut item: Item) -> Result<Outcome> {
         let mut outcome = Outcome::default();
+        let policy = self.db.retry_policy();
         loop {
-            let Some(plan) = plan::<E>(&item, &self.cleared)? else {
-                return Ok(outcome);
+            let plan = match plan::<E>(&item, &self.cleared) {
+                Ok(Some(plan)) => plan,
+                Ok(None) => return Ok(outcome),
+                Err(error) => {
+                    tracing::warn!(entity = E::SCHEMA.entity_type, %error, "ddb backfill left an item");
+                    outcome.failed = true;
+                    return Ok(outcome);
+                }
             };
-            match plan.send_measured(&self.db, None).await {
+            let (sent, key) = match &plan {
+                Step::Update(plan) | Step::Upgrade(plan) => {
+                    (plan.send_measured(&self.db, None).await, plan.key.clone())
+                }
+                Step::Move { delete, put } => {
+                    let sent = self
+                        .db
+                        .transaction()
+                        .plan(delete)
+                        .plan(put.as_ref())
+                        .send()
+                        .await;
+                    (moved(sent), delete.key.clone())
+                }
+            };
+            let error = match sent {
                 Ok((_, units)) => {
+                    self.spend(units).await;
                     outcome.updated = true;
                     outcome.units += units;
                     return Ok(outcome);
                 }
-                // Changed since read: take it as it is now (ALL_OLD), or,
-                // when an attempt whose answer was lost may have written it,
-                // read it (the write changes no input, so sending it again
-                // is safe).
                 Err(
                     error @ (Error::ConditionFailed { .. } | Error::WriteOutcomeUnknown { .. }),
-                ) => {
-                    outcome.retried += 1;
-                    if outcome.retried > MAX_RETRIES {
-                        return Err(error);
-                    }
-                    let now = match error {
-                        Error::ConditionFailed {
-                            existing: Some(ExistingItem(now)),
-                            ..
-                        } => Some(now),
-                        _ => {
-                            self.db
-                                .get(plan.key.clone())
-                                .consistent_read(true)
-                                .include_expired()
-                                .raw()
-                                .await?
-                        }
-                    };
-                    match now {
-                        Some(now) if is_entity::<E>(&now) => item = now,
-                        // Deleted, or replaced by another entity: nothing to do.
-                        _ => return Ok(outcome),
-                    }
+                ) => error,
+                // The new key of a moved item is taken: left for the user.
+                Err(error @ Error::TransactionCanceled { .. }) => {
+                    tracing::warn!(entity = E::SCHEMA.entity_type, %error, "ddb backfill could not move an item");
+                    outcome.failed = true;
+                    return Ok(outcome);
                 }
                 Err(error) => return Err(error),
+            };
+            // Changed since read: take it as it is now (ALL_OLD, or no item),
+            // or, when an attempt whose answer was lost may have written it,
+            // read it (the write changes no input, so sending it again is
+            // safe). A busy item is taken again after a backoff.
+            outcome.retried += 1;
+            if outcome.retried >= policy.max_attempts {
+                tracing::warn!(entity = E::SCHEMA.entity_type, %error, "ddb backfill gave up on a busy item");
+                outcome.failed = true;
+                return Ok(outcome);
             }
+            let now = match error {
+                Error::ConditionFailed { existing, .. } => existing.map(|ExistingItem(now)| now),
+                _ => {
+                    self.db
+                        .get(key)
+                        .consistent_read(true)
+                        .include_expired()
+                        .raw()
+                        .await?
+                }
+            };
+            match now {
+                Some(now) if is_entity::<E>(&now) => item = now,
+                // Deleted, or replaced by another entity: nothing to do.
+                _ => return Ok(outcome),
+            }
+            tokio::time::sleep(policy.delay(outcome.retried)).await;
         }
+    }
+}
+
+/// A move's transaction as a write's outcome: a failed condition on the
+/// old item is a [`Error::ConditionFailed`] with it, like an update's.
+fn moved(sent: Result<String>) -> Result<(Option<Item>, f64)> {
+    match sent {
+        Ok(_) => Ok((None, 0.0)),
+        Err(Error::TransactionCanceled { reasons })
+            if reasons
+                .first()
+                .is_some_and(|r| r.code == "ConditionalCheckFailed") =>
+        {
+            let first = reasons.into_iter().next();
+            Err(Error::ConditionFailed {
+                entity: first.as_ref().map_or("", |r| r.entity),
+                key: first.as_ref().map(|r| r.key.clone()).unwrap_or_default(),
+                existing: first.and_then(|r| r.existing),
+            })
+        }
+        Err(error) => Err(error),
     }
 }
 
 #[derive(Default)]
 struct Outcome {
     updated: bool,
+    failed: bool,
     retried: u32,
     units: f64,
 }
@@ -667,24 +739,94 @@ fn is_entity<E: Entity>(item: &Item) -> bool {
 /// The index key attributes ddb writes for `E` (not the fields' own
 /// attributes, which DynamoDB indexes as they are).
 fn written<E: Entity>() -> Vec<&'static str> {
-    let schema = &E::SCHEMA;
-    let mut names = Vec::new();
-    let indexes = schema.keys.iter().skip(1).filter_map(|key| key.index);
-    for index in indexes.filter_map(|name| schema.table.index(name)) {
-        for attribute in std::iter::once(index.pk).chain(index.sk) {
-            if crate::write::maintained_by_ddb(schema, attribute.name)
-                && !names.contains(&attribute.name)
-            {
-                names.push(attribute.name);
-            }
-        }
-    }
-    names
+    crate::write::maintained_index_attributes(&E::SCHEMA)
 }
 
 /// The UpdateItem that brings `item`'s index attributes in line, `None`
 /// when they are.
-fn plan<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option<WritePlan<E>>> {
+/// What the backfill sends for one item.
+enum Step<E> {
+    /// An UpdateItem of its index attributes.
+    Update(WritePlan<E>),
+    /// Today's shape of an item stored at an older schema version, put in
+    /// its place on condition that the old one is unchanged.
+    Upgrade(WritePlan<E>),
+    /// The same, when its key template changed: a transaction deleting the
+    /// old item (unchanged) and creating the new one (where none is).
+    Move {
+        delete: WritePlan<E>,
+        put: Box<WritePlan<E>>,
+    },
+}
+
+/// What brings `item` in line: its upgrade when it is stored at an older
+/// schema version, else the update of its index attributes; `None` when
+/// it is in line.
+fn plan<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option<Step<E>>> {
+    let stored = super::schema::stored_schema_version(item).map_err(|reason| Error::Migration {
+        entity: E::SCHEMA.entity_type,
+        key: super::schema::item_key_text(E::SCHEMA.table, item),
+        from: 0,
+        reason,
+    })?;
+    if stored < E::SCHEMA.schema_version {
+        return upgrade::<E>(item, cleared).map(Some);
+    }
+    Ok(update::<E>(item, cleared)?.map(Step::Update))
+}
+
+/// `item`, stored at an older schema version, in today's shape.
+fn upgrade<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Step<E>> {
+    let schema = &E::SCHEMA;
+    // Under the key template it was stored with, which may not be today's.
+    let old_key = Key::<E>::read_item(item)?;
+    let entity = E::from_item(item.clone()).map_err(|e| e.with_key(&old_key))?;
+    let mut new_item = entity.to_item()?;
+    for attribute in cleared {
+        new_item.remove(attribute);
+    }
+    let new_key = entity.primary_key()?;
+    let mut p = Placeholders::default();
+    let unchanged = unchanged(item, &mut p);
+    crate::expr::check_expression(schema.entity_type, "condition", &unchanged)?;
+    if new_key.to_item() == old_key.to_item() {
+        let mut put = WritePlan::new(old_key, Action::Put(new_item), None, p)?;
+        put.condition = Some(unchanged);
+        return Ok(Step::Upgrade(put));
+    }
+    let mut delete = WritePlan::new(old_key, Action::Delete, None, p)?;
+    delete.condition = Some(unchanged);
+    let absent = Condition::<E>::attribute_not_exists(schema.table.pk.name);
+    let put = WritePlan::new(
+        new_key,
+        Action::Put(new_item),
+        Some(&absent),
+        Placeholders::default(),
+    )?;
+    Ok(Step::Move {
+        delete,
+        put: Box::new(put),
+    })
+}
+
+/// A condition that holds while the stored item is exactly `item`: every
+/// attribute equal (and no schema version added).
+fn unchanged(item: &Item, p: &mut Placeholders) -> String {
+    let mut names: Vec<&String> = item.keys().collect();
+    names.sort();
+    let mut parts: Vec<String> = names
+        .into_iter()
+        .map(|name| format!("{} = {}", p.name(name), p.value(item[name].clone())))
+        .collect();
+    let version = super::schema::SCHEMA_VERSION_ATTRIBUTE;
+    if !item.contains_key(version) {
+        parts.push(format!("attribute_not_exists({})", p.name(version)));
+    }
+    parts.join(" AND ")
+}
+
+/// The UpdateItem of `item`'s index attributes, `None` when they are right.
+fn update<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option<WritePlan<E>>> {
     let schema = &E::SCHEMA;
     let key = Key::<E>::from_item(item)?;
     let expected = E::from_item(item.clone())
@@ -694,8 +836,12 @@ fn plan<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option<W
     let mut sets = Vec::new();
     let mut removes = Vec::new();
     for attribute in written::<E>() {
+        let same = |want: &AttributeValue| {
+            item.get(attribute)
+                .is_some_and(|have| crate::write::same_value(have, want))
+        };
         match (expected.get(attribute), item.get(attribute)) {
-            (Some(want), have) if have != Some(want) => {
+            (Some(want), _) if !same(want) => {
                 sets.push(format!("{} = {}", p.name(attribute), p.value(want.clone())));
             }
             (None, Some(_)) => removes.push(p.name(attribute)),
@@ -726,7 +872,12 @@ fn plan<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option<W
     }
     let mut inputs: Vec<&'static str> = inputs.into_iter().collect();
     inputs.sort_unstable();
-    let mut condition = Condition::<E>::attribute_exists(schema.table.pk.name);
+    let mut condition = Condition::<E>::attribute_exists(schema.table.pk.name)
+        & Condition::compare_value(
+            schema.table.entity_attribute,
+            "=",
+            AttributeValue::S(schema.entity_type.to_owned()),
+        );
     for attribute in inputs {
         condition = condition
             & match item.get(attribute) {
@@ -742,7 +893,7 @@ fn plan<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option<W
 /// What keeps `item` out of `E`'s indexes, or makes writes to it fail.
 fn violations<E: Entity>(item: &Item) -> Vec<IndexKeyViolation> {
     let schema: &EntitySchema = &E::SCHEMA;
-    let key = Key::<E>::from_item(item)
+    let key = Key::<E>::read_item(item)
         .map(|k| key_text(&k))
         .unwrap_or_else(|_| "(no key)".into());
     let violation = |attribute: &str, reason: String| IndexKeyViolation {

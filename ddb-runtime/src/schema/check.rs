@@ -256,7 +256,7 @@ pub const fn check_fields(schema: &EntitySchema) -> Option<Message> {
                 .push(attribute)
                 .push("`, which table `")
                 .push(table.name)
-                .push("` uses for a key or the entity type; rename it with #[serde(rename = \"...\")]")
+                .push("` uses for a key, the entity type or the schema version; rename it with #[serde(rename = \"...\")]")
                 .into_error();
         }
         f += 1;
@@ -513,10 +513,13 @@ const fn is_field(template: &Template, field: &str) -> bool {
     }
 }
 
-/// Whether `attribute` is a key attribute of the table or its indexes, or the
-/// entity-type attribute.
+/// Whether `attribute` is a key attribute of the table or its indexes, the
+/// entity-type attribute, or the schema-version attribute.
 pub const fn is_reserved(table: &TableDef, attribute: &str) -> bool {
-    if str_eq(attribute, table.entity_attribute) || str_eq(attribute, table.pk.name) {
+    if str_eq(attribute, table.entity_attribute)
+        || str_eq(attribute, table.pk.name)
+        || str_eq(attribute, crate::schema::SCHEMA_VERSION_ATTRIBUTE)
+    {
         return true;
     }
     if let Some(sk) = table.sk {

@@ -374,6 +374,9 @@ pub struct EntitySchema {
     pub multi_attribute_keys: &'static [MultiAttributeKey],
     /// The struct's fields.
     pub fields: &'static [FieldDef],
+    /// The schema version items are written at (`#[ddb(schema_version = N)]`;
+    /// 1 when undeclared). Older items are migrated when read.
+    pub schema_version: u32,
 }
 
 impl EntitySchema {

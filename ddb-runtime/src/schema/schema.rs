@@ -4,6 +4,41 @@
 use std::fmt::Write;
 
 pub use super::backfill::{Backfill, Checkpoint, IndexKeyViolation, Progress, MAX_SEGMENTS};
+
+/// The attribute a versioned entity's items carry their schema version in
+/// (`#[ddb(schema_version = N)]`); items without it are version 1.
+pub const SCHEMA_VERSION_ATTRIBUTE: &str = "_schema";
+
+/// The schema version `item` is stored at: 1 when it has none.
+pub(crate) fn stored_schema_version(
+    item: &std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
+) -> std::result::Result<u32, String> {
+    match item.get(SCHEMA_VERSION_ATTRIBUTE) {
+        None => Ok(1),
+        Some(aws_sdk_dynamodb::types::AttributeValue::N(n)) => {
+            n.parse::<u32>().ok().filter(|v| *v >= 1).ok_or_else(|| {
+                format!("`{SCHEMA_VERSION_ATTRIBUTE}` = {n} is not a schema version")
+            })
+        }
+        Some(_) => Err(format!("`{SCHEMA_VERSION_ATTRIBUTE}` is not a number")),
+    }
+}
+
+/// `PK / SK` of a stored item of `table`, for messages.
+pub(crate) fn item_key_text(
+    table: &TableDef,
+    item: &std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
+) -> String {
+    let text = |name: &str| match item.get(name) {
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(s)) => s.clone(),
+        Some(aws_sdk_dynamodb::types::AttributeValue::N(n)) => n.clone(),
+        _ => "?".into(),
+    };
+    match table.sk {
+        Some(sk) => format!("{} / {}", text(table.pk.name), text(sk.name)),
+        None => text(table.pk.name),
+    }
+}
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::operation::create_table::CreateTableInput;

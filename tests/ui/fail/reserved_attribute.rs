@@ -13,4 +13,13 @@ pub struct Customer {
     #[serde(rename = "GSI1PK")]
     pub nickname: String,
 }
+
+#[derive(Entity, Serialize, Deserialize)]
+#[ddb(table = Ecommerce, pk = "ORDER#{order_id}", sk = "ORDER")]
+pub struct Order {
+    pub order_id: String,
+    #[serde(rename = "_schema")]
+    pub schema: u32,
+}
+
 fn main() {}

@@ -164,15 +164,8 @@ fn rebuild_stamped_index_keys<E: Entity>(item: &mut Item, key: &Key<E>) -> Resul
     }
     let schema = &E::SCHEMA;
     let table = schema.table;
-    for index in schema.keys[1..]
-        .iter()
-        .filter_map(|k| table.index(k.index?))
-    {
-        for attribute in std::iter::once(index.pk).chain(index.sk) {
-            if maintained_by_ddb(schema, attribute.name) {
-                item.remove(attribute.name);
-            }
-        }
+    for attribute in maintained_index_attributes(schema) {
+        item.remove(attribute);
     }
     let stamped_entity = E::from_item(item.clone()).map_err(|e| e.with_key(key))?;
     for (name, values) in stamped_entity.index_keys()? {
@@ -320,7 +313,22 @@ pub(crate) fn same_item(a: &Item, b: &Item, skip: &[&str]) -> bool {
             .all(|(k, v)| b.get(k).is_some_and(|w| same_value(v, w)))
 }
 
-pub(super) fn same_value(a: &AttributeValue, b: &AttributeValue) -> bool {
+/// The index key attributes ddb writes for the entity (its template-keyed
+/// indexes' attributes that are no field's own), each once.
+pub(crate) fn maintained_index_attributes(schema: &EntitySchema) -> Vec<&'static str> {
+    let mut names = Vec::new();
+    let indexes = schema.keys.iter().skip(1).filter_map(|k| k.index);
+    for index in indexes.filter_map(|name| schema.table.index(name)) {
+        for attribute in std::iter::once(index.pk).chain(index.sk) {
+            if maintained_by_ddb(schema, attribute.name) && !names.contains(&attribute.name) {
+                names.push(attribute.name);
+            }
+        }
+    }
+    names
+}
+
+pub(crate) fn same_value(a: &AttributeValue, b: &AttributeValue) -> bool {
     use AttributeValue as V;
     match (a, b) {
         (V::N(x), V::N(y)) => compare_numbers(x, y).is_eq(),

@@ -16,10 +16,11 @@ use crate::{Entity, Key, Table};
 pub(crate) use attempts::Attempts;
 pub(crate) use item::value_size;
 pub(crate) use item::{
-    index_inputs, key_text, maintained_by_ddb, prepare, version_attribute, Prepared,
+    index_inputs, key_text, maintained_by_ddb, maintained_index_attributes, prepare, same_value,
+    version_attribute, Prepared,
 };
 pub use item::{item_size, ITEM_SIZE_LIMIT};
-pub(crate) use plan::{Action, WritePlan};
+pub(crate) use plan::{units, Action, WritePlan};
 pub use update::{Addable, Updatable, Update};
 
 use item::{next_version, same_item, stamp_attributes, version_is};

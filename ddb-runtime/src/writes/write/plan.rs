@@ -403,6 +403,22 @@ impl<E: Entity + 'static> WritePlan<E> {
                 };
             }
         }
+        if let (Some(item), Action::Update(_)) = (&existing, &self.action) {
+            let stored = crate::schema::stored_schema_version(item).unwrap_or(0);
+            if stored < schema.schema_version {
+                return Error::Migration {
+                    entity,
+                    key,
+                    from: stored,
+                    reason: format!(
+                        "the item is stored at schema version {stored} and this write needs \
+                         version {}'s shape: read and put it (reads migrate it), or run the \
+                         backfill, which upgrades every item",
+                        schema.schema_version
+                    ),
+                };
+            }
+        }
         let gone = existing
             .as_ref()
             .is_none_or(|item| crate::timestamp::expired(schema, item));
@@ -443,7 +459,7 @@ impl<E: Entity + 'static> WritePlan<E> {
 }
 
 /// The capacity units in a write's consumed capacity (0 when none).
-fn units(capacity: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>) -> f64 {
+pub(crate) fn units(capacity: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>) -> f64 {
     capacity.and_then(|c| c.capacity_units).unwrap_or(0.0)
 }
 

@@ -385,6 +385,15 @@ impl<E: Entity + 'static> Update<E> {
             self.condition.clone(),
             Condition::attribute_exists(table.pk.name),
         ));
+        // An item stored at an older schema version has yesterday's
+        // attribute names: an update of today's would mix the two.
+        if schema.schema_version > 1 {
+            let current = AttributeValue::N(schema.schema_version.to_string());
+            condition = Some(and(
+                condition,
+                Condition::compare_value(crate::schema::SCHEMA_VERSION_ATTRIBUTE, "=", current),
+            ));
+        }
         // An item past its time to live is gone but for DynamoDB's sweep: an
         // update must not bring it back.
         if let Some(ttl) = crate::timestamp::ttl_attribute(schema) {
