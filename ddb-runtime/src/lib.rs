@@ -49,6 +49,8 @@
 //! place that reads or writes orders, with nothing to stop a `#` in an id from
 //! addressing another item, or `10` from sorting before `9`.
 #![warn(missing_docs)]
+// docs.rs marks what each feature brings.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The folders are the architecture: keys (templates, segments, sort
 // conditions, timestamps), reads (queries, the query engine, collections,
