@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use aws_sdk_dynamodb::Client;
+use tracing::Instrument;
 
 use crate::batch::RetryPolicy;
 use crate::cursor::CursorKeys;
@@ -272,7 +273,7 @@ impl<E: Entity + 'static> GetItem<E> {
             .db
             .client()
             .get_item()
-            .table_name(table)
+            .table_name(&table)
             .set_key(Some(self.key.to_item()))
             .consistent_read(self.consistent)
             .return_consumed_capacity(ReturnConsumedCapacity::Total);
@@ -289,14 +290,29 @@ impl<E: Entity + 'static> GetItem<E> {
                 .projection_expression(placeholders.projection(names))
                 .set_expression_attribute_names(placeholders.names());
         }
-        let output = request.send().await.map_err(|e| Error::sdk("GetItem", e))?;
-        let capacity = output
-            .consumed_capacity()
-            .and_then(|c| c.capacity_units())
-            .unwrap_or(0.0);
+        let span = crate::telemetry::span("GetItem", &table, None, E::SCHEMA.entity_type);
+        let attempts = crate::write::Attempts::default();
+        let output = request
+            .customize()
+            .interceptor(attempts.clone())
+            .send()
+            .instrument(span.clone())
+            .await
+            .map_err(|e| {
+                let error = Error::sdk("GetItem", e);
+                crate::telemetry::record_error(&span, &error);
+                error
+            })?;
+        let capacity = crate::telemetry::Capacity::of(output.consumed_capacity()).total;
         let item = output
             .item
             .filter(|item| self.include_expired || !crate::timestamp::expired(&E::SCHEMA, item));
+        crate::telemetry::record(
+            &span,
+            capacity,
+            usize::from(item.is_some()),
+            attempts.count(),
+        );
         Ok((item, capacity))
     }
 

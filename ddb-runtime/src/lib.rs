@@ -99,6 +99,7 @@ mod error;
 pub mod expr;
 #[cfg(feature = "local")]
 pub mod local;
+mod telemetry;
 
 use declarations::check;
 pub use declarations::{model, schema};
@@ -122,6 +123,7 @@ pub use key::{Key, KeyValue, KeyValues};
 pub use projection::Projection;
 pub use query::{Page, Query, QueryKey};
 pub use segment::{KeySegment, SegmentError};
+pub use telemetry::Capacity;
 #[cfg(feature = "time")]
 pub use timestamp::Timestamp;
 pub use timestamp::{TimestampField, TtlField};

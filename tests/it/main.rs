@@ -17,4 +17,5 @@ mod schema;
 mod segments;
 mod store;
 mod sweep;
+mod telemetry;
 mod writes;

@@ -2,6 +2,9 @@
 //! time, pages of exactly `limit` items across filtered and 1 MB pages, and
 //! sharded indexes read concurrently and merged in sort-key order.
 
+use tracing::Instrument;
+
+use crate::telemetry::{self, Capacity};
 use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
 
@@ -285,24 +288,27 @@ impl Plan {
             .set_consistent_read(self.consistent.then_some(true))
             .set_exclusive_start_key(start.cloned())
             .set_limit(limit.map(|n| n.min(i32::MAX as usize) as i32))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        // Logs the query's shape only: key values and items may be personal data.
-        tracing::debug!(
-            entity = self.entity,
-            table = %self.table_name,
-            index = self.index.unwrap_or("table"),
-            shard,
-            limit = ?limit,
-            resumed = start.is_some(),
-            "ddb Query"
-        );
-        let output = request.send().await.map_err(|e| Error::sdk("Query", e))?;
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        // The query's shape only: key values and items may be personal data.
+        let span = telemetry::span("Query", &self.table_name, self.index, self.entity);
+        let attempts = crate::write::Attempts::default();
+        let output = request
+            .customize()
+            .interceptor(attempts.clone())
+            .send()
+            .instrument(span.clone())
+            .await
+            .map_err(|e| {
+                let error = Error::sdk("Query", e);
+                telemetry::record_error(&span, &error);
+                error
+            })?;
+        let capacity = Capacity::of(output.consumed_capacity()).total;
+        let items = output.items.unwrap_or_default();
+        telemetry::record(&span, capacity, items.len(), attempts.count());
         Ok(Response {
-            capacity: output
-                .consumed_capacity()
-                .and_then(|c| c.capacity_units())
-                .unwrap_or(0.0),
-            items: output.items.unwrap_or_default(),
+            capacity,
+            items,
             last_key: output.last_evaluated_key,
         })
     }

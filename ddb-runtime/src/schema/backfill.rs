@@ -29,6 +29,9 @@ use crate::db::Db;
 use crate::error::{Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
 use crate::model::{EntitySchema, KeyAttribute, ScalarType};
+use tracing::Instrument;
+
+use crate::telemetry::Capacity;
 use crate::write::{key_text, Action, WritePlan};
 use crate::{Cursor, Entity, Item, Key};
 
@@ -548,6 +551,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             Position::Done => return Ok(()),
         };
         loop {
+            let span = crate::telemetry::span("Scan", table, None, E::SCHEMA.entity_type);
             let page = self
                 .db
                 .client()
@@ -566,11 +570,17 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 .set_exclusive_start_key(start)
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
+                .instrument(span.clone())
                 .await
-                .map_err(|e| Error::sdk("Scan", e))?;
-            let units = crate::write::units(page.consumed_capacity.as_ref());
-            self.spend(units).await;
+                .map_err(|e| {
+                    let error = Error::sdk("Scan", e);
+                    crate::telemetry::record_error(&span, &error);
+                    error
+                })?;
+            let units = Capacity::of(page.consumed_capacity.as_ref()).total;
             let items = page.items.unwrap_or_default();
+            crate::telemetry::record(&span, units, items.len(), 0);
+            self.spend(units).await;
             if let Some(pacer) = &self.items {
                 pacer.take(page.scanned_count.max(1) as f64).await;
             }
@@ -639,7 +649,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             };
             let (sent, key) = match &plan {
                 Step::Update(plan) | Step::Upgrade(plan) => {
-                    (plan.send_measured(&self.db, None).await, plan.key.clone())
+                    (plan.send(&self.db, None).await, plan.key.clone())
                 }
                 Step::Move { delete, put } => {
                     let sent = self
@@ -647,13 +657,14 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                         .transaction()
                         .plan(delete)
                         .plan(put.as_ref())
-                        .send()
+                        .send_with_capacity()
                         .await;
                     (moved(sent), delete.key.clone())
                 }
             };
             let error = match sent {
-                Ok((_, units)) => {
+                Ok((_, capacity)) => {
+                    let units = capacity.total;
                     self.spend(units).await;
                     outcome.updated = true;
                     outcome.units += units;
@@ -703,9 +714,9 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
 
 /// A move's transaction as a write's outcome: a failed condition on the
 /// old item is a [`Error::ConditionFailed`] with it, like an update's.
-fn moved(sent: Result<String>) -> Result<(Option<Item>, f64)> {
+fn moved(sent: Result<(String, Capacity)>) -> Result<(Option<Item>, Capacity)> {
     match sent {
-        Ok(_) => Ok((None, 0.0)),
+        Ok((_, capacity)) => Ok((None, capacity)),
         Err(Error::TransactionCanceled { reasons })
             if reasons
                 .first()

@@ -2,6 +2,9 @@
 //! concurrency and unprocessed items retried with capped exponential backoff
 //! and full jitter.
 
+use tracing::Instrument;
+
+use crate::telemetry::{self, Capacity};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -292,7 +295,7 @@ async fn get_chunk(
 ) -> ChunkOutcome {
     let entity = schema.entity_type;
     let send = |keys: Vec<Item>| async move {
-        tracing::debug!(entity, keys = keys.len(), "ddb BatchGetItem");
+        let span = telemetry::span("BatchGetItem", table, None, entity);
         let request = KeysAndAttributes::builder()
             .set_keys(Some(keys))
             .build()
@@ -304,14 +307,25 @@ async fn get_chunk(
             .client()
             .batch_get_item()
             .request_items(table, request)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
+            .instrument(span.clone())
             .await
-            .map_err(|e| Error::sdk("BatchGetItem", e))?;
+            .map_err(|e| {
+                let error = Error::sdk("BatchGetItem", e);
+                telemetry::record_error(&span, &error);
+                error
+            })?;
         let items = output
             .responses
             .and_then(|mut responses| responses.remove(table))
             .unwrap_or_default();
+        telemetry::record(
+            &span,
+            total(output.consumed_capacity.as_deref()),
+            items.len(),
+            0,
+        );
         let left = output
             .unprocessed_keys
             .and_then(|mut keys| keys.remove(table))
@@ -366,15 +380,21 @@ async fn write_chunk(
     policy: RetryPolicy,
 ) -> ChunkOutcome {
     let send = |pending: Vec<(String, WriteRequest)>| async move {
-        tracing::debug!(table, items = pending.len(), "ddb BatchWriteItem");
+        let span = telemetry::span("BatchWriteItem", table, None, schema.entity_type);
+        let sent = pending.len();
         let output = db
             .client()
             .batch_write_item()
             .request_items(table, pending.into_iter().map(|(_, r)| r).collect())
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
+            .instrument(span.clone())
             .await
-            .map_err(|e| Error::sdk("BatchWriteItem", e))?;
+            .map_err(|e| {
+                let error = Error::sdk("BatchWriteItem", e);
+                telemetry::record_error(&span, &error);
+                error
+            })?;
         // Matched by key: DynamoDB returns the requests it did not process.
         let left = output
             .unprocessed_items
@@ -382,7 +402,14 @@ async fn write_chunk(
             .unwrap_or_default()
             .iter()
             .map(|request| request_key(schema, request))
-            .collect();
+            .collect::<std::collections::HashSet<_>>();
+        let written = sent.saturating_sub(left.len());
+        telemetry::record(
+            &span,
+            total(output.consumed_capacity.as_deref()),
+            written,
+            0,
+        );
         Ok(Answer {
             left,
             items: Vec::new(),
@@ -391,6 +418,15 @@ async fn write_chunk(
     let named = |(key, _): &(String, WriteRequest)| key.clone();
     let matched = |(_, request): &(String, WriteRequest)| request_key(schema, request);
     until_processed(policy, chunk, named, matched, true, send).await
+}
+
+/// The units of a batch answer's consumed capacity, over its tables.
+fn total(capacity: Option<&[aws_sdk_dynamodb::types::ConsumedCapacity]>) -> f64 {
+    capacity
+        .unwrap_or_default()
+        .iter()
+        .map(|c| Capacity::of(Some(c)).total)
+        .sum()
 }
 
 fn reject_duplicates<E: crate::Entity>(keys: &[String]) -> Result<()> {

@@ -7,9 +7,12 @@ use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{Get, ReturnConsumedCapacity, TransactGetItem, TransactWriteItem};
 use futures::future::BoxFuture;
 
+use tracing::Instrument;
+
 use crate::db::Db;
 use crate::error::{ActionFailure, Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
+use crate::telemetry::{self, Capacity};
 use crate::write::{
     key_text, Action as WriteAction, Attempts, Delete, Put, Update, WritePlan, ITEM_SIZE_LIMIT,
 };
@@ -183,6 +186,12 @@ impl TransactWrite {
     /// [`client_request_token`](Self::client_request_token), in which case the
     /// error is returned for the caller to retry with that token.
     pub async fn send(self) -> Result<String> {
+        self.send_with_capacity().await.map(|(token, _)| token)
+    }
+
+    /// [`send`](Self::send), with the capacity DynamoDB reported, summed
+    /// over the tables and indexes the actions touched.
+    pub async fn send_with_capacity(self) -> Result<(String, Capacity)> {
         if let Some(error) = self.error {
             return Err(error);
         }
@@ -234,24 +243,41 @@ impl TransactWrite {
         let mut attempt = 0;
         // Every attempt of every send, the SDK's retries included.
         let attempts = Attempts::default();
+        let mut tables: Vec<&str> = actions.iter().map(|a| a.table.as_str()).collect();
+        tables.sort_unstable();
+        tables.dedup();
+        let entity = match actions.first() {
+            Some(first) if actions.iter().all(|a| a.entity == first.entity) => first.entity,
+            _ => "",
+        };
+        let span = telemetry::span("TransactWriteItems", &tables.join(","), None, entity);
         loop {
             attempt += 1;
-            tracing::debug!(actions = actions.len(), attempt, "ddb TransactWriteItems");
             let result = self
                 .db
                 .client()
                 .transact_write_items()
                 .set_transact_items(Some(items.clone()))
                 .client_request_token(&token)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
                 .customize()
                 .interceptor(attempts.clone())
                 .send()
+                .instrument(span.clone())
                 .await;
             let error = match result {
-                Ok(_) => return Ok(token),
+                Ok(output) => {
+                    let mut capacity = Capacity::default();
+                    for consumed in output.consumed_capacity() {
+                        capacity.add(&Capacity::of(Some(consumed)));
+                    }
+                    telemetry::record(&span, capacity.total, actions.len(), attempts.count());
+                    return Ok((token, capacity));
+                }
                 Err(error) => canceled(error, &actions),
             };
+            telemetry::record(&span, 0.0, 0, attempts.count());
+            telemetry::record_error(&span, &error);
             // Lost only to other transactions or throttling, this attempt
             // applied nothing: it is safe to send again (a token pinned by
             // the caller is theirs to retry with). So is one the SDK gave up
@@ -390,21 +416,40 @@ impl TransactGet {
                     .map_err(|e| invalid(entity, e.to_string()))
             })
             .collect::<Result<Vec<_>>>()?;
+        let mut tables: Vec<&str> = self.gets.iter().map(|(_, t, _)| t.as_str()).collect();
+        tables.sort_unstable();
+        tables.dedup();
+        let entity = match self.gets.first() {
+            Some((first, _, _)) if self.gets.iter().all(|(e, _, _)| e == first) => *first,
+            _ => "",
+        };
+        let span = telemetry::span("TransactGetItems", &tables.join(","), None, entity);
         let output = self
             .db
             .client()
             .transact_get_items()
             .set_transact_items(Some(items))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
+            .instrument(span.clone())
             .await
-            .map_err(|e| Error::sdk("TransactGetItems", e))?;
+            .map_err(|e| {
+                let error = Error::sdk("TransactGetItems", e);
+                telemetry::record_error(&span, &error);
+                error
+            })?;
+        let mut capacity = Capacity::default();
+        for consumed in output.consumed_capacity() {
+            capacity.add(&Capacity::of(Some(consumed)));
+        }
         let mut items: Vec<Option<Item>> = output
             .responses
             .unwrap_or_default()
             .into_iter()
             .map(|r| r.item)
             .collect();
+        let found = items.iter().filter(|i| i.is_some()).count();
+        telemetry::record(&span, capacity.total, found, 0);
         items.resize(self.gets.len(), None);
         Ok(TransactGetOutput { items })
     }

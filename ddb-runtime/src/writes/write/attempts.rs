@@ -4,7 +4,7 @@
 //! its attempts so that such a failure is reported as an unknown outcome,
 //! never as a conflict the caller would answer by writing again.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
@@ -19,12 +19,18 @@ use aws_sdk_dynamodb::error::BoxError;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Attempts {
     maybe_applied: Arc<AtomicBool>,
+    count: Arc<AtomicU32>,
 }
 
 impl Attempts {
     /// Whether an attempt that may have been applied came before the answer.
     pub(crate) fn maybe_applied(&self) -> bool {
         self.maybe_applied.load(Ordering::Relaxed)
+    }
+
+    /// How many attempts the SDK made, retries included.
+    pub(crate) fn count(&self) -> u32 {
+        self.count.load(Ordering::Relaxed)
     }
 }
 
@@ -39,6 +45,7 @@ impl Intercept for Attempts {
         _: &RuntimeComponents,
         _: &mut ConfigBag,
     ) -> Result<(), BoxError> {
+        self.count.fetch_add(1, Ordering::Relaxed);
         let unknown = context
             .response()
             .is_none_or(|response| !response.status().is_client_error());

@@ -11,6 +11,7 @@ use aws_sdk_dynamodb::types::ReturnValue;
 use crate::db::Db;
 use crate::error::{Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
+use crate::telemetry::Capacity;
 use crate::{Entity, Key, Table};
 
 pub(crate) use attempts::Attempts;
@@ -20,7 +21,7 @@ pub(crate) use item::{
     version_attribute, Prepared,
 };
 pub use item::{item_size, ITEM_SIZE_LIMIT};
-pub(crate) use plan::{units, Action, WritePlan};
+pub(crate) use plan::{Action, WritePlan};
 pub use update::{Addable, Updatable, Update};
 
 use item::{next_version, same_item, stamp_attributes, version_is};
@@ -167,13 +168,19 @@ impl<E: Entity + 'static> Create<E> {
     /// moment; [`exactly_once`](Self::exactly_once) is exact. Meeting other
     /// data after such an attempt is [`Error::WriteOutcomeUnknown`].
     pub async fn send(self) -> Result<Created> {
+        self.send_with_capacity().await.map(|(created, _)| created)
+    }
+
+    /// [`send`](Self::send), with the capacity DynamoDB reported (none when
+    /// the item was already there).
+    pub async fn send_with_capacity(self) -> Result<(Created, Capacity)> {
         let db = self.db.clone();
         let exactly_once = self.exactly_once;
         let (plan, ours) = self.plan()?;
         let sent = if exactly_once {
             plan.send_exactly_once(&db).await
         } else {
-            plan.send(&db, None).await.map(drop)
+            plan.send(&db, None).await.map(|(_, capacity)| capacity)
         };
         let already_there = |failure: Error| match failure {
             Error::ConditionFailed {
@@ -182,7 +189,7 @@ impl<E: Entity + 'static> Create<E> {
                 existing: Some(ExistingItem(existing)),
             } => {
                 if same_item(&existing, &ours, &stamp_attributes(&E::SCHEMA)) {
-                    Ok(Created::AlreadyExisted)
+                    Ok((Created::AlreadyExisted, Capacity::default()))
                 } else {
                     Err(Error::AlreadyExists {
                         entity,
@@ -194,14 +201,14 @@ impl<E: Entity + 'static> Create<E> {
             error => Err(error),
         };
         match sent {
-            Ok(()) => Ok(Created::Created),
+            Ok(capacity) => Ok((Created::Created, capacity)),
             // An attempt of this call may have written the item.
             Err(Error::WriteOutcomeUnknown {
                 entity,
                 key,
                 failure,
             }) => match already_there(*failure) {
-                Ok(_) => Ok(Created::Created),
+                Ok(_) => Ok((Created::Created, Capacity::default())),
                 Err(failure) => Err(Error::WriteOutcomeUnknown {
                     entity,
                     key,
@@ -225,6 +232,8 @@ pub struct Written<E> {
     pub item: Option<E>,
     /// The attributes DynamoDB returned, undecoded.
     pub raw: Option<crate::Item>,
+    /// The capacity DynamoDB reported the write consumed, table and indexes.
+    pub capacity: Capacity,
 }
 
 /// A transaction returns no item: an exactly-once write cannot return one.
@@ -261,6 +270,7 @@ impl<E: Entity> Written<E> {
         version: Option<u64>,
         returned: Option<crate::Item>,
         decode: bool,
+        capacity: Capacity,
     ) -> Self {
         let item = returned
             .clone()
@@ -270,6 +280,7 @@ impl<E: Entity> Written<E> {
             version,
             item,
             raw: returned,
+            capacity,
         }
     }
 }
@@ -371,13 +382,13 @@ impl<E: Entity + 'static> Put<E> {
         let plan = self.plan()?;
         let version = plan.expected_version.map(|v| v + 1);
         if exactly_once {
-            plan.send_exactly_once(&db).await?;
-            return Ok(Written::applied(version, None, false));
+            let capacity = plan.send_exactly_once(&db).await?;
+            return Ok(Written::applied(version, None, false, capacity));
         }
-        let old = plan
+        let (old, capacity) = plan
             .send(&db, return_old.then_some(ReturnValue::AllOld))
             .await?;
-        Ok(Written::applied(version, old, true))
+        Ok(Written::applied(version, old, true, capacity))
     }
 }
 
@@ -452,12 +463,12 @@ impl<E: Entity + 'static> Delete<E> {
         }
         let plan = self.plan()?;
         if exactly_once {
-            plan.send_exactly_once(&db).await?;
-            return Ok(Written::applied(None, None, false));
+            let capacity = plan.send_exactly_once(&db).await?;
+            return Ok(Written::applied(None, None, false, capacity));
         }
-        let old = plan
+        let (old, capacity) = plan
             .send(&db, return_old.then_some(ReturnValue::AllOld))
             .await?;
-        Ok(Written::applied(None, old, true))
+        Ok(Written::applied(None, old, true, capacity))
     }
 }

@@ -8,9 +8,12 @@ use aws_sdk_dynamodb::types::{
     ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update, WriteRequest,
 };
 
+use tracing::Instrument;
+
 use crate::db::Db;
 use crate::error::{Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
+use crate::telemetry::{self, Capacity};
 use crate::{Entity, Item, Key};
 
 use super::attempts::Attempts;
@@ -103,106 +106,19 @@ impl<E: Entity + 'static> WritePlan<E> {
         }
     }
 
-    /// Sends the plan as a PutItem, UpdateItem or DeleteItem and returns the
-    /// attributes `return_values` asked for.
+    /// Sends the plan as a PutItem, UpdateItem or DeleteItem, in a span of
+    /// its own, and returns the attributes `return_values` asked for and the
+    /// capacity DynamoDB reports it consumed (table and indexes).
     pub(crate) async fn send(
         &self,
         db: &Db,
         return_values: Option<ReturnValue>,
-    ) -> Result<Option<Item>> {
-        self.send_measured(db, return_values)
-            .await
-            .map(|(attributes, _)| attributes)
-    }
-
-    /// [`send`](Self::send), with the capacity units DynamoDB reports the
-    /// write consumed.
-    pub(crate) async fn send_measured(
-        &self,
-        db: &Db,
-        return_values: Option<ReturnValue>,
-    ) -> Result<(Option<Item>, f64)> {
+    ) -> Result<(Option<Item>, Capacity)> {
         let table = db.table_name::<E::Table>();
-        let Parts {
-            key,
-            condition,
-            names,
-            values,
-        } = self.parts();
-        let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
-        let total = ReturnConsumedCapacity::Total;
-        let attempts = Attempts::default();
-        let (operation, result) = match &self.action {
-            Action::Put(item) => {
-                let result = db
-                    .client()
-                    .put_item()
-                    .table_name(table)
-                    .set_item(Some(item.clone()))
-                    .set_condition_expression(condition)
-                    .set_expression_attribute_names(names)
-                    .set_expression_attribute_values(values)
-                    .return_values_on_condition_check_failure(all_old)
-                    .set_return_values(return_values)
-                    .return_consumed_capacity(total)
-                    .customize()
-                    .interceptor(attempts.clone())
-                    .send()
-                    .await;
-                (
-                    "PutItem",
-                    result
-                        .map(|o| (o.attributes, units(o.consumed_capacity.as_ref())))
-                        .map_err(|e| self.sdk_failure("PutItem", e, &attempts)),
-                )
-            }
-            Action::Update(expression) => {
-                let result = db
-                    .client()
-                    .update_item()
-                    .table_name(table)
-                    .set_key(Some(key))
-                    .update_expression(expression)
-                    .set_condition_expression(condition)
-                    .set_expression_attribute_names(names)
-                    .set_expression_attribute_values(values)
-                    .return_values_on_condition_check_failure(all_old)
-                    .set_return_values(return_values)
-                    .return_consumed_capacity(total)
-                    .customize()
-                    .interceptor(attempts.clone())
-                    .send()
-                    .await;
-                (
-                    "UpdateItem",
-                    result
-                        .map(|o| (o.attributes, units(o.consumed_capacity.as_ref())))
-                        .map_err(|e| self.sdk_failure("UpdateItem", e, &attempts)),
-                )
-            }
-            Action::Delete => {
-                let result = db
-                    .client()
-                    .delete_item()
-                    .table_name(table)
-                    .set_key(Some(key))
-                    .set_condition_expression(condition)
-                    .set_expression_attribute_names(names)
-                    .set_expression_attribute_values(values)
-                    .return_values_on_condition_check_failure(all_old)
-                    .set_return_values(return_values)
-                    .return_consumed_capacity(total)
-                    .customize()
-                    .interceptor(attempts.clone())
-                    .send()
-                    .await;
-                (
-                    "DeleteItem",
-                    result
-                        .map(|o| (o.attributes, units(o.consumed_capacity.as_ref())))
-                        .map_err(|e| self.sdk_failure("DeleteItem", e, &attempts)),
-                )
-            }
+        let operation = match &self.action {
+            Action::Put(_) => "PutItem",
+            Action::Update(_) => "UpdateItem",
+            Action::Delete => "DeleteItem",
             Action::ConditionCheck => {
                 return Err(Error::InvalidRequest {
                     entity: E::SCHEMA.entity_type,
@@ -210,14 +126,82 @@ impl<E: Entity + 'static> WritePlan<E> {
                 })
             }
         };
-        tracing::debug!(
-            entity = E::SCHEMA.entity_type,
-            operation,
-            conditional = self.condition.is_some(),
-            read_first = self.read.is_some(),
-            "ddb write"
-        );
-        result
+        let span = telemetry::span(operation, table, None, E::SCHEMA.entity_type);
+        let Parts {
+            key,
+            condition,
+            names,
+            values,
+        } = self.parts();
+        let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
+        let indexes = ReturnConsumedCapacity::Indexes;
+        let attempts = Attempts::default();
+        let capacity = |c: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>| Capacity::of(c);
+        let sent = match &self.action {
+            Action::Put(item) => db
+                .client()
+                .put_item()
+                .table_name(table)
+                .set_item(Some(item.clone()))
+                .set_condition_expression(condition)
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
+                .return_values_on_condition_check_failure(all_old)
+                .set_return_values(return_values)
+                .return_consumed_capacity(indexes)
+                .customize()
+                .interceptor(attempts.clone())
+                .send()
+                .instrument(span.clone())
+                .await
+                .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
+                .map_err(|e| self.sdk_failure(operation, e, &attempts)),
+            Action::Update(expression) => db
+                .client()
+                .update_item()
+                .table_name(table)
+                .set_key(Some(key))
+                .update_expression(expression)
+                .set_condition_expression(condition)
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
+                .return_values_on_condition_check_failure(all_old)
+                .set_return_values(return_values)
+                .return_consumed_capacity(indexes)
+                .customize()
+                .interceptor(attempts.clone())
+                .send()
+                .instrument(span.clone())
+                .await
+                .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
+                .map_err(|e| self.sdk_failure(operation, e, &attempts)),
+            Action::Delete | Action::ConditionCheck => db
+                .client()
+                .delete_item()
+                .table_name(table)
+                .set_key(Some(key))
+                .set_condition_expression(condition)
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
+                .return_values_on_condition_check_failure(all_old)
+                .set_return_values(return_values)
+                .return_consumed_capacity(indexes)
+                .customize()
+                .interceptor(attempts.clone())
+                .send()
+                .instrument(span.clone())
+                .await
+                .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
+                .map_err(|e| self.sdk_failure(operation, e, &attempts)),
+        };
+        match &sent {
+            Ok((_, capacity)) => telemetry::record(&span, capacity.total, 1, attempts.count()),
+            Err(error) => {
+                telemetry::record(&span, 0.0, 0, attempts.count());
+                telemetry::record_error(&span, error);
+            }
+        }
+        sent
     }
 
     /// A failed request: the mapped condition failure, or the SDK's error;
@@ -260,9 +244,9 @@ impl<E: Entity + 'static> WritePlan<E> {
     /// the same token and DynamoDB does not apply it again (for ten
     /// minutes), so a failure is never this call's own write. Returns no
     /// attributes: a transaction has no return values.
-    pub(crate) async fn send_exactly_once(&self, db: &Db) -> Result<()> {
-        let failed = match db.transaction().plan(self).send().await {
-            Ok(_) => return Ok(()),
+    pub(crate) async fn send_exactly_once(&self, db: &Db) -> Result<Capacity> {
+        let failed = match db.transaction().plan(self).send_with_capacity().await {
+            Ok((_, capacity)) => return Ok(capacity),
             Err(Error::TransactionCanceled { reasons })
                 if reasons
                     .first()
@@ -456,11 +440,6 @@ impl<E: Entity + 'static> WritePlan<E> {
             existing: existing.map(ExistingItem),
         }
     }
-}
-
-/// The capacity units in a write's consumed capacity (0 when none).
-pub(crate) fn units(capacity: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>) -> f64 {
-    capacity.and_then(|c| c.capacity_units).unwrap_or(0.0)
 }
 
 /// A write's condition expression, its names and values registered in

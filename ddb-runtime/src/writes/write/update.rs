@@ -609,23 +609,30 @@ impl<E: Entity + 'static> Update<E> {
         }
         let plan = self.plan().await?;
         if exactly_once {
-            plan.send_exactly_once(&db).await?;
+            let capacity = plan.send_exactly_once(&db).await?;
             let replaced = plan.expected_version.or_else(|| {
                 let read = plan.read.as_ref()?;
                 stored_version(&E::SCHEMA, Some(&read.item))
             });
-            return Ok(Written::applied(replaced.map(|v| v + 1), None, false));
+            return Ok(Written::applied(
+                replaced.map(|v| v + 1),
+                None,
+                false,
+                capacity,
+            ));
         }
         let returned = if return_new {
             ReturnValue::AllNew
         } else {
             ReturnValue::UpdatedNew
         };
-        let attributes = plan.send(&db, Some(returned)).await?.unwrap_or_default();
+        let (attributes, capacity) = plan.send(&db, Some(returned)).await?;
+        let attributes = attributes.unwrap_or_default();
         Ok(Written::applied(
             stored_version(&E::SCHEMA, Some(&attributes)),
             Some(attributes),
             return_new,
+            capacity,
         ))
     }
 }

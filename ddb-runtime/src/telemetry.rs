@@ -1,0 +1,130 @@
+//! Observability: one `tracing` span per DynamoDB request ddb sends, named
+//! and attributed by OpenTelemetry's database conventions for DynamoDB, and
+//! the capacity DynamoDB reports for it.
+//!
+//! A span (level INFO, target `ddb`) carries `db.system` (`"dynamodb"`),
+//! `db.system.name` (`"aws.dynamodb"`), `db.operation.name` (`"PutItem"`,
+//! `"Query"`, ...), `aws.dynamodb.table_names`, `aws.dynamodb.index_name`
+//! (empty for the table), `ddb.entity`, and, once the answer is in,
+//! `aws.dynamodb.consumed_capacity` (total units), `aws.dynamodb.count` (items
+//! returned or written), `ddb.attempts` (the SDK's attempts, retries
+//! included) and `error.type` on failure. Never a key value or an item's
+//! content: keys and items may be personal data. A `tracing-opentelemetry`
+//! layer exports them as OpenTelemetry spans.
+
+use aws_sdk_dynamodb::types::ConsumedCapacity;
+
+/// The capacity DynamoDB reported a request consumed: the total, the table's
+/// share and each index's (`ReturnConsumedCapacity::INDEXES`), so a write's
+/// cost across its global secondary indexes is visible.
+///
+/// ```
+/// let capacity = ddb_runtime::Capacity::default();
+/// assert_eq!(capacity.total, 0.0);
+/// assert!(capacity.indexes.is_empty());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Capacity {
+    /// Capacity units in all.
+    pub total: f64,
+    /// The table's units.
+    pub table: f64,
+    /// Each index's units, by index name.
+    pub indexes: Vec<(String, f64)>,
+}
+
+impl Capacity {
+    /// The capacity of one answer's `ConsumedCapacity`.
+    pub(crate) fn of(capacity: Option<&ConsumedCapacity>) -> Self {
+        let Some(capacity) = capacity else {
+            return Capacity::default();
+        };
+        let mut indexes: Vec<(String, f64)> = capacity
+            .global_secondary_indexes()
+            .into_iter()
+            .chain(capacity.local_secondary_indexes())
+            .flat_map(|map| map.iter())
+            .map(|(name, c)| (name.clone(), c.capacity_units().unwrap_or(0.0)))
+            .collect();
+        indexes.sort_by(|a, b| a.0.cmp(&b.0));
+        let total = capacity.capacity_units().unwrap_or(0.0);
+        Capacity {
+            total,
+            table: capacity
+                .table()
+                .and_then(|t| t.capacity_units())
+                .unwrap_or(total),
+            indexes,
+        }
+    }
+
+    /// The sum of several answers' capacity (a transaction's tables, a
+    /// batch's requests).
+    pub(crate) fn add(&mut self, other: &Capacity) {
+        self.total += other.total;
+        self.table += other.table;
+        for (name, units) in &other.indexes {
+            match self.indexes.iter_mut().find(|(n, _)| n == name) {
+                Some((_, sum)) => *sum += units,
+                None => self.indexes.push((name.clone(), *units)),
+            }
+        }
+    }
+}
+
+/// The span of one request: its operation, table, index and entity.
+pub(crate) fn span(
+    operation: &'static str,
+    table: &str,
+    index: Option<&str>,
+    entity: &'static str,
+) -> tracing::Span {
+    tracing::info_span!(
+        target: "ddb",
+        "dynamodb",
+        otel.name = %format_args!("{operation} {table}"),
+        otel.kind = "client",
+        db.system = "dynamodb",
+        db.system.name = "aws.dynamodb",
+        db.operation.name = operation,
+        aws.dynamodb.table_names = table,
+        aws.dynamodb.index_name = index.unwrap_or(""),
+        ddb.entity = entity,
+        aws.dynamodb.consumed_capacity = tracing::field::Empty,
+        aws.dynamodb.count = tracing::field::Empty,
+        ddb.attempts = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+    )
+}
+
+/// Records what the answer said on `span`.
+pub(crate) fn record(span: &tracing::Span, capacity: f64, count: usize, attempts: u32) {
+    span.record("aws.dynamodb.consumed_capacity", capacity);
+    span.record("aws.dynamodb.count", count as u64);
+    if attempts > 0 {
+        span.record("ddb.attempts", attempts);
+    }
+}
+
+/// Records a failed request on `span`: the error's kind, never its text
+/// (which can quote a key).
+pub(crate) fn record_error(span: &tracing::Span, error: &crate::Error) {
+    span.record("error.type", error_type(error));
+}
+
+fn error_type(error: &crate::Error) -> &'static str {
+    use crate::Error as E;
+    match error {
+        E::ConditionFailed { .. } => "ConditionalCheckFailed",
+        E::VersionConflict { .. } => "VersionConflict",
+        E::AlreadyExists { .. } => "AlreadyExists",
+        E::ChangedSinceRead { .. } => "ChangedSinceRead",
+        E::NotFound { .. } => "NotFound",
+        E::WriteOutcomeUnknown { .. } => "WriteOutcomeUnknown",
+        E::TransactionCanceled { .. } => "TransactionCanceled",
+        E::Unprocessed { .. } => "Unprocessed",
+        E::Migration { .. } => "Migration",
+        E::Sdk { .. } => "Sdk",
+        _ => "Invalid",
+    }
+}

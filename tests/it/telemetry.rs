@@ -1,0 +1,154 @@
+//! #14.4: every request ddb sends is a `tracing` span with OpenTelemetry's
+//! DynamoDB attribute names and the capacity it consumed, never a key value
+//! or an item's content; writes report their capacity, table and indexes.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ddb_examples::single_table::{Customer, Ecommerce, Order};
+use ddb_examples::{CustomerId, OrderId, OrderStatus};
+use time::macros::datetime;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
+
+type Fields = HashMap<String, String>;
+
+/// A subscriber that keeps every span's fields.
+#[derive(Clone, Default)]
+struct Capture {
+    spans: Arc<Mutex<Vec<Fields>>>,
+    next: Arc<AtomicU64>,
+}
+
+struct Visitor<'a>(&'a mut Fields);
+
+impl Visit for Visitor<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+}
+
+impl Subscriber for Capture {
+    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+        metadata.target() == "ddb"
+    }
+    fn new_span(&self, attributes: &Attributes<'_>) -> Id {
+        let mut fields = Fields::new();
+        attributes.record(&mut Visitor(&mut fields));
+        let mut spans = self.spans.lock().unwrap();
+        spans.push(fields);
+        self.next.store(spans.len() as u64, Ordering::Relaxed);
+        Id::from_u64(spans.len() as u64)
+    }
+    fn record(&self, span: &Id, values: &Record<'_>) {
+        let mut spans = self.spans.lock().unwrap();
+        if let Some(fields) = spans.get_mut(span.into_u64() as usize - 1) {
+            values.record(&mut Visitor(fields));
+        }
+    }
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, _: &Event<'_>) {}
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+fn order(id: &str) -> Order {
+    Order {
+        customer_id: CustomerId("Ada".into()),
+        order_id: OrderId(id.into()),
+        placed_at: datetime!(2026-10-02 14:31:07 UTC),
+        status: OrderStatus::Open,
+        total_cents: 5600,
+        version: 0,
+    }
+}
+
+#[tokio::test]
+async fn every_request_is_a_span_with_capacity_and_no_key_values() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let table = db.table_name::<Ecommerce>().to_owned();
+    let capture = Capture::default();
+    let _guard = tracing::subscriber::set_default(capture.clone());
+
+    let (_, created) = db.create(&order("T1")).send_with_capacity().await.unwrap();
+    let key = ddb_runtime::Entity::primary_key(&order("T1")).unwrap();
+    let written = db
+        .update(key.clone())
+        .set(Order::fields().status, OrderStatus::Shipped)
+        .send()
+        .await
+        .unwrap();
+    db.get(key).send().await.unwrap().unwrap();
+    db.query(Order::by_customer(&CustomerId("Ada".into())))
+        .collect()
+        .await
+        .unwrap();
+    db.batch_put(&[order("T2"), order("T3")]).await.unwrap();
+    let (_, transacted) = db
+        .transaction()
+        .create(&Customer {
+            customer_id: CustomerId("Ada".into()),
+            name: "Ada Lovelace".into(),
+            email: "ada@example.com".into(),
+            order_count: 0,
+        })
+        .send_with_capacity()
+        .await
+        .unwrap();
+
+    // The capacity of each write: the table's and the indexes' shares.
+    assert!(created.total > 0.0, "{created:?}");
+    let gsi = |c: &ddb_runtime::Capacity, name: &str| c.indexes.iter().any(|(n, _)| n == name);
+    assert!(
+        gsi(&created, "GSI1") && gsi(&created, "GSI2"),
+        "{created:?}"
+    );
+    assert!(written.capacity.total > 0.0, "{:?}", written.capacity);
+    assert!(transacted.total > 0.0, "{transacted:?}");
+
+    let spans = capture.spans.lock().unwrap().clone();
+    let operations: Vec<&str> = spans
+        .iter()
+        .map(|s| s["db.operation.name"].as_str())
+        .collect();
+    for operation in [
+        "PutItem",
+        "UpdateItem",
+        "GetItem",
+        "Query",
+        "BatchWriteItem",
+        "TransactWriteItems",
+    ] {
+        assert!(
+            operations.contains(&operation),
+            "{operation}: {operations:?}"
+        );
+    }
+    for span in &spans {
+        assert_eq!(span["db.system"], "dynamodb", "{span:?}");
+        assert_eq!(span["db.system.name"], "aws.dynamodb", "{span:?}");
+        assert_eq!(span["aws.dynamodb.table_names"], table, "{span:?}");
+        assert!(
+            span.contains_key("aws.dynamodb.consumed_capacity"),
+            "{span:?}"
+        );
+        assert!(span.contains_key("aws.dynamodb.count"), "{span:?}");
+        for value in span.values() {
+            assert!(
+                !value.contains("Ada") && !value.contains("CUSTOMER#") && !value.contains("T1"),
+                "a key value or item content in a span: {span:?}"
+            );
+        }
+    }
+    let query = spans
+        .iter()
+        .find(|s| s["db.operation.name"] == "Query")
+        .unwrap();
+    assert_eq!(query["aws.dynamodb.index_name"], "");
+    assert!(query["ddb.attempts"].parse::<u32>().unwrap() >= 1);
+}
