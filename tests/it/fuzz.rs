@@ -168,6 +168,7 @@ proptest! {
         segment_round_trips::<Millis>(&text)?;
         segment_round_trips::<Nanos>(&text)?;
         segment_round_trips::<Timestamp>(&text)?;
+        segment_round_trips::<chrono::DateTime<chrono::Utc>>(&text)?;
         segment_round_trips::<OrderStatus>(&text)?;
     }
 

@@ -61,6 +61,11 @@ fn timestamp() -> impl Strategy<Value = time::OffsetDateTime> {
         .prop_map(|s| time::OffsetDateTime::from_unix_timestamp(s).unwrap())
 }
 
+/// The same instant as a `chrono::DateTime<Utc>`.
+fn chrono_of(at: time::OffsetDateTime) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::from_timestamp(at.unix_timestamp(), 0).unwrap()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -86,6 +91,14 @@ proptest! {
     fn string_order(a in tricky_string(), b in tricky_string()) { check_order(a, b)?; }
     #[test]
     fn timestamp_order(a in timestamp(), b in timestamp()) { check_order(a, b)?; }
+    #[test]
+    fn chrono_timestamp_order(a in timestamp(), b in timestamp()) {
+        check_order(chrono_of(a), chrono_of(b))?;
+    }
+    #[test]
+    fn chrono_and_time_key_an_instant_alike(a in timestamp()) {
+        prop_assert_eq!(encode(&chrono_of(a)), encode(&a));
+    }
     #[test]
     fn uuid_order(a: u128, b: u128) { check_order(uuid::Uuid::from_u128(a), uuid::Uuid::from_u128(b))?; }
     #[test]

@@ -1336,3 +1336,68 @@ async fn retries_spent_after_a_lost_answer_are_an_unknown_outcome() {
         .unwrap();
     assert_eq!(stored.version, loaded.version + 1, "applied once");
 }
+
+#[derive(Table)]
+#[ddb(name = "Events", pk = "PK", sk = "SK")]
+struct Events;
+
+/// #14.2: an entity on `chrono::DateTime<Utc>`, keyed and stamped as one on
+/// `time` is.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Events, pk = "STREAM#{stream}", sk = "AT#{at}#{id}", query = "in_stream")]
+struct Event {
+    stream: String,
+    at: chrono::DateTime<chrono::Utc>,
+    id: String,
+    #[ddb(created_at)]
+    created: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+#[tokio::test]
+async fn chrono_instants_key_sort_and_stamp_like_time() {
+    let db = ddb_tests::db_with_table::<Events>().await;
+    let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+    let event = |when: &str, id: &str| Event {
+        stream: "s".into(),
+        at: at(when),
+        id: id.into(),
+        created: None,
+    };
+    for (when, id) in [
+        ("2026-10-02T14:31:07Z", "b"),
+        ("1969-07-20T20:17:40Z", "a"),
+        ("2026-10-02T16:31:07+02:00", "c"),
+    ] {
+        db.create(&event(when, id)).send().await.unwrap();
+    }
+    let read = db
+        .query(Event::in_stream(&"s".to_string()))
+        .collect()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = read.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "c"], "ordered by instant");
+    let key = Event::key(
+        &"s".to_string(),
+        &at("2026-10-02T14:31:07Z"),
+        &"b".to_string(),
+    )
+    .unwrap();
+    assert_eq!(
+        key.sk().unwrap().as_str(),
+        "AT#2026-10-02T14:31:07Z#b",
+        "the same text as time::OffsetDateTime"
+    );
+    let stored = &read[1];
+    let created = stored.created.expect("stamped by create");
+    assert_eq!(chrono::Timelike::nanosecond(&created), 0, "whole seconds");
+    // A fraction of a second is refused, never truncated.
+    let fractional = db
+        .create(&event("2026-10-02T14:31:07.5Z", "d"))
+        .send()
+        .await;
+    assert!(
+        matches!(fractional, Err(Error::InvalidKeySegment { .. })),
+        "{fractional:?}"
+    );
+}

@@ -44,8 +44,9 @@ fn epoch_seconds(now: SystemTime) -> i64 {
 }
 
 /// A type ddb can write the current time into, for `#[ddb(created_at)]` and
-/// `#[ddb(updated_at)]`: epoch seconds (`u64`, `i64`), or [`Timestamp`]
-/// (feature `time`), or an `Option` of one.
+/// `#[ddb(updated_at)]`: epoch seconds (`u64`, `i64`), [`Timestamp`]
+/// (feature `time`), `chrono::DateTime<Utc>` (feature `chrono`), or an
+/// `Option` of one.
 ///
 /// ```
 /// use ddb_runtime::TimestampField;
@@ -54,8 +55,8 @@ fn epoch_seconds(now: SystemTime) -> i64 {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot hold a time ddb writes",
-    label = "#[ddb(created_at)] and #[ddb(updated_at)] need epoch seconds or a ddb_runtime::Timestamp",
-    note = "use u64 or i64 (epoch seconds), ddb_runtime::Timestamp, or an Option of one"
+    label = "#[ddb(created_at)] and #[ddb(updated_at)] need epoch seconds or a timestamp type",
+    note = "use u64 or i64 (epoch seconds), ddb_runtime::Timestamp (feature `time`), chrono::DateTime<Utc> (feature `chrono`), or an Option of one"
 )]
 pub trait TimestampField {
     /// The attribute value of `now`, as the field's serde form writes it.
@@ -77,6 +78,17 @@ impl TimestampField for i64 {
 impl<T: TimestampField> TimestampField for Option<T> {
     fn attribute_value(now: SystemTime) -> AttributeValue {
         T::attribute_value(now)
+    }
+}
+
+/// Stamped in whole seconds, as chrono's serde writes the instant
+/// (`2026-09-10T08:12:44Z`): a stamp can then be a key segment.
+#[cfg(feature = "chrono")]
+impl TimestampField for chrono::DateTime<chrono::Utc> {
+    fn attribute_value(now: SystemTime) -> AttributeValue {
+        let at = chrono::DateTime::<chrono::Utc>::from(now);
+        let whole = chrono::Timelike::with_nanosecond(&at, 0).unwrap_or(at);
+        AttributeValue::S(whole.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
     }
 }
 
