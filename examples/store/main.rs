@@ -215,6 +215,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "{}",
         ddb_runtime::schema::access_pattern_report(&store::ENTITIES)
     );
+
+    // Least privilege for a customer acting on their own data: the
+    // partitions of their customer id (an IAM principal tag), and what IAM
+    // cannot scope left out.
+    use ddb_runtime::schema::iam::{Access, PolicyBuilder};
+    use ddb_runtime::Entity;
+    let policy = PolicyBuilder::new(format!(
+        "arn:aws:dynamodb:*:*:table/{}",
+        Ecommerce::DEF.name
+    ))
+    .entity(&store::Customer::SCHEMA, Access::ReadWrite)
+    .entity(&store::Order::SCHEMA, Access::ReadWrite)
+    .entity(&store::OrderItem::SCHEMA, Access::Read)
+    .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
+    .build();
+    println!("IAM policy for a customer's own data (generated from the declarations)\n");
+    println!("{policy}");
     Ok(())
 }
 

@@ -6,6 +6,7 @@ mod compile;
 mod convert;
 mod fuzz;
 mod hostile;
+mod iam;
 mod index_invariant;
 mod keys;
 mod local;

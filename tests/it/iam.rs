@@ -1,0 +1,168 @@
+//! #14.3: least-privilege IAM policies generated from the store's
+//! declarations, their JSON shape, and the LeadingKeys pattern checked
+//! against the keys ddb actually writes.
+
+use ddb_examples::single_table::{Customer, Order, OrderItem};
+use ddb_examples::{CustomerId, OrderId, OrderStatus};
+use ddb_runtime::schema::iam::{Access, PolicyBuilder};
+use ddb_runtime::Entity;
+use serde_json::Value;
+
+const TABLE: &str = "arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce";
+const ACTIONS: &[&str] = &[
+    "dynamodb:GetItem",
+    "dynamodb:BatchGetItem",
+    "dynamodb:Query",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:BatchWriteItem",
+    "dynamodb:ConditionCheckItem",
+];
+
+/// The shape IAM accepts: a version, statements with a unique alphanumeric
+/// Sid, Allow, known DynamoDB actions, and resources on this table.
+fn check_shape(document: &Value) -> Vec<&Value> {
+    assert_eq!(document["Version"], "2012-10-17");
+    let statements: Vec<&Value> = document["Statement"].as_array().unwrap().iter().collect();
+    let mut sids = std::collections::HashSet::new();
+    for statement in &statements {
+        let sid = statement["Sid"].as_str().unwrap();
+        assert!(!sid.is_empty() && sid.chars().all(|c| c.is_ascii_alphanumeric()));
+        assert!(sids.insert(sid), "Sid {sid} twice");
+        assert_eq!(statement["Effect"], "Allow");
+        for action in statement["Action"].as_array().unwrap() {
+            assert!(ACTIONS.contains(&action.as_str().unwrap()), "{action}");
+        }
+        for resource in statement["Resource"].as_array().unwrap() {
+            let resource = resource.as_str().unwrap();
+            assert!(
+                resource == TABLE || resource.starts_with(&format!("{TABLE}/index/")),
+                "{resource}"
+            );
+        }
+    }
+    // It is JSON that parses back to itself.
+    let text = serde_json::to_string(document).unwrap();
+    assert_eq!(&serde_json::from_str::<Value>(&text).unwrap(), document);
+    statements
+}
+
+/// IAM's StringLike: `*` matches any run of characters.
+fn string_like(pattern: &str, text: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == text,
+        Some((head, rest)) => {
+            text.starts_with(head)
+                && (0..=text.len() - head.len()).any(|i| string_like(rest, &text[head.len() + i..]))
+        }
+    }
+}
+
+#[test]
+fn the_store_gets_a_statement_per_entity_and_queried_index() {
+    let policy = PolicyBuilder::new(TABLE)
+        .entity(&Customer::SCHEMA, Access::ReadWrite)
+        .entity(&Order::SCHEMA, Access::ReadWrite)
+        .entity(&OrderItem::SCHEMA, Access::Read)
+        .build();
+    assert!(policy.left_out.is_empty(), "{:?}", policy.left_out);
+    let statements = check_shape(&policy.document);
+    let sids: Vec<&str> = statements
+        .iter()
+        .map(|s| s["Sid"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        sids,
+        [
+            "CustomerItems",
+            "OrderItems",
+            "OrderGSI1Query",
+            "OrderGSI2Query",
+            "OrderItemItems",
+            "OrderItemGSI1Query"
+        ]
+    );
+    // Read-only: no write action.
+    let order_items = statements[4]["Action"].as_array().unwrap();
+    assert!(order_items
+        .iter()
+        .all(|a| !a.as_str().unwrap().contains("Put")));
+    // GSI2 projects some attributes: reads of it are limited to them.
+    let gsi2 = statements[3];
+    assert_eq!(gsi2["Resource"][0], format!("{TABLE}/index/GSI2"));
+    let attributes = &gsi2["Condition"]["ForAllValues:StringEquals"]["dynamodb:Attributes"];
+    assert!(attributes
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("total_cents")));
+    assert!(!attributes
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("version")));
+    assert_eq!(
+        gsi2["Condition"]["StringEqualsIfExists"]["dynamodb:Select"],
+        "SPECIFIC_ATTRIBUTES"
+    );
+}
+
+#[test]
+fn a_customer_scoped_policy_matches_exactly_their_partitions() {
+    let policy = PolicyBuilder::new(TABLE)
+        .entity(&Customer::SCHEMA, Access::ReadWrite)
+        .entity(&Order::SCHEMA, Access::ReadWrite)
+        .entity(&OrderItem::SCHEMA, Access::Read)
+        .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
+        .build();
+    let statements = check_shape(&policy.document);
+    assert_eq!(statements.len(), 2, "{}", policy);
+    // What IAM cannot express is said, not silently granted.
+    assert_eq!(policy.left_out.len(), 3, "{:?}", policy.left_out);
+    assert!(policy.left_out.iter().any(|n| n.starts_with("OrderItem:")));
+    assert!(policy.left_out.iter().any(|n| n.contains("GSI2")));
+
+    let pattern = statements[1]["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"][0]
+        .as_str()
+        .unwrap();
+    assert_eq!(pattern, "CUSTOMER#${aws:PrincipalTag/customer_id}");
+    // IAM substitutes the caller's tag: it matches the keys ddb writes for
+    // that customer, and no other customer's.
+    let granted = pattern.replace("${aws:PrincipalTag/customer_id}", "123");
+    let key = |customer: &str| {
+        let order = Order {
+            customer_id: CustomerId(customer.into()),
+            order_id: OrderId("A1".into()),
+            placed_at: time::macros::datetime!(2026-10-02 14:31:07 UTC),
+            status: OrderStatus::Open,
+            total_cents: 1,
+            version: 0,
+        };
+        order.primary_key().unwrap().pk().as_str().to_owned()
+    };
+    assert!(string_like(&granted, &key("123")));
+    assert!(!string_like(&granted, &key("1234")));
+    assert!(!string_like(&granted, &key("12")));
+}
+
+#[test]
+fn a_fixed_value_and_other_fields_become_wildcards() {
+    #[derive(ddb_runtime::Table)]
+    #[ddb(name = "Tenants", pk = "PK", sk = "SK")]
+    struct Tenants;
+    #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    #[ddb(table = Tenants, pk = "TENANT#{tenant}#REGION#{region}", sk = "DOC#{id}")]
+    struct Doc {
+        tenant: String,
+        region: String,
+        id: String,
+    }
+    let policy = PolicyBuilder::new(TABLE)
+        .entity(&Doc::SCHEMA, Access::Read)
+        .scoped_to("tenant", "acme")
+        .build();
+    let statements = check_shape(&policy.document);
+    assert_eq!(
+        statements[0]["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"][0],
+        "TENANT#acme#REGION#*"
+    );
+}
