@@ -237,6 +237,14 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A DynamoDB Streams record did not decode.
+    #[error("stream record {sequence_number}: {source}")]
+    StreamRecord {
+        /// The record's sequence number.
+        sequence_number: String,
+        /// Why.
+        source: Box<Error>,
+    },
     /// An update or condition check found no item at the key.
     #[error("{entity} {key} does not exist")]
     NotFound {

@@ -100,6 +100,8 @@ mod error;
 pub mod expr;
 #[cfg(feature = "local")]
 pub mod local;
+#[cfg(feature = "lambda")]
+pub mod stream;
 mod telemetry;
 
 use declarations::check;

@@ -17,6 +17,7 @@ mod reads;
 mod schema;
 mod segments;
 mod store;
+mod streams;
 mod sweep;
 mod telemetry;
 mod writes;
