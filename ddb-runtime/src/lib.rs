@@ -90,6 +90,7 @@ mod writes {
 mod declarations {
     pub mod backfill;
     pub mod check;
+    pub mod cost;
     pub mod iam;
     pub mod model;
     pub mod schema;

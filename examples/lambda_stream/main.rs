@@ -31,10 +31,13 @@ async fn handle(event: LambdaEvent<Event>) -> Result<(), Error> {
                 println!("customer {} expired", c.customer_id.0);
             }
             (_, old, new) => {
-                let unknown = [old, new].into_iter().flatten().find_map(|image| match image {
-                    Image::Unknown { entity_type, .. } => Some(entity_type.as_str()),
-                    Image::Known(_) => None,
-                });
+                let unknown = [old, new]
+                    .into_iter()
+                    .flatten()
+                    .find_map(|image| match image {
+                        Image::Unknown { entity_type, .. } => Some(entity_type.as_str()),
+                        Image::Known(_) => None,
+                    });
                 if let Some(entity_type) = unknown {
                     println!("{} left alone: {entity_type}", change.sequence_number);
                 }

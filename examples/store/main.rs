@@ -216,11 +216,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ddb_runtime::schema::access_pattern_report(&store::ENTITIES)
     );
 
+    // What each entity's writes and each page of reads cost, from the seed.
+    let (customers, orders, lines) = store::seed_entities();
+    use ddb_runtime::Entity as _;
+    let samples = [
+        (&store::Customer::SCHEMA, customers[0].to_item()?),
+        (&store::Order::SCHEMA, orders[0].to_item()?),
+        (&store::OrderItem::SCHEMA, lines[0].to_item()?),
+    ];
+    println!("Capacity per access pattern (from seed items)\n");
+    println!("{}", ddb_runtime::schema::cost::cost_report(&samples, 100));
+
     // Least privilege for a customer acting on their own data: the
     // partitions of their customer id (an IAM principal tag), and what IAM
     // cannot scope left out.
     use ddb_runtime::schema::iam::{Access, PolicyBuilder};
-    use ddb_runtime::Entity;
     let policy = PolicyBuilder::new(format!(
         "arn:aws:dynamodb:*:*:table/{}",
         Ecommerce::DEF.name

@@ -152,3 +152,65 @@ async fn every_request_is_a_span_with_capacity_and_no_key_values() {
     assert_eq!(query["aws.dynamodb.index_name"], "");
     assert!(query["ddb.attempts"].parse::<u32>().unwrap() >= 1);
 }
+
+/// #14.4: the report's write cost of each entity, from a sample item, is
+/// what DynamoDB reports for writing it, table and indexes.
+#[tokio::test]
+async fn the_cost_report_matches_what_dynamodb_reports() {
+    use ddb_examples::single_table::{Customer, OrderItem};
+    use ddb_examples::ProductId;
+    use ddb_runtime::schema::cost::{cost_report, write_cost};
+    use ddb_runtime::Entity;
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let customer = Customer {
+        customer_id: CustomerId("C9".into()),
+        name: "A".repeat(1500),
+        email: "c9@example.com".into(),
+        order_count: 0,
+    };
+    let line = OrderItem {
+        order_id: OrderId("O9".into()),
+        product_id: ProductId("P9".into()),
+        quantity: 1,
+        price_cents: 100,
+    };
+    let open = order("O9");
+    let mut shipped = order("O10");
+    shipped.status = OrderStatus::Shipped;
+
+    async fn check<E: Entity + 'static>(db: &ddb_runtime::Db, entity: &E) {
+        let item = entity.to_item().unwrap();
+        let predicted = write_cost(&E::SCHEMA, &item);
+        let (_, reported) = db.create(entity).send_with_capacity().await.unwrap();
+        assert_eq!(
+            reported.total,
+            predicted.total(),
+            "{predicted:?} vs {reported:?}"
+        );
+        assert_eq!(reported.table, predicted.table);
+        let mut reported_indexes: Vec<String> =
+            reported.indexes.iter().map(|(n, _)| n.clone()).collect();
+        let mut predicted_indexes: Vec<String> = predicted
+            .indexes
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect();
+        reported_indexes.sort();
+        predicted_indexes.sort();
+        assert_eq!(reported_indexes, predicted_indexes);
+    }
+    check(&db, &customer).await;
+    check(&db, &line).await;
+    check(&db, &open).await;
+    check(&db, &shipped).await;
+
+    let report = cost_report(
+        &[
+            (&Customer::SCHEMA, customer.to_item().unwrap()),
+            (&Order::SCHEMA, open.to_item().unwrap()),
+        ],
+        100,
+    );
+    assert!(report.contains("| Customer |"), "{report}");
+    assert!(report.contains("GSI2"), "{report}");
+}

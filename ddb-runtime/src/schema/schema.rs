@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 pub use super::backfill::{Backfill, Checkpoint, IndexKeyViolation, Progress, MAX_SEGMENTS};
-pub use super::iam;
+pub use super::{cost, iam};
 
 /// The attribute a versioned entity's items carry their schema version in
 /// (`#[ddb(schema_version = N)]`); items without it are version 1.
