@@ -276,7 +276,7 @@ impl<E: Entity + 'static> GetItem<E> {
             .table_name(&table)
             .set_key(Some(self.key.to_item()))
             .consistent_read(self.consistent)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
         if let Some(attributes) = self.projection {
             let mut placeholders = crate::expr::Placeholders::default();
             // The entity type to check, the ttl to leave expired items out.
@@ -284,7 +284,10 @@ impl<E: Entity + 'static> GetItem<E> {
             let names = attributes
                 .iter()
                 .copied()
-                .chain([E::SCHEMA.table.entity_attribute])
+                .chain([
+                    E::SCHEMA.table.entity_attribute,
+                    crate::schema::SCHEMA_VERSION_ATTRIBUTE,
+                ])
                 .chain(ttl);
             request = request
                 .projection_expression(placeholders.projection(names))

@@ -112,7 +112,9 @@ pub(crate) fn record_error(span: &tracing::Span, error: &crate::Error) {
     span.record("error.type", error_type(error));
 }
 
-fn error_type(error: &crate::Error) -> &'static str {
+/// The kind of `error`, for spans and logs (never its text, which can
+/// quote a key).
+pub(crate) fn error_type(error: &crate::Error) -> &'static str {
     use crate::Error as E;
     match error {
         E::ConditionFailed { .. } => "ConditionalCheckFailed",

@@ -145,12 +145,12 @@ fn a_customer_scoped_policy_matches_exactly_their_partitions() {
 }
 
 #[test]
-fn a_fixed_value_and_other_fields_become_wildcards() {
+fn literals_are_escaped_and_other_fields_become_wildcards() {
     #[derive(ddb_runtime::Table)]
     #[ddb(name = "Tenants", pk = "PK", sk = "SK")]
     struct Tenants;
     #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-    #[ddb(table = Tenants, pk = "TENANT#{tenant}#REGION#{region}", sk = "DOC#{id}")]
+    #[ddb(table = Tenants, pk = "T*N?$#{tenant}#REGION#{region}", sk = "DOC#{id}")]
     struct Doc {
         tenant: String,
         region: String,
@@ -161,8 +161,18 @@ fn a_fixed_value_and_other_fields_become_wildcards() {
         .scoped_to("tenant", "acme")
         .build();
     let statements = check_shape(&policy.document);
+    // IAM's wildcards in the literal text are escaped; another field of the
+    // key is a wildcard, and the policy says so.
     assert_eq!(
         statements[0]["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"][0],
-        "TENANT#acme#REGION#*"
+        "T${*}N${?}${$}#acme#REGION#*"
+    );
+    assert!(
+        policy
+            .left_out
+            .iter()
+            .any(|n| n.contains("every value of region")),
+        "{:?}",
+        policy.left_out
     );
 }

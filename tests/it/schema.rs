@@ -46,10 +46,12 @@ async fn single_table_schema_creates_a_real_table() {
     assert_eq!(projection.projection_type(), Some(&ProjectionType::Include));
     let mut included = projection.non_key_attributes().to_vec();
     included.sort();
-    // The entity type is always projected, so index items can be told apart.
+    // The entity type and schema version are always projected, so index
+    // items can be told apart and read at their version.
     assert_eq!(
         included,
         [
+            "_schema",
             "_type",
             "customer_id",
             "order_id",

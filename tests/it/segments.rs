@@ -180,3 +180,11 @@ fn the_delimiter_sorts_below_every_segment_byte() {
     assert_eq!(k("a").cmp(&k("a ")), Ordering::Less);
     assert_eq!(k("12").cmp(&k("123")), Ordering::Less);
 }
+
+/// chrono reads a leap second that time refuses: both refuse it as a key.
+#[test]
+fn a_leap_second_is_no_key_segment() {
+    let text = "2026-09-10T08:12:60Z";
+    assert!(read_escaped::<time::OffsetDateTime>(text).is_err());
+    assert!(read_escaped::<chrono::DateTime<chrono::Utc>>(text).is_err());
+}

@@ -28,19 +28,19 @@ pub fn write_version(entity: &Entity) -> TokenStream {
     }
 }
 
-/// Run at the top of `from_item`: an older item through the chain.
+/// Run at the top of `from_item`: an older item through the chain. An
+/// entity without a schema version runs it too, with no step: an item
+/// written by newer code (a later `schema_version`) is then refused rather
+/// than read under the wrong names.
 pub fn read_version(entity: &Entity) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
-    match &entity.schema {
-        Some(schema) => {
-            let steps = schema
-                .migrations
-                .iter()
-                .map(|(from, path)| quote!((#from, #path as #p::Migration)));
-            quote! {
-                let __item = #p::migrate::<Self>(__item, &[#(#steps),*])?;
-            }
-        }
-        None => quote!(),
+    let steps = entity.schema.iter().flat_map(|schema| {
+        schema
+            .migrations
+            .iter()
+            .map(|(from, path)| quote!((#from, #path as #p::Migration)))
+    });
+    quote! {
+        let __item = #p::migrate::<Self>(__item, &[#(#steps),*])?;
     }
 }

@@ -539,6 +539,11 @@ mod chrono_impl {
             let value = DateTime::parse_from_rfc3339(text)
                 .map_err(|_| invalid())?
                 .to_utc();
+            // chrono reads a leap second (`:60`) that time refuses, and that
+            // a key segment could not be written from again.
+            if value.nanosecond() >= 1_000_000_000 {
+                return Err(invalid());
+            }
             // One text per instant: other separators and cases are refused.
             if value.to_rfc3339_opts(SecondsFormat::Secs, true) != text {
                 return Err(invalid());

@@ -31,7 +31,9 @@ pub trait Projection<E: Entity>: DeserializeOwned {
     const ATTRIBUTES: &'static [&'static str];
 }
 
-/// Decodes a projected item, checking the entity type when it is present.
+/// Decodes a projected item, checking the entity type when it is present,
+/// and that the item is at today's schema version: a projection reads
+/// attributes by today's names, and no migration can run on part of an item.
 pub(crate) fn decode<E: Entity, P: Projection<E>>(item: Item) -> Result<P> {
     let schema = &E::SCHEMA;
     if let Some(found) = item.get(schema.table.entity_attribute) {
@@ -41,6 +43,19 @@ pub(crate) fn decode<E: Entity, P: Projection<E>>(item: Item) -> Result<P> {
                 found: found.as_s().cloned().unwrap_or_default(),
             });
         }
+    }
+    let stored = crate::schema::stored_schema_version(&item).unwrap_or(0);
+    if stored != schema.schema_version {
+        return Err(Error::Migration {
+            entity: schema.entity_type,
+            key: crate::schema::item_key_text(schema.table, &item),
+            from: stored,
+            reason: format!(
+                "a projection reads today's attributes (schema version {}); read the whole \
+                 entity, which migrates it, or run the backfill",
+                schema.schema_version
+            ),
+        });
     }
     serde_dynamo::from_item(item).map_err(|source| Error::Decode {
         entity: schema.entity_type,
@@ -75,7 +90,9 @@ pub(crate) const fn carries(schema: &EntitySchema, index: Option<&str>, attribut
         _ if matches!(index.kind, IndexKind::Local) => true,
         IndexProjection::KeysOnly => false,
         IndexProjection::Include(list) => {
-            if str_eq(table.entity_attribute, attribute) {
+            if str_eq(table.entity_attribute, attribute)
+                || str_eq(crate::schema::SCHEMA_VERSION_ATTRIBUTE, attribute)
+            {
                 return true;
             }
             let mut i = 0;

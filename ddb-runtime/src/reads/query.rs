@@ -638,6 +638,9 @@ where
             if check_type {
                 list.push(entity_attribute);
             }
+            if projection::carries(schema, index_name, crate::schema::SCHEMA_VERSION_ATTRIBUTE) {
+                list.push(crate::schema::SCHEMA_VERSION_ATTRIBUTE);
+            }
             list
         });
         let partition_text: Vec<&str> = partition.iter().map(KeyValue::as_str).collect();

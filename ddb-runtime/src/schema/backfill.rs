@@ -642,7 +642,11 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 Ok(Some(plan)) => plan,
                 Ok(None) => return Ok(outcome),
                 Err(error) => {
-                    tracing::warn!(entity = E::SCHEMA.entity_type, %error, "ddb backfill left an item");
+                    tracing::warn!(
+                        entity = E::SCHEMA.entity_type,
+                        error = crate::telemetry::error_type(&error),
+                        "ddb backfill left an item"
+                    );
                     outcome.failed = true;
                     return Ok(outcome);
                 }
@@ -674,8 +678,19 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                     error @ (Error::ConditionFailed { .. } | Error::WriteOutcomeUnknown { .. }),
                 ) => error,
                 // The new key of a moved item is taken: left for the user.
-                Err(error @ Error::TransactionCanceled { .. }) => {
-                    tracing::warn!(entity = E::SCHEMA.entity_type, %error, "ddb backfill could not move an item");
+                // The new key of a moved item is taken, the item is at
+                // another schema version, or DynamoDB refused the write for
+                // good: this item is left; the others go on.
+                Err(
+                    error @ (Error::TransactionCanceled { .. }
+                    | Error::Migration { .. }
+                    | Error::Sdk { .. }),
+                ) if !error.is_retryable() => {
+                    tracing::warn!(
+                        entity = E::SCHEMA.entity_type,
+                        error = crate::telemetry::error_type(&error),
+                        "ddb backfill left an item"
+                    );
                     outcome.failed = true;
                     return Ok(outcome);
                 }
@@ -687,7 +702,11 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             // safe). A busy item is taken again after a backoff.
             outcome.retried += 1;
             if outcome.retried >= policy.max_attempts {
-                tracing::warn!(entity = E::SCHEMA.entity_type, %error, "ddb backfill gave up on a busy item");
+                tracing::warn!(
+                    entity = E::SCHEMA.entity_type,
+                    error = crate::telemetry::error_type(&error),
+                    "ddb backfill gave up on a busy item"
+                );
                 outcome.failed = true;
                 return Ok(outcome);
             }
@@ -798,7 +817,7 @@ fn upgrade<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Step<
     }
     let new_key = entity.primary_key()?;
     let mut p = Placeholders::default();
-    let unchanged = unchanged(item, &mut p);
+    let unchanged = unchanged::<E>(item, &mut p);
     crate::expr::check_expression(schema.entity_type, "condition", &unchanged)?;
     if new_key.to_item() == old_key.to_item() {
         let mut put = WritePlan::new(old_key, Action::Put(new_item), None, p)?;
@@ -820,18 +839,39 @@ fn upgrade<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Step<
     })
 }
 
-/// A condition that holds while the stored item is exactly `item`: every
-/// attribute equal (and no schema version added).
-fn unchanged(item: &Item, p: &mut Placeholders) -> String {
-    let mut names: Vec<&String> = item.keys().collect();
-    names.sort();
-    let mut parts: Vec<String> = names
-        .into_iter()
-        .map(|name| format!("{} = {}", p.name(name), p.value(item[name].clone())))
-        .collect();
-    let version = super::schema::SCHEMA_VERSION_ATTRIBUTE;
-    if !item.contains_key(version) {
-        parts.push(format!("attribute_not_exists({})", p.name(version)));
+/// A condition that holds while the stored item is still `item`: when the
+/// entity keeps a version and the item has it, that version and schema
+/// version (every write of the entity moves the version); otherwise every
+/// attribute equal, and today's attributes it lacks still absent.
+fn unchanged<E: Entity>(item: &Item, p: &mut Placeholders) -> String {
+    let schema_version = super::schema::SCHEMA_VERSION_ATTRIBUTE;
+    let mut parts = Vec::new();
+    let mut equal = |name: &str, parts: &mut Vec<String>| match item.get(name) {
+        Some(value) => parts.push(format!("{} = {}", p.name(name), p.value(value.clone()))),
+        None => parts.push(format!("attribute_not_exists({})", p.name(name))),
+    };
+    let version = crate::write::version_attribute(&E::SCHEMA).filter(|v| item.contains_key(*v));
+    match version {
+        Some(version) => {
+            for name in [E::SCHEMA.table.pk.name, version, schema_version] {
+                equal(name, &mut parts);
+            }
+        }
+        None => {
+            let mut names: Vec<&str> = item.keys().map(String::as_str).collect();
+            for field in E::SCHEMA.fields {
+                if !names.contains(&field.attribute) {
+                    names.push(field.attribute);
+                }
+            }
+            if !names.contains(&schema_version) {
+                names.push(schema_version);
+            }
+            names.sort_unstable();
+            for name in names {
+                equal(name, &mut parts);
+            }
+        }
     }
     parts.join(" AND ")
 }
@@ -913,10 +953,15 @@ fn violations<E: Entity>(item: &Item) -> Vec<IndexKeyViolation> {
         reason,
     };
     let mut found = Vec::new();
-    match E::from_item(item.clone()).and_then(|entity| entity.to_item()) {
-        Ok(_) => {}
-        Err(error) => found.push(violation(schema.entity_type, error.to_string())),
-    }
+    // What the backfill would write: the item migrated to today's shape.
+    let target = match E::from_item(item.clone()).and_then(|entity| entity.to_item()) {
+        Ok(target) => target,
+        Err(error) => {
+            found.push(violation(schema.entity_type, error.to_string()));
+            return found;
+        }
+    };
+    let item = &target;
     // The fields' own attributes that an index keys on: DynamoDB leaves an
     // item out of the index when one has another type, and refuses writes
     // that would put an empty or oversized value in it.

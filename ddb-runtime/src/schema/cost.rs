@@ -61,12 +61,17 @@ pub fn write_cost(entity: &EntitySchema, item: &Item) -> WriteCost {
                         Projection::Include(attributes) => attributes,
                         _ => &[],
                     };
+                    // ddb adds the entity type and schema version to an
+                    // INCLUDE list, never to KEYS_ONLY.
+                    let include = matches!(index.projection, Projection::Include(_));
                     let keep = |name: &str| {
                         name == table.pk.name
                             || table.sk.is_some_and(|sk| sk.name == name)
                             || index.key_attributes().any(|a| a.name == name)
                             || extra.contains(&name)
-                            || name == table.entity_attribute
+                            || (include
+                                && (name == table.entity_attribute
+                                    || name == super::schema::SCHEMA_VERSION_ATTRIBUTE))
                     };
                     item.iter()
                         .filter(|(name, _)| keep(name))

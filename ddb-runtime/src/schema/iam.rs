@@ -126,7 +126,17 @@ impl PolicyBuilder {
             let name = entity.rust_name;
             let leading = match &self.scope {
                 Some(scope) => match leading_key(&entity.keys[0].pk, scope) {
-                    Some(pattern) => Some(pattern),
+                    Some((pattern, others)) => {
+                        if !others.is_empty() {
+                            left_out.push(format!(
+                                "{name}: granted across every value of {} (the `*` of its \
+                                 partition key `{}`): IAM cannot scope those fields",
+                                others.join(", "),
+                                entity.keys[0].pk.source
+                            ));
+                        }
+                        Some(pattern)
+                    }
                     None => {
                         left_out.push(format!(
                             "{name}: its table partition key `{}` does not hold `{}`, so \
@@ -186,7 +196,10 @@ impl PolicyBuilder {
                         json!({ "dynamodb:LeadingKeys": [pattern] }),
                     );
                 }
-                if let Some(attributes) = projected(entity.table, index) {
+                // A local index fetches what it does not project from the
+                // table: its reads are not limited to its attributes.
+                let limited = index.kind == IndexKind::Global;
+                if let Some(attributes) = projected(entity.table, index).filter(|_| limited) {
                     condition.insert(
                         "ForAllValues:StringEquals".into(),
                         json!({ "dynamodb:Attributes": attributes }),
@@ -210,22 +223,40 @@ impl PolicyBuilder {
 }
 
 /// The `dynamodb:LeadingKeys` pattern of a partition key template for a
-/// caller scoped to one field: the field replaced by the scope's value, any
-/// other field by `*`; `None` when the template does not hold the field.
-fn leading_key(template: &Template, scope: &Scope) -> Option<String> {
+/// caller scoped to one field: the template's literal text escaped for
+/// IAM (`*`, `?` and `$` as `${*}`, `${?}`, `${$}`), the field replaced by
+/// the scope's value (as given: a policy variable, or a value in ddb's key
+/// text), any other field by `*`; `None` when the template does not hold
+/// the field. The other fields, matched by `*`, are returned too.
+fn leading_key(template: &Template, scope: &Scope) -> Option<(String, Vec<&'static str>)> {
     let mut holds = false;
+    let mut others = Vec::new();
     let mut pattern = String::new();
     for part in template.parts {
         match part {
-            Part::Literal(text) => pattern.push_str(text),
+            Part::Literal(text) => {
+                for c in text.chars() {
+                    match c {
+                        '*' | '?' | '$' => {
+                            pattern.push_str("${");
+                            pattern.push(c);
+                            pattern.push('}');
+                        }
+                        c => pattern.push(c),
+                    }
+                }
+            }
             Part::Field(field) if *field == scope.field => {
                 holds = true;
                 pattern.push_str(&scope.value);
             }
-            Part::Field(_) => pattern.push('*'),
+            Part::Field(field) => {
+                others.push(*field);
+                pattern.push('*');
+            }
         }
     }
-    holds.then_some(pattern)
+    holds.then_some((pattern, others))
 }
 
 /// The secondary indexes an entity's access patterns query, each once.

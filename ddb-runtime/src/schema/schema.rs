@@ -93,13 +93,22 @@ fn projection(projection: Projection, entity_attribute: &str) -> SdkProjection {
         Projection::KeysOnly => SdkProjection::builder()
             .projection_type(ProjectionType::KeysOnly)
             .build(),
+        // ddb adds the entity type and the schema version to every INCLUDE
+        // list: index items can be told apart, and read at their version.
         Projection::Include(attributes) => SdkProjection::builder()
             .projection_type(ProjectionType::Include)
             .set_non_key_attributes(Some(
                 attributes
                     .iter()
                     .copied()
-                    .chain((!attributes.contains(&entity_attribute)).then_some(entity_attribute))
+                    .chain([entity_attribute, SCHEMA_VERSION_ATTRIBUTE])
+                    .fold(Vec::new(), |mut list, name| {
+                        if !list.contains(&name) {
+                            list.push(name);
+                        }
+                        list
+                    })
+                    .into_iter()
                     .map(str::to_owned)
                     .collect(),
             ))

@@ -277,7 +277,6 @@ impl TransactWrite {
                 Err(error) => canceled(error, &actions),
             };
             telemetry::record(&span, 0.0, 0, attempts.count());
-            telemetry::record_error(&span, &error);
             // Lost only to other transactions or throttling, this attempt
             // applied nothing: it is safe to send again (a token pinned by
             // the caller is theirs to retry with). So is one the SDK gave up
@@ -295,13 +294,18 @@ impl TransactWrite {
                 }
                 continue;
             }
-            if unsettled {
-                return Err(Error::WriteOutcomeUnknown {
+            let error = if unsettled {
+                Error::WriteOutcomeUnknown {
                     entity: "transaction",
                     key: token,
                     failure: Box::new(error),
-                });
-            }
+                }
+            } else {
+                error
+            };
+            // Only the final failure marks the span: a conflict sent again
+            // and then applied is a success.
+            telemetry::record_error(&span, &error);
             return Err(error);
         }
     }

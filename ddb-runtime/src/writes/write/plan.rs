@@ -389,17 +389,25 @@ impl<E: Entity + 'static> WritePlan<E> {
         }
         if let (Some(item), Action::Update(_)) = (&existing, &self.action) {
             let stored = crate::schema::stored_schema_version(item).unwrap_or(0);
-            if stored < schema.schema_version {
+            let current = schema.schema_version;
+            if stored != current {
+                let reason = if stored > current {
+                    format!(
+                        "the item was written by code at schema version {stored}, newer than \
+                         this code's {current}: deploy the newer code everywhere before it writes"
+                    )
+                } else {
+                    format!(
+                        "the item is stored at schema version {stored} and this write needs \
+                         version {current}'s shape: read and put it (reads migrate it), or run \
+                         the backfill, which upgrades every item"
+                    )
+                };
                 return Error::Migration {
                     entity,
                     key,
                     from: stored,
-                    reason: format!(
-                        "the item is stored at schema version {stored} and this write needs \
-                         version {}'s shape: read and put it (reads migrate it), or run the \
-                         backfill, which upgrades every item",
-                        schema.schema_version
-                    ),
+                    reason,
                 };
             }
         }

@@ -385,15 +385,20 @@ impl<E: Entity + 'static> Update<E> {
             self.condition.clone(),
             Condition::attribute_exists(table.pk.name),
         ));
-        // An item stored at an older schema version has yesterday's
-        // attribute names: an update of today's would mix the two.
-        if schema.schema_version > 1 {
-            let current = AttributeValue::N(schema.schema_version.to_string());
-            condition = Some(and(
-                condition,
-                Condition::compare_value(crate::schema::SCHEMA_VERSION_ATTRIBUTE, "=", current),
-            ));
-        }
+        // An item stored at another schema version has other attribute
+        // names: an update of today's would mix the two. (Version 1 is also
+        // an item without the attribute.)
+        let current = AttributeValue::N(schema.schema_version.to_string());
+        let version_attribute = crate::schema::SCHEMA_VERSION_ATTRIBUTE;
+        let same_version = Condition::compare_value(version_attribute, "=", current);
+        condition = Some(and(
+            condition,
+            if schema.schema_version == 1 {
+                Condition::attribute_not_exists(version_attribute) | same_version
+            } else {
+                same_version
+            },
+        ));
         // An item past its time to live is gone but for DynamoDB's sweep: an
         // update must not bring it back.
         if let Some(ttl) = crate::timestamp::ttl_attribute(schema) {
