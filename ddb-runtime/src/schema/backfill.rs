@@ -403,6 +403,12 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
             .describe_table()
             .table_name(self.db.table_name::<E::Table>())
             .send()
+            .instrument(crate::telemetry::span(
+                "DescribeTable",
+                self.db.table_name::<E::Table>(),
+                None,
+                E::SCHEMA.entity_type,
+            ))
             .await
             .ok()?;
         described

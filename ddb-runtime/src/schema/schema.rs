@@ -3,6 +3,8 @@
 
 use std::fmt::Write;
 
+use tracing::Instrument;
+
 pub use super::backfill::{Backfill, Checkpoint, IndexKeyViolation, Progress, MAX_SEGMENTS};
 pub use super::{cost, iam};
 
@@ -242,6 +244,7 @@ pub async fn create_table_if_missing(
         .set_local_secondary_indexes(input.local_secondary_indexes.clone())
         .set_billing_mode(input.billing_mode().cloned())
         .send()
+        .instrument(crate::telemetry::span("CreateTable", name, None, ""))
         .await;
     let outcome = match created {
         Ok(_) => Created::Created,
@@ -269,6 +272,7 @@ async fn wait_until_active(client: &Client, name: &str, timeout: Duration) -> Re
             .describe_table()
             .table_name(name)
             .send()
+            .instrument(crate::telemetry::span("DescribeTable", name, None, ""))
             .await
             .map_err(|e| Error::sdk("DescribeTable", e))?;
         let status = described.table().and_then(|t| t.table_status().cloned());
@@ -307,6 +311,7 @@ async fn enable_time_to_live(client: &Client, table: &TableDef, name: &str) -> R
         .describe_time_to_live()
         .table_name(name)
         .send()
+        .instrument(crate::telemetry::span("DescribeTimeToLive", name, None, ""))
         .await
         .map_err(|e| Error::sdk("DescribeTimeToLive", e))?;
     let current = described.time_to_live_description();
@@ -340,6 +345,7 @@ async fn enable_time_to_live(client: &Client, table: &TableDef, name: &str) -> R
         .table_name(name)
         .time_to_live_specification(specification)
         .send()
+        .instrument(crate::telemetry::span("UpdateTimeToLive", name, None, ""))
         .await
         .map_err(|e| Error::sdk("UpdateTimeToLive", e))?;
     Ok(())
@@ -407,7 +413,13 @@ fn described_keys(schema: &[KeySchemaElement]) -> Vec<String> {
 /// What [`sync_table`] would change in table `name` to match `table`,
 /// without changing anything (a dry run).
 pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<SyncPlan, Error> {
-    let described = match client.describe_table().table_name(name).send().await {
+    let described = match client
+        .describe_table()
+        .table_name(name)
+        .send()
+        .instrument(crate::telemetry::span("DescribeTable", name, None, ""))
+        .await
+    {
         Ok(described) => described,
         Err(error)
             if error
@@ -474,6 +486,7 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
             .describe_time_to_live()
             .table_name(name)
             .send()
+            .instrument(crate::telemetry::span("DescribeTimeToLive", name, None, ""))
             .await
             .map_err(|e| Error::sdk("DescribeTimeToLive", e))?;
         let description = ttl.time_to_live_description();
@@ -559,6 +572,7 @@ pub async fn sync_table(
                             .build(),
                     )
                     .send()
+                    .instrument(crate::telemetry::span("UpdateTable", name, None, ""))
                     .await
                     .map_err(|e| Error::sdk("UpdateTable", e))?;
                 wait_until_active(client, name, timeout).await?;
