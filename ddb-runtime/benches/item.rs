@@ -140,14 +140,18 @@ fn bench(c: &mut Criterion) {
     c.bench_function("item clone (from_item's input cost)", |b| {
         b.iter(|| black_box(&item).clone())
     });
-    for (name, key) in [
-        ("cursor", None),
+    let key = &b"0123456789abcdef0123456789abcdef"[..];
+    for (name, cursor) in [
+        ("cursor", ddb_runtime::__private::CursorBench::new(None)),
         (
             "cursor signed (HMAC-SHA256)",
-            Some(&b"0123456789abcdef0123456789abcdef"[..]),
+            ddb_runtime::__private::CursorBench::new(Some(key)),
+        ),
+        (
+            "cursor encrypted (AES-256-GCM-SIV)",
+            ddb_runtime::__private::CursorBench::encrypted(key),
         ),
     ] {
-        let cursor = ddb_runtime::__private::CursorBench::new(key);
         let encoded = cursor.encode();
         c.bench_function(&format!("{name}: encode"), |b| b.iter(|| cursor.encode()));
         c.bench_function(&format!("{name}: decode"), |b| {

@@ -417,6 +417,13 @@ impl CursorBench {
         }
     }
 
+    /// Encrypted under `key` (AES-256-GCM-SIV).
+    pub fn encrypted(key: &[u8]) -> Self {
+        let mut bench = Self::new(Some(key));
+        bench.keys = bench.keys.map(|keys| keys.encrypting());
+        bench
+    }
+
     /// Encodes the cursor.
     pub fn encode(&self) -> crate::Cursor {
         crate::cursor::encode("fingerprint", &self.positions, self.keys.as_ref())

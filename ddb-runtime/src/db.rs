@@ -102,7 +102,8 @@ impl Db {
     /// replaced: a client can no longer forge a position. Called again with
     /// a new key, it rotates: the old key still verifies cursors already
     /// handed out. Use at least 32 random bytes. Cursors stay readable (they
-    /// are signed, not encrypted): they hold the keys of the last items.
+    /// are signed, not encrypted): they hold the keys of the last items;
+    /// [`with_cursor_encryption`](Self::with_cursor_encryption) hides them.
     ///
     /// ```
     /// # fn demo(db: ddb_runtime::Db) {
@@ -119,6 +120,27 @@ impl Db {
                 None => CursorKeys::new(key),
             };
             inner.cursor_keys = Some(Arc::new(keys));
+        })
+    }
+
+    /// The same handle encrypting the cursors it returns under `key`
+    /// (AES-256-GCM-SIV, with a key derived from `key`): clients can neither
+    /// read the item keys in a cursor nor forge one, and only encrypted
+    /// cursors are taken. Called again, it rotates like
+    /// [`with_cursor_key`](Self::with_cursor_key): cursors made under the
+    /// previous key still open. Use at least 32 random bytes.
+    ///
+    /// ```
+    /// # fn demo(db: ddb_runtime::Db) {
+    /// let private = db.with_cursor_encryption(b"32 random bytes from a secret store".to_vec());
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_cursor_encryption(&self, key: impl Into<Vec<u8>>) -> Self {
+        self.with_cursor_key(key).with(|inner| {
+            if let Some(keys) = &inner.cursor_keys {
+                inner.cursor_keys = Some(Arc::new(keys.encrypting()));
+            }
         })
     }
 

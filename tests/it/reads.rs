@@ -797,3 +797,30 @@ async fn signed_cursors_resume_and_cannot_be_forged() {
     let rotated = signed.with_cursor_key(b"the next key, thirty-two bytes..".to_vec());
     assert!(query(&rotated).after(cursor).send().await.is_ok());
 }
+
+/// #12.3: encrypted cursors resume a query, do not show the item keys, and
+/// are refused by a handle without the key.
+#[tokio::test]
+async fn encrypted_cursors_resume_and_hide_the_keys() {
+    let db = store().await;
+    let private = db.with_cursor_encryption(b"a key of at least thirty-two bytes".to_vec());
+    let query = |db: &Db| {
+        db.query(Order::by_customer(&CustomerId("123".into())))
+            .limit(1)
+    };
+    let first = query(&private).send().await.unwrap();
+    let cursor = first.cursor.clone().unwrap();
+    use base64::Engine;
+    let sealed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor.as_str().trim_start_matches("e."))
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&sealed).contains("CUSTOMER#123"));
+    let second = query(&private).after(cursor.clone()).send().await.unwrap();
+    assert!(!second.items.is_empty());
+    assert_ne!(first.items, second.items);
+    let refused = query(&db).after(cursor).send().await;
+    assert!(
+        matches!(refused, Err(Error::InvalidCursor { .. })),
+        "{refused:?}"
+    );
+}

@@ -114,6 +114,8 @@ pub(crate) fn fingerprint(parts: &[&str]) -> String {
 pub struct CursorKeys {
     current: Vec<u8>,
     previous: Vec<Vec<u8>>,
+    /// Encrypt the cursors (AES-256-GCM-SIV) rather than only sign them.
+    encrypt: bool,
 }
 
 impl std::fmt::Debug for CursorKeys {
@@ -124,11 +126,26 @@ impl std::fmt::Debug for CursorKeys {
 
 type HmacSha256 = hmac::Hmac<sha2::Sha256>;
 
+/// AES-GCM-SIV's nonce length.
+const NONCE: usize = 12;
+
+/// What an encrypted cursor starts with.
+const SEALED: &str = "e.";
+
 impl CursorKeys {
     pub(crate) fn new(current: Vec<u8>) -> Self {
         Self {
             current,
             previous: Vec::new(),
+            encrypt: false,
+        }
+    }
+
+    /// The same keys, encrypting the cursors they make.
+    pub(crate) fn encrypting(&self) -> Self {
+        Self {
+            encrypt: true,
+            ..self.clone()
         }
     }
 
@@ -138,6 +155,7 @@ impl CursorKeys {
         Self {
             current,
             previous: vec![self.current.clone()],
+            encrypt: self.encrypt,
         }
     }
 
@@ -162,6 +180,50 @@ impl CursorKeys {
         Self::mac(&self.current, document)
             .map(|mac| mac.finalize().into_bytes().to_vec())
             .unwrap_or_default()
+    }
+
+    /// `document` encrypted under the current key: a synthetic nonce (the
+    /// MAC of the document, so no random source is needed and AES-GCM-SIV
+    /// stays safe if it repeats), then the ciphertext and its tag.
+    fn seal(&self, document: &[u8]) -> Vec<u8> {
+        use aes_gcm_siv::aead::Aead;
+        let nonce = self.sign(document);
+        let Some((cipher, nonce)) = Self::cipher(&self.current).zip(nonce.get(..NONCE)) else {
+            return Vec::new();
+        };
+        let Ok(nonce) = aes_gcm_siv::Nonce::try_from(nonce) else {
+            return Vec::new();
+        };
+        match cipher.encrypt(&nonce, document) {
+            Ok(sealed) => [nonce.as_slice(), &sealed].concat(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The document of a sealed cursor, under the current or a previous key.
+    fn open(&self, sealed: &[u8]) -> Option<Vec<u8>> {
+        use aes_gcm_siv::aead::Aead;
+        let (nonce, ciphertext) = (sealed.get(..NONCE)?, sealed.get(NONCE..)?);
+        let nonce = aes_gcm_siv::Nonce::try_from(nonce).ok()?;
+        std::iter::once(&self.current)
+            .chain(&self.previous)
+            .filter(|key| !key.is_empty())
+            .filter_map(|key| Self::cipher(key))
+            .find_map(|cipher| cipher.decrypt(&nonce, ciphertext).ok())
+    }
+
+    /// The AES-256-GCM-SIV cipher of a cursor key: its own key derived from
+    /// it (HMAC-SHA256 under a fixed label), never the signing key itself.
+    fn cipher(key: &[u8]) -> Option<aes_gcm_siv::Aes256GcmSiv> {
+        use aes_gcm_siv::aead::KeyInit as _;
+        use hmac::Mac;
+        if key.is_empty() {
+            return None;
+        }
+        let derived = Self::mac(key, b"ddb cursor encryption key")?
+            .finalize()
+            .into_bytes();
+        aes_gcm_siv::Aes256GcmSiv::new_from_slice(&derived).ok()
     }
 
     /// Whether `tag` signs `document` under the current or a previous key
@@ -211,6 +273,9 @@ pub(crate) fn encode(
     let json = serde_json::to_vec(&document).unwrap_or_default();
     let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
     match keys {
+        Some(keys) if keys.encrypt => {
+            Cursor(format!("{SEALED}{}", engine.encode(keys.seal(&json))))
+        }
         Some(keys) => {
             let tag = keys.sign(&json);
             Cursor(format!("{}.{}", engine.encode(&json), engine.encode(tag)))
@@ -235,6 +300,21 @@ pub(crate) fn decode(
     keys: Option<&CursorKeys>,
 ) -> Result<Vec<Position>, Error> {
     let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    // An encrypted cursor: opened (and so authenticated) under a key.
+    if let Some(sealed) = cursor.0.strip_prefix(SEALED) {
+        let keys =
+            keys.ok_or_else(|| invalid("an encrypted cursor, and this Db has no cursor key"))?;
+        let sealed = engine
+            .decode(sealed.as_bytes())
+            .map_err(|_| invalid("not a ddb cursor (bad encoding)"))?;
+        let bytes = keys
+            .open(&sealed)
+            .ok_or_else(|| invalid("the cursor does not open under this Db's cursor keys"))?;
+        return positions(&bytes, fingerprint, shards, key_attributes);
+    }
+    if keys.is_some_and(|k| k.encrypt) {
+        return Err(invalid("this Db takes encrypted cursors only"));
+    }
     let (document, tag) = match cursor.0.split_once('.') {
         Some((document, tag)) => (document, Some(tag)),
         None => (cursor.0.as_str(), None),
@@ -252,8 +332,18 @@ pub(crate) fn decode(
             return Err(invalid("the cursor's signature does not match"));
         }
     }
+    positions(&bytes, fingerprint, shards, key_attributes)
+}
+
+/// The positions of a cursor's (verified or opened) document.
+fn positions(
+    bytes: &[u8],
+    fingerprint: &str,
+    shards: usize,
+    key_attributes: &[&str],
+) -> Result<Vec<Position>, Error> {
     let document: Document =
-        serde_json::from_slice(&bytes).map_err(|_| invalid("not a ddb cursor (bad content)"))?;
+        serde_json::from_slice(bytes).map_err(|_| invalid("not a ddb cursor (bad content)"))?;
     if document.v != VERSION {
         return Err(invalid(format!(
             "cursor format {} is not supported",
@@ -457,5 +547,43 @@ mod tests {
                 prop_assert!(well_formed(&positions));
             }
         }
+    }
+
+    /// #12.3: an encrypted cursor round-trips, hides the keys, refuses every
+    /// single-byte change, opens under the previous key after a rotation,
+    /// and is refused by a Db that only signs (and the reverse).
+    #[test]
+    fn encrypted_cursors_hide_keys_and_cannot_be_changed() {
+        let keys = CursorKeys::new(b"0123456789abcdef0123456789abcdef".to_vec()).encrypting();
+        let attributes = ["PK", "SK"];
+        let cursor = encode("q", &positions(), Some(&keys));
+        assert!(cursor.0.starts_with(SEALED));
+        assert!(!cursor.0.contains("CUSTOMER"));
+        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let raw = engine.decode(&cursor.0[SEALED.len()..]).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&raw).contains("CUSTOMER"),
+            "the key is not in clear"
+        );
+        assert_eq!(
+            decode(&cursor, "q", 2, &attributes, Some(&keys)).unwrap(),
+            positions()
+        );
+        let bytes = cursor.0.as_bytes();
+        for i in 0..bytes.len() {
+            let mut changed = bytes.to_vec();
+            changed[i] = if bytes[i] == b'A' { b'B' } else { b'A' };
+            let changed = Cursor(String::from_utf8(changed).unwrap());
+            assert!(
+                decode(&changed, "q", 2, &attributes, Some(&keys)).is_err(),
+                "byte {i}"
+            );
+        }
+        let rotated = keys.rotated(b"the next key, thirty-two bytes!!".to_vec());
+        assert!(decode(&cursor, "q", 2, &attributes, Some(&rotated)).is_ok());
+        let signing = CursorKeys::new(b"0123456789abcdef0123456789abcdef".to_vec());
+        let signed = encode("q", &positions(), Some(&signing));
+        assert!(decode(&signed, "q", 2, &attributes, Some(&keys)).is_err());
+        assert!(decode(&cursor, "q", 2, &attributes, None).is_err());
     }
 }
