@@ -52,13 +52,13 @@ generate() { # $1: ddb|serde
 
 measure() { # $1: ddb|serde -> median seconds of 3 rebuilds
   local dir="$work/$1"
-  (cd "$dir" && CARGO_TARGET_DIR="$work/target-$1" cargo build --offline -q 2>/dev/null || CARGO_TARGET_DIR="$work/target-$1" cargo build -q)
+  (cd "$dir" && CARGO_TARGET_DIR="$work/target" cargo build --offline -q 2>/dev/null || CARGO_TARGET_DIR="$work/target" cargo build -q)
   local times=()
   for _ in 1 2 3; do
     touch "$dir/src/lib.rs"
     local start end
     start=$(date +%s.%N)
-    (cd "$dir" && CARGO_TARGET_DIR="$work/target-$1" cargo build -q)
+    (cd "$dir" && CARGO_TARGET_DIR="$work/target" cargo build -q)
     end=$(date +%s.%N)
     times+=("$(echo "$end - $start" | bc)")
   done

@@ -299,7 +299,7 @@ async fn batch_writes() {
     for (chunk, result) in chunks.iter().zip(results) {
         let missing = |l: &&OrderItem| !stored.contains(&l.primary_key().unwrap().to_item());
         match result {
-            Ok(()) => row.lost += chunk.iter().filter(missing).count(),
+            Ok(_) => row.lost += chunk.iter().filter(missing).count(),
             Err(Error::Unprocessed { keys, outcome, .. }) => {
                 let done: HashSet<&String> = outcome.done.iter().collect();
                 let unwritten: HashSet<&String> = keys.iter().collect();

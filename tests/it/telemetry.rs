@@ -88,7 +88,7 @@ async fn every_request_is_a_span_with_capacity_and_no_key_values() {
         .collect()
         .await
         .unwrap();
-    db.batch_put(&[order("T2"), order("T3")]).await.unwrap();
+    let batched = db.batch_put(&[order("T2"), order("T3")]).await.unwrap();
     let (_, transacted) = db
         .transaction()
         .create(&Customer {
@@ -110,6 +110,10 @@ async fn every_request_is_a_span_with_capacity_and_no_key_values() {
     );
     assert!(written.capacity.total > 0.0, "{:?}", written.capacity);
     assert!(transacted.total > 0.0, "{transacted:?}");
+    assert!(
+        batched.total >= 2.0 && gsi(&batched, "GSI1"),
+        "two orders, table and indexes: {batched:?}"
+    );
 
     let spans = capture.spans.lock().unwrap().clone();
     let operations: Vec<&str> = spans

@@ -114,6 +114,7 @@ struct ChunkOutcome {
     unknown: Vec<String>,
     items: Vec<Item>,
     cause: Option<Error>,
+    capacity: Capacity,
 }
 
 impl ChunkOutcome {
@@ -146,7 +147,7 @@ fn combine(
     entity: &'static str,
     operation: &'static str,
     outcomes: Vec<ChunkOutcome>,
-) -> Result<Vec<Item>> {
+) -> Result<(Vec<Item>, Capacity)> {
     let mut total = ChunkOutcome::default();
     for outcome in outcomes {
         total.done.extend(outcome.done);
@@ -154,9 +155,10 @@ fn combine(
         total.unknown.extend(outcome.unknown);
         total.items.extend(outcome.items);
         total.cause = total.cause.or(outcome.cause);
+        total.capacity.add(&outcome.capacity);
     }
     if total.not_done.is_empty() && total.unknown.is_empty() {
-        return Ok(total.items);
+        return Ok((total.items, total.capacity));
     }
     Err(Error::Unprocessed {
         entity,
@@ -207,7 +209,7 @@ pub(crate) async fn get_items(
         .buffered(policy.concurrency.max(1))
         .collect()
         .await;
-    let items = combine(schema.entity_type, "BatchGetItem", outcomes)?;
+    let (items, _) = combine(schema.entity_type, "BatchGetItem", outcomes)?;
     Ok(items
         .into_iter()
         .map(|item| (key_text(&key_of(schema, &item)), item))
@@ -233,6 +235,7 @@ fn display_key(schema: &EntitySchema, key: &Item) -> String {
 struct Answer {
     left: std::collections::HashSet<String>,
     items: Vec<Item>,
+    capacity: Capacity,
 }
 
 /// Sends one chunk until every key is processed or the attempts run out,
@@ -277,6 +280,7 @@ where
             }
         };
         outcome.items.extend(answer.items);
+        outcome.capacity.add(&answer.capacity);
         let (still, processed): (Vec<P>, Vec<P>) = pending
             .into_iter()
             .partition(|entry| answer.left.contains(&matched(entry)));
@@ -320,12 +324,8 @@ async fn get_chunk(
             .responses
             .and_then(|mut responses| responses.remove(table))
             .unwrap_or_default();
-        telemetry::record(
-            &span,
-            total(output.consumed_capacity.as_deref()),
-            items.len(),
-            0,
-        );
+        let capacity = total(output.consumed_capacity.as_deref());
+        telemetry::record(&span, capacity.total, items.len(), 0);
         let left = output
             .unprocessed_keys
             .and_then(|mut keys| keys.remove(table))
@@ -334,7 +334,11 @@ async fn get_chunk(
             .iter()
             .map(|key| key_text(&key_of(schema, key)))
             .collect();
-        Ok(Answer { left, items })
+        Ok(Answer {
+            left,
+            items,
+            capacity,
+        })
     };
     // A read applies nothing: a failed request leaves its keys unread.
     let named = |key: &Item| display_key(schema, key);
@@ -350,7 +354,7 @@ pub(crate) async fn write_requests(
     table: &str,
     schema: &EntitySchema,
     requests: Vec<(String, WriteRequest)>,
-) -> Result<()> {
+) -> Result<Capacity> {
     let policy = db.retry_policy();
     let chunks: Vec<Vec<(String, WriteRequest)>> =
         requests.chunks(WRITE_CHUNK).map(<[_]>::to_vec).collect();
@@ -359,7 +363,7 @@ pub(crate) async fn write_requests(
         .buffered(policy.concurrency.max(1))
         .collect()
         .await;
-    combine(schema.entity_type, "BatchWriteItem", outcomes).map(|_| ())
+    combine(schema.entity_type, "BatchWriteItem", outcomes).map(|(_, capacity)| capacity)
 }
 
 /// The table key of a write request: the put item's key, or the delete's.
@@ -404,15 +408,12 @@ async fn write_chunk(
             .map(|request| request_key(schema, request))
             .collect::<std::collections::HashSet<_>>();
         let written = sent.saturating_sub(left.len());
-        telemetry::record(
-            &span,
-            total(output.consumed_capacity.as_deref()),
-            written,
-            0,
-        );
+        let capacity = total(output.consumed_capacity.as_deref());
+        telemetry::record(&span, capacity.total, written, 0);
         Ok(Answer {
             left,
             items: Vec::new(),
+            capacity,
         })
     };
     let named = |(key, _): &(String, WriteRequest)| key.clone();
@@ -420,13 +421,13 @@ async fn write_chunk(
     until_processed(policy, chunk, named, matched, true, send).await
 }
 
-/// The units of a batch answer's consumed capacity, over its tables.
-fn total(capacity: Option<&[aws_sdk_dynamodb::types::ConsumedCapacity]>) -> f64 {
-    capacity
-        .unwrap_or_default()
-        .iter()
-        .map(|c| Capacity::of(Some(c)).total)
-        .sum()
+/// A batch answer's consumed capacity, over its tables.
+fn total(capacity: Option<&[aws_sdk_dynamodb::types::ConsumedCapacity]>) -> Capacity {
+    let mut sum = Capacity::default();
+    for consumed in capacity.unwrap_or_default() {
+        sum.add(&Capacity::of(Some(consumed)));
+    }
+    sum
 }
 
 fn reject_duplicates<E: crate::Entity>(keys: &[String]) -> Result<()> {
@@ -454,7 +455,9 @@ impl Db {
     /// what happened to it: written (`done`), not written (`keys`, with the
     /// `cause` when a request failed), or unknown (`unknown`: its answer was
     /// lost, so it may have been written; writing it again is safe).
-    pub async fn batch_put<E: crate::Entity + 'static>(&self, entities: &[E]) -> Result<()> {
+    ///
+    /// Returns the capacity DynamoDB reported, summed over the requests.
+    pub async fn batch_put<E: crate::Entity + 'static>(&self, entities: &[E]) -> Result<Capacity> {
         let mut requests = Vec::with_capacity(entities.len());
         let mut keys = Vec::with_capacity(entities.len());
         for entity in entities {
@@ -475,11 +478,12 @@ impl Db {
         write_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests).await
     }
 
-    /// Deletes the items at `keys` with BatchWriteItem (as [`batch_put`](Self::batch_put)).
+    /// Deletes the items at `keys` with BatchWriteItem (as
+    /// [`batch_put`](Self::batch_put)), returning the capacity reported.
     pub async fn batch_delete<E: crate::Entity + 'static>(
         &self,
         keys: Vec<crate::Key<E>>,
-    ) -> Result<()> {
+    ) -> Result<Capacity> {
         let texts: Vec<String> = keys.iter().map(crate::write::key_text).collect();
         reject_duplicates::<E>(&texts)?;
         let requests = keys
