@@ -12,7 +12,7 @@ use tracing::Instrument;
 
 use crate::batch::RetryPolicy;
 use crate::cursor::CursorKeys;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::projection::Projection;
 use crate::schema::{self, Created};
 use crate::{Entity, Key, Table};
@@ -323,11 +323,7 @@ impl<E: Entity + 'static> GetItem<E> {
             .send()
             .instrument(span.clone())
             .await
-            .map_err(|e| {
-                let error = Error::sdk("GetItem", e);
-                crate::telemetry::record_error(&span, &error);
-                error
-            })?;
+            .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
         let capacity = crate::telemetry::Capacity::of(output.consumed_capacity()).total;
         let item = output
             .item

@@ -106,6 +106,20 @@ pub(crate) fn record(span: &tracing::Span, capacity: f64, count: usize, attempts
     }
 }
 
+/// The SDK's failure of `operation` as ddb's error, recorded on `span`.
+pub(crate) fn sdk_failure<E, R>(
+    span: &tracing::Span,
+    operation: &'static str,
+    error: aws_sdk_dynamodb::error::SdkError<E, R>,
+) -> crate::Error
+where
+    aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
+{
+    let error = crate::Error::sdk(operation, error);
+    record_error(span, &error);
+    error
+}
+
 /// Records a failed request on `span`: the error's kind, never its text
 /// (which can quote a key).
 pub(crate) fn record_error(span: &tracing::Span, error: &crate::Error) {

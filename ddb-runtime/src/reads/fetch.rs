@@ -298,11 +298,7 @@ impl Plan {
             .send()
             .instrument(span.clone())
             .await
-            .map_err(|e| {
-                let error = Error::sdk("Query", e);
-                telemetry::record_error(&span, &error);
-                error
-            })?;
+            .map_err(|e| telemetry::sdk_failure(&span, "Query", e))?;
         let capacity = Capacity::of(output.consumed_capacity()).total;
         let items = output.items.unwrap_or_default();
         telemetry::record(&span, capacity, items.len(), attempts.count());

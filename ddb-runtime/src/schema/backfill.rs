@@ -578,11 +578,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 .send()
                 .instrument(span.clone())
                 .await
-                .map_err(|e| {
-                    let error = Error::sdk("Scan", e);
-                    crate::telemetry::record_error(&span, &error);
-                    error
-                })?;
+                .map_err(|e| crate::telemetry::sdk_failure(&span, "Scan", e))?;
             let units = Capacity::of(page.consumed_capacity.as_ref()).total;
             let items = page.items.unwrap_or_default();
             crate::telemetry::record(&span, units, items.len(), 0);

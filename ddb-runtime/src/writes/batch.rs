@@ -315,11 +315,7 @@ async fn get_chunk(
             .send()
             .instrument(span.clone())
             .await
-            .map_err(|e| {
-                let error = Error::sdk("BatchGetItem", e);
-                telemetry::record_error(&span, &error);
-                error
-            })?;
+            .map_err(|e| telemetry::sdk_failure(&span, "BatchGetItem", e))?;
         let items = output
             .responses
             .and_then(|mut responses| responses.remove(table))
@@ -394,11 +390,7 @@ async fn write_chunk(
             .send()
             .instrument(span.clone())
             .await
-            .map_err(|e| {
-                let error = Error::sdk("BatchWriteItem", e);
-                telemetry::record_error(&span, &error);
-                error
-            })?;
+            .map_err(|e| telemetry::sdk_failure(&span, "BatchWriteItem", e))?;
         // Matched by key: DynamoDB returns the requests it did not process.
         let left = output
             .unprocessed_items

@@ -437,11 +437,7 @@ impl TransactGet {
             .send()
             .instrument(span.clone())
             .await
-            .map_err(|e| {
-                let error = Error::sdk("TransactGetItems", e);
-                telemetry::record_error(&span, &error);
-                error
-            })?;
+            .map_err(|e| telemetry::sdk_failure(&span, "TransactGetItems", e))?;
         let mut capacity = Capacity::default();
         for consumed in output.consumed_capacity() {
             capacity.add(&Capacity::of(Some(consumed)));
