@@ -67,7 +67,13 @@ pub fn expand(entity: &Entity) -> TokenStream {
         needs_primary,
     } = keys::key_code(entity);
     let (parse_key, primary_args) = keys::parse_key(entity);
-    let primary_value = needs_primary.then(|| quote!(let __primary = self.primary_key()?;));
+    // Index keys that need the primary key (a shard, a local index) take
+    // it from the caller: `to_item` builds it once for both.
+    let primary_param = if needs_primary {
+        quote!(__primary)
+    } else {
+        quote!(_)
+    };
     let multi_attribute_defs = multi_attribute::schema_defs(entity);
     let multi_attribute_checks = multi_attribute::checks(entity);
     let attribute_keys = multi_attribute::attribute_keys(entity);
@@ -99,17 +105,16 @@ pub fn expand(entity: &Entity) -> TokenStream {
             }
 
             fn index_keys(&self) -> ::core::result::Result<#p::std::vec::Vec<(&'static str, #p::KeyValues)>, #p::Error> {
-                #primary_value
-                let mut __keys = #p::std::vec::Vec::new();
-                #(#index_pushes)*
-                ::core::result::Result::Ok(__keys)
+                self.__ddb_index_keys(&#p::Entity::primary_key(self)?)
             }
 
             fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
                 #[allow(unused_mut)]
                 let mut __fields = #fields_to_item;
                 #write_version
-                #p::to_item::<Self>(__fields, #p::Entity::primary_key(self)?, #p::Entity::index_keys(self)?, #attribute_keys)
+                let __primary = #p::Entity::primary_key(self)?;
+                let __indexes = self.__ddb_index_keys(&__primary)?;
+                #p::to_item::<Self>(__fields, __primary, __indexes, #attribute_keys)
             }
 
             fn from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
@@ -146,6 +151,16 @@ pub fn expand(entity: &Entity) -> TokenStream {
             #(#builders)*
 
             #parse_key
+
+            #[doc(hidden)]
+            fn __ddb_index_keys(
+                &self,
+                #primary_param: &#p::Key<Self>,
+            ) -> ::core::result::Result<#p::std::vec::Vec<(&'static str, #p::KeyValues)>, #p::Error> {
+                let mut __keys = #p::std::vec::Vec::new();
+                #(#index_pushes)*
+                ::core::result::Result::Ok(__keys)
+            }
         }
 
         #checks
