@@ -300,13 +300,9 @@ async fn wait_until_active(client: &Client, name: &str, timeout: Duration) -> Re
     }
 }
 
-/// Turns on the table's time to live (`TableDef::ttl`) unless it is on
-/// already; a table whose time to live is on another attribute is an error
-/// (DynamoDB allows one, and changing it takes an hour).
-async fn enable_time_to_live(client: &Client, table: &TableDef, name: &str) -> Result<(), Error> {
-    let Some(attribute) = table.ttl else {
-        return Ok(());
-    };
+/// Whether time to live is on (or turning on) for table `name`, and the
+/// attribute DynamoDB names for it.
+async fn time_to_live(client: &Client, name: &str) -> Result<(bool, Option<String>), Error> {
     let described = client
         .describe_time_to_live()
         .table_name(name)
@@ -314,13 +310,28 @@ async fn enable_time_to_live(client: &Client, table: &TableDef, name: &str) -> R
         .instrument(crate::telemetry::span("DescribeTimeToLive", name, None, ""))
         .await
         .map_err(|e| Error::sdk("DescribeTimeToLive", e))?;
-    let current = described.time_to_live_description();
-    let status = current.and_then(|d| d.time_to_live_status());
+    let description = described.time_to_live_description();
     let on = matches!(
-        status,
+        description.and_then(|d| d.time_to_live_status()),
         Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling)
     );
-    match current.and_then(|d| d.attribute_name()) {
+    Ok((
+        on,
+        description
+            .and_then(|d| d.attribute_name())
+            .map(str::to_owned),
+    ))
+}
+
+/// Turns on the table's time to live (`TableDef::ttl`) unless it is on
+/// already; a table whose time to live is on another attribute is an error
+/// (DynamoDB allows one, and changing it takes an hour).
+async fn enable_time_to_live(client: &Client, table: &TableDef, name: &str) -> Result<(), Error> {
+    let Some(attribute) = table.ttl else {
+        return Ok(());
+    };
+    let (on, current) = time_to_live(client, name).await?;
+    match current.as_deref() {
         Some(current) if on && current == attribute => return Ok(()),
         Some(current) if on => {
             return Err(Error::InvalidRequest {
@@ -482,19 +493,8 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
         }
     }
     if let Some(attribute) = table.ttl {
-        let ttl = client
-            .describe_time_to_live()
-            .table_name(name)
-            .send()
-            .instrument(crate::telemetry::span("DescribeTimeToLive", name, None, ""))
-            .await
-            .map_err(|e| Error::sdk("DescribeTimeToLive", e))?;
-        let description = ttl.time_to_live_description();
-        let on = matches!(
-            description.and_then(|d| d.time_to_live_status()),
-            Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling)
-        );
-        match description.and_then(|d| d.attribute_name()) {
+        let (on, current) = time_to_live(client, name).await?;
+        match current.as_deref() {
             Some(other) if on && other != attribute => plan.differences.push(format!(
                 "time to live is on {other}, and the code declares {attribute}"
             )),
