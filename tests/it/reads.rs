@@ -725,7 +725,7 @@ async fn a_sharded_stream_reads_each_item_once() {
     }
     assert_eq!(returned, 2000);
 
-    let mut raw_units = 0.0;
+    let (mut raw_units, mut raw_requests) = (0.0, 0);
     for shard in 0..4 {
         let mut start = None;
         loop {
@@ -744,6 +744,7 @@ async fn a_sharded_stream_reads_each_item_once() {
                 .send()
                 .await
                 .unwrap();
+            raw_requests += 1;
             raw_units += output
                 .consumed_capacity()
                 .and_then(|c| c.capacity_units())
@@ -758,6 +759,28 @@ async fn a_sharded_stream_reads_each_item_once() {
     assert!(
         ddb_units <= raw_units * 1.1,
         "ddb read {ddb_units} units, the shards read directly {raw_units}"
+    );
+
+    // Without a page size, a stream reads each shard as the direct reads
+    // did: whole DynamoDB pages, so the same requests and units, and its
+    // items come merged in sort-key order.
+    let (mut units, mut requests, mut placed) = (0.0, 0, Vec::new());
+    let mut pages = db
+        .query(Order::open_orders(&OrderStatus::Open))
+        .project::<OpenOrderSummary>()
+        .pages();
+    while let Some(page) = pages.try_next().await.unwrap() {
+        assert!(page.items.len() <= 100, "pages of 100 without a limit");
+        units += page.consumed_capacity;
+        requests += page.requests;
+        placed.extend(page.items.iter().map(|o| o.placed_at));
+    }
+    assert_eq!(placed.len(), 2000);
+    assert!(placed.windows(2).all(|w| w[0] <= w[1]), "merged in order");
+    assert_eq!(requests, raw_requests, "one request per DynamoDB page");
+    assert!(
+        units <= raw_units * 1.1,
+        "ddb read {units} units, the shards read directly {raw_units}"
     );
 }
 

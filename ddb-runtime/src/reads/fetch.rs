@@ -78,23 +78,29 @@ fn next_read(missing: usize, previous: Option<usize>) -> usize {
 /// returned, where its next request starts, where a cursor resumes it, and
 /// how much its last request read. A stream of pages keeps it from page to
 /// page, so it reads each item once; a page resumed from a cursor reads again
-/// at most what the shards had buffered (a shard's last read, at most 1,000
-/// items).
+/// at most what the shards had buffered (a shard's last read: one DynamoDB
+/// page, at most 1 MB).
 pub(crate) struct Fanout {
     buffers: Vec<VecDeque<Item>>,
     next: Vec<Position>,
     resume: Vec<Position>,
     reads: Vec<Option<usize>>,
+    /// Each shard is read a whole DynamoDB page (up to 1 MB) at a time, as
+    /// hand-written code reads it: a stream that the caller gave no page
+    /// size. Otherwise each request reads what the page misses, growing
+    /// fourfold (see [`next_read`]).
+    whole_pages: bool,
 }
 
 impl Fanout {
-    fn new(positions: Vec<Position>) -> Self {
+    fn new(positions: Vec<Position>, whole_pages: bool) -> Self {
         let shards = positions.len();
         Self {
             buffers: vec![VecDeque::new(); shards],
             next: positions.clone(),
             resume: positions,
             reads: vec![None; shards],
+            whole_pages,
         }
     }
 }
@@ -336,20 +342,22 @@ impl Plan {
         cursor: Option<&Cursor>,
         limit: Option<usize>,
     ) -> Result<RawPage> {
-        let (page, _) = self.page_continuing(db, cursor, None, limit).await?;
+        let (page, _) = self.page_continuing(db, cursor, None, limit, false).await?;
         Ok(page)
     }
 
     /// One page. A sharded read continues from `fanout`, what the previous
     /// page of the same stream read and did not return, rather than reading
     /// the shards again from the cursor; the fan-out to keep for the next
-    /// page comes back with the page.
+    /// page comes back with the page. A `stream` without a `limit` reads its
+    /// shards a whole DynamoDB page at a time.
     pub(crate) async fn page_continuing(
         &self,
         db: &Db,
         cursor: Option<&Cursor>,
         fanout: Option<Fanout>,
         limit: Option<usize>,
+        stream: bool,
     ) -> Result<(RawPage, Option<Fanout>)> {
         let empty = RawPage {
             items: Vec::new(),
@@ -363,7 +371,7 @@ impl Plan {
         if self.partitions.len() > 1 {
             let mut fanout = match fanout {
                 Some(fanout) => fanout,
-                None => Fanout::new(self.positions(cursor)?),
+                None => Fanout::new(self.positions(cursor)?, stream && limit.is_none()),
             };
             let limit = limit.unwrap_or(DEFAULT_SHARDED_PAGE);
             let page = self.merged_page(db, &mut fanout, limit).await?;
@@ -456,6 +464,9 @@ impl Plan {
         let mut items = Vec::new();
         let mut capacity = 0.0;
         let mut requests = 0;
+        // Where each shard's cursor position moves to: the last item the
+        // page took from it.
+        let mut last_taken: Vec<Option<usize>> = vec![None; shards];
         while items.len() < limit {
             // When a shard runs dry, every shard that could run dry before
             // the page is full is read again in the same round trip.
@@ -466,8 +477,10 @@ impl Plan {
                 .filter(|&s| dry && live(s) && fanout.buffers[s].len() < remaining)
                 .collect();
             if !needed.is_empty() {
-                for &s in &needed {
-                    fanout.reads[s] = Some(next_read(remaining, fanout.reads[s]));
+                if !fanout.whole_pages {
+                    for &s in &needed {
+                        fanout.reads[s] = Some(next_read(remaining, fanout.reads[s]));
+                    }
                 }
                 let fetches = needed.iter().map(|&s| {
                     let start = match &fanout.next[s] {
@@ -506,11 +519,14 @@ impl Plan {
                 continue;
             }
             if let Some(item) = fanout.buffers[shard].pop_front() {
-                fanout.resume[shard] = Position::After(self.key_of(&item));
+                last_taken[shard] = Some(items.len());
                 items.push(item);
             }
         }
         for s in 0..shards {
+            if let Some(last) = last_taken[s] {
+                fanout.resume[s] = Position::After(self.key_of(&items[last]));
+            }
             if fanout.buffers[s].is_empty() && fanout.next[s] == Position::Done {
                 fanout.resume[s] = Position::Done;
             }

@@ -705,6 +705,16 @@ where
     }
 
     /// Every page, from the cursor (if any) to the end.
+    ///
+    /// On a sharded index the shards are read concurrently and merged in
+    /// sort-key order, and what a shard read beyond one page is kept for the
+    /// next, so every item is read once. Without a [`limit`](Self::limit),
+    /// pages hold 100 items and each shard is read a whole DynamoDB page (up
+    /// to 1 MB) at a time, as a hand-written fan-out reads it; with one, each
+    /// request of a shard reads what the page misses, four times more on each
+    /// further request, so that a few items cost a few reads. A stream
+    /// resumed from a cursor reads again at most what the shards had read
+    /// ahead: one request's worth each.
     pub fn pages(self) -> BoxStream<'static, Result<Page<D::Output>>>
     where
         (P, D): Ready,
@@ -721,7 +731,7 @@ where
                 }
                 let plan = query.plan()?;
                 let (raw, fanout) = plan
-                    .page_continuing(&query.db, cursor.as_ref(), fanout, query.limit)
+                    .page_continuing(&query.db, cursor.as_ref(), fanout, query.limit, true)
                     .await?;
                 let page = query.decode_page(raw).await?;
                 let next = page.cursor.clone();
