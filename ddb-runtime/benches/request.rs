@@ -1,0 +1,396 @@
+//! What ddb adds to each request, with the server taken out: an HTTP client
+//! inside the process answers every request at once with a fixed DynamoDB
+//! response, so what is measured is the client's own work (the SDK's
+//! serialization, signing and orchestration, and ddb's) for one operation,
+//! next to the hand-written SDK call that sends the same request.
+//!
+//! `cargo bench -p ddb-runtime --features time --bench request`. Before
+//! measuring, each pair's two requests are compared: their JSON bodies must
+//! be equal, so both sides do the same work on the wire. The end-to-end bench
+//! (`cargo run --release -p ddb-examples --example bench`) measures the same
+//! operations against a real server.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::config::{
+    BehaviorVersion, Credentials, HttpClient, Region, RuntimeComponents,
+};
+use aws_sdk_dynamodb::types::{
+    AttributeValue, Put, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure,
+    TransactWriteItem,
+};
+use aws_sdk_dynamodb::Client;
+use aws_smithy_runtime_api::client::http::{
+    HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
+use aws_smithy_types::body::SdkBody;
+use criterion::{criterion_group, criterion_main, Criterion};
+use ddb_runtime::Db;
+
+mod common;
+use common::{by_hand, from_hand, order, Order};
+
+type Item = HashMap<String, AttributeValue>;
+
+/// Answers each DynamoDB operation with a fixed response, and keeps the
+/// last request body of each operation so that two sides can be compared.
+#[derive(Debug, Clone, Default)]
+struct Answers {
+    responses: Arc<HashMap<&'static str, String>>,
+    last_body: Arc<Mutex<HashMap<String, String>>>,
+    recording: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl HttpConnector for Answers {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let target = request.headers().get("x-amz-target").unwrap_or_default();
+        let operation = target.rsplit('.').next().unwrap_or_default().to_owned();
+        if self.recording.load(std::sync::atomic::Ordering::Relaxed) {
+            let body = String::from_utf8_lossy(request.body().bytes().unwrap_or_default());
+            let mut last = self.last_body.lock().unwrap();
+            last.insert(operation.clone(), body.into_owned());
+        }
+        let body = self
+            .responses
+            .get(operation.as_str())
+            .cloned()
+            .unwrap_or_else(|| "{}".into());
+        let mut response = HttpResponse::new(200.try_into().unwrap(), SdkBody::from(body));
+        response
+            .headers_mut()
+            .insert("content-type", "application/x-amz-json-1.0");
+        HttpConnectorFuture::ready(Ok(response))
+    }
+}
+
+impl HttpClient for Answers {
+    fn http_connector(
+        &self,
+        _: &HttpConnectorSettings,
+        _: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        SharedHttpConnector::new(self.clone())
+    }
+}
+
+/// DynamoDB's JSON of an item of strings and numbers.
+fn item_json(item: &Item) -> String {
+    let attributes: Vec<String> = item
+        .iter()
+        .map(|(name, value)| match value {
+            AttributeValue::S(s) => format!("{name:?}:{{\"S\":{s:?}}}"),
+            AttributeValue::N(n) => format!("{name:?}:{{\"N\":{n:?}}}"),
+            other => panic!("the bench item has only strings and numbers, not {other:?}"),
+        })
+        .collect();
+    format!("{{{}}}", attributes.join(","))
+}
+
+fn answers() -> Answers {
+    let item = item_json(&by_hand(&order()));
+    let written = r#"{"TableName":"Ecommerce","CapacityUnits":2.0,"Table":{"CapacityUnits":1.0},"GlobalSecondaryIndexes":{"GSI1":{"CapacityUnits":1.0}}}"#;
+    let read = r#"{"TableName":"Ecommerce","CapacityUnits":0.5,"Table":{"CapacityUnits":0.5}}"#;
+    let page = vec![item.as_str(); 20].join(",");
+    let responses = HashMap::from([
+        ("PutItem", format!(r#"{{"ConsumedCapacity":{written}}}"#)),
+        ("UpdateItem", format!(r#"{{"ConsumedCapacity":{written}}}"#)),
+        (
+            "GetItem",
+            format!(r#"{{"Item":{item},"ConsumedCapacity":{read}}}"#),
+        ),
+        (
+            "Query",
+            format!(
+                r#"{{"Items":[{page}],"Count":20,"ScannedCount":20,"ConsumedCapacity":{read}}}"#
+            ),
+        ),
+        (
+            "TransactWriteItems",
+            format!(r#"{{"ConsumedCapacity":[{written}]}}"#),
+        ),
+    ]);
+    Answers {
+        responses: Arc::new(responses),
+        ..Answers::default()
+    }
+}
+
+fn client(answers: &Answers) -> Client {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("AKID", "SECRET", None, None, "bench"))
+        .endpoint_url("http://localhost:8000")
+        .http_client(answers.clone())
+        .build();
+    Client::from_conf(config)
+}
+
+/// The hand-written requests, each the same as ddb's.
+mod raw {
+    use super::*;
+
+    pub fn key(item: &Item) -> Item {
+        Item::from([
+            ("PK".into(), item["PK"].clone()),
+            ("SK".into(), item["SK"].clone()),
+        ])
+    }
+
+    pub async fn create(client: &Client, order: &Order) {
+        client
+            .put_item()
+            .table_name("Ecommerce")
+            .set_item(Some(by_hand(order)))
+            .condition_expression("attribute_not_exists(#n0)")
+            .expression_attribute_names("#n0", "PK")
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send()
+            .await
+            .unwrap();
+    }
+
+    pub async fn get(client: &Client, order: &Order) -> Order {
+        let output = client
+            .get_item()
+            .table_name("Ecommerce")
+            .set_key(Some(key(&by_hand(order))))
+            .consistent_read(false)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send()
+            .await
+            .unwrap();
+        from_hand(output.item.unwrap()).unwrap()
+    }
+
+    pub async fn query(client: &Client, customer: &str) -> Vec<Order> {
+        let output = client
+            .query()
+            .table_name("Ecommerce")
+            .key_condition_expression("#n0 = :v0 AND begins_with(#n1, :v1)")
+            .filter_expression("#n2 = :v2")
+            .expression_attribute_names("#n0", "PK")
+            .expression_attribute_names("#n1", "SK")
+            .expression_attribute_names("#n2", "_type")
+            .expression_attribute_values(":v0", AttributeValue::S(format!("CUSTOMER#{customer}")))
+            .expression_attribute_values(":v1", AttributeValue::S("ORDER#".into()))
+            .expression_attribute_values(":v2", AttributeValue::S("Order".into()))
+            .scan_index_forward(false)
+            .limit(20)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send()
+            .await
+            .unwrap();
+        output
+            .items
+            .unwrap_or_default()
+            .into_iter()
+            .map(|item| from_hand(item).unwrap())
+            .collect()
+    }
+
+    pub async fn ship(client: &Client, order: &Order) {
+        client
+            .update_item()
+            .table_name("Ecommerce")
+            .set_key(Some(key(&by_hand(order))))
+            .update_expression("SET #n0 = :v0 ADD #n1 :v1")
+            .condition_expression(
+                "(attribute_exists(#n2) AND (attribute_not_exists(#n3) OR #n3 = :v2))",
+            )
+            .expression_attribute_names("#n0", "status")
+            .expression_attribute_names("#n1", "version")
+            .expression_attribute_names("#n2", "PK")
+            .expression_attribute_names("#n3", "_schema")
+            .expression_attribute_values(":v0", AttributeValue::S("SHIPPED".into()))
+            .expression_attribute_values(":v1", AttributeValue::N("1".into()))
+            .expression_attribute_values(":v2", AttributeValue::N("1".into()))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send()
+            .await
+            .unwrap();
+    }
+
+    pub async fn transaction(client: &Client, orders: &[Order]) {
+        let actions = orders.iter().map(|order| {
+            let put = Put::builder()
+                .table_name("Ecommerce")
+                .set_item(Some(by_hand(order)))
+                .condition_expression("attribute_not_exists(#n0)")
+                .expression_attribute_names("#n0", "PK")
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .build()
+                .unwrap();
+            TransactWriteItem::builder().put(put).build()
+        });
+        client
+            .transact_write_items()
+            .set_transact_items(Some(actions.collect()))
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send()
+            .await
+            .unwrap();
+    }
+}
+
+/// ddb's side of each pair.
+mod typed {
+    use super::*;
+
+    pub async fn create(db: &Db, order: &Order) {
+        db.create(order).send().await.unwrap();
+    }
+
+    pub async fn get(db: &Db, order: &Order) -> Order {
+        let key = Order::key(&order.customer_id, &order.placed_at, &order.order_id).unwrap();
+        db.get(key).send().await.unwrap().unwrap()
+    }
+
+    pub async fn query(db: &Db, customer: &str) -> Vec<Order> {
+        db.query(Order::by_customer(&common::CustomerId(customer.into())))
+            .newest_first()
+            .limit(20)
+            .send()
+            .await
+            .unwrap()
+            .items
+    }
+
+    pub async fn ship(db: &Db, order: &Order) {
+        let key = Order::key(&order.customer_id, &order.placed_at, &order.order_id).unwrap();
+        db.update(key)
+            .set(Order::fields().status, "SHIPPED".to_owned())
+            .send()
+            .await
+            .unwrap();
+    }
+
+    pub async fn transaction(db: &Db, orders: &[Order]) {
+        let mut transaction = db.transaction();
+        for order in orders {
+            transaction = transaction.create(order);
+        }
+        transaction.send().await.unwrap();
+    }
+}
+
+/// The bodies of the last request of `operation` sent by each side, which
+/// must be the same JSON (but for a transaction's ClientRequestToken, which
+/// is unique to each request).
+fn same_request(answers: &Answers, operation: &str, typed: String) {
+    let raw = answers.last_body.lock().unwrap()[operation].clone();
+    let parse = |body: &str| {
+        let mut json = serde_json::from_str::<serde_json::Value>(body).unwrap();
+        json.as_object_mut().unwrap().remove("ClientRequestToken");
+        json
+    };
+    assert_eq!(
+        parse(&typed),
+        parse(&raw),
+        "{operation}: ddb sent {typed}, the hand-written code {raw}"
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let answers = answers();
+    let client = client(&answers);
+    let db = Db::new(client.clone()).with_table_name::<common::Ecommerce>("Ecommerce");
+    // A created order is at version 1.
+    let order = Order {
+        version: 1,
+        ..order()
+    };
+    let orders: Vec<Order> = (0..4)
+        .map(|i| Order {
+            order_id: format!("A{i}"),
+            ..order.clone()
+        })
+        .collect();
+
+    // The two sides send the same requests.
+    answers
+        .recording
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    runtime.block_on(async {
+        let last = |operation: &str| answers.last_body.lock().unwrap()[operation].clone();
+        typed::create(&db, &order).await;
+        let typed_put = last("PutItem");
+        raw::create(&client, &order).await;
+        same_request(&answers, "PutItem", typed_put);
+        assert_eq!(
+            typed::get(&db, &order).await,
+            raw::get(&client, &order).await
+        );
+        let typed_get = last("GetItem");
+        raw::get(&client, &order).await;
+        same_request(&answers, "GetItem", typed_get);
+        assert_eq!(
+            typed::query(&db, "123").await,
+            raw::query(&client, "123").await
+        );
+        typed::query(&db, "123").await;
+        let typed_query = last("Query");
+        raw::query(&client, "123").await;
+        same_request(&answers, "Query", typed_query);
+        typed::ship(&db, &order).await;
+        let typed_update = last("UpdateItem");
+        raw::ship(&client, &order).await;
+        same_request(&answers, "UpdateItem", typed_update);
+        typed::transaction(&db, &orders).await;
+        let typed_transaction = last("TransactWriteItems");
+        raw::transaction(&client, &orders).await;
+        same_request(&answers, "TransactWriteItems", typed_transaction);
+    });
+    answers
+        .recording
+        .store(false, std::sync::atomic::Ordering::Relaxed);
+
+    let mut group = c.benchmark_group("request");
+    group.bench_function("PutItem: ddb create", |b| {
+        b.to_async(&runtime).iter(|| typed::create(&db, &order))
+    });
+    group.bench_function("PutItem: by hand", |b| {
+        b.to_async(&runtime).iter(|| raw::create(&client, &order))
+    });
+    group.bench_function("GetItem: ddb get", |b| {
+        b.to_async(&runtime).iter(|| typed::get(&db, &order))
+    });
+    group.bench_function("GetItem: by hand", |b| {
+        b.to_async(&runtime).iter(|| raw::get(&client, &order))
+    });
+    group.bench_function("Query of 20: ddb query", |b| {
+        b.to_async(&runtime).iter(|| typed::query(&db, "123"))
+    });
+    group.bench_function("Query of 20: by hand", |b| {
+        b.to_async(&runtime).iter(|| raw::query(&client, "123"))
+    });
+    group.bench_function("UpdateItem: ddb update", |b| {
+        b.to_async(&runtime).iter(|| typed::ship(&db, &order))
+    });
+    group.bench_function("UpdateItem: by hand", |b| {
+        b.to_async(&runtime).iter(|| raw::ship(&client, &order))
+    });
+    group.bench_function("TransactWriteItems of 4: ddb transaction", |b| {
+        b.to_async(&runtime)
+            .iter(|| typed::transaction(&db, &orders))
+    });
+    group.bench_function("TransactWriteItems of 4: by hand", |b| {
+        b.to_async(&runtime)
+            .iter(|| raw::transaction(&client, &orders))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
