@@ -7,11 +7,20 @@
 //! fresh table, and prints the medians:
 //! `workload: ddb X ms, raw Y ms, ratio Z`, with the read units per item
 //! returned where DynamoDB reports them.
+//!
+//! The hand-written side sends the requests ddb sends (see
+//! `same_requests`); `DDB_BENCH_MINIMAL=1` makes it send minimal ones
+//! instead, `DDB_BENCH_SHOW=1` prints both sides' requests, and
+//! `DDB_BENCH_ONLY=<text>` runs the workloads whose name contains it.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, WriteRequest};
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure,
+    WriteRequest,
+};
 use aws_sdk_dynamodb::Client;
 use ddb_examples::single_table::{Customer, CustomerItem, Ecommerce, OpenOrder, Order};
 use ddb_examples::{CustomerId, OrderId, OrderStatus};
@@ -23,6 +32,45 @@ use time::OffsetDateTime;
 
 type Item = HashMap<String, AttributeValue>;
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Whether the hand-written requests carry what ddb's carry beyond a
+/// minimal request: the consumed capacity (ddb reports it on every call),
+/// the item on a failed condition (ddb's typed condition errors), the
+/// entity-type filter of its queries and conditions, the schema-version
+/// guard of its updates and the attributes of its projections. They do by
+/// default, so that a ratio is ddb's own cost for the same request;
+/// `DDB_BENCH_MINIMAL=1` leaves them out, to show what they cost the server.
+fn same_requests() -> bool {
+    static SAME: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SAME.get_or_init(|| std::env::var("DDB_BENCH_MINIMAL").map_or(true, |v| v != "1"))
+}
+
+/// The consumed capacity ddb asks for: per table and index.
+fn indexes() -> Option<ReturnConsumedCapacity> {
+    same_requests().then_some(ReturnConsumedCapacity::Indexes)
+}
+
+/// The consumed capacity of a read whose units the bench reports.
+fn read_capacity() -> ReturnConsumedCapacity {
+    indexes().unwrap_or(ReturnConsumedCapacity::Total)
+}
+
+/// What ddb asks back on a failed condition: the item as it was.
+fn all_old() -> Option<ReturnValuesOnConditionCheckFailure> {
+    same_requests().then_some(ReturnValuesOnConditionCheckFailure::AllOld)
+}
+
+/// ddb's query filter on the entity type: the builder's own names and
+/// values stay, `#t` and `:t` are added.
+fn only_orders(query: QueryFluentBuilder) -> QueryFluentBuilder {
+    if !same_requests() {
+        return query;
+    }
+    query
+        .filter_expression("#t = :t")
+        .expression_attribute_names("#t", "_type")
+        .expression_attribute_values(":t", s("Order"))
+}
 
 /// What one side of one round took.
 #[derive(Clone, Copy, Default)]
@@ -158,6 +206,7 @@ async fn raw_put_all(client: &Client, table: &str, items: Vec<Item>) -> Result<(
                 let output = client
                     .batch_write_item()
                     .request_items(table, pending)
+                    .set_return_consumed_capacity(indexes())
                     .send()
                     .await?;
                 pending = output
@@ -449,6 +498,8 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                     .table_name(table)
                     .set_item(Some(raw_item(&order("C1", i, OrderStatus::Open))))
                     .condition_expression("attribute_not_exists(PK)")
+                    .set_return_values_on_condition_check_failure(all_old())
+                    .set_return_consumed_capacity(indexes())
                     .send()
                     .await?;
             }
@@ -460,6 +511,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                     .table_name(table)
                     .set_item(Some(raw_item(&order("C1", i, OrderStatus::Open))))
                     .condition_expression("attribute_not_exists(PK)")
+                    .set_return_values_on_condition_check_failure(all_old())
                     .build()?;
                 client
                     .transact_write_items()
@@ -469,6 +521,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                             .build(),
                     )
                     .client_request_token(ddb_runtime::local::unique_table_name("t"))
+                    .set_return_consumed_capacity(indexes())
                     .send()
                     .await?;
             }
@@ -486,6 +539,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                     .get_item()
                     .table_name(table)
                     .set_key(Some(key))
+                    .set_return_consumed_capacity(indexes())
                     .send()
                     .await?;
                 if let Some(item) = output.item {
@@ -509,7 +563,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
             for _ in 0..rounds {
                 let mut start = None;
                 loop {
-                    let output = client
+                    let query = client
                         .query()
                         .table_name(table)
                         .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
@@ -518,9 +572,8 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                         .scan_index_forward(forward)
                         .set_limit(limit)
                         .set_exclusive_start_key(start)
-                        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                        .send()
-                        .await?;
+                        .return_consumed_capacity(read_capacity());
+                    let output = only_orders(query).send().await?;
                     run.read_units += units(output.consumed_capacity());
                     for item in output.items() {
                         raw_order(item)?;
@@ -536,17 +589,31 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
         Workload::Ship => {
             for i in 0..100 {
                 let item = raw_item(&order("C1", i, OrderStatus::Open));
-                client
+                let update = client
                     .update_item()
                     .table_name(table)
                     .key("PK", item["PK"].clone())
                     .key("SK", item["SK"].clone())
                     .update_expression("SET #s = :s, #v = #v + :one REMOVE GSI2PK, GSI2SK")
-                    .condition_expression("attribute_exists(PK)")
                     .expression_attribute_names("#s", "status")
                     .expression_attribute_names("#v", "version")
                     .expression_attribute_values(":s", s("SHIPPED"))
-                    .expression_attribute_values(":one", n(1))
+                    .expression_attribute_values(":one", n(1));
+                // ddb's schema-version guard, and the new version back.
+                let update = if same_requests() {
+                    update
+                        .condition_expression(
+                            "attribute_exists(PK) AND (attribute_not_exists(#sv) OR #sv = :sv)",
+                        )
+                        .expression_attribute_names("#sv", "_schema")
+                        .expression_attribute_values(":sv", n(1))
+                        .return_values(ReturnValue::UpdatedNew)
+                } else {
+                    update.condition_expression("attribute_exists(PK)")
+                };
+                update
+                    .set_return_values_on_condition_check_failure(all_old())
+                    .set_return_consumed_capacity(indexes())
                     .send()
                     .await?;
             }
@@ -558,16 +625,27 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                 let mut read_units = 0.0;
                 let mut start = None;
                 loop {
-                    let output = client
+                    let query = client
                         .query()
                         .table_name(table)
                         .index_name("GSI2")
                         .key_condition_expression("GSI2PK = :pk")
                         .expression_attribute_values(":pk", s(format!("STATUS#OPEN#{shard}")))
                         .set_exclusive_start_key(start)
-                        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                        .send()
-                        .await?;
+                        .return_consumed_capacity(read_capacity());
+                    // ddb reads the projection's attributes, with the keys
+                    // its cursors need and the type and schema it checks.
+                    let query = if same_requests() {
+                        query
+                            .projection_expression(
+                                "customer_id, order_id, placed_at, total_cents, #t, #sv, \
+                                 PK, SK, GSI2PK, GSI2SK",
+                            )
+                            .expression_attribute_names("#sv", "_schema")
+                    } else {
+                        query
+                    };
+                    let output = only_orders(query).send().await?;
                     read_units += units(output.consumed_capacity());
                     items.extend(output.items.unwrap_or_default());
                     start = output.last_evaluated_key;
@@ -598,7 +676,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                         .key_condition_expression("PK = :pk")
                         .expression_attribute_values(":pk", s("CUSTOMER#C1"))
                         .set_exclusive_start_key(start)
-                        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                        .return_consumed_capacity(read_capacity())
                         .send()
                         .await?;
                     run.read_units += units(output.consumed_capacity());
@@ -628,6 +706,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                         .table_name(table)
                         .set_item(Some(item))
                         .condition_expression("attribute_not_exists(PK)")
+                        .set_return_values_on_condition_check_failure(all_old())
                         .build()
                         .expect("table and item set");
                     aws_sdk_dynamodb::types::TransactWriteItem::builder()
@@ -638,6 +717,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                     .transact_write_items()
                     .set_transact_items(Some(puts.collect()))
                     .client_request_token(format!("bench-{table}-{t}"))
+                    .set_return_consumed_capacity(indexes())
                     .send()
                     .await?;
             }
@@ -664,6 +744,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                         let output = client
                             .batch_get_item()
                             .request_items(table, request)
+                            .set_return_consumed_capacity(indexes())
                             .send()
                             .await?;
                         for item in output
@@ -690,15 +771,15 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
         Workload::Stream => {
             let mut start = None;
             loop {
-                let output = client
+                let query = client
                     .query()
                     .table_name(table)
                     .key_condition_expression("PK = :pk AND begins_with(SK, :sk)")
                     .expression_attribute_values(":pk", s("CUSTOMER#C1"))
                     .expression_attribute_values(":sk", s("ORDER#"))
                     .set_exclusive_start_key(start)
-                    .send()
-                    .await?;
+                    .set_return_consumed_capacity(indexes());
+                let output = only_orders(query).send().await?;
                 for item in output.items() {
                     std::hint::black_box(raw_order(item)?);
                     run.items += 1;
@@ -760,21 +841,31 @@ async fn raw_backfill_segment(
             if order.status != OrderStatus::Open || item.get("GSI2PK") == want.get("GSI2PK") {
                 continue;
             }
-            let output = client
+            let update = client
                 .update_item()
                 .table_name(table)
                 .key("PK", item["PK"].clone())
                 .key("SK", item["SK"].clone())
                 .update_expression("SET GSI2PK = :pk, GSI2SK = :sk")
-                .condition_expression("attribute_exists(PK) AND version = :v AND #s = :s")
                 .expression_attribute_names("#s", "status")
                 .expression_attribute_values(":pk", want["GSI2PK"].clone())
                 .expression_attribute_values(":sk", want["GSI2SK"].clone())
                 .expression_attribute_values(":v", item["version"].clone())
                 .expression_attribute_values(":s", item["status"].clone())
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await?;
+                .set_return_values_on_condition_check_failure(all_old())
+                .return_consumed_capacity(read_capacity());
+            // ddb also conditions the write on the entity type it read.
+            let update = if same_requests() {
+                update
+                    .condition_expression(
+                        "attribute_exists(PK) AND #t = :t AND version = :v AND #s = :s",
+                    )
+                    .expression_attribute_names("#t", "_type")
+                    .expression_attribute_values(":t", s("Order"))
+            } else {
+                update.condition_expression("attribute_exists(PK) AND version = :v AND #s = :s")
+            };
+            let output = update.send().await?;
             units += output
                 .consumed_capacity
                 .and_then(|c| c.capacity_units)
@@ -788,6 +879,41 @@ async fn raw_backfill_segment(
     }
 }
 
+/// `DDB_BENCH_SHOW=1`: prints the first request of each operation on each
+/// table, so that ddb's requests and the hand-written ones can be read side
+/// by side.
+#[derive(Debug, Default)]
+struct ShowRequests(std::sync::Mutex<HashMap<String, String>>);
+
+impl aws_sdk_dynamodb::config::Intercept for ShowRequests {
+    fn name(&self) -> &'static str {
+        "bench-show-requests"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let request = context.request();
+        let operation = request.headers().get("x-amz-target").unwrap_or_default();
+        let body = String::from_utf8_lossy(request.body().bytes().unwrap_or_default());
+        // The bench's tables are named Bench-<process>-<n>-<nanos>.
+        let table = body
+            .split("\"Bench-")
+            .nth(1)
+            .and_then(|t| t.split('"').next());
+        let table = table.unwrap_or_default().to_owned();
+        let mut shown = self.0.lock().expect("not poisoned");
+        if shown.get(operation) != Some(&table) {
+            println!("  {operation}: {body}");
+            shown.insert(operation.to_owned(), table);
+        }
+        Ok(())
+    }
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(|a, b| a.total_cmp(b));
     values[values.len() / 2]
@@ -798,12 +924,23 @@ async fn main() -> Result<(), BoxError> {
     let (client, target, _guard) = ddb_examples::connect::client()
         .await
         .map_err(|e| e.to_string())?;
+    let client = if std::env::var("DDB_BENCH_SHOW").is_ok_and(|v| v == "1") {
+        let config = client.config().to_builder();
+        Client::from_conf(config.interceptor(ShowRequests::default()).build())
+    } else {
+        client
+    };
     let rounds: usize = std::env::var("DDB_BENCH_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(3);
     println!("ddb against hand-written SDK code on {target:?}, {rounds} round(s), medians");
+    // `DDB_BENCH_ONLY=creates` runs the workloads whose name contains it.
+    let only = std::env::var("DDB_BENCH_ONLY").unwrap_or_default();
     for (workload, name) in WORKLOADS {
+        if !name.contains(only.as_str()) {
+            continue;
+        }
         let mut ddb_ms = Vec::new();
         let mut raw_ms = Vec::new();
         let (mut ddb_last, mut raw_last) = (Run::default(), Run::default());
