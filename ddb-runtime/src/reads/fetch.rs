@@ -523,8 +523,8 @@ impl Plan {
                 items.push(item);
             }
         }
-        for s in 0..shards {
-            if let Some(last) = last_taken[s] {
+        for (s, last) in last_taken.into_iter().enumerate() {
+            if let Some(last) = last {
                 fanout.resume[s] = Position::After(self.key_of(&items[last]));
             }
             if fanout.buffers[s].is_empty() && fanout.next[s] == Position::Done {
