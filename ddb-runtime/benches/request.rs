@@ -17,8 +17,8 @@ use aws_sdk_dynamodb::config::{
     BehaviorVersion, Credentials, HttpClient, Region, RuntimeComponents,
 };
 use aws_sdk_dynamodb::types::{
-    AttributeValue, Put, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure,
-    TransactWriteItem,
+    AttributeValue, Put, PutRequest, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure,
+    TransactWriteItem, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
 use aws_smithy_runtime_api::client::http::{
@@ -216,6 +216,23 @@ mod raw {
             .unwrap();
     }
 
+    pub async fn batch_put(client: &Client, orders: &[Order]) {
+        let requests = orders.iter().map(|order| {
+            let put = PutRequest::builder()
+                .set_item(Some(by_hand(order)))
+                .build()
+                .unwrap();
+            WriteRequest::builder().put_request(put).build()
+        });
+        client
+            .batch_write_item()
+            .request_items("Ecommerce", requests.collect())
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send()
+            .await
+            .unwrap();
+    }
+
     pub async fn transaction(client: &Client, orders: &[Order]) {
         let actions = orders.iter().map(|order| {
             let put = Put::builder()
@@ -272,6 +289,14 @@ mod typed {
             .unwrap();
     }
 
+    pub async fn exactly_once_create(db: &Db, order: &Order) {
+        db.create(order).exactly_once(true).send().await.unwrap();
+    }
+
+    pub async fn batch_put(db: &Db, orders: &[Order]) {
+        db.batch_put(orders).await.unwrap();
+    }
+
     pub async fn transaction(db: &Db, orders: &[Order]) {
         let mut transaction = db.transaction();
         for order in orders {
@@ -318,6 +343,13 @@ fn bench(c: &mut Criterion) {
         })
         .collect();
 
+    let batch: Vec<Order> = (0..25)
+        .map(|i| Order {
+            order_id: format!("B{i}"),
+            ..order.clone()
+        })
+        .collect();
+
     // The two sides send the same requests.
     answers
         .recording
@@ -351,6 +383,14 @@ fn bench(c: &mut Criterion) {
         let typed_transaction = last("TransactWriteItems");
         raw::transaction(&client, &orders).await;
         same_request(&answers, "TransactWriteItems", typed_transaction);
+        typed::exactly_once_create(&db, &order).await;
+        let typed_transaction = last("TransactWriteItems");
+        raw::transaction(&client, std::slice::from_ref(&order)).await;
+        same_request(&answers, "TransactWriteItems", typed_transaction);
+        typed::batch_put(&db, &batch).await;
+        let typed_batch = last("BatchWriteItem");
+        raw::batch_put(&client, &batch).await;
+        same_request(&answers, "BatchWriteItem", typed_batch);
     });
     answers
         .recording
@@ -388,6 +428,21 @@ fn bench(c: &mut Criterion) {
     group.bench_function("TransactWriteItems of 4: by hand", |b| {
         b.to_async(&runtime)
             .iter(|| raw::transaction(&client, &orders))
+    });
+    group.bench_function("TransactWriteItems of 1: ddb exactly-once create", |b| {
+        b.to_async(&runtime)
+            .iter(|| typed::exactly_once_create(&db, &order))
+    });
+    group.bench_function("TransactWriteItems of 1: by hand", |b| {
+        b.to_async(&runtime)
+            .iter(|| raw::transaction(&client, std::slice::from_ref(&order)))
+    });
+    group.bench_function("BatchWriteItem of 25: ddb batch_put", |b| {
+        b.to_async(&runtime).iter(|| typed::batch_put(&db, &batch))
+    });
+    group.bench_function("BatchWriteItem of 25: by hand", |b| {
+        b.to_async(&runtime)
+            .iter(|| raw::batch_put(&client, &batch))
     });
     group.finish();
 }

@@ -109,11 +109,12 @@ pub fn expand(entity: &Entity) -> TokenStream {
             }
 
             fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+                // Keys first: a value no key can hold is reported as such.
+                let __primary = #p::Entity::primary_key(self)?;
+                let __indexes = self.__ddb_index_keys(&__primary)?;
                 #[allow(unused_mut)]
                 let mut __fields = #fields_to_item;
                 #write_version
-                let __primary = #p::Entity::primary_key(self)?;
-                let __indexes = self.__ddb_index_keys(&__primary)?;
                 #p::to_item::<Self>(__fields, __primary, __indexes, #attribute_keys)
             }
 

@@ -640,7 +640,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
         let mut outcome = Outcome::default();
         let policy = self.db.retry_policy();
         loop {
-            let plan = match plan::<E>(&item, &self.cleared) {
+            let mut plan = match plan::<E>(&item, &self.cleared) {
                 Ok(Some(plan)) => plan,
                 Ok(None) => return Ok(outcome),
                 Err(error) => {
@@ -653,7 +653,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                     return Ok(outcome);
                 }
             };
-            let (sent, key) = match &plan {
+            let (sent, key) = match &mut plan {
                 Step::Update(plan) | Step::Upgrade(plan) => {
                     (plan.send(&self.db, None).await, plan.key.clone())
                 }
@@ -662,7 +662,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                         .db
                         .transaction()
                         .plan(delete)
-                        .plan(put.as_ref())
+                        .plan(put.as_mut())
                         .send_with_capacity()
                         .await;
                     (moved(sent), delete.key.clone())

@@ -196,15 +196,15 @@ pub(crate) async fn get_items(
     keys: Vec<Item>,
 ) -> Result<HashMap<String, Item>> {
     let policy = db.retry_policy();
-    let mut unique: Vec<Item> = Vec::with_capacity(keys.len());
+    let mut unique: Vec<(String, Item)> = Vec::with_capacity(keys.len());
     let mut seen = std::collections::HashSet::new();
     for key in keys {
-        if seen.insert(key_text(&key)) {
-            unique.push(key);
+        let name = display_key(schema, &key);
+        if seen.insert(name.clone()) {
+            unique.push((name, key));
         }
     }
-    let chunks: Vec<Vec<Item>> = unique.chunks(GET_CHUNK).map(<[Item]>::to_vec).collect();
-    let outcomes: Vec<ChunkOutcome> = futures::stream::iter(chunks)
+    let outcomes: Vec<ChunkOutcome> = futures::stream::iter(chunks(unique, GET_CHUNK))
         .map(|chunk| get_chunk(db, table, schema, chunk, policy))
         .buffered(policy.concurrency.max(1))
         .collect()
@@ -230,71 +230,89 @@ fn display_key(schema: &EntitySchema, key: &Item) -> String {
     }
 }
 
-/// One request's answer: the keys (by [`key_text`]) it left unprocessed,
-/// and the items it read.
-struct Answer {
-    left: std::collections::HashSet<String>,
+/// One request's answer: the entries it left unprocessed (as DynamoDB
+/// returned them, ready to send again), and the items it read.
+struct Answer<P> {
+    left: Vec<P>,
     items: Vec<Item>,
     capacity: Capacity,
 }
 
-/// Sends one chunk until every key is processed or the attempts run out,
-/// with backoff between attempts: `send` sends the pending entries once.
+/// Sends one chunk of named entries until every one is processed or the
+/// attempts run out, with backoff between attempts: `send` sends the pending
+/// entries once, and what it leaves is matched back to names by `named`
+/// (the same naming as the chunk's). The entries are moved into each
+/// request, never copied: a retry sends what DynamoDB returned unprocessed.
 /// A request that fails outright ends the chunk; `applies` tells whether it
 /// could have written something (then a lost answer leaves keys unknown).
 async fn until_processed<P, Fut>(
     policy: RetryPolicy,
-    chunk: Vec<P>,
+    chunk: Vec<(String, P)>,
     named: impl Fn(&P) -> String,
-    matched: impl Fn(&P) -> String,
     applies: bool,
     send: impl Fn(Vec<P>) -> Fut,
 ) -> ChunkOutcome
 where
-    P: Clone,
-    Fut: std::future::Future<Output = Result<Answer>>,
+    Fut: std::future::Future<Output = Result<Answer<P>>>,
 {
-    let names = |entries: &[P]| entries.iter().map(&named).collect::<Vec<_>>();
     let mut outcome = ChunkOutcome::default();
     let mut pending = chunk;
     let mut attempt = 0;
     while !pending.is_empty() {
+        let (names, entries): (Vec<String>, Vec<P>) = pending.into_iter().unzip();
         if attempt >= policy.max_attempts {
-            outcome.not_done.extend(names(&pending));
+            outcome.not_done.extend(names);
             break;
         }
         if attempt > 0 {
             tokio::time::sleep(policy.delay(attempt)).await;
         }
         attempt += 1;
-        let answer = match send(pending.clone()).await {
+        let answer = match send(entries).await {
             Ok(answer) => answer,
             Err(error) if applies => {
-                outcome.failed(error, names(&pending));
+                outcome.failed(error, names);
                 break;
             }
             Err(error) => {
-                outcome.not_done.extend(names(&pending));
+                outcome.not_done.extend(names);
                 outcome.cause = Some(error);
                 break;
             }
         };
         outcome.items.extend(answer.items);
         outcome.capacity.add(&answer.capacity);
-        let (still, processed): (Vec<P>, Vec<P>) = pending
+        let mut left: HashMap<String, P> = answer
+            .left
             .into_iter()
-            .partition(|entry| answer.left.contains(&matched(entry)));
-        outcome.done.extend(names(&processed));
-        pending = still;
+            .map(|entry| (named(&entry), entry))
+            .collect();
+        pending = Vec::with_capacity(left.len());
+        for name in names {
+            match left.remove(&name) {
+                Some(entry) => pending.push((name, entry)),
+                None => outcome.done.push(name),
+            }
+        }
     }
     outcome
+}
+
+/// `entries` in chunks of `size`, moved rather than copied.
+fn chunks<T>(entries: Vec<T>, size: usize) -> Vec<Vec<T>> {
+    let mut chunks = Vec::with_capacity(entries.len().div_ceil(size));
+    let mut entries = entries.into_iter().peekable();
+    while entries.peek().is_some() {
+        chunks.push(entries.by_ref().take(size).collect());
+    }
+    chunks
 }
 
 async fn get_chunk(
     db: &Db,
     table: &str,
     schema: &EntitySchema,
-    keys: Vec<Item>,
+    keys: Vec<(String, Item)>,
     policy: RetryPolicy,
 ) -> ChunkOutcome {
     let entity = schema.entity_type;
@@ -326,10 +344,7 @@ async fn get_chunk(
             .unprocessed_keys
             .and_then(|mut keys| keys.remove(table))
             .map(|rest| rest.keys)
-            .unwrap_or_default()
-            .iter()
-            .map(|key| key_text(&key_of(schema, key)))
-            .collect();
+            .unwrap_or_default();
         Ok(Answer {
             left,
             items,
@@ -338,7 +353,7 @@ async fn get_chunk(
     };
     // A read applies nothing: a failed request leaves its keys unread.
     let named = |key: &Item| display_key(schema, key);
-    until_processed(policy, keys, named, key_text, false, send).await
+    until_processed(policy, keys, named, false, send).await
 }
 
 /// Writes `requests` to `table` with BatchWriteItem: chunks of 25, a few
@@ -352,9 +367,7 @@ pub(crate) async fn write_requests(
     requests: Vec<(String, WriteRequest)>,
 ) -> Result<Capacity> {
     let policy = db.retry_policy();
-    let chunks: Vec<Vec<(String, WriteRequest)>> =
-        requests.chunks(WRITE_CHUNK).map(<[_]>::to_vec).collect();
-    let outcomes: Vec<ChunkOutcome> = futures::stream::iter(chunks)
+    let outcomes: Vec<ChunkOutcome> = futures::stream::iter(chunks(requests, WRITE_CHUNK))
         .map(|chunk| write_chunk(db, table, schema, chunk, policy))
         .buffered(policy.concurrency.max(1))
         .collect()
@@ -362,14 +375,14 @@ pub(crate) async fn write_requests(
     combine(schema.entity_type, "BatchWriteItem", outcomes).map(|(_, capacity)| capacity)
 }
 
-/// The table key of a write request: the put item's key, or the delete's.
+/// The table key of a write request, as [`display_key`] writes it: the put
+/// item's key, or the delete's.
 fn request_key(schema: &EntitySchema, request: &WriteRequest) -> String {
-    let item = match (request.put_request(), request.delete_request()) {
-        (Some(put), _) => key_of(schema, put.item()),
-        (None, Some(delete)) => key_of(schema, delete.key()),
-        (None, None) => Item::new(),
-    };
-    key_text(&item)
+    match (request.put_request(), request.delete_request()) {
+        (Some(put), _) => display_key(schema, put.item()),
+        (None, Some(delete)) => display_key(schema, delete.key()),
+        (None, None) => String::new(),
+    }
 }
 
 async fn write_chunk(
@@ -379,13 +392,13 @@ async fn write_chunk(
     chunk: Vec<(String, WriteRequest)>,
     policy: RetryPolicy,
 ) -> ChunkOutcome {
-    let send = |pending: Vec<(String, WriteRequest)>| async move {
+    let send = |pending: Vec<WriteRequest>| async move {
         let span = telemetry::span("BatchWriteItem", table, None, schema.entity_type);
         let sent = pending.len();
         let output = db
             .client()
             .batch_write_item()
-            .request_items(table, pending.into_iter().map(|(_, r)| r).collect())
+            .request_items(table, pending)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
             .instrument(span.clone())
@@ -395,10 +408,7 @@ async fn write_chunk(
         let left = output
             .unprocessed_items
             .and_then(|mut items| items.remove(table))
-            .unwrap_or_default()
-            .iter()
-            .map(|request| request_key(schema, request))
-            .collect::<std::collections::HashSet<_>>();
+            .unwrap_or_default();
         let written = sent.saturating_sub(left.len());
         let capacity = total(output.consumed_capacity.as_deref());
         telemetry::record(&span, capacity.total, written, 0);
@@ -408,9 +418,8 @@ async fn write_chunk(
             capacity,
         })
     };
-    let named = |(key, _): &(String, WriteRequest)| key.clone();
-    let matched = |(_, request): &(String, WriteRequest)| request_key(schema, request);
-    until_processed(policy, chunk, named, matched, true, send).await
+    let named = |request: &WriteRequest| request_key(schema, request);
+    until_processed(policy, chunk, named, true, send).await
 }
 
 /// A batch answer's consumed capacity, over its tables.
@@ -464,7 +473,7 @@ impl Db {
             )?;
             let key = crate::write::key_text(&plan.key);
             keys.push(key.clone());
-            requests.push((key, plan.write_request()?));
+            requests.push((key, plan.into_write_request()?));
         }
         reject_duplicates::<E>(&keys)?;
         write_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests).await
@@ -481,7 +490,7 @@ impl Db {
         let requests = keys
             .into_iter()
             .zip(texts)
-            .map(|(key, text)| Ok((text, self.delete(key).plan()?.write_request()?)))
+            .map(|(key, text)| Ok((text, self.delete(key).plan()?.into_write_request()?)))
             .collect::<Result<Vec<_>>>()?;
         write_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests).await
     }

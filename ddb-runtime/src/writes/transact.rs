@@ -122,8 +122,9 @@ impl TransactWrite {
         self
     }
 
-    /// A write already planned (an exactly-once write sends itself this way).
-    pub(crate) fn plan<E: Entity + 'static>(self, plan: &WritePlan<E>) -> Self {
+    /// A write already planned (an exactly-once write sends itself this
+    /// way); a put's item moves into the transaction.
+    pub(crate) fn plan<E: Entity + 'static>(self, plan: &mut WritePlan<E>) -> Self {
         let action = action(&self.db, plan);
         self.push(Box::pin(async move { action }))
     }
@@ -132,25 +133,29 @@ impl TransactWrite {
     pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
         let create = self.db.create(entity);
         let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, &create.plan()?.0) }))
+        self.push(Box::pin(
+            async move { action(&db, &mut create.plan_only()?) },
+        ))
     }
 
     /// A put built with [`Db::put`] (its version check and condition included).
     pub fn put<E: Entity + 'static>(self, put: Put<E>) -> Self {
         let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, &put.plan()?) }))
+        self.push(Box::pin(async move { action(&db, &mut put.plan()?) }))
     }
 
     /// An update built with [`Db::update`].
     pub fn update<E: Entity + 'static>(self, update: Update<E>) -> Self {
         let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, &update.plan().await?) }))
+        self.push(Box::pin(
+            async move { action(&db, &mut update.plan().await?) },
+        ))
     }
 
     /// A delete built with [`Db::delete`] or [`Db::delete_entity`].
     pub fn delete<E: Entity + 'static>(self, delete: Delete<E>) -> Self {
         let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, &delete.plan()?) }))
+        self.push(Box::pin(async move { action(&db, &mut delete.plan()?) }))
     }
 
     /// Cancels the transaction unless `condition` holds on the item at `key`
@@ -170,7 +175,7 @@ impl TransactWrite {
                 Placeholders::default(),
             )?;
             plan.must_exist = true;
-            action(&db, &plan)
+            action(&db, &mut plan)
         }))
     }
 
@@ -344,7 +349,8 @@ fn canceled(
 }
 
 /// One action of the transaction, rendered from its write plan.
-fn action<E: Entity + 'static>(db: &Db, plan: &WritePlan<E>) -> Result<Action> {
+/// The plan as a prepared action; a put's item moves into it.
+fn action<E: Entity + 'static>(db: &Db, plan: &mut WritePlan<E>) -> Result<Action> {
     let table = db.table_name::<E::Table>().to_owned();
     Ok(Action {
         entity: E::SCHEMA.entity_type,

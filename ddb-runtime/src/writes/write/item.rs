@@ -105,8 +105,9 @@ pub(crate) fn prepare<E: Entity>(
     created: bool,
     version: Option<u64>,
 ) -> Result<Prepared<E>> {
-    let key = entity.primary_key()?;
     let mut item = entity.to_item()?;
+    // The key to_item wrote, read back rather than built a second time.
+    let key = Key::read_item(&item)?;
     let now = SystemTime::now();
     let updated = E::stamps(false, now);
     for (attribute, value) in E::stamps(true, now) {

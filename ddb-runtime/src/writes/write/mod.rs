@@ -106,6 +106,17 @@ impl Db {
     }
 }
 
+/// A create's plan: put `item` unless a live item has its key.
+fn put_if_absent<E: Entity + 'static>(key: Key<E>, item: crate::Item) -> Result<WritePlan<E>> {
+    let absent = absent_or_expired::<E>();
+    WritePlan::new(
+        key,
+        Action::Put(item),
+        Some(&absent),
+        Placeholders::default(),
+    )
+}
+
 /// No item at the key, or an expired one: every read treats an expired item
 /// as absent (DynamoDB deletes it days later), and a write that expects none
 /// takes its place.
@@ -118,18 +129,18 @@ fn absent_or_expired<E: Entity>() -> Condition<E> {
 }
 
 impl<E: Entity + 'static> Create<E> {
-    /// The create as a put conditioned on no item having the key.
+    /// The create as a put conditioned on no item having the key, and a
+    /// copy of its item to tell this call's own write when a retry meets it.
     pub(crate) fn plan(self) -> Result<(WritePlan<E>, crate::Item)> {
         let Prepared { item, key } = self.prepared?;
         let ours = item.clone();
-        let absent = absent_or_expired::<E>();
-        let plan = WritePlan::new(
-            key,
-            Action::Put(item),
-            Some(&absent),
-            Placeholders::default(),
-        )?;
-        Ok((plan, ours))
+        Ok((put_if_absent(key, item)?, ours))
+    }
+
+    /// The plan alone (a transaction action).
+    pub(crate) fn plan_only(self) -> Result<WritePlan<E>> {
+        let Prepared { item, key } = self.prepared?;
+        put_if_absent(key, item)
     }
 
     /// Reports [`Created::Created`] exactly when this call wrote the item,
@@ -176,7 +187,7 @@ impl<E: Entity + 'static> Create<E> {
     pub async fn send_with_capacity(self) -> Result<(Created, Capacity)> {
         let db = self.db.clone();
         let exactly_once = self.exactly_once;
-        let (plan, ours) = self.plan()?;
+        let (mut plan, ours) = self.plan()?;
         let sent = if exactly_once {
             plan.send_exactly_once(&db).await
         } else {
@@ -379,7 +390,7 @@ impl<E: Entity + 'static> Put<E> {
         if exactly_once {
             no_return_values::<E>(return_old)?;
         }
-        let plan = self.plan()?;
+        let mut plan = self.plan()?;
         let version = plan.expected_version.map(|v| v + 1);
         if exactly_once {
             let capacity = plan.send_exactly_once(&db).await?;
@@ -461,7 +472,7 @@ impl<E: Entity + 'static> Delete<E> {
         if exactly_once {
             no_return_values::<E>(return_old)?;
         }
-        let plan = self.plan()?;
+        let mut plan = self.plan()?;
         if exactly_once {
             let capacity = plan.send_exactly_once(&db).await?;
             return Ok(Written::applied(None, None, false, capacity));

@@ -108,9 +108,10 @@ impl<E: Entity + 'static> WritePlan<E> {
 
     /// Sends the plan as a PutItem, UpdateItem or DeleteItem, in a span of
     /// its own, and returns the attributes `return_values` asked for and the
-    /// capacity DynamoDB reports it consumed (table and indexes).
+    /// capacity DynamoDB reports it consumed (table and indexes). A put's
+    /// item moves into the request: the plan no longer holds it.
     pub(crate) async fn send(
-        &self,
+        &mut self,
         db: &Db,
         return_values: Option<ReturnValue>,
     ) -> Result<(Option<Item>, Capacity)> {
@@ -137,12 +138,12 @@ impl<E: Entity + 'static> WritePlan<E> {
         let indexes = ReturnConsumedCapacity::Indexes;
         let attempts = Attempts::default();
         let capacity = |c: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>| Capacity::of(c);
-        let sent = match &self.action {
+        let sent = match &mut self.action {
             Action::Put(item) => db
                 .client()
                 .put_item()
                 .table_name(table)
-                .set_item(Some(item.clone()))
+                .set_item(Some(std::mem::take(item)))
                 .set_condition_expression(condition)
                 .set_expression_attribute_names(names)
                 .set_expression_attribute_values(values)
@@ -161,7 +162,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                 .update_item()
                 .table_name(table)
                 .set_key(Some(key))
-                .update_expression(expression)
+                .update_expression(expression.as_str())
                 .set_condition_expression(condition)
                 .set_expression_attribute_names(names)
                 .set_expression_attribute_values(values)
@@ -244,7 +245,7 @@ impl<E: Entity + 'static> WritePlan<E> {
     /// the same token and DynamoDB does not apply it again (for ten
     /// minutes), so a failure is never this call's own write. Returns no
     /// attributes: a transaction has no return values.
-    pub(crate) async fn send_exactly_once(&self, db: &Db) -> Result<Capacity> {
+    pub(crate) async fn send_exactly_once(&mut self, db: &Db) -> Result<Capacity> {
         let failed = match db.transaction().plan(self).send_with_capacity().await {
             Ok((_, capacity)) => return Ok(capacity),
             Err(Error::TransactionCanceled { reasons })
@@ -268,8 +269,9 @@ impl<E: Entity + 'static> WritePlan<E> {
         Err(self.failure(existing))
     }
 
-    /// The plan as one action of a TransactWriteItems on `table`.
-    pub(crate) fn transact_item(&self, table: &str) -> Result<TransactWriteItem> {
+    /// The plan as one action of a TransactWriteItems on `table`. A put's
+    /// item moves into the action: the plan no longer holds it.
+    pub(crate) fn transact_item(&mut self, table: &str) -> Result<TransactWriteItem> {
         let Parts {
             key,
             condition,
@@ -282,11 +284,11 @@ impl<E: Entity + 'static> WritePlan<E> {
             reason: e.to_string(),
         };
         let item = TransactWriteItem::builder();
-        Ok(match &self.action {
+        Ok(match &mut self.action {
             Action::Put(put) => item.put(
                 Put::builder()
                     .table_name(table)
-                    .set_item(Some(put.clone()))
+                    .set_item(Some(std::mem::take(put)))
                     .set_condition_expression(condition)
                     .set_expression_attribute_names(names)
                     .set_expression_attribute_values(values)
@@ -298,7 +300,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                 Update::builder()
                     .table_name(table)
                     .set_key(Some(key))
-                    .update_expression(expression)
+                    .update_expression(expression.as_str())
                     .set_condition_expression(condition)
                     .set_expression_attribute_names(names)
                     .set_expression_attribute_values(values)
@@ -334,7 +336,7 @@ impl<E: Entity + 'static> WritePlan<E> {
 
     /// The plan as one request of a BatchWriteItem, which takes no
     /// conditions: only an unconditional put or delete.
-    pub(crate) fn write_request(&self) -> Result<WriteRequest> {
+    pub(crate) fn into_write_request(self) -> Result<WriteRequest> {
         let invalid = |reason: String| Error::InvalidRequest {
             entity: E::SCHEMA.entity_type,
             reason,
@@ -344,11 +346,11 @@ impl<E: Entity + 'static> WritePlan<E> {
                 "BatchWriteItem takes no conditions; use a transaction".into(),
             ));
         }
-        Ok(match &self.action {
+        Ok(match self.action {
             Action::Put(item) => WriteRequest::builder()
                 .put_request(
                     PutRequest::builder()
-                        .set_item(Some(item.clone()))
+                        .set_item(Some(item))
                         .build()
                         .map_err(|e| invalid(e.to_string()))?,
                 )

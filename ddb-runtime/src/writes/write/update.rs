@@ -612,7 +612,7 @@ impl<E: Entity + 'static> Update<E> {
         if exactly_once {
             super::no_return_values::<E>(return_new)?;
         }
-        let plan = self.plan().await?;
+        let mut plan = self.plan().await?;
         if exactly_once {
             let capacity = plan.send_exactly_once(&db).await?;
             let replaced = plan.expected_version.or_else(|| {
