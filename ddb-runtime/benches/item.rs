@@ -5,8 +5,10 @@
 
 use std::hint::black_box;
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{criterion_group, criterion_main, Criterion};
 use ddb_runtime::Entity;
+use time::format_description::well_known::Rfc3339;
 
 mod common;
 use common::{by_hand, from_hand, order, Order};
@@ -38,6 +40,31 @@ fn bench(c: &mut Criterion) {
     });
     c.bench_function("from_item by hand (baseline)", |b| {
         b.iter(|| from_hand(black_box(item.clone())))
+    });
+    c.bench_function("to_item serde_dynamo (fields only, no keys)", |b| {
+        b.iter(|| serde_dynamo::to_item::<_, common::Item>(black_box(&order)))
+    });
+    c.bench_function("to_item serde_dynamo + keys by hand", |b| {
+        b.iter(|| {
+            let order = black_box(&order);
+            let mut item: common::Item = serde_dynamo::to_item(order).unwrap();
+            let at = order.placed_at.format(&Rfc3339).unwrap();
+            let id = &order.order_id;
+            let keys = [
+                ("PK", format!("CUSTOMER#{}", order.customer_id.0)),
+                ("SK", format!("ORDER#{at}#{id}")),
+                ("GSI1PK", format!("ORDER#{id}")),
+                ("GSI1SK", "ORDER".to_owned()),
+                ("_type", "Order".to_owned()),
+            ];
+            for (name, value) in keys {
+                item.insert(name.to_owned(), AttributeValue::S(value));
+            }
+            item
+        })
+    });
+    c.bench_function("from_item serde_dynamo", |b| {
+        b.iter(|| serde_dynamo::from_item::<_, Order>(black_box(item.clone())))
     });
     c.bench_function("item clone (from_item's input cost)", |b| {
         b.iter(|| black_box(&item).clone())

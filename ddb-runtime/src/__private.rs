@@ -145,11 +145,11 @@ pub fn to_item<E: Entity>(
         table.sk,
         primary.values(),
     )?;
-    insert_key(&mut item, table.pk, table.sk, primary.values());
-    for (name, values) in &indexes {
+    insert_key(&mut item, table.pk, table.sk, primary.into_values());
+    for (name, values) in indexes {
         if let Some(index) = table.index(name) {
-            if let Some(key) = schema.keys.iter().find(|k| k.index == Some(*name)) {
-                check_raw_keys(schema, &item, key, index.pk, index.sk, values)?;
+            if let Some(key) = schema.keys.iter().find(|k| k.index == Some(name)) {
+                check_raw_keys(schema, &item, key, index.pk, index.sk, &values)?;
             }
             insert_key(&mut item, index.pk, index.sk, values);
         }
@@ -214,10 +214,10 @@ fn check_raw_keys(
     Ok(())
 }
 
-fn insert_key(item: &mut Item, pk: KeyAttribute, sk: Option<KeyAttribute>, values: &KeyValues) {
-    item.insert(pk.name.to_owned(), values.pk.to_attribute_value());
-    if let (Some(attribute), Some(value)) = (sk, &values.sk) {
-        item.insert(attribute.name.to_owned(), value.to_attribute_value());
+fn insert_key(item: &mut Item, pk: KeyAttribute, sk: Option<KeyAttribute>, values: KeyValues) {
+    item.insert(pk.name.to_owned(), values.pk.into_attribute_value());
+    if let (Some(attribute), Some(value)) = (sk, values.sk) {
+        item.insert(attribute.name.to_owned(), value.into_attribute_value());
     }
 }
 

@@ -66,6 +66,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
         index_from_values,
         needs_primary,
     } = keys::key_code(entity);
+    let index_count = index_pushes.len();
     let (parse_key, primary_args) = keys::parse_key(entity);
     // Index keys that need the primary key (a shard, a local index) take
     // it from the caller: `to_item` builds it once for both.
@@ -158,7 +159,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
                 &self,
                 #primary_param: &#p::Key<Self>,
             ) -> ::core::result::Result<#p::std::vec::Vec<(&'static str, #p::KeyValues)>, #p::Error> {
-                let mut __keys = #p::std::vec::Vec::new();
+                let mut __keys = #p::std::vec::Vec::with_capacity(#index_count);
                 #(#index_pushes)*
                 ::core::result::Result::Ok(__keys)
             }

@@ -10,6 +10,9 @@ use ddb_runtime::{Entity, KeySegment, Table};
 use serde::{Deserialize, Serialize};
 use time::macros::datetime;
 
+/// An item as the SDK holds it.
+pub type Item = HashMap<String, AttributeValue>;
+
 #[derive(Table)]
 #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
 #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]

@@ -122,12 +122,122 @@ impl<T: Serialize + DeserializeOwned> SerdeConv<T> for Conv<T> {
     }
 }
 
-/// A value through serde_dynamo.
+/// A value through serde: a string, an integer or a boolean (what a `with`
+/// module writes for a timestamp, say) straight to its `AttributeValue`,
+/// anything else through serde_dynamo. Both write the same value.
 pub fn to_serde<T: Serialize + ?Sized>(
     value: &T,
     entity: &'static str,
 ) -> Result<AttributeValue, Error> {
-    serde_dynamo::to_attribute_value(value).map_err(|source| Error::Encode { entity, source })
+    match value.serialize(Scalar) {
+        Ok(value) => Ok(value),
+        Err(NotScalar) => serde_dynamo::to_attribute_value(value)
+            .map_err(|source| Error::Encode { entity, source }),
+    }
+}
+
+/// A serializer of one string, integer or boolean, written as serde_dynamo
+/// writes it; anything else (or an error) is [`NotScalar`], left to
+/// serde_dynamo.
+struct Scalar;
+
+#[derive(Debug)]
+struct NotScalar;
+
+impl std::fmt::Display for NotScalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not a string, integer or boolean")
+    }
+}
+
+impl std::error::Error for NotScalar {}
+
+impl serde::ser::Error for NotScalar {
+    fn custom<M: std::fmt::Display>(_: M) -> Self {
+        NotScalar
+    }
+}
+
+macro_rules! scalar_numbers {
+    ($($method:ident: $ty:ty),* $(,)?) => {$(
+        fn $method(self, value: $ty) -> Result<AttributeValue, NotScalar> {
+            Ok(AttributeValue::N(value.to_string()))
+        }
+    )*};
+}
+
+macro_rules! not_scalar {
+    ($($method:ident($($arg:ty),*) -> $ok:ty),* $(,)?) => {$(
+        fn $method(self, $(_: $arg),*) -> Result<$ok, NotScalar> {
+            Err(NotScalar)
+        }
+    )*};
+}
+
+impl serde::Serializer for Scalar {
+    type Ok = AttributeValue;
+    type Error = NotScalar;
+    type SerializeSeq = serde::ser::Impossible<AttributeValue, NotScalar>;
+    type SerializeTuple = serde::ser::Impossible<AttributeValue, NotScalar>;
+    type SerializeTupleStruct = serde::ser::Impossible<AttributeValue, NotScalar>;
+    type SerializeTupleVariant = serde::ser::Impossible<AttributeValue, NotScalar>;
+    type SerializeMap = serde::ser::Impossible<AttributeValue, NotScalar>;
+    type SerializeStruct = serde::ser::Impossible<AttributeValue, NotScalar>;
+    type SerializeStructVariant = serde::ser::Impossible<AttributeValue, NotScalar>;
+
+    fn serialize_bool(self, value: bool) -> Result<AttributeValue, NotScalar> {
+        Ok(AttributeValue::Bool(value))
+    }
+
+    fn serialize_str(self, value: &str) -> Result<AttributeValue, NotScalar> {
+        Ok(AttributeValue::S(value.to_owned()))
+    }
+
+    scalar_numbers!(
+        serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
+    );
+
+    not_scalar!(
+        serialize_f32(f32) -> AttributeValue,
+        serialize_f64(f64) -> AttributeValue,
+        serialize_char(char) -> AttributeValue,
+        serialize_bytes(&[u8]) -> AttributeValue,
+        serialize_none() -> AttributeValue,
+        serialize_unit() -> AttributeValue,
+        serialize_unit_struct(&'static str) -> AttributeValue,
+        serialize_unit_variant(&'static str, u32, &'static str) -> AttributeValue,
+        serialize_seq(Option<usize>) -> Self::SerializeSeq,
+        serialize_tuple(usize) -> Self::SerializeTuple,
+        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct,
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant,
+        serialize_map(Option<usize>) -> Self::SerializeMap,
+        serialize_struct(&'static str, usize) -> Self::SerializeStruct,
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant,
+    );
+
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<AttributeValue, NotScalar> {
+        Err(NotScalar)
+    }
+
+    // serde_dynamo reads some newtype names as set markers: its own call.
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: &T,
+    ) -> Result<AttributeValue, NotScalar> {
+        Err(NotScalar)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<AttributeValue, NotScalar> {
+        Err(NotScalar)
+    }
 }
 
 /// A value back through serde_dynamo.

@@ -46,6 +46,14 @@ impl KeyValue {
         }
     }
 
+    /// The value as an `AttributeValue`, moved.
+    pub(crate) fn into_attribute_value(self) -> AttributeValue {
+        match self {
+            KeyValue::S(text) => AttributeValue::S(text),
+            KeyValue::N(text) => AttributeValue::N(text),
+        }
+    }
+
     /// Reads a key attribute back; `None` for any type but S and N.
     pub fn from_attribute_value(value: &AttributeValue) -> Option<Self> {
         match value {
@@ -145,6 +153,11 @@ impl<E> Key<E> {
             values,
             entity: PhantomData,
         }
+    }
+
+    /// The values, moved out.
+    pub(crate) fn into_values(self) -> KeyValues {
+        self.values
     }
 
     /// The partition key value.

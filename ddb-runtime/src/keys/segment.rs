@@ -168,10 +168,30 @@ impl KeySegment for char {
     }
 }
 
-/// Writes `value` zero-padded to `width` digits.
+/// Writes `value` zero-padded to `width` digits, digit by digit (no
+/// formatter: keys are built on every write).
 fn write_padded(out: &mut String, value: u128, width: usize) {
+    let mut digits = [b'0'; 39];
+    if let Some(digits) = digits.get_mut(..width) {
+        if fill_digits(digits, value) {
+            out.push_str(std::str::from_utf8(digits).unwrap_or_default());
+            return;
+        }
+    }
+    // Wider than `width` (never for the widths used here).
     use fmt::Write;
     let _ = write!(out, "{value:0width$}");
+}
+
+/// Fills `digits` with `value`'s decimal digits, zero-padded; false when
+/// `value` has more digits than that.
+fn fill_digits(digits: &mut [u8], value: u128) -> bool {
+    let mut rest = value;
+    for digit in digits.iter_mut().rev() {
+        *digit = b'0' + (rest % 10) as u8;
+        rest /= 10;
+    }
+    rest == 0
 }
 
 fn read_padded(text: &str, width: usize) -> Result<u128, SegmentError> {
@@ -350,12 +370,20 @@ impl<T: KeySegment> SegmentCodec<T> {
 impl<T> SegmentCodec<T> {
     /// Writes the escaped segment text of `value` to `out`.
     pub fn write_escaped(&self, value: &T, out: &mut String) -> Result<(), SegmentError> {
-        let mut text = String::new();
-        (self.write)(value, &mut text)?;
-        if text.is_empty() {
+        // Written in place; escaped afterwards only when it has to be.
+        let start = out.len();
+        let written = (self.write)(value, out);
+        if let Err(error) = written {
+            out.truncate(start);
+            return Err(error);
+        }
+        if out.len() == start {
             return Err(SegmentError::new("a key segment cannot be empty"));
         }
-        escape_into(&text, out);
+        if out.as_bytes()[start..].iter().any(|&b| b <= ESCAPE as u8) {
+            let text = out.split_off(start);
+            escape_into(&text, out);
+        }
         Ok(())
     }
 
@@ -409,7 +437,7 @@ impl<T> NotSegment<T> for Codec<T> {
 
 #[cfg(feature = "time")]
 mod time_impl {
-    use super::{KeySegment, SegmentError};
+    use super::{fill_digits, KeySegment, SegmentError};
     use time::format_description::well_known::Rfc3339;
     use time::{OffsetDateTime, UtcOffset};
 
@@ -440,7 +468,6 @@ mod time_impl {
         digits: usize,
         out: &mut String,
     ) -> Result<(), SegmentError> {
-        use std::fmt::Write;
         let utc = value.to_offset(UtcOffset::UTC);
         if !(0..=9999).contains(&utc.year()) {
             return Err(SegmentError::new(format!(
@@ -448,20 +475,25 @@ mod time_impl {
                 utc.year()
             )));
         }
-        let _ = write!(
-            out,
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-            utc.year(),
-            u8::from(utc.month()),
-            utc.day(),
-            utc.hour(),
-            utc.minute(),
-            utc.second()
-        );
-        if digits > 0 {
-            let fraction = utc.nanosecond() / 10u32.pow(9 - digits as u32);
-            let _ = write!(out, ".{fraction:0digits$}");
+        // Laid out in place: `2026-09-10T08:12:44` then the fraction.
+        let mut text = *b"0000-00-00T00:00:00.000000000";
+        let parts = [
+            (0..4, utc.year().unsigned_abs()),
+            (5..7, u32::from(u8::from(utc.month()))),
+            (8..10, u32::from(utc.day())),
+            (11..13, u32::from(utc.hour())),
+            (14..16, u32::from(utc.minute())),
+            (17..19, u32::from(utc.second())),
+            (
+                20..20 + digits,
+                utc.nanosecond() / 10u32.pow(9 - digits as u32),
+            ),
+        ];
+        for (range, value) in parts {
+            fill_digits(&mut text[range], u128::from(value));
         }
+        let end = if digits > 0 { 20 + digits } else { 19 };
+        out.push_str(std::str::from_utf8(&text[..end]).unwrap_or_default());
         out.push('Z');
         Ok(())
     }

@@ -23,16 +23,16 @@ pub const MAX_ACTIONS: usize = 100;
 /// DynamoDB's limit on a transaction's total size.
 pub const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 
-/// One prepared action: what to send, and what to say about it.
+/// What to say about one prepared action.
 struct Action {
     entity: &'static str,
     table: String,
     key: String,
     size: usize,
-    item: TransactWriteItem,
 }
 
-type Pending = BoxFuture<'static, Result<Action>>;
+/// One action being prepared: what to send, and what to say about it.
+type Pending = BoxFuture<'static, Result<(TransactWriteItem, Action)>>;
 
 /// A TransactWriteItems; add actions, then [`send`](TransactWrite::send).
 ///
@@ -215,11 +215,17 @@ impl TransactWrite {
                 ),
             ));
         }
-        let actions = futures::future::try_join_all(self.actions).await?;
+        // The items move out of their actions; what describes each action
+        // stays, to check the transaction and to report its failures.
+        let (items, actions): (Vec<TransactWriteItem>, Vec<Action>) =
+            futures::future::try_join_all(self.actions)
+                .await?
+                .into_iter()
+                .unzip();
         let mut seen = HashSet::new();
         let mut total = 0;
         for action in &actions {
-            if !seen.insert((action.table.clone(), action.key.clone())) {
+            if !seen.insert((action.table.as_str(), action.key.as_str())) {
                 return Err(Error::DuplicateKey {
                     entity: action.entity,
                     key: action.key.clone(),
@@ -242,7 +248,6 @@ impl TransactWrite {
                 format!("{total} bytes; a transaction holds at most {MAX_TRANSACTION_BYTES}"),
             ));
         }
-        let items: Vec<TransactWriteItem> = actions.iter().map(|a| a.item.clone()).collect();
         let policy = self.db.retry_policy();
         let mut token = self.token;
         let mut attempt = 0;
@@ -350,15 +355,20 @@ fn canceled(
 
 /// One action of the transaction, rendered from its write plan.
 /// The plan as a prepared action; a put's item moves into it.
-fn action<E: Entity + 'static>(db: &Db, plan: &mut WritePlan<E>) -> Result<Action> {
+fn action<E: Entity + 'static>(
+    db: &Db,
+    plan: &mut WritePlan<E>,
+) -> Result<(TransactWriteItem, Action)> {
     let table = db.table_name::<E::Table>().to_owned();
-    Ok(Action {
+    let size = plan.size();
+    let item = plan.transact_item(&table)?;
+    let action = Action {
         entity: E::SCHEMA.entity_type,
         key: key_text(&plan.key),
-        size: plan.size(),
-        item: plan.transact_item(&table)?,
+        size,
         table,
-    })
+    };
+    Ok((item, action))
 }
 
 /// A TransactGetItems: consistent reads of up to 100 items of any entities.

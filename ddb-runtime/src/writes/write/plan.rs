@@ -99,7 +99,11 @@ impl<E: Entity + 'static> WritePlan<E> {
 
     fn parts(&self) -> Parts {
         Parts {
-            key: self.key.to_item(),
+            // A put names its key in its item.
+            key: match self.action {
+                Action::Put(_) => Item::new(),
+                _ => self.key.to_item(),
+            },
             condition: self.condition.clone(),
             names: self.placeholders.names(),
             values: self.placeholders.values(),
