@@ -172,22 +172,28 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
         Some(&[])
     }
     async fn decode(&self, db: &Db, items: Vec<Item>) -> Result<Vec<E>> {
-        let keys: Vec<Item> = items
+        let keys: Vec<(String, Item)> = items
             .iter()
-            .map(|item| crate::Key::<E>::from_item(item).map(|k| k.to_item()))
+            .map(|item| {
+                let key = crate::Key::<E>::from_item(item)?;
+                Ok((crate::write::key_text(&key), key.to_item()))
+            })
             .collect::<Result<_>>()?;
-        let found =
-            crate::batch::get_items(db, db.table_name::<E::Table>(), &E::SCHEMA, keys.clone())
-                .await?;
+        let names: Vec<String> = keys.iter().map(|(name, _)| name.clone()).collect();
+        let mut found =
+            crate::batch::get_items(db, db.table_name::<E::Table>(), &E::SCHEMA, keys).await?;
         // In query order; an item deleted since the index was read, or one of
         // another entity with a key of the same shape (an index that does
         // not carry the entity type cannot filter it), is skipped.
         let entity_attribute = E::SCHEMA.table.entity_attribute;
-        keys.iter()
-            .filter_map(|key| found.get(&crate::batch::key_text(key)).cloned())
+        names
+            .iter()
+            .filter_map(|name| found.remove(name))
             .filter(|item| {
-                item.get(entity_attribute).and_then(|t| t.as_s().ok())
-                    == Some(&E::SCHEMA.entity_type.to_owned())
+                item.get(entity_attribute)
+                    .and_then(|t| t.as_s().ok())
+                    .map(String::as_str)
+                    == Some(E::SCHEMA.entity_type)
             })
             .map(E::from_item)
             .collect()

@@ -33,13 +33,13 @@ pub(crate) fn item_key_text(
     item: &std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
 ) -> String {
     let text = |name: &str| match item.get(name) {
-        Some(aws_sdk_dynamodb::types::AttributeValue::S(s)) => s.clone(),
-        Some(aws_sdk_dynamodb::types::AttributeValue::N(n)) => n.clone(),
-        _ => "?".into(),
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(s)) => s.as_str(),
+        Some(aws_sdk_dynamodb::types::AttributeValue::N(n)) => n.as_str(),
+        _ => "?",
     };
     match table.sk {
         Some(sk) => format!("{} / {}", text(table.pk.name), text(sk.name)),
-        None => text(table.pk.name),
+        None => text(table.pk.name).to_owned(),
     }
 }
 use std::time::{Duration, Instant};

@@ -88,24 +88,6 @@ fn jitter() -> f64 {
     })
 }
 
-/// A stable text of a key (sorted attribute names and values), to match
-/// returned items with the keys asked for and to report unprocessed keys.
-pub(crate) fn key_text(key: &Item) -> String {
-    let mut parts: Vec<String> = key
-        .iter()
-        .map(|(name, value)| {
-            let value = value
-                .as_s()
-                .cloned()
-                .or_else(|_| value.as_n().cloned())
-                .unwrap_or_default();
-            format!("{name}={value}")
-        })
-        .collect();
-    parts.sort();
-    parts.join(" / ")
-}
-
 /// What one chunk of a batch did, by key (`PK / SK`).
 #[derive(Default)]
 struct ChunkOutcome {
@@ -177,33 +159,29 @@ fn combine(
     })
 }
 
-/// The table key attributes of `item` (a key, or a whole item).
-fn key_of(schema: &EntitySchema, item: &Item) -> Item {
-    std::iter::once(schema.table.pk.name)
-        .chain(schema.table.sk.map(|a| a.name))
-        .filter_map(|name| item.get(name).map(|v| (name.to_owned(), v.clone())))
-        .collect()
-}
-
 /// Reads items by key from `table` with BatchGetItem: chunks of 100, a few
-/// chunks at once, unprocessed keys retried. Returns the found items by
-/// [`key_text`] of their key; when keys stay unread, `Unprocessed` names
-/// them and carries what was read.
+/// chunks at once, unprocessed keys retried. `keys` are named by
+/// [`display_key`]; the found items come back by the same name. When keys
+/// stay unread, `Unprocessed` names them and carries what was read.
 pub(crate) async fn get_items(
     db: &Db,
     table: &str,
     schema: &EntitySchema,
-    keys: Vec<Item>,
+    keys: Vec<(String, Item)>,
 ) -> Result<HashMap<String, Item>> {
     let policy = db.retry_policy();
-    let mut unique: Vec<(String, Item)> = Vec::with_capacity(keys.len());
-    let mut seen = std::collections::HashSet::new();
-    for key in keys {
-        let name = display_key(schema, &key);
-        if seen.insert(name.clone()) {
-            unique.push((name, key));
-        }
-    }
+    // A key asked twice is read once (BatchGetItem refuses duplicates).
+    let first: Vec<bool> = {
+        let mut seen = std::collections::HashSet::with_capacity(keys.len());
+        keys.iter()
+            .map(|(name, _)| seen.insert(name.as_str()))
+            .collect()
+    };
+    let unique: Vec<(String, Item)> = keys
+        .into_iter()
+        .zip(first)
+        .filter_map(|(key, first)| first.then_some(key))
+        .collect();
     let outcomes: Vec<ChunkOutcome> = futures::stream::iter(chunks(unique, GET_CHUNK))
         .map(|chunk| get_chunk(db, table, schema, chunk, policy))
         .buffered(policy.concurrency.max(1))
@@ -212,22 +190,13 @@ pub(crate) async fn get_items(
     let (items, _) = combine(schema.entity_type, "BatchGetItem", outcomes)?;
     Ok(items
         .into_iter()
-        .map(|item| (key_text(&key_of(schema, &item)), item))
+        .map(|item| (display_key(schema, &item), item))
         .collect())
 }
 
-/// `PK / SK` of a key item, as every ddb error writes keys.
-fn display_key(schema: &EntitySchema, key: &Item) -> String {
-    let value = |name: &str| {
-        key.get(name)
-            .and_then(crate::KeyValue::from_attribute_value)
-            .map(|v| v.to_string())
-            .unwrap_or_default()
-    };
-    match schema.table.sk {
-        Some(sk) => format!("{} / {}", value(schema.table.pk.name), value(sk.name)),
-        None => value(schema.table.pk.name),
-    }
+/// `PK / SK` of a key or an item, as every ddb error writes keys.
+pub(crate) fn display_key(schema: &EntitySchema, key: &Item) -> String {
+    crate::schema::item_key_text(schema.table, key)
 }
 
 /// One request's answer: the entries it left unprocessed (as DynamoDB
@@ -504,10 +473,11 @@ impl Db {
         &self,
         keys: Vec<crate::Key<E>>,
     ) -> Result<Vec<E>> {
-        let items: Vec<Item> = keys.iter().map(|k| k.to_item()).collect();
-        let texts: Vec<String> = items.iter().map(key_text).collect();
+        let texts: Vec<String> = keys.iter().map(crate::write::key_text).collect();
         reject_duplicates::<E>(&texts)?;
-        let mut found = get_items(self, self.table_name::<E::Table>(), &E::SCHEMA, items).await?;
+        let named = texts.iter().cloned().zip(keys.iter().map(|k| k.to_item()));
+        let table = self.table_name::<E::Table>();
+        let mut found = get_items(self, table, &E::SCHEMA, named.collect()).await?;
         texts
             .iter()
             .filter_map(|text| found.remove(text))
