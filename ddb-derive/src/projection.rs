@@ -1,12 +1,13 @@
 //! `#[derive(Projection)]`: a struct of some of an entity's fields.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Path};
 
-use crate::attr::{for_each_ddb, serde_value, unknown};
+use crate::attr::{for_each_ddb, serde_conversion, serde_value, unknown};
 use crate::ctxt::Ctxt;
+use crate::expand::convert::read_field;
 use crate::symbol::{ENTITY, PROJECTION_KEYS, RENAME, RENAME_ALL};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
@@ -41,6 +42,13 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         return cx.into_compile_errors();
     };
     let rename_all = serde_value(&input.attrs, RENAME_ALL);
+    // The decoding is generated when every serde attribute in play is one it
+    // follows (rename_all; rename, with, default); else serde_dynamo decodes.
+    let container = serde_conversion(&input.attrs, &[RENAME_ALL]);
+    let mut generated = !container.unfollowed && container.default.is_none();
+    let entity_type = quote!(<#entity as #p::Entity>::SCHEMA.entity_type);
+    let mut reads = Vec::new();
+    let mut assigned = Vec::new();
     let mut attributes = Vec::new();
     let mut fn_checks = Vec::new();
     let mut const_checks = Vec::new();
@@ -54,6 +62,11 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             rename_all.as_deref(),
         );
         attributes.push(quote!(<#entity as #p::Entity>::SCHEMA.attribute_of(#rust_name)));
+        let conversion = serde_conversion(&field.attrs, &[RENAME]);
+        generated &= !conversion.unfollowed;
+        let binding = format_ident!("__field_{}", reads.len());
+        reads.push(read_field(&entity_type, &binding, ty, &own, &conversion));
+        assigned.push(quote!(#name: #binding));
         // The field exists on the entity with the same type.
         fn_checks.push(quote_spanned! {ty.span()=>
             let _: &#ty = &entity.#name;
@@ -68,11 +81,24 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         });
     }
     let errors = cx.into_compile_errors();
+    let from_item = generated.then(|| {
+        quote! {
+            fn __from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
+                #[allow(unused_imports)]
+                use #p::{DirectConv as _, SerdeConv as _};
+                #[allow(unused_mut)]
+                let mut __item = __item;
+                #(#reads)*
+                ::core::result::Result::Ok(Self { #(#assigned,)* })
+            }
+        }
+    });
     quote! {
         #errors
         #[automatically_derived]
         impl #p::Projection<#entity> for #ident {
             const ATTRIBUTES: &'static [&'static str] = &[#(#attributes),*];
+            #from_item
         }
 
         const _: () = {

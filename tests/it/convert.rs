@@ -134,8 +134,50 @@ fn fields_of(mut item: Item) -> Item {
     item
 }
 
+/// Some of a thing's fields, read with the serde attributes projections
+/// follow: the decoding the derive generates must be serde_dynamo's.
+#[derive(ddb_runtime::Projection, Deserialize, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[ddb(entity = Thing)]
+struct ThingPart {
+    id: String,
+    flag: bool,
+    signed: i64,
+    maybe_number: Option<u32>,
+    alias: MaybeText,
+    #[serde(default = "seven")]
+    seventh: u32,
+    ratio: f64,
+    labels: BTreeSet<String>,
+    maybe_inner: Option<Inner>,
+    kind: Kind,
+    #[serde(with = "time::serde::rfc3339")]
+    at: time::OffsetDateTime,
+    #[serde(rename = "renamed")]
+    other: String,
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn a_generated_projection_reads_what_serde_dynamo_reads(thing in thing(), drop in 0usize..14) {
+        use ddb_runtime::Projection;
+        let mut item = thing.to_item().unwrap();
+        // Some attribute missing, as a sparse or partial item has it.
+        let names = ["id", "flag", "signed", "maybeNumber", "alias", "seventh", "ratio",
+            "labels", "maybeInner", "kind", "at", "renamed", "PK"];
+        if let Some(name) = names.get(drop) {
+            item.remove(*name);
+        }
+        let ours = <ThingPart as Projection<Thing>>::__from_item(item.clone());
+        let theirs: Result<ThingPart, _> = serde_dynamo::from_item(item);
+        match (ours, theirs) {
+            (Ok(ours), Ok(theirs)) => prop_assert_eq!(ours, theirs),
+            (Err(_), Err(_)) => {}
+            (ours, theirs) => prop_assert!(false, "generated {:?}, serde_dynamo {:?}", ours, theirs),
+        }
+    }
 
     #[test]
     fn the_generated_item_is_serde_dynamos(thing in thing()) {

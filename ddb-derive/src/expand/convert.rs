@@ -9,6 +9,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::ast::{Entity, Field};
+use crate::attr::SerdeConversion;
 
 /// Whether the generated conversion follows every serde attribute in play.
 fn follows(entity: &Entity) -> bool {
@@ -49,12 +50,11 @@ fn value_of(entity: &Entity, field: &Field) -> TokenStream {
     }
 }
 
-/// The field decoded from `__value` (`?` inside).
-fn decode(entity: &Entity, field: &Field) -> TokenStream {
+/// The field decoded from `__value` (`?` inside). `entity_type` is an
+/// expression of the entity's type name, for errors.
+fn decode(entity_type: &TokenStream, ty: &syn::Type, conversion: &SerdeConversion) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
-    let entity_type = &entity.entity_type;
-    let ty = field.ty;
-    match &field.raw.conversion.with {
+    match &conversion.with {
         Some(module) => {
             let module = path(module);
             quote! {{
@@ -75,25 +75,44 @@ fn decode(entity: &Entity, field: &Field) -> TokenStream {
 
 /// The field when the item does not have it, as serde decides: its
 /// `default`, `None` for an `Option` read without `with`, else an error.
-fn missing(entity: &Entity, field: &Field) -> TokenStream {
+fn missing(
+    entity_type: &TokenStream,
+    ty: &syn::Type,
+    attribute: &str,
+    conversion: &SerdeConversion,
+) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
-    let entity_type = &entity.entity_type;
-    let attribute = &field.attribute;
-    match &field.raw.conversion.default {
+    match &conversion.default {
         Some(Some(function)) => {
             let function = path(function);
             quote!(#function())
         }
         Some(None) => quote!(::core::default::Default::default()),
-        None if field.raw.conversion.with.is_some() => {
+        None if conversion.with.is_some() => {
             quote!(return ::core::result::Result::Err(#p::missing_field(#entity_type, #attribute)))
         }
         // serde's missing-field rule: a type that reads an option takes
         // `None`, any other is a missing-field error.
-        None => {
-            let ty = field.ty;
-            quote!(#p::missing::<#ty>(#entity_type, #attribute)?)
-        }
+        None => quote!(#p::missing::<#ty>(#entity_type, #attribute)?),
+    }
+}
+
+/// `let #binding: #ty = ...;`: the field taken out of `__item` and decoded,
+/// or, when the item does not have it, what serde makes of a missing field.
+pub fn read_field(
+    entity_type: &TokenStream,
+    binding: &syn::Ident,
+    ty: &syn::Type,
+    attribute: &str,
+    conversion: &SerdeConversion,
+) -> TokenStream {
+    let decode = decode(entity_type, ty, conversion);
+    let missing = missing(entity_type, ty, attribute, conversion);
+    quote! {
+        let #binding: #ty = match __item.remove(#attribute) {
+            ::core::option::Option::Some(__value) => #decode,
+            ::core::option::Option::None => #missing,
+        };
     }
 }
 
@@ -148,17 +167,17 @@ pub fn item_to_fields(entity: &Entity) -> TokenStream {
     if !follows(entity) {
         return quote!(#p::item_to_fields(#entity_type, &<#table as #p::Table>::DEF, __item));
     }
+    let entity_type_expr = quote!(#entity_type);
     let lets = entity.fields.iter().enumerate().map(|(i, field)| {
         let binding = format_ident!("__field_{}", i);
-        let (ty, attribute) = (field.ty, &field.attribute);
-        let decode = decode(entity, field);
-        let missing = missing(entity, field);
-        quote! {
-            let #binding: #ty = match __item.remove(#attribute) {
-                ::core::option::Option::Some(__value) => #decode,
-                ::core::option::Option::None => #missing,
-            };
-        }
+        let conversion = &field.raw.conversion;
+        read_field(
+            &entity_type_expr,
+            &binding,
+            field.ty,
+            &field.attribute,
+            conversion,
+        )
     });
     let assigned = entity.fields.iter().enumerate().map(|(i, field)| {
         let ident = field.ident;

@@ -13,7 +13,7 @@ use quote::{quote, quote_spanned};
 
 use crate::ast::Entity;
 
-mod convert;
+pub(crate) mod convert;
 mod fields;
 mod keys;
 mod migrate;
