@@ -664,7 +664,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                 all.extend(items);
                 run.read_units += read_units;
             }
-            all.sort_by_key(|item| text(item, "GSI2SK").ok());
+            all.sort_by_cached_key(|item| text(item, "GSI2SK").ok());
             for item in &all {
                 raw_open_order(item)?;
             }

@@ -333,3 +333,16 @@ fn attribute_names_follow_serdes_rename_rules() {
     };
     assert_eq!(Camel::from_item(camel.to_item().unwrap()).unwrap(), camel);
 }
+
+/// Review of #11: the generated conversion built its item from an array of
+/// the fields, which had no type when an entity stores no field at all.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Things, pk = "SETTINGS")]
+struct Settings {}
+
+#[test]
+fn an_entity_without_fields_converts() {
+    let item = Settings {}.to_item().unwrap();
+    assert_eq!(item.len(), 2, "the key and the entity type: {item:?}");
+    assert_eq!(Settings::from_item(item).unwrap(), Settings {});
+}

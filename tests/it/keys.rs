@@ -302,3 +302,40 @@ fn empty_and_oversized_segments_are_typed_errors() {
         })
     ));
 }
+
+/// A key segment that replaces the text it is given instead of appending
+/// to it (against `KeySegment`'s contract).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Careless(String);
+
+impl ddb_runtime::KeySegment for Careless {
+    fn write_segment(&self, out: &mut String) -> Result<(), ddb_runtime::SegmentError> {
+        *out = self.0.clone();
+        Ok(())
+    }
+    fn read_segment(text: &str) -> Result<Self, ddb_runtime::SegmentError> {
+        Ok(Careless(text.to_owned()))
+    }
+}
+
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Careless", pk = "PK")]
+struct CarelessTable;
+
+#[derive(Entity, serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = CarelessTable, pk = "A_LONG_PREFIX#{id}")]
+struct CarelessThing {
+    id: Careless,
+}
+
+/// Review of #11: segments are now written in place after the key's prefix;
+/// a segment that replaced the text (shorter than the prefix) made the
+/// escaping step index out of bounds. It is a typed error.
+#[test]
+fn a_segment_that_replaces_the_key_is_an_error_not_a_panic() {
+    let built = CarelessThing::key(&Careless("x".into()));
+    assert!(
+        matches!(built, Err(Error::InvalidKeySegment { .. })),
+        "{built:?}"
+    );
+}

@@ -847,3 +847,58 @@ async fn encrypted_cursors_resume_and_hide_the_keys() {
         "{refused:?}"
     );
 }
+
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Paths", pk = "PK", sk = "SK")]
+#[ddb(index(name = "ByName", pk = "NamePK", sk = "NameSK"))]
+struct Paths;
+
+/// A file stored under its folder and name as they are (single-field keys
+/// hold any text, ` / ` included).
+#[derive(ddb_runtime::Entity, serde::Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Paths, pk = "{folder}", sk = "{name}")]
+#[ddb(index(
+    name = "ByName",
+    pk = "FILES",
+    sk = "{folder}#{name}",
+    query = "all_files"
+))]
+struct File {
+    folder: String,
+    name: String,
+}
+
+/// Review of #11: batch gets named keys by their `PK / SK` text, so the
+/// keys `a / b`+`c` and `a`+`b / c` were one name: a batch get of both was
+/// refused as a duplicate, and a hydrated page holding both lost one. Keys
+/// are now matched by their typed values.
+#[tokio::test]
+async fn keys_whose_text_runs_together_are_read_apart() {
+    let db = ddb_tests::db_with_table::<Paths>().await;
+    let files = [
+        File {
+            folder: "a / b".into(),
+            name: "c".into(),
+        },
+        File {
+            folder: "a".into(),
+            name: "b / c".into(),
+        },
+    ];
+    db.batch_put(&files).await.unwrap();
+    let keys = files
+        .iter()
+        .map(|f| File::key(&f.folder, &f.name).unwrap())
+        .collect();
+    assert_eq!(db.batch_get::<File>(keys).await.unwrap(), files);
+    let mut read = db
+        .query(File::all_files())
+        .hydrate()
+        .collect()
+        .await
+        .unwrap();
+    read.sort_by(|a: &File, b| a.folder.cmp(&b.folder));
+    let mut expected = files.to_vec();
+    expected.sort_by(|a, b| a.folder.cmp(&b.folder));
+    assert_eq!(read, expected);
+}

@@ -153,7 +153,9 @@ pub fn fields_to_item(entity: &Entity) -> TokenStream {
         #(#attributes)*
         // The fields, the table and index keys, and the entity type.
         let mut __item = #p::Item::with_capacity(#count + <Self as #p::Entity>::SCHEMA.keys.len() * 2 + 1);
-        __item.extend([#(#bindings),*].into_iter().flatten());
+        let __attributes: [::core::option::Option<(#p::std::string::String, #p::AttributeValue)>; #count] =
+            [#(#bindings),*];
+        __item.extend(__attributes.into_iter().flatten());
         __item
     }}
 }

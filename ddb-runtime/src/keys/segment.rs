@@ -377,10 +377,15 @@ impl<T> SegmentCodec<T> {
             out.truncate(start);
             return Err(error);
         }
-        if out.len() == start {
+        let Some(written) = out.get(start..) else {
+            return Err(SegmentError::new(
+                "a KeySegment must append its text to the key, not replace it",
+            ));
+        };
+        if written.is_empty() {
             return Err(SegmentError::new("a key segment cannot be empty"));
         }
-        if out.as_bytes()[start..].iter().any(|&b| b <= ESCAPE as u8) {
+        if written.bytes().any(|b| b <= ESCAPE as u8) {
             let text = out.split_off(start);
             escape_into(&text, out);
         }

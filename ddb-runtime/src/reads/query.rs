@@ -172,14 +172,14 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
         Some(&[])
     }
     async fn decode(&self, db: &Db, items: Vec<Item>) -> Result<Vec<E>> {
-        let keys: Vec<(String, Item)> = items
+        let keys: Vec<(crate::KeyValues, Item)> = items
             .iter()
             .map(|item| {
                 let key = crate::Key::<E>::from_item(item)?;
-                Ok((crate::write::key_text(&key), key.to_item()))
+                Ok((key.values().clone(), key.to_item()))
             })
             .collect::<Result<_>>()?;
-        let names: Vec<String> = keys.iter().map(|(name, _)| name.clone()).collect();
+        let names: Vec<crate::KeyValues> = keys.iter().map(|(key, _)| key.clone()).collect();
         let mut found =
             crate::batch::get_items(db, db.table_name::<E::Table>(), &E::SCHEMA, keys).await?;
         // In query order; an item deleted since the index was read, or one of

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::expr::Placeholders;
 use crate::model::EntitySchema;
 use crate::write::{Action, WritePlan};
-use crate::Item;
+use crate::{Item, KeyValue, KeyValues};
 
 /// BatchGetItem takes at most 100 keys per request.
 pub const GET_CHUNK: usize = 100;
@@ -88,12 +88,14 @@ fn jitter() -> f64 {
     })
 }
 
-/// What one chunk of a batch did, by key (`PK / SK`).
+/// What one chunk of a batch did, by key. Keys are matched by their typed
+/// values (S or N, partition and sort): two different keys never match,
+/// whatever text they hold. They are written as `PK / SK` only in an error.
 #[derive(Default)]
 struct ChunkOutcome {
-    done: Vec<String>,
-    not_done: Vec<String>,
-    unknown: Vec<String>,
+    done: Vec<KeyValues>,
+    not_done: Vec<KeyValues>,
+    unknown: Vec<KeyValues>,
     items: Vec<Item>,
     cause: Option<Error>,
     capacity: Capacity,
@@ -103,7 +105,7 @@ impl ChunkOutcome {
     /// A request that failed outright: DynamoDB answered with an error (or
     /// the request could not be built), so nothing of it was applied; or it
     /// failed on its way or its answer was lost, so the keys are unknown.
-    fn failed(&mut self, error: Error, pending: Vec<String>) {
+    fn failed(&mut self, error: Error, pending: Vec<KeyValues>) {
         let lost = matches!(
             error,
             Error::Sdk {
@@ -142,13 +144,14 @@ fn combine(
     if total.not_done.is_empty() && total.unknown.is_empty() {
         return Ok((total.items, total.capacity));
     }
+    let texts = |keys: Vec<KeyValues>| keys.iter().map(key_values_text).collect();
     Err(Error::Unprocessed {
         entity,
         operation,
-        keys: total.not_done,
+        keys: texts(total.not_done),
         outcome: Box::new(crate::error::BatchOutcome {
-            done: total.done,
-            unknown: total.unknown,
+            done: texts(total.done),
+            unknown: texts(total.unknown),
             read: total
                 .items
                 .into_iter()
@@ -159,25 +162,44 @@ fn combine(
     })
 }
 
+/// `PK / SK`, as every ddb error writes keys.
+fn key_values_text(key: &KeyValues) -> String {
+    match &key.sk {
+        Some(sk) => format!("{} / {}", key.pk, sk),
+        None => key.pk.to_string(),
+    }
+}
+
+/// The table key values of a key or an item of `schema`'s table; `None`
+/// when it has no S or N key attribute.
+fn key_values(schema: &EntitySchema, item: &Item) -> Option<KeyValues> {
+    let value = |name: &str| item.get(name).and_then(KeyValue::from_attribute_value);
+    Some(KeyValues {
+        pk: value(schema.table.pk.name)?,
+        sk: match schema.table.sk {
+            Some(sk) => Some(value(sk.name)?),
+            None => None,
+        },
+    })
+}
+
 /// Reads items by key from `table` with BatchGetItem: chunks of 100, a few
-/// chunks at once, unprocessed keys retried. `keys` are named by
-/// [`display_key`]; the found items come back by the same name. When keys
-/// stay unread, `Unprocessed` names them and carries what was read.
+/// chunks at once, unprocessed keys retried. Each key comes with its values,
+/// and the found items come back by them. When keys stay unread,
+/// `Unprocessed` names them and carries what was read.
 pub(crate) async fn get_items(
     db: &Db,
     table: &str,
     schema: &EntitySchema,
-    keys: Vec<(String, Item)>,
-) -> Result<HashMap<String, Item>> {
+    keys: Vec<(KeyValues, Item)>,
+) -> Result<HashMap<KeyValues, Item>> {
     let policy = db.retry_policy();
     // A key asked twice is read once (BatchGetItem refuses duplicates).
     let first: Vec<bool> = {
         let mut seen = std::collections::HashSet::with_capacity(keys.len());
-        keys.iter()
-            .map(|(name, _)| seen.insert(name.as_str()))
-            .collect()
+        keys.iter().map(|(values, _)| seen.insert(values)).collect()
     };
-    let unique: Vec<(String, Item)> = keys
+    let unique: Vec<(KeyValues, Item)> = keys
         .into_iter()
         .zip(first)
         .filter_map(|(key, first)| first.then_some(key))
@@ -190,13 +212,8 @@ pub(crate) async fn get_items(
     let (items, _) = combine(schema.entity_type, "BatchGetItem", outcomes)?;
     Ok(items
         .into_iter()
-        .map(|item| (display_key(schema, &item), item))
+        .filter_map(|item| Some((key_values(schema, &item)?, item)))
         .collect())
-}
-
-/// `PK / SK` of a key or an item, as every ddb error writes keys.
-pub(crate) fn display_key(schema: &EntitySchema, key: &Item) -> String {
-    crate::schema::item_key_text(schema.table, key)
 }
 
 /// One request's answer: the entries it left unprocessed (as DynamoDB
@@ -207,17 +224,19 @@ struct Answer<P> {
     capacity: Capacity,
 }
 
-/// Sends one chunk of named entries until every one is processed or the
-/// attempts run out, with backoff between attempts: `send` sends the pending
-/// entries once, and what it leaves is matched back to names by `named`
-/// (the same naming as the chunk's). The entries are moved into each
-/// request, never copied: a retry sends what DynamoDB returned unprocessed.
-/// A request that fails outright ends the chunk; `applies` tells whether it
-/// could have written something (then a lost answer leaves keys unknown).
+/// Sends one chunk of entries, each with its key values, until every one is
+/// processed or the attempts run out, with backoff between attempts: `send`
+/// sends the pending entries once, and what it leaves is matched back by
+/// its key values (`key_of`). The entries are moved into each request,
+/// never copied: a retry sends what DynamoDB returned unprocessed. A
+/// returned entry that matches no pending key is not sent again (DynamoDB
+/// returns only what it was sent). A request that fails outright ends the
+/// chunk; `applies` tells whether it could have written something (then a
+/// lost answer leaves keys unknown).
 async fn until_processed<P, Fut>(
     policy: RetryPolicy,
-    chunk: Vec<(String, P)>,
-    named: impl Fn(&P) -> String,
+    chunk: Vec<(KeyValues, P)>,
+    key_of: impl Fn(&P) -> Option<KeyValues>,
     applies: bool,
     send: impl Fn(Vec<P>) -> Fut,
 ) -> ChunkOutcome
@@ -228,7 +247,7 @@ where
     let mut pending = chunk;
     let mut attempt = 0;
     while !pending.is_empty() {
-        let (names, entries): (Vec<String>, Vec<P>) = pending.into_iter().unzip();
+        let (names, entries): (Vec<KeyValues>, Vec<P>) = pending.into_iter().unzip();
         if attempt >= policy.max_attempts {
             outcome.not_done.extend(names);
             break;
@@ -251,10 +270,10 @@ where
         };
         outcome.items.extend(answer.items);
         outcome.capacity.add(&answer.capacity);
-        let mut left: HashMap<String, P> = answer
+        let mut left: HashMap<KeyValues, P> = answer
             .left
             .into_iter()
-            .map(|entry| (named(&entry), entry))
+            .filter_map(|entry| Some((key_of(&entry)?, entry)))
             .collect();
         pending = Vec::with_capacity(left.len());
         for name in names {
@@ -281,7 +300,7 @@ async fn get_chunk(
     db: &Db,
     table: &str,
     schema: &EntitySchema,
-    keys: Vec<(String, Item)>,
+    keys: Vec<(KeyValues, Item)>,
     policy: RetryPolicy,
 ) -> ChunkOutcome {
     let entity = schema.entity_type;
@@ -321,8 +340,8 @@ async fn get_chunk(
         })
     };
     // A read applies nothing: a failed request leaves its keys unread.
-    let named = |key: &Item| display_key(schema, key);
-    until_processed(policy, keys, named, false, send).await
+    let key_of = |key: &Item| key_values(schema, key);
+    until_processed(policy, keys, key_of, false, send).await
 }
 
 /// Writes `requests` to `table` with BatchWriteItem: chunks of 25, a few
@@ -333,7 +352,7 @@ pub(crate) async fn write_requests(
     db: &Db,
     table: &str,
     schema: &EntitySchema,
-    requests: Vec<(String, WriteRequest)>,
+    requests: Vec<(KeyValues, WriteRequest)>,
 ) -> Result<Capacity> {
     let policy = db.retry_policy();
     let outcomes: Vec<ChunkOutcome> = futures::stream::iter(chunks(requests, WRITE_CHUNK))
@@ -344,13 +363,13 @@ pub(crate) async fn write_requests(
     combine(schema.entity_type, "BatchWriteItem", outcomes).map(|(_, capacity)| capacity)
 }
 
-/// The table key of a write request, as [`display_key`] writes it: the put
-/// item's key, or the delete's.
-fn request_key(schema: &EntitySchema, request: &WriteRequest) -> String {
+/// The table key values of a write request: the put item's key, or the
+/// delete's.
+fn request_key(schema: &EntitySchema, request: &WriteRequest) -> Option<KeyValues> {
     match (request.put_request(), request.delete_request()) {
-        (Some(put), _) => display_key(schema, put.item()),
-        (None, Some(delete)) => display_key(schema, delete.key()),
-        (None, None) => String::new(),
+        (Some(put), _) => key_values(schema, put.item()),
+        (None, Some(delete)) => key_values(schema, delete.key()),
+        (None, None) => None,
     }
 }
 
@@ -358,7 +377,7 @@ async fn write_chunk(
     db: &Db,
     table: &str,
     schema: &EntitySchema,
-    chunk: Vec<(String, WriteRequest)>,
+    chunk: Vec<(KeyValues, WriteRequest)>,
     policy: RetryPolicy,
 ) -> ChunkOutcome {
     let send = |pending: Vec<WriteRequest>| async move {
@@ -387,8 +406,8 @@ async fn write_chunk(
             capacity,
         })
     };
-    let named = |request: &WriteRequest| request_key(schema, request);
-    until_processed(policy, chunk, named, true, send).await
+    let key_of = |request: &WriteRequest| request_key(schema, request);
+    until_processed(policy, chunk, key_of, true, send).await
 }
 
 /// A batch answer's consumed capacity, over its tables.
@@ -400,13 +419,15 @@ fn total(capacity: Option<&[aws_sdk_dynamodb::types::ConsumedCapacity]>) -> Capa
     sum
 }
 
-fn reject_duplicates<E: crate::Entity>(keys: &[String]) -> Result<()> {
+fn reject_duplicates<'a, E: crate::Entity>(
+    keys: impl IntoIterator<Item = &'a KeyValues>,
+) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
     for key in keys {
-        if !seen.insert(key.as_str()) {
+        if !seen.insert(key) {
             return Err(Error::DuplicateKey {
                 entity: E::SCHEMA.entity_type,
-                key: key.clone(),
+                key: key_values_text(key),
                 operation: "batch",
             });
         }
@@ -429,7 +450,6 @@ impl Db {
     /// Returns the capacity DynamoDB reported, summed over the requests.
     pub async fn batch_put<E: crate::Entity + 'static>(&self, entities: &[E]) -> Result<Capacity> {
         let mut requests = Vec::with_capacity(entities.len());
-        let mut keys = Vec::with_capacity(entities.len());
         for entity in entities {
             // As a put: the created_at an entity carries is kept. BatchWriteItem
             // takes no condition, so the version is written as it is.
@@ -440,11 +460,10 @@ impl Db {
                 None,
                 Placeholders::default(),
             )?;
-            let key = crate::write::key_text(&plan.key);
-            keys.push(key.clone());
+            let key = plan.key.values().clone();
             requests.push((key, plan.into_write_request()?));
         }
-        reject_duplicates::<E>(&keys)?;
+        reject_duplicates::<E>(requests.iter().map(|(key, _)| key))?;
         write_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests).await
     }
 
@@ -454,12 +473,13 @@ impl Db {
         &self,
         keys: Vec<crate::Key<E>>,
     ) -> Result<Capacity> {
-        let texts: Vec<String> = keys.iter().map(crate::write::key_text).collect();
-        reject_duplicates::<E>(&texts)?;
+        reject_duplicates::<E>(keys.iter().map(crate::Key::values))?;
         let requests = keys
             .into_iter()
-            .zip(texts)
-            .map(|(key, text)| Ok((text, self.delete(key).plan()?.into_write_request()?)))
+            .map(|key| {
+                let values = key.values().clone();
+                Ok((values, self.delete(key).plan()?.into_write_request()?))
+            })
             .collect::<Result<Vec<_>>>()?;
         write_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests).await
     }
@@ -473,14 +493,12 @@ impl Db {
         &self,
         keys: Vec<crate::Key<E>>,
     ) -> Result<Vec<E>> {
-        let texts: Vec<String> = keys.iter().map(crate::write::key_text).collect();
-        reject_duplicates::<E>(&texts)?;
-        let named = texts.iter().cloned().zip(keys.iter().map(|k| k.to_item()));
+        reject_duplicates::<E>(keys.iter().map(crate::Key::values))?;
+        let named = keys.iter().map(|k| (k.values().clone(), k.to_item()));
         let table = self.table_name::<E::Table>();
         let mut found = get_items(self, table, &E::SCHEMA, named.collect()).await?;
-        texts
-            .iter()
-            .filter_map(|text| found.remove(text))
+        keys.iter()
+            .filter_map(|key| found.remove(key.values()))
             .map(E::from_item)
             .collect()
     }
