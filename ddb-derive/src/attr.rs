@@ -194,7 +194,9 @@ pub fn serde_conversion(attrs: &[Attribute], followed: &[&str]) -> SerdeConversi
                 "with" => conversion.with = value,
                 "skip_serializing_if" => conversion.skip_if = value,
                 "default" => conversion.default = Some(value),
-                other if followed.contains(&other) => {}
+                // `rename = ".."`; the split form `rename(deserialize = ..)`
+                // names another attribute than the one the derive reads.
+                other if followed.contains(&other) && value.is_some() => {}
                 _ => conversion.unfollowed = true,
             }
             Ok(())

@@ -85,7 +85,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         quote! {
             fn __from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
                 #[allow(unused_imports)]
-                use #p::{DirectConv as _, SerdeConv as _};
+                use #p::{DirectConv as _, SerdeConv as _, SerdeDecode as _};
                 #[allow(unused_mut)]
                 let mut __item = __item;
                 #(#reads)*

@@ -251,7 +251,7 @@ pub fn shard_partition(pk: &KeyValue, shard: u16) -> KeyValue {
 pub use crate::collection::{check_collection, Collection};
 pub use crate::expr::{Attr, KeyPart, Value};
 pub use crate::keys::convert::{
-    from_serde, missing, missing_field, to_serde, Conv, DirectConv, SerdeConv,
+    from_serde, missing, missing_field, to_serde, Conv, DirectConv, SerdeConv, SerdeDecode,
 };
 pub use crate::timestamp::{IsStamp, NotStamp, Stamp, TimestampField, TtlField};
 pub use aws_sdk_dynamodb::types::AttributeValue;

@@ -346,3 +346,53 @@ fn an_entity_without_fields_converts() {
     assert_eq!(item.len(), 2, "the key and the entity type: {item:?}");
     assert_eq!(Settings::from_item(item).unwrap(), Settings {});
 }
+
+/// A type read with serde but never written by it.
+#[derive(Deserialize, Clone, Debug, PartialEq)]
+struct Label(String);
+
+fn write_label<S: serde::Serializer>(label: &Label, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&label.0)
+}
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Things, pk = "LABELLED#{id}")]
+struct Labelled {
+    id: String,
+    #[serde(serialize_with = "write_label")]
+    label: Label,
+}
+
+/// Review of #11: a projection's field needs `Deserialize` only; the
+/// generated reading asked for `Serialize` too, so this did not compile.
+#[derive(ddb_runtime::Projection, Deserialize, Debug, PartialEq)]
+#[ddb(entity = Labelled)]
+struct LabelOnly {
+    label: Label,
+}
+
+/// Review of #11: the split form of `rename` names the attribute serde
+/// reads; the generated reading, which reads the entity's own name, leaves
+/// such a projection to serde_dynamo.
+#[derive(ddb_runtime::Projection, Deserialize, Debug, PartialEq)]
+#[ddb(entity = Labelled)]
+struct SplitRename {
+    #[serde(rename(deserialize = "other"))]
+    label: Label,
+}
+
+#[test]
+fn projections_read_types_that_only_deserialize() {
+    use ddb_runtime::Projection;
+    let item = Labelled {
+        id: "1".into(),
+        label: Label("x".into()),
+    }
+    .to_item()
+    .unwrap();
+    let read = <LabelOnly as Projection<Labelled>>::__from_item(item.clone()).unwrap();
+    assert_eq!(read.label, Label("x".into()));
+    let read = <SplitRename as Projection<Labelled>>::__from_item(item.clone());
+    let theirs: Result<SplitRename, _> = serde_dynamo::from_item(item);
+    assert_eq!(read.is_ok(), theirs.is_ok(), "{read:?} / {theirs:?}");
+}

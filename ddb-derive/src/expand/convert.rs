@@ -149,7 +149,7 @@ pub fn fields_to_item(entity: &Entity) -> TokenStream {
     });
     quote! {{
         #[allow(unused_imports)]
-        use #p::{DirectConv as _, SerdeConv as _};
+        use #p::{DirectConv as _, SerdeConv as _, SerdeDecode as _};
         #(#attributes)*
         // The fields, the table and index keys, and the entity type.
         let mut __item = #p::Item::with_capacity(#count + <Self as #p::Entity>::SCHEMA.keys.len() * 2 + 1);
@@ -200,7 +200,7 @@ pub fn item_to_fields(entity: &Entity) -> TokenStream {
             });
     quote! {{
         #[allow(unused_imports)]
-        use #p::{DirectConv as _, SerdeConv as _};
+        use #p::{DirectConv as _, SerdeConv as _, SerdeDecode as _};
         #p::check_entity_type(#entity_type, &<#table as #p::Table>::DEF, &__item)?;
         let mut __item = __item;
         #(#lets)*

@@ -105,18 +105,26 @@ impl<T: Direct + DeserializeOwned> DirectConv<T> for &Conv<T> {
     }
 }
 
-/// serde_dynamo, for any other type.
+/// serde_dynamo, for any other type: writing needs `Serialize` only.
 pub trait SerdeConv<T> {
     /// The field's value.
     fn encode(&self, value: &T, entity: &'static str) -> Result<AttributeValue, Error>;
+}
+
+impl<T: Serialize> SerdeConv<T> for Conv<T> {
+    fn encode(&self, value: &T, entity: &'static str) -> Result<AttributeValue, Error> {
+        to_serde(value, entity)
+    }
+}
+
+/// serde_dynamo, for any other type: reading needs `Deserialize` only (a
+/// projection's field need not be `Serialize`).
+pub trait SerdeDecode<T> {
     /// The field back from its value.
     fn decode(&self, value: AttributeValue, entity: &'static str) -> Result<T, Error>;
 }
 
-impl<T: Serialize + DeserializeOwned> SerdeConv<T> for Conv<T> {
-    fn encode(&self, value: &T, entity: &'static str) -> Result<AttributeValue, Error> {
-        to_serde(value, entity)
-    }
+impl<T: DeserializeOwned> SerdeDecode<T> for Conv<T> {
     fn decode(&self, value: AttributeValue, entity: &'static str) -> Result<T, Error> {
         from_serde(value, entity)
     }

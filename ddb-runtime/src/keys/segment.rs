@@ -374,7 +374,9 @@ impl<T> SegmentCodec<T> {
         let start = out.len();
         let written = (self.write)(value, out);
         if let Err(error) = written {
-            out.truncate(start);
+            if out.is_char_boundary(start) {
+                out.truncate(start);
+            }
             return Err(error);
         }
         let Some(written) = out.get(start..) else {

@@ -78,8 +78,8 @@ fn next_read(missing: usize, previous: Option<usize>) -> usize {
 /// returned, where its next request starts, where a cursor resumes it, and
 /// how much its last request read. A stream of pages keeps it from page to
 /// page, so it reads each item once; a page resumed from a cursor reads again
-/// at most what the shards had buffered (a shard's last read: one DynamoDB
-/// page, at most 1 MB).
+/// at most what the shards had buffered: for each shard, less than a page
+/// plus its last read (one DynamoDB page, at most 1 MB).
 pub(crate) struct Fanout {
     buffers: Vec<VecDeque<Item>>,
     next: Vec<Position>,
@@ -87,8 +87,8 @@ pub(crate) struct Fanout {
     reads: Vec<Option<usize>>,
     /// Each shard is read a whole DynamoDB page (up to 1 MB) at a time, as
     /// hand-written code reads it: a stream that the caller gave no page
-    /// size. Otherwise each request reads what the page misses, growing
-    /// fourfold (see [`next_read`]).
+    /// size, of at most [`WHOLE_PAGE_SHARDS`] shards. Otherwise each request
+    /// reads what the page misses, growing fourfold (see [`next_read`]).
     whole_pages: bool,
 }
 
@@ -107,6 +107,11 @@ impl Fanout {
 
 /// How many items a sharded page takes when the caller sets no limit.
 const DEFAULT_SHARDED_PAGE: usize = 100;
+
+/// The most shards a stream reads a whole DynamoDB page (up to 1 MB) of at
+/// a time: what it reads ahead stays within 16 MB. More shards read in
+/// growing steps from the page size, as a single page does.
+const WHOLE_PAGE_SHARDS: usize = 16;
 
 impl Plan {
     fn invalid(&self, reason: String) -> Error {
@@ -371,7 +376,11 @@ impl Plan {
         if self.partitions.len() > 1 {
             let mut fanout = match fanout {
                 Some(fanout) => fanout,
-                None => Fanout::new(self.positions(cursor)?, stream && limit.is_none()),
+                None => {
+                    let positions = self.positions(cursor)?;
+                    let whole = stream && limit.is_none() && positions.len() <= WHOLE_PAGE_SHARDS;
+                    Fanout::new(positions, whole)
+                }
             };
             let limit = limit.unwrap_or(DEFAULT_SHARDED_PAGE);
             let page = self.merged_page(db, &mut fanout, limit).await?;

@@ -10,6 +10,13 @@ use crate::{Entity, Item};
 /// A subset of entity `E`'s fields. Derive it; the derive checks at compile
 /// time that every field exists on `E` with the same type.
 ///
+/// The derive reads each field from its attribute itself, following serde's
+/// `rename_all`, `rename`, `with` and `default` as serde would; a projection
+/// with any other serde attribute is read by serde_dynamo through its
+/// `Deserialize`. A hand-written `Deserialize` impl of the projection itself
+/// is not called (a field type's own impls are): put custom decoding in the
+/// field types.
+///
 /// ```
 /// # #[derive(ddb_runtime::Table)]
 /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]

@@ -715,12 +715,14 @@ where
     /// On a sharded index the shards are read concurrently and merged in
     /// sort-key order, and what a shard read beyond one page is kept for the
     /// next, so every item is read once. Without a [`limit`](Self::limit),
-    /// pages hold 100 items and each shard is read a whole DynamoDB page (up
-    /// to 1 MB) at a time, as a hand-written fan-out reads it; with one, each
+    /// pages hold 100 items and, on an index of up to 16 shards, each shard
+    /// is read a whole DynamoDB page (up to 1 MB) at a time, as a
+    /// hand-written fan-out reads it. With a limit, or more shards, each
     /// request of a shard reads what the page misses, four times more on each
-    /// further request, so that a few items cost a few reads. A stream
-    /// resumed from a cursor reads again at most what the shards had read
-    /// ahead: one request's worth each.
+    /// further request, so that a few items cost a few reads: set a limit to
+    /// read only a few items of a large sharded index. A stream resumed from
+    /// a cursor reads again at most what the shards had read ahead: for each
+    /// shard, less than a page plus its last request.
     pub fn pages(self) -> BoxStream<'static, Result<Page<D::Output>>>
     where
         (P, D): Ready,

@@ -228,9 +228,8 @@ struct Answer<P> {
 /// processed or the attempts run out, with backoff between attempts: `send`
 /// sends the pending entries once, and what it leaves is matched back by
 /// its key values (`key_of`). The entries are moved into each request,
-/// never copied: a retry sends what DynamoDB returned unprocessed. A
-/// returned entry that matches no pending key is not sent again (DynamoDB
-/// returns only what it was sent). A request that fails outright ends the
+/// never copied: a retry sends what DynamoDB returned unprocessed, matched
+/// or not. A request that fails outright ends the
 /// chunk; `applies` tells whether it could have written something (then a
 /// lost answer leaves keys unknown).
 async fn until_processed<P, Fut>(
@@ -282,6 +281,10 @@ where
                 None => outcome.done.push(name),
             }
         }
+        // An entry DynamoDB returned under a key text other than the one sent
+        // (a number it wrote in another form) is still unprocessed: it goes
+        // again, under the key DynamoDB gave it.
+        pending.extend(left);
     }
     outcome
 }
