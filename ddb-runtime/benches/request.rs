@@ -17,8 +17,8 @@ use aws_sdk_dynamodb::config::{
     BehaviorVersion, Credentials, HttpClient, Region, RuntimeComponents,
 };
 use aws_sdk_dynamodb::types::{
-    AttributeValue, Put, PutRequest, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure,
-    TransactWriteItem, WriteRequest,
+    AttributeValue, KeysAndAttributes, Put, PutRequest, ReturnConsumedCapacity,
+    ReturnValuesOnConditionCheckFailure, TransactWriteItem, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
 use aws_smithy_runtime_api::client::http::{
@@ -88,8 +88,20 @@ fn item_json(item: &Item) -> String {
     format!("{{{}}}", attributes.join(","))
 }
 
+/// The orders a batch get reads: A0 to A99, at version 1.
+fn hundred() -> Vec<Order> {
+    (0..100)
+        .map(|i| Order {
+            order_id: format!("A{i}"),
+            version: 1,
+            ..order()
+        })
+        .collect()
+}
+
 fn answers() -> Answers {
     let item = item_json(&by_hand(&order()));
+    let found: Vec<String> = hundred().iter().map(|o| item_json(&by_hand(o))).collect();
     let written = r#"{"TableName":"Ecommerce","CapacityUnits":2.0,"Table":{"CapacityUnits":1.0},"GlobalSecondaryIndexes":{"GSI1":{"CapacityUnits":1.0}}}"#;
     let read = r#"{"TableName":"Ecommerce","CapacityUnits":0.5,"Table":{"CapacityUnits":0.5}}"#;
     let page = vec![item.as_str(); 20].join(",");
@@ -109,6 +121,13 @@ fn answers() -> Answers {
         (
             "TransactWriteItems",
             format!(r#"{{"ConsumedCapacity":[{written}]}}"#),
+        ),
+        (
+            "BatchGetItem",
+            format!(
+                r#"{{"Responses":{{"Ecommerce":[{}]}},"UnprocessedKeys":{{}},"ConsumedCapacity":[{read}]}}"#,
+                found.join(",")
+            ),
         ),
     ]);
     Answers {
@@ -131,6 +150,24 @@ fn client(answers: &Answers) -> Client {
 /// The hand-written requests, each the same as ddb's.
 mod raw {
     use super::*;
+
+    /// An order's table key, assembled by hand.
+    pub fn key_by_hand(order: &Order) -> Item {
+        let at = order
+            .placed_at
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap();
+        Item::from([
+            (
+                "PK".to_owned(),
+                AttributeValue::S(format!("CUSTOMER#{}", order.customer_id.0)),
+            ),
+            (
+                "SK".to_owned(),
+                AttributeValue::S(format!("ORDER#{at}#{}", order.order_id)),
+            ),
+        ])
+    }
 
     pub fn key(item: &Item) -> Item {
         Item::from([
@@ -157,7 +194,7 @@ mod raw {
         let output = client
             .get_item()
             .table_name("Ecommerce")
-            .set_key(Some(key(&by_hand(order))))
+            .set_key(Some(key_by_hand(order)))
             .consistent_read(false)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
@@ -196,7 +233,7 @@ mod raw {
         client
             .update_item()
             .table_name("Ecommerce")
-            .set_key(Some(key(&by_hand(order))))
+            .set_key(Some(key_by_hand(order)))
             .update_expression("SET #n0 = :v0 ADD #n1 :v1")
             .condition_expression(
                 "(attribute_exists(#n2) AND (attribute_not_exists(#n3) OR #n3 = :v2))",
@@ -231,6 +268,27 @@ mod raw {
             .send()
             .await
             .unwrap();
+    }
+
+    pub async fn batch_get(client: &Client, orders: &[Order]) -> Vec<Order> {
+        let keys = orders.iter().map(key_by_hand);
+        let request = KeysAndAttributes::builder()
+            .set_keys(Some(keys.collect()))
+            .build()
+            .unwrap();
+        let output = client
+            .batch_get_item()
+            .request_items("Ecommerce", request)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send()
+            .await
+            .unwrap();
+        let mut items = output.responses.unwrap_or_default();
+        let found = items.remove("Ecommerce").unwrap_or_default();
+        found
+            .into_iter()
+            .map(|item| from_hand(item).unwrap())
+            .collect()
     }
 
     pub async fn transaction(client: &Client, orders: &[Order]) {
@@ -297,6 +355,13 @@ mod typed {
         db.batch_put(orders).await.unwrap();
     }
 
+    pub async fn batch_get(db: &Db, orders: &[Order]) -> Vec<Order> {
+        let keys = orders
+            .iter()
+            .map(|o| Order::key(&o.customer_id, &o.placed_at, &o.order_id).unwrap());
+        db.batch_get(keys.collect()).await.unwrap()
+    }
+
     pub async fn transaction(db: &Db, orders: &[Order]) {
         let mut transaction = db.transaction();
         for order in orders {
@@ -350,6 +415,8 @@ fn bench(c: &mut Criterion) {
         })
         .collect();
 
+    let hundred = hundred();
+
     // The two sides send the same requests.
     answers
         .recording
@@ -387,6 +454,14 @@ fn bench(c: &mut Criterion) {
         let typed_transaction = last("TransactWriteItems");
         raw::transaction(&client, std::slice::from_ref(&order)).await;
         same_request(&answers, "TransactWriteItems", typed_transaction);
+        assert_eq!(
+            typed::batch_get(&db, &hundred).await,
+            raw::batch_get(&client, &hundred).await
+        );
+        typed::batch_get(&db, &hundred).await;
+        let typed_get = last("BatchGetItem");
+        raw::batch_get(&client, &hundred).await;
+        same_request(&answers, "BatchGetItem", typed_get);
         typed::batch_put(&db, &batch).await;
         let typed_batch = last("BatchWriteItem");
         raw::batch_put(&client, &batch).await;
@@ -436,6 +511,14 @@ fn bench(c: &mut Criterion) {
     group.bench_function("TransactWriteItems of 1: by hand", |b| {
         b.to_async(&runtime)
             .iter(|| raw::transaction(&client, std::slice::from_ref(&order)))
+    });
+    group.bench_function("BatchGetItem of 100: ddb batch_get", |b| {
+        b.to_async(&runtime)
+            .iter(|| typed::batch_get(&db, &hundred))
+    });
+    group.bench_function("BatchGetItem of 100: by hand", |b| {
+        b.to_async(&runtime)
+            .iter(|| raw::batch_get(&client, &hundred))
     });
     group.bench_function("BatchWriteItem of 25: ddb batch_put", |b| {
         b.to_async(&runtime).iter(|| typed::batch_put(&db, &batch))
