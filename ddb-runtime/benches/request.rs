@@ -169,13 +169,6 @@ mod raw {
         ])
     }
 
-    pub fn key(item: &Item) -> Item {
-        Item::from([
-            ("PK".into(), item["PK"].clone()),
-            ("SK".into(), item["SK"].clone()),
-        ])
-    }
-
     pub async fn create(client: &Client, order: &Order) {
         client
             .put_item()
