@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::Error;
-use crate::model::{KeyAttribute, ScalarType};
+use crate::model::{KeyAttribute, ScalarType, TableDef};
 use crate::segment::{self, SegmentCodec, DELIMITER};
 use crate::{Entity, Table};
 
@@ -202,23 +202,41 @@ impl<E: Entity> Key<E> {
 
     /// The key attributes of `item`, unchecked.
     pub(crate) fn read_item(item: &HashMap<String, AttributeValue>) -> Result<Self, Error> {
-        let table = <E::Table as Table>::DEF;
+        KeyValues::read_table_key(&<E::Table as Table>::DEF, item)
+            .map(Self::from_values)
+            .map_err(|missing| Error::KeyMismatch {
+                entity: E::SCHEMA.entity_type,
+                key: "primary key",
+                template: "",
+                reason: format!("the item has no S or N attribute `{missing}`"),
+            })
+    }
+}
+
+impl KeyValues {
+    /// The table key values of a key or an item of `table`; the name of the
+    /// key attribute it lacks (or holds as another type than S or N).
+    pub(crate) fn read_table_key(
+        table: &TableDef,
+        item: &HashMap<String, AttributeValue>,
+    ) -> Result<Self, &'static str> {
         let read = |attribute: KeyAttribute| {
             item.get(attribute.name)
                 .and_then(KeyValue::from_attribute_value)
-                .ok_or_else(|| Error::KeyMismatch {
-                    entity: E::SCHEMA.entity_type,
-                    key: "primary key",
-                    template: "",
-                    reason: format!("the item has no S or N attribute `{}`", attribute.name),
-                })
+                .ok_or(attribute.name)
         };
-        let pk = read(table.pk)?;
-        let sk = match table.sk {
-            Some(attribute) => Some(read(attribute)?),
-            None => None,
-        };
-        Ok(Self::from_values(KeyValues { pk, sk }))
+        Ok(Self {
+            pk: read(table.pk)?,
+            sk: table.sk.map(read).transpose()?,
+        })
+    }
+
+    /// `PK / SK`, as every ddb message writes a key.
+    pub(crate) fn text(&self) -> String {
+        match &self.sk {
+            Some(sk) => format!("{} / {}", self.pk, sk),
+            None => self.pk.to_string(),
+        }
     }
 }
 

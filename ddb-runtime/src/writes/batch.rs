@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::expr::Placeholders;
 use crate::model::EntitySchema;
 use crate::write::{Action, WritePlan};
-use crate::{Item, KeyValue, KeyValues};
+use crate::{Item, KeyValues};
 
 /// BatchGetItem takes at most 100 keys per request.
 pub const GET_CHUNK: usize = 100;
@@ -144,7 +144,7 @@ fn combine(
     if total.not_done.is_empty() && total.unknown.is_empty() {
         return Ok((total.items, total.capacity));
     }
-    let texts = |keys: Vec<KeyValues>| keys.iter().map(key_values_text).collect();
+    let texts = |keys: Vec<KeyValues>| keys.iter().map(KeyValues::text).collect();
     Err(Error::Unprocessed {
         entity,
         operation,
@@ -162,25 +162,10 @@ fn combine(
     })
 }
 
-/// `PK / SK`, as every ddb error writes keys.
-fn key_values_text(key: &KeyValues) -> String {
-    match &key.sk {
-        Some(sk) => format!("{} / {}", key.pk, sk),
-        None => key.pk.to_string(),
-    }
-}
-
 /// The table key values of a key or an item of `schema`'s table; `None`
 /// when it has no S or N key attribute.
 fn key_values(schema: &EntitySchema, item: &Item) -> Option<KeyValues> {
-    let value = |name: &str| item.get(name).and_then(KeyValue::from_attribute_value);
-    Some(KeyValues {
-        pk: value(schema.table.pk.name)?,
-        sk: match schema.table.sk {
-            Some(sk) => Some(value(sk.name)?),
-            None => None,
-        },
-    })
+    KeyValues::read_table_key(schema.table, item).ok()
 }
 
 /// Reads items by key from `table` with BatchGetItem: chunks of 100, a few
@@ -430,7 +415,7 @@ fn reject_duplicates<'a, E: crate::Entity>(
         if !seen.insert(key) {
             return Err(Error::DuplicateKey {
                 entity: E::SCHEMA.entity_type,
-                key: key_values_text(key),
+                key: key.text(),
                 operation: "batch",
             });
         }

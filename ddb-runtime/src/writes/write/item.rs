@@ -71,10 +71,7 @@ pub(crate) fn value_size(value: &AttributeValue) -> usize {
 
 /// `PK / SK` of a key, for messages.
 pub(crate) fn key_text<E>(key: &Key<E>) -> String {
-    match key.sk() {
-        Some(sk) => format!("{} / {}", key.pk(), sk),
-        None => key.pk().to_string(),
-    }
+    key.values().text()
 }
 
 pub(crate) fn version_attribute(schema: &EntitySchema) -> Option<&'static str> {
