@@ -902,3 +902,49 @@ async fn keys_whose_text_runs_together_are_read_apart() {
     expected.sort_by(|a, b| a.folder.cmp(&b.folder));
     assert_eq!(read, expected);
 }
+
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Events", pk = "PK", sk = "SK")]
+#[ddb(index(name = "Recent", pk = "RecentPK", sk = "RecentSK"))]
+struct Events;
+
+/// An event of a feed so busy its index spreads over 20 shards.
+#[derive(ddb_runtime::Entity, serde::Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Events, pk = "EVENT#{id}", sk = "EVENT")]
+#[ddb(index(
+    name = "Recent",
+    pk = "FEED",
+    sk = "{id}",
+    query = "recent",
+    shards = 20
+))]
+struct Event {
+    id: String,
+}
+
+/// Review of #11: a stream without a page size reads its shards a whole
+/// DynamoDB page at a time only on indexes of up to 16 shards; on more it
+/// reads in growing steps from the page size, so what it reads ahead stays
+/// bounded (20 shards of 150 events: 100 each first, then the rest).
+#[tokio::test]
+async fn a_stream_over_many_shards_reads_in_steps() {
+    let db = ddb_tests::db_with_table::<Events>().await;
+    let events: Vec<Event> = (0..3000)
+        .map(|i| Event {
+            id: format!("E{i:05}"),
+        })
+        .collect();
+    db.batch_put(&events).await.unwrap();
+    let mut pages = db.query(Event::recent()).pages();
+    let first = pages.try_next().await.unwrap().unwrap();
+    assert_eq!(first.items.len(), 100);
+    assert_eq!(first.requests, 20, "one request a shard");
+    let (mut requests, mut read) = (first.requests, first.items.len());
+    while let Some(page) = pages.try_next().await.unwrap() {
+        requests += page.requests;
+        read += page.items.len();
+    }
+    assert_eq!(read, 3000);
+    // Whole pages would have read each shard's 150 events in one request.
+    assert!(requests > 20, "{requests} requests");
+}
