@@ -333,7 +333,11 @@ pub struct BatchOutcome {
     /// (a batch write is an unconditional put or delete).
     pub unknown: Vec<String>,
     /// For a read, the items it did read, to decode with
-    /// [`ExistingItem::decode`].
+    /// [`ExistingItem::decode`]. A batch get decodes each answer as it
+    /// arrives, so these are the entities it read, encoded again
+    /// ([`Entity::to_item`](crate::Entity::to_item)): they decode to the same
+    /// entities, but attributes the entity does not hold are not kept, and
+    /// an item that did not decode is left out.
     pub read: Vec<ExistingItem>,
     /// The first request that failed outright, when one did (the other
     /// chunks were still sent).

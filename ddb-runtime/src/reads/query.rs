@@ -180,23 +180,19 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
             })
             .collect::<Result<_>>()?;
         let names: Vec<crate::KeyValues> = keys.iter().map(|(key, _)| key.clone()).collect();
-        let mut found =
-            crate::batch::get_items(db, db.table_name::<E::Table>(), &E::SCHEMA, keys).await?;
         // In query order; an item deleted since the index was read, or one of
         // another entity with a key of the same shape (an index that does
         // not carry the entity type cannot filter it), is skipped.
-        let entity_attribute = E::SCHEMA.table.entity_attribute;
-        names
-            .iter()
-            .filter_map(|name| found.remove(name))
-            .filter(|item| {
-                item.get(entity_attribute)
-                    .and_then(|t| t.as_s().ok())
-                    .map(String::as_str)
-                    == Some(E::SCHEMA.entity_type)
-            })
-            .map(E::from_item)
-            .collect()
+        let decode = |item: Item| {
+            let entity_type = item
+                .get(E::SCHEMA.table.entity_attribute)
+                .and_then(|t| t.as_s().ok());
+            (entity_type.map(String::as_str) == Some(E::SCHEMA.entity_type))
+                .then(|| E::from_item(item))
+        };
+        let table = db.table_name::<E::Table>();
+        let mut found = crate::batch::get_entities(db, table, keys, decode).await?;
+        Ok(names.iter().filter_map(|name| found.remove(name)).collect())
     }
 }
 

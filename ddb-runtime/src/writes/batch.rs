@@ -88,20 +88,33 @@ fn jitter() -> f64 {
     })
 }
 
-/// What one chunk of a batch did, by key. Keys are matched by their typed
-/// values (S or N, partition and sort): two different keys never match,
-/// whatever text they hold. They are written as `PK / SK` only in an error.
-#[derive(Default)]
-struct ChunkOutcome {
+/// What one chunk of a batch did, by key, and what it read (`T`: a read's
+/// decoded items). Keys are matched by their typed values (S or N, partition
+/// and sort): two different keys never match, whatever text they hold. They
+/// are written as `PK / SK` only in an error.
+struct ChunkOutcome<T> {
     done: Vec<KeyValues>,
     not_done: Vec<KeyValues>,
     unknown: Vec<KeyValues>,
-    items: Vec<Item>,
+    items: Vec<T>,
     cause: Option<Error>,
     capacity: Capacity,
 }
 
-impl ChunkOutcome {
+impl<T> Default for ChunkOutcome<T> {
+    fn default() -> Self {
+        Self {
+            done: Vec::new(),
+            not_done: Vec::new(),
+            unknown: Vec::new(),
+            items: Vec::new(),
+            cause: None,
+            capacity: Capacity::default(),
+        }
+    }
+}
+
+impl<T> ChunkOutcome<T> {
     /// A request that failed outright: DynamoDB answered with an error (or
     /// the request could not be built), so nothing of it was applied; or it
     /// failed on its way or its answer was lost, so the keys are unknown.
@@ -125,13 +138,14 @@ impl ChunkOutcome {
 }
 
 /// Every chunk's outcome as one: `Ok` when every key was processed, else
-/// `Unprocessed` naming each key by what happened to it. Chunks are kept in
-/// input order.
-fn combine(
+/// `Unprocessed` naming each key by what happened to it, with what was read
+/// as items (`as_item`). Chunks are kept in input order.
+fn combine<T>(
     entity: &'static str,
     operation: &'static str,
-    outcomes: Vec<ChunkOutcome>,
-) -> Result<(Vec<Item>, Capacity)> {
+    outcomes: Vec<ChunkOutcome<T>>,
+    as_item: impl Fn(T) -> Option<Item>,
+) -> Result<(Vec<T>, Capacity)> {
     let mut total = ChunkOutcome::default();
     for outcome in outcomes {
         total.done.extend(outcome.done);
@@ -155,6 +169,7 @@ fn combine(
             read: total
                 .items
                 .into_iter()
+                .filter_map(as_item)
                 .map(crate::error::ExistingItem)
                 .collect(),
             cause: total.cause,
@@ -168,16 +183,21 @@ fn key_values(schema: &EntitySchema, item: &Item) -> Option<KeyValues> {
     KeyValues::read_table_key(schema.table, item).ok()
 }
 
-/// Reads items by key from `table` with BatchGetItem: chunks of 100, a few
-/// chunks at once, unprocessed keys retried. Each key comes with its values,
-/// and the found items come back by them. When keys stay unread,
-/// `Unprocessed` names them and carries what was read.
-pub(crate) async fn get_items(
+/// Reads entities by key from `table` with BatchGetItem: chunks of 100, a
+/// few chunks at once, unprocessed keys retried. Each key comes with its
+/// values, and the found entities come back by them. Each answer's items are
+/// decoded (`decode`; `None` skips an item) as it arrives, while the other
+/// chunks are still on their way. When keys stay unread, `Unprocessed` names
+/// them and carries what was read (each entity read, encoded again; an item
+/// that did not decode is left out). Else an item that does not decode is
+/// the error.
+pub(crate) async fn get_entities<E: crate::Entity>(
     db: &Db,
     table: &str,
-    schema: &EntitySchema,
     keys: Vec<(KeyValues, Item)>,
-) -> Result<HashMap<KeyValues, Item>> {
+    decode: fn(Item) -> Option<Result<E>>,
+) -> Result<HashMap<KeyValues, E>> {
+    let schema = &E::SCHEMA;
     let policy = db.retry_policy();
     // A key asked twice is read once (BatchGetItem refuses duplicates).
     let first: Vec<bool> = {
@@ -189,23 +209,20 @@ pub(crate) async fn get_items(
         .zip(first)
         .filter_map(|(key, first)| first.then_some(key))
         .collect();
-    let outcomes: Vec<ChunkOutcome> = futures::stream::iter(chunks(unique, GET_CHUNK))
-        .map(|chunk| get_chunk(db, table, schema, chunk, policy))
-        .buffered(policy.concurrency.max(1))
-        .collect()
-        .await;
-    let (items, _) = combine(schema.entity_type, "BatchGetItem", outcomes)?;
-    Ok(items
-        .into_iter()
-        .filter_map(|item| Some((key_values(schema, &item)?, item)))
-        .collect())
+    let outcomes = in_flight(policy, chunks(unique, GET_CHUNK), |chunk| {
+        get_chunk(db, table, chunk, decode, policy)
+    })
+    .await;
+    let as_item = |read: Result<(KeyValues, E)>| read.ok()?.1.to_item().ok();
+    let (read, _) = combine(schema.entity_type, "BatchGetItem", outcomes, as_item)?;
+    read.into_iter().collect()
 }
 
 /// One request's answer: the entries it left unprocessed (as DynamoDB
-/// returned them, ready to send again), and the items it read.
-struct Answer<P> {
+/// returned them, ready to send again), and what it read.
+struct Answer<P, T> {
     left: Vec<P>,
-    items: Vec<Item>,
+    items: Vec<T>,
     capacity: Capacity,
 }
 
@@ -217,15 +234,15 @@ struct Answer<P> {
 /// or not. A request that fails outright ends the
 /// chunk; `applies` tells whether it could have written something (then a
 /// lost answer leaves keys unknown).
-async fn until_processed<P, Fut>(
+async fn until_processed<P, T, Fut>(
     policy: RetryPolicy,
     chunk: Vec<(KeyValues, P)>,
     key_of: impl Fn(&P) -> Option<KeyValues>,
     applies: bool,
     send: impl Fn(Vec<P>) -> Fut,
-) -> ChunkOutcome
+) -> ChunkOutcome<T>
 where
-    Fut: std::future::Future<Output = Result<Answer<P>>>,
+    Fut: std::future::Future<Output = Result<Answer<P, T>>>,
 {
     let mut outcome = ChunkOutcome::default();
     let mut pending = chunk;
@@ -274,6 +291,30 @@ where
     outcome
 }
 
+/// Sends every chunk, `policy.concurrency` at a time: a chunk starts as soon
+/// as any chunk in flight ends, not when the earliest one does (a slow chunk
+/// does not hold the others back). The outcomes come back in chunk order.
+async fn in_flight<C, T, Fut>(
+    policy: RetryPolicy,
+    chunks: Vec<C>,
+    send: impl Fn(C) -> Fut,
+) -> Vec<ChunkOutcome<T>>
+where
+    Fut: std::future::Future<Output = ChunkOutcome<T>>,
+{
+    let mut outcomes: Vec<(usize, ChunkOutcome<T>)> =
+        futures::stream::iter(chunks.into_iter().enumerate())
+            .map(|(index, chunk)| {
+                let sent = send(chunk);
+                async move { (index, sent.await) }
+            })
+            .buffer_unordered(policy.concurrency.max(1))
+            .collect()
+            .await;
+    outcomes.sort_unstable_by_key(|(index, _)| *index);
+    outcomes.into_iter().map(|(_, outcome)| outcome).collect()
+}
+
 /// `entries` in chunks of `size`, moved rather than copied.
 fn chunks<T>(entries: Vec<T>, size: usize) -> Vec<Vec<T>> {
     let mut chunks = Vec::with_capacity(entries.len().div_ceil(size));
@@ -284,13 +325,15 @@ fn chunks<T>(entries: Vec<T>, size: usize) -> Vec<Vec<T>> {
     chunks
 }
 
-async fn get_chunk(
+/// One chunk of a batch get, each found item decoded as its answer arrives.
+async fn get_chunk<E: crate::Entity>(
     db: &Db,
     table: &str,
-    schema: &EntitySchema,
     keys: Vec<(KeyValues, Item)>,
+    decode: fn(Item) -> Option<Result<E>>,
     policy: RetryPolicy,
-) -> ChunkOutcome {
+) -> ChunkOutcome<Result<(KeyValues, E)>> {
+    let schema = &E::SCHEMA;
     let entity = schema.entity_type;
     let send = |keys: Vec<Item>| async move {
         let span = telemetry::span("BatchGetItem", table, None, entity);
@@ -310,12 +353,19 @@ async fn get_chunk(
             .instrument(span.clone())
             .await
             .map_err(|e| telemetry::sdk_failure(&span, "BatchGetItem", e))?;
-        let items = output
+        let found = output
             .responses
             .and_then(|mut responses| responses.remove(table))
             .unwrap_or_default();
         let capacity = total(output.consumed_capacity.as_deref());
-        telemetry::record(&span, capacity.total, items.len(), 0);
+        telemetry::record(&span, capacity.total, found.len(), 0);
+        let items = found
+            .into_iter()
+            .filter_map(|item| {
+                let key = key_values(schema, &item)?;
+                Some(decode(item)?.map(|entity| (key, entity)))
+            })
+            .collect();
         let left = output
             .unprocessed_keys
             .and_then(|mut keys| keys.remove(table))
@@ -343,12 +393,13 @@ pub(crate) async fn write_requests(
     requests: Vec<(KeyValues, WriteRequest)>,
 ) -> Result<Capacity> {
     let policy = db.retry_policy();
-    let outcomes: Vec<ChunkOutcome> = futures::stream::iter(chunks(requests, WRITE_CHUNK))
-        .map(|chunk| write_chunk(db, table, schema, chunk, policy))
-        .buffered(policy.concurrency.max(1))
-        .collect()
-        .await;
-    combine(schema.entity_type, "BatchWriteItem", outcomes).map(|(_, capacity)| capacity)
+    let outcomes = in_flight(policy, chunks(requests, WRITE_CHUNK), |chunk| {
+        write_chunk(db, table, schema, chunk, policy)
+    })
+    .await;
+    let nothing_read = |never: std::convert::Infallible| match never {};
+    combine(schema.entity_type, "BatchWriteItem", outcomes, nothing_read)
+        .map(|(_, capacity)| capacity)
 }
 
 /// The table key values of a write request: the put item's key, or the
@@ -367,7 +418,7 @@ async fn write_chunk(
     schema: &EntitySchema,
     chunk: Vec<(KeyValues, WriteRequest)>,
     policy: RetryPolicy,
-) -> ChunkOutcome {
+) -> ChunkOutcome<std::convert::Infallible> {
     let send = |pending: Vec<WriteRequest>| async move {
         let span = telemetry::span("BatchWriteItem", table, None, schema.entity_type);
         let sent = pending.len();
@@ -484,10 +535,11 @@ impl Db {
         reject_duplicates::<E>(keys.iter().map(crate::Key::values))?;
         let named = keys.iter().map(|k| (k.values().clone(), k.to_item()));
         let table = self.table_name::<E::Table>();
-        let mut found = get_items(self, table, &E::SCHEMA, named.collect()).await?;
-        keys.iter()
+        let decode = |item| Some(E::from_item(item));
+        let mut found = get_entities(self, table, named.collect(), decode).await?;
+        Ok(keys
+            .iter()
             .filter_map(|key| found.remove(key.values()))
-            .map(E::from_item)
-            .collect()
+            .collect())
     }
 }
