@@ -238,6 +238,64 @@ impl KeyValues {
             None => self.pk.to_string(),
         }
     }
+
+    /// The values, borrowed.
+    pub(crate) fn as_ref(&self) -> KeyRef<'_> {
+        KeyRef {
+            pk: ValueRef::of(&self.pk),
+            sk: self.sk.as_ref().map(ValueRef::of),
+        }
+    }
+}
+
+/// A key's typed values, borrowed from [`KeyValues`] or from an item: equal
+/// exactly when the owned values are, so an item read back is matched to the
+/// key asked for without copying its key text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct KeyRef<'a> {
+    pk: ValueRef<'a>,
+    sk: Option<ValueRef<'a>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum ValueRef<'a> {
+    S(&'a str),
+    N(&'a str),
+}
+
+impl<'a> ValueRef<'a> {
+    fn of(value: &'a KeyValue) -> Self {
+        match value {
+            KeyValue::S(text) => ValueRef::S(text),
+            KeyValue::N(text) => ValueRef::N(text),
+        }
+    }
+
+    fn read(item: &'a HashMap<String, AttributeValue>, attribute: KeyAttribute) -> Option<Self> {
+        match item.get(attribute.name)? {
+            AttributeValue::S(text) => Some(ValueRef::S(text)),
+            AttributeValue::N(text) => Some(ValueRef::N(text)),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> KeyRef<'a> {
+    /// The table key of a key or an item of `table`, as
+    /// [`KeyValues::read_table_key`] reads it; `None` when an attribute is
+    /// missing or neither S nor N.
+    pub(crate) fn read_table_key(
+        table: &TableDef,
+        item: &'a HashMap<String, AttributeValue>,
+    ) -> Option<Self> {
+        Some(Self {
+            pk: ValueRef::read(item, table.pk)?,
+            sk: match table.sk {
+                Some(sk) => Some(ValueRef::read(item, sk)?),
+                None => None,
+            },
+        })
+    }
 }
 
 /// Builds one composite key value from literal text and fields.

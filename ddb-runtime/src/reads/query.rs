@@ -172,14 +172,10 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
         Some(&[])
     }
     async fn decode(&self, db: &Db, items: Vec<Item>) -> Result<Vec<E>> {
-        let keys: Vec<(crate::KeyValues, Item)> = items
+        let keys = items
             .iter()
-            .map(|item| {
-                let key = crate::Key::<E>::from_item(item)?;
-                Ok((key.values().clone(), key.to_item()))
-            })
-            .collect::<Result<_>>()?;
-        let names: Vec<crate::KeyValues> = keys.iter().map(|(key, _)| key.clone()).collect();
+            .map(crate::Key::<E>::from_item)
+            .collect::<Result<Vec<_>>>()?;
         // In query order; an item deleted since the index was read, or one of
         // another entity with a key of the same shape (an index that does
         // not carry the entity type cannot filter it), is skipped.
@@ -190,9 +186,7 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
             (entity_type.map(String::as_str) == Some(E::SCHEMA.entity_type))
                 .then(|| E::from_item(item))
         };
-        let table = db.table_name::<E::Table>();
-        let mut found = crate::batch::get_entities(db, table, keys, decode).await?;
-        Ok(names.iter().filter_map(|name| found.remove(name)).collect())
+        crate::batch::get_entities(db, db.table_name::<E::Table>(), keys, decode).await
     }
 }
 

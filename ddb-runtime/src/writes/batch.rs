@@ -14,6 +14,7 @@ use futures::StreamExt;
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::expr::Placeholders;
+use crate::key::KeyRef;
 use crate::model::EntitySchema;
 use crate::write::{Action, WritePlan};
 use crate::{Item, KeyValues};
@@ -88,20 +89,21 @@ fn jitter() -> f64 {
     })
 }
 
-/// What one chunk of a batch did, by key, and what it read (`T`: a read's
-/// decoded items). Keys are matched by their typed values (S or N, partition
-/// and sort): two different keys never match, whatever text they hold. They
-/// are written as `PK / SK` only in an error.
-struct ChunkOutcome<T> {
-    done: Vec<KeyValues>,
-    not_done: Vec<KeyValues>,
-    unknown: Vec<KeyValues>,
+/// What one chunk of a batch did, by key (`N`: the key's values, or its
+/// position among the keys asked), and what it read (`T`: a read's decoded
+/// items). Keys are matched by their typed values (S or N, partition and
+/// sort): two different keys never match, whatever text they hold. They are
+/// written as `PK / SK` only in an error.
+struct ChunkOutcome<N, T> {
+    done: Vec<N>,
+    not_done: Vec<N>,
+    unknown: Vec<N>,
     items: Vec<T>,
     cause: Option<Error>,
     capacity: Capacity,
 }
 
-impl<T> Default for ChunkOutcome<T> {
+impl<N, T> Default for ChunkOutcome<N, T> {
     fn default() -> Self {
         Self {
             done: Vec::new(),
@@ -114,11 +116,11 @@ impl<T> Default for ChunkOutcome<T> {
     }
 }
 
-impl<T> ChunkOutcome<T> {
+impl<N, T> ChunkOutcome<N, T> {
     /// A request that failed outright: DynamoDB answered with an error (or
     /// the request could not be built), so nothing of it was applied; or it
     /// failed on its way or its answer was lost, so the keys are unknown.
-    fn failed(&mut self, error: Error, pending: Vec<KeyValues>) {
+    fn failed(&mut self, error: Error, pending: Vec<N>) {
         let lost = matches!(
             error,
             Error::Sdk {
@@ -138,12 +140,13 @@ impl<T> ChunkOutcome<T> {
 }
 
 /// Every chunk's outcome as one: `Ok` when every key was processed, else
-/// `Unprocessed` naming each key by what happened to it, with what was read
-/// as items (`as_item`). Chunks are kept in input order.
-fn combine<T>(
+/// `Unprocessed` naming each key (`text`) by what happened to it, with what
+/// was read as items (`as_item`). Chunks are kept in input order.
+fn combine<N, T>(
     entity: &'static str,
     operation: &'static str,
-    outcomes: Vec<ChunkOutcome<T>>,
+    outcomes: Vec<ChunkOutcome<N, T>>,
+    text: impl Fn(&N) -> String,
     as_item: impl Fn(T) -> Option<Item>,
 ) -> Result<(Vec<T>, Capacity)> {
     let mut total = ChunkOutcome::default();
@@ -158,7 +161,7 @@ fn combine<T>(
     if total.not_done.is_empty() && total.unknown.is_empty() {
         return Ok((total.items, total.capacity));
     }
-    let texts = |keys: Vec<KeyValues>| keys.iter().map(KeyValues::text).collect();
+    let texts = |keys: Vec<N>| keys.iter().map(&text).collect();
     Err(Error::Unprocessed {
         entity,
         operation,
@@ -183,39 +186,59 @@ fn key_values(schema: &EntitySchema, item: &Item) -> Option<KeyValues> {
     KeyValues::read_table_key(schema.table, item).ok()
 }
 
+/// Each key's position among `keys`, by its borrowed values: what an item
+/// read back is matched with. A key given twice is `DuplicateKey`.
+fn positions<'a>(
+    entity: &'static str,
+    keys: impl IntoIterator<Item = &'a KeyValues>,
+) -> Result<HashMap<KeyRef<'a>, usize>> {
+    let keys = keys.into_iter();
+    let mut positions = HashMap::with_capacity(keys.size_hint().0);
+    for (position, key) in keys.enumerate() {
+        if positions.insert(key.as_ref(), position).is_some() {
+            return Err(Error::DuplicateKey {
+                entity,
+                key: key.text(),
+                operation: "batch",
+            });
+        }
+    }
+    Ok(positions)
+}
+
 /// Reads entities by key from `table` with BatchGetItem: chunks of 100, a
-/// few chunks at once, unprocessed keys retried. Each key comes with its
-/// values, and the found entities come back by them. Each answer's items are
-/// decoded (`decode`; `None` skips an item) as it arrives, while the other
-/// chunks are still on their way. When keys stay unread, `Unprocessed` names
-/// them and carries what was read (each entity read, encoded again; an item
-/// that did not decode is left out). Else an item that does not decode is
-/// the error.
+/// few chunks at once, unprocessed keys retried. Returns the entities found,
+/// in the order of `keys`; a key given twice is `DuplicateKey`, with nothing
+/// sent. Each answer's items are decoded (`decode`; `None` skips an item) as
+/// it arrives, while the other chunks are still on their way, and matched to
+/// the key asked by their typed values. When keys stay unread,
+/// `Unprocessed` names them and carries what was read (each entity read,
+/// encoded again; an item that did not decode is left out). Else an item
+/// that does not decode is the error.
 pub(crate) async fn get_entities<E: crate::Entity>(
     db: &Db,
     table: &str,
-    keys: Vec<(KeyValues, Item)>,
+    keys: Vec<crate::Key<E>>,
     decode: fn(Item) -> Option<Result<E>>,
-) -> Result<HashMap<KeyValues, E>> {
-    let schema = &E::SCHEMA;
+) -> Result<Vec<E>> {
+    let entity = E::SCHEMA.entity_type;
     let policy = db.retry_policy();
-    // A key asked twice is read once (BatchGetItem refuses duplicates).
-    let first: Vec<bool> = {
-        let mut seen = std::collections::HashSet::with_capacity(keys.len());
-        keys.iter().map(|(values, _)| seen.insert(values)).collect()
-    };
-    let unique: Vec<(KeyValues, Item)> = keys
-        .into_iter()
-        .zip(first)
-        .filter_map(|(key, first)| first.then_some(key))
-        .collect();
-    let outcomes = in_flight(policy, chunks(unique, GET_CHUNK), |chunk| {
-        get_chunk(db, table, chunk, decode, policy)
+    let requests: Vec<(usize, Item)> = keys.iter().map(crate::Key::to_item).enumerate().collect();
+    let values: Vec<KeyValues> = keys.into_iter().map(crate::Key::into_values).collect();
+    let positions = positions(entity, &values)?;
+    let outcomes = in_flight(policy, chunks(requests, GET_CHUNK), |chunk| {
+        get_chunk(db, table, &positions, chunk, decode, policy)
     })
     .await;
-    let as_item = |read: Result<(KeyValues, E)>| read.ok()?.1.to_item().ok();
-    let (read, _) = combine(schema.entity_type, "BatchGetItem", outcomes, as_item)?;
-    read.into_iter().collect()
+    let text = |&position: &usize| values[position].text();
+    let as_item = |read: Result<(usize, E)>| read.ok()?.1.to_item().ok();
+    let (read, _) = combine(entity, "BatchGetItem", outcomes, text, as_item)?;
+    let mut found: Vec<Option<E>> = std::iter::repeat_with(|| None).take(values.len()).collect();
+    for read in read {
+        let (position, entity) = read?;
+        found[position] = Some(entity);
+    }
+    Ok(found.into_iter().flatten().collect())
 }
 
 /// One request's answer: the entries it left unprocessed (as DynamoDB
@@ -226,21 +249,21 @@ struct Answer<P, T> {
     capacity: Capacity,
 }
 
-/// Sends one chunk of entries, each with its key values, until every one is
-/// processed or the attempts run out, with backoff between attempts: `send`
-/// sends the pending entries once, and what it leaves is matched back by
-/// its key values (`key_of`). The entries are moved into each request,
+/// Sends one chunk of entries, each with its key (values or position), until
+/// every one is processed or the attempts run out, with backoff between
+/// attempts: `send` sends the pending entries once, and what it leaves is
+/// matched back by its key (`key_of`). The entries are moved into each request,
 /// never copied: a retry sends what DynamoDB returned unprocessed, matched
 /// or not. A request that fails outright ends the
 /// chunk; `applies` tells whether it could have written something (then a
 /// lost answer leaves keys unknown).
-async fn until_processed<P, T, Fut>(
+async fn until_processed<N: std::hash::Hash + Eq, P, T, Fut>(
     policy: RetryPolicy,
-    chunk: Vec<(KeyValues, P)>,
-    key_of: impl Fn(&P) -> Option<KeyValues>,
+    chunk: Vec<(N, P)>,
+    key_of: impl Fn(&P) -> Option<N>,
     applies: bool,
     send: impl Fn(Vec<P>) -> Fut,
-) -> ChunkOutcome<T>
+) -> ChunkOutcome<N, T>
 where
     Fut: std::future::Future<Output = Result<Answer<P, T>>>,
 {
@@ -248,7 +271,7 @@ where
     let mut pending = chunk;
     let mut attempt = 0;
     while !pending.is_empty() {
-        let (names, entries): (Vec<KeyValues>, Vec<P>) = pending.into_iter().unzip();
+        let (names, entries): (Vec<N>, Vec<P>) = pending.into_iter().unzip();
         if attempt >= policy.max_attempts {
             outcome.not_done.extend(names);
             break;
@@ -271,7 +294,7 @@ where
         };
         outcome.items.extend(answer.items);
         outcome.capacity.add(&answer.capacity);
-        let mut left: HashMap<KeyValues, P> = answer
+        let mut left: HashMap<N, P> = answer
             .left
             .into_iter()
             .filter_map(|entry| Some((key_of(&entry)?, entry)))
@@ -294,23 +317,22 @@ where
 /// Sends every chunk, `policy.concurrency` at a time: a chunk starts as soon
 /// as any chunk in flight ends, not when the earliest one does (a slow chunk
 /// does not hold the others back). The outcomes come back in chunk order.
-async fn in_flight<C, T, Fut>(
+async fn in_flight<C, O, Fut>(
     policy: RetryPolicy,
     chunks: Vec<C>,
     send: impl Fn(C) -> Fut,
-) -> Vec<ChunkOutcome<T>>
+) -> Vec<O>
 where
-    Fut: std::future::Future<Output = ChunkOutcome<T>>,
+    Fut: std::future::Future<Output = O>,
 {
-    let mut outcomes: Vec<(usize, ChunkOutcome<T>)> =
-        futures::stream::iter(chunks.into_iter().enumerate())
-            .map(|(index, chunk)| {
-                let sent = send(chunk);
-                async move { (index, sent.await) }
-            })
-            .buffer_unordered(policy.concurrency.max(1))
-            .collect()
-            .await;
+    let mut outcomes: Vec<(usize, O)> = futures::stream::iter(chunks.into_iter().enumerate())
+        .map(|(index, chunk)| {
+            let sent = send(chunk);
+            async move { (index, sent.await) }
+        })
+        .buffer_unordered(policy.concurrency.max(1))
+        .collect()
+        .await;
     outcomes.sort_unstable_by_key(|(index, _)| *index);
     outcomes.into_iter().map(|(_, outcome)| outcome).collect()
 }
@@ -325,16 +347,21 @@ fn chunks<T>(entries: Vec<T>, size: usize) -> Vec<Vec<T>> {
     chunks
 }
 
-/// One chunk of a batch get, each found item decoded as its answer arrives.
+/// One chunk of a batch get, each found item decoded as its answer arrives
+/// and matched to the position of its key (`positions`).
 async fn get_chunk<E: crate::Entity>(
     db: &Db,
     table: &str,
-    keys: Vec<(KeyValues, Item)>,
+    positions: &HashMap<KeyRef<'_>, usize>,
+    keys: Vec<(usize, Item)>,
     decode: fn(Item) -> Option<Result<E>>,
     policy: RetryPolicy,
-) -> ChunkOutcome<Result<(KeyValues, E)>> {
-    let schema = &E::SCHEMA;
-    let entity = schema.entity_type;
+) -> ChunkOutcome<usize, Result<(usize, E)>> {
+    let entity = E::SCHEMA.entity_type;
+    let position = |item: &Item| {
+        let key = KeyRef::read_table_key(E::SCHEMA.table, item)?;
+        positions.get(&key).copied()
+    };
     let send = |keys: Vec<Item>| async move {
         let span = telemetry::span("BatchGetItem", table, None, entity);
         let request = KeysAndAttributes::builder()
@@ -359,13 +386,15 @@ async fn get_chunk<E: crate::Entity>(
             .unwrap_or_default();
         let capacity = total(output.consumed_capacity.as_deref());
         telemetry::record(&span, capacity.total, found.len(), 0);
-        let items = found
-            .into_iter()
-            .filter_map(|item| {
-                let key = key_values(schema, &item)?;
-                Some(decode(item)?.map(|entity| (key, entity)))
-            })
-            .collect();
+        let mut items = Vec::with_capacity(found.len());
+        for item in found {
+            // An item at a key not asked for cannot be placed; DynamoDB
+            // returns only the keys asked.
+            let Some(at) = position(&item) else { continue };
+            if let Some(decoded) = decode(item) {
+                items.push(decoded.map(|entity| (at, entity)));
+            }
+        }
         let left = output
             .unprocessed_keys
             .and_then(|mut keys| keys.remove(table))
@@ -378,8 +407,7 @@ async fn get_chunk<E: crate::Entity>(
         })
     };
     // A read applies nothing: a failed request leaves its keys unread.
-    let key_of = |key: &Item| key_values(schema, key);
-    until_processed(policy, keys, key_of, false, send).await
+    until_processed(policy, keys, position, false, send).await
 }
 
 /// Writes `requests` to `table` with BatchWriteItem: chunks of 25, a few
@@ -398,8 +426,15 @@ pub(crate) async fn write_requests(
     })
     .await;
     let nothing_read = |never: std::convert::Infallible| match never {};
-    combine(schema.entity_type, "BatchWriteItem", outcomes, nothing_read)
-        .map(|(_, capacity)| capacity)
+    let entity = schema.entity_type;
+    combine(
+        entity,
+        "BatchWriteItem",
+        outcomes,
+        KeyValues::text,
+        nothing_read,
+    )
+    .map(|(_, capacity)| capacity)
 }
 
 /// The table key values of a write request: the put item's key, or the
@@ -418,7 +453,7 @@ async fn write_chunk(
     schema: &EntitySchema,
     chunk: Vec<(KeyValues, WriteRequest)>,
     policy: RetryPolicy,
-) -> ChunkOutcome<std::convert::Infallible> {
+) -> ChunkOutcome<KeyValues, std::convert::Infallible> {
     let send = |pending: Vec<WriteRequest>| async move {
         let span = telemetry::span("BatchWriteItem", table, None, schema.entity_type);
         let sent = pending.len();
@@ -458,22 +493,6 @@ fn total(capacity: Option<&[aws_sdk_dynamodb::types::ConsumedCapacity]>) -> Capa
     sum
 }
 
-fn reject_duplicates<'a, E: crate::Entity>(
-    keys: impl IntoIterator<Item = &'a KeyValues>,
-) -> Result<()> {
-    let mut seen = std::collections::HashSet::new();
-    for key in keys {
-        if !seen.insert(key) {
-            return Err(Error::DuplicateKey {
-                entity: E::SCHEMA.entity_type,
-                key: key.text(),
-                operation: "batch",
-            });
-        }
-    }
-    Ok(())
-}
-
 impl Db {
     /// Writes `entities` with BatchWriteItem: chunks of 25, a few at once,
     /// unprocessed items retried with backoff (see [`RetryPolicy`]).
@@ -502,7 +521,7 @@ impl Db {
             let key = plan.key.values().clone();
             requests.push((key, plan.into_write_request()?));
         }
-        reject_duplicates::<E>(requests.iter().map(|(key, _)| key))?;
+        positions(E::SCHEMA.entity_type, requests.iter().map(|(key, _)| key))?;
         write_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests).await
     }
 
@@ -512,7 +531,7 @@ impl Db {
         &self,
         keys: Vec<crate::Key<E>>,
     ) -> Result<Capacity> {
-        reject_duplicates::<E>(keys.iter().map(crate::Key::values))?;
+        positions(E::SCHEMA.entity_type, keys.iter().map(crate::Key::values))?;
         let requests = keys
             .into_iter()
             .map(|key| {
@@ -532,14 +551,7 @@ impl Db {
         &self,
         keys: Vec<crate::Key<E>>,
     ) -> Result<Vec<E>> {
-        reject_duplicates::<E>(keys.iter().map(crate::Key::values))?;
-        let named = keys.iter().map(|k| (k.values().clone(), k.to_item()));
-        let table = self.table_name::<E::Table>();
         let decode = |item| Some(E::from_item(item));
-        let mut found = get_entities(self, table, named.collect(), decode).await?;
-        Ok(keys
-            .iter()
-            .filter_map(|key| found.remove(key.values()))
-            .collect())
+        get_entities(self, self.table_name::<E::Table>(), keys, decode).await
     }
 }
