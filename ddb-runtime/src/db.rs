@@ -316,14 +316,15 @@ impl<E: Entity + 'static> GetItem<E> {
                 .set_expression_attribute_names(placeholders.names());
         }
         let span = crate::telemetry::span("GetItem", &table, None, E::SCHEMA.entity_type);
+        // Attempts are counted for the span only (see `Query`).
         let attempts = crate::write::Attempts::default();
-        let output = request
-            .customize()
-            .interceptor(attempts.clone())
-            .send()
-            .instrument(span.clone())
-            .await
-            .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
+        let sent = if span.is_disabled() {
+            request.send().await
+        } else {
+            let request = request.customize().interceptor(attempts.clone());
+            request.send().instrument(span.clone()).await
+        };
+        let output = sent.map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
         let capacity = crate::telemetry::Capacity::of(output.consumed_capacity()).total;
         let item = output
             .item

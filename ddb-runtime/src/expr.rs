@@ -42,6 +42,20 @@ const MAX_NESTING: usize = 32;
 /// sets, lists or maps nested deeper than 32 levels counting the item, and a
 /// value larger than a whole item can be.
 pub(crate) fn check_value(name: &str, value: &AttributeValue) -> Result<(), String> {
+    check_value_shape(name, value)?;
+    let size = crate::write::value_size(value);
+    if size > crate::write::ITEM_SIZE_LIMIT {
+        return Err(format!(
+            "a value of attribute `{name}` is {size} bytes; a DynamoDB item holds at most {}",
+            crate::write::ITEM_SIZE_LIMIT
+        ));
+    }
+    Ok(())
+}
+
+/// [`check_value`] without the size: for a whole item, whose size is
+/// checked once.
+pub(crate) fn check_value_shape(name: &str, value: &AttributeValue) -> Result<(), String> {
     fn check(name: &str, value: &AttributeValue, depth: usize) -> std::result::Result<(), String> {
         match value {
             AttributeValue::N(n) => number(name, n),
@@ -78,13 +92,11 @@ pub(crate) fn check_value(name: &str, value: &AttributeValue) -> Result<(), Stri
         {
             return Err(invalid());
         }
-        let digits = format!("{int}{frac}");
-        let leading = digits.len() - digits.trim_start_matches('0').len();
-        let significant = digits.trim_matches('0');
-        if significant.is_empty() {
+        let (leading, significant) = crate::write::significant_digits(mantissa);
+        if significant == 0 {
             return Ok(()); // zero
         }
-        if significant.len() > 38 {
+        if significant > 38 {
             return Err(format!(
                 "attribute `{name}` has more than 38 significant digits"
             ));
@@ -98,15 +110,7 @@ pub(crate) fn check_value(name: &str, value: &AttributeValue) -> Result<(), Stri
         }
         Ok(())
     }
-    check(name, value, 1)?;
-    let size = crate::write::value_size(value);
-    if size > crate::write::ITEM_SIZE_LIMIT {
-        return Err(format!(
-            "a value of attribute `{name}` is {size} bytes; a DynamoDB item holds at most {}",
-            crate::write::ITEM_SIZE_LIMIT
-        ));
-    }
-    Ok(())
+    check(name, value, 1)
 }
 
 /// The names and values of one request's expressions. Every value is

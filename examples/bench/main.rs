@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release -p ddb-examples --example bench` starts an embedded
 //! local DynamoDB (or uses `DDB_ENDPOINT`). Each workload runs `DDB_BENCH_ROUNDS`
-//! rounds (default 9), ddb and raw alternating which goes first, each on a
+//! rounds (default 9), ddb and raw alternating which goes first (which
+//! table is created and seeded first, and which side runs first), each on a
 //! fresh table, and prints the medians (the ratio is the median of the
 //! rounds' own ratios):
 //! `workload: ddb X ms, raw Y ms, ratio Z`, with the read units per item
@@ -11,8 +12,10 @@
 //!
 //! The hand-written side sends the requests ddb sends (see
 //! `same_requests`); `DDB_BENCH_MINIMAL=1` makes it send minimal ones
-//! instead, `DDB_BENCH_SHOW=1` prints both sides' requests, and
-//! `DDB_BENCH_ONLY=<text>` runs the workloads whose name contains it.
+//! instead, `DDB_BENCH_SHOW=1` prints both sides' requests,
+//! `DDB_BENCH_CPU=1` prints the CPU time each side took on the client's
+//! threads and on the embedded server's (Linux), and `DDB_BENCH_ONLY=<text>`
+//! runs the workloads whose name contains it.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -79,6 +82,9 @@ struct Run {
     elapsed: Duration,
     read_units: f64,
     items: usize,
+    /// CPU time of the client's threads and of the embedded server's.
+    client_cpu: Duration,
+    server_cpu: Duration,
 }
 
 fn order(customer: &str, i: usize, status: OrderStatus) -> Order {
@@ -314,6 +320,37 @@ fn peak_rss_mb() -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
+}
+
+/// CPU time so far of the process's threads, split into the embedded
+/// server's thread and all the others (the client side: the runtime's
+/// workers), from Linux's per-thread scheduler statistics.
+fn cpu_by_side() -> Option<(Duration, Duration)> {
+    let (mut client, mut server) = (0, 0);
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let task = task.ok()?.path();
+        let name = std::fs::read_to_string(task.join("comm")).unwrap_or_default();
+        let stat = std::fs::read_to_string(task.join("schedstat")).unwrap_or_default();
+        let nanos: u64 = stat.split_whitespace().next()?.parse().ok()?;
+        match name.starts_with("ddb-local") {
+            true => server += nanos,
+            false => client += nanos,
+        }
+    }
+    Some((Duration::from_nanos(client), Duration::from_nanos(server)))
+}
+
+/// Runs `side` and adds the client and server CPU time it took to its run.
+async fn with_cpu(
+    side: impl std::future::Future<Output = Result<Run, BoxError>>,
+) -> Result<Run, BoxError> {
+    let before = cpu_by_side();
+    let mut run = side.await?;
+    if let (Some(before), Some(after)) = (before, cpu_by_side()) {
+        run.client_cpu = after.0.saturating_sub(before.0);
+        run.server_cpu = after.1.saturating_sub(before.1);
+    }
+    Ok(run)
 }
 
 /// The orders a workload starts from (written before the clock starts).
@@ -942,35 +979,52 @@ async fn main() -> Result<(), BoxError> {
         let mut ddb_ms = Vec::new();
         let mut raw_ms = Vec::new();
         let mut ratios = Vec::new();
+        // Client and server CPU per round, ddb's side then the raw side.
+        let mut cpu: [(Vec<f64>, Vec<f64>); 2] = Default::default();
         let (mut ddb_last, mut raw_last) = (Run::default(), Run::default());
         for round in 0..rounds {
-            let seeded = seed(workload);
-            let ddb_table = fresh_table(&client).await?;
-            let raw_table = fresh_table(&client).await?;
-            let db = Db::new(client.clone()).with_table_name::<Ecommerce>(ddb_table.clone());
-            if matches!(workload, Workload::Backfill) {
-                raw_put_all(&client, &ddb_table, without_gsi2(&seeded)).await?;
-                raw_put_all(&client, &raw_table, without_gsi2(&seeded)).await?;
-            } else if !seeded.is_empty() {
-                db.batch_put(&seeded).await?;
-                raw_put_all(&client, &raw_table, seeded.iter().map(raw_item).collect()).await?;
-            }
-            if matches!(workload, Workload::Collection) {
-                db.create(&customer()).send().await?;
-                client
-                    .put_item()
-                    .table_name(&raw_table)
-                    .set_item(Some(raw_customer_item(&customer())))
-                    .send()
-                    .await?;
-            }
+            // Each round alternates which side goes first, in everything:
+            // which table is created and seeded first (the server's data of
+            // the table seeded last is the warmer) and which side runs first.
             let ddb_first = round % 2 == 0;
-            if ddb_first {
-                ddb_last = run_ddb(&db, workload).await?;
-                raw_last = run_raw(&client, &raw_table, workload).await?;
+            let seeded = seed(workload);
+            let (ddb_table, raw_table) = if ddb_first {
+                let ddb_table = fresh_table(&client).await?;
+                (ddb_table, fresh_table(&client).await?)
             } else {
-                raw_last = run_raw(&client, &raw_table, workload).await?;
-                ddb_last = run_ddb(&db, workload).await?;
+                let raw_table = fresh_table(&client).await?;
+                (fresh_table(&client).await?, raw_table)
+            };
+            let db = Db::new(client.clone()).with_table_name::<Ecommerce>(ddb_table.clone());
+            for ddb_side in [ddb_first, !ddb_first] {
+                let table = if ddb_side { &ddb_table } else { &raw_table };
+                if matches!(workload, Workload::Backfill) {
+                    raw_put_all(&client, table, without_gsi2(&seeded)).await?;
+                } else if ddb_side && !seeded.is_empty() {
+                    db.batch_put(&seeded).await?;
+                } else if !seeded.is_empty() {
+                    raw_put_all(&client, table, seeded.iter().map(raw_item).collect()).await?;
+                }
+                if !matches!(workload, Workload::Collection) {
+                    continue;
+                }
+                if ddb_side {
+                    db.create(&customer()).send().await?;
+                } else {
+                    client
+                        .put_item()
+                        .table_name(table)
+                        .set_item(Some(raw_customer_item(&customer())))
+                        .send()
+                        .await?;
+                }
+            }
+            if ddb_first {
+                ddb_last = with_cpu(run_ddb(&db, workload)).await?;
+                raw_last = with_cpu(run_raw(&client, &raw_table, workload)).await?;
+            } else {
+                raw_last = with_cpu(run_raw(&client, &raw_table, workload)).await?;
+                ddb_last = with_cpu(run_ddb(&db, workload)).await?;
             }
             if ddb_last.items != raw_last.items {
                 return Err(format!(
@@ -981,6 +1035,10 @@ async fn main() -> Result<(), BoxError> {
             }
             ddb_ms.push(ddb_last.elapsed.as_secs_f64() * 1000.0);
             raw_ms.push(raw_last.elapsed.as_secs_f64() * 1000.0);
+            for (cpu, run) in cpu.iter_mut().zip([&ddb_last, &raw_last]) {
+                cpu.0.push(run.client_cpu.as_secs_f64() * 1000.0);
+                cpu.1.push(run.server_cpu.as_secs_f64() * 1000.0);
+            }
             ratios.push(ddb_last.elapsed.as_secs_f64() / raw_last.elapsed.as_secs_f64());
             for table in [ddb_table, raw_table] {
                 client.delete_table().table_name(table).send().await?;
@@ -1008,6 +1066,16 @@ async fn main() -> Result<(), BoxError> {
             per_item(ddb_last),
             per_item(raw_last),
         );
+        if std::env::var_os("DDB_BENCH_CPU").is_some() {
+            let [(ddb_client, ddb_server), (raw_client, raw_server)] = cpu;
+            println!(
+                "  CPU (medians): ddb client {:.1} ms, server {:.1} ms; raw client {:.1} ms, server {:.1} ms",
+                median(ddb_client),
+                median(ddb_server),
+                median(raw_client),
+                median(raw_server),
+            );
+        }
         if matches!(workload, Workload::Stream) {
             if let Some(peak) = peak_rss_mb() {
                 println!("  peak resident memory of the process so far: {peak:.0} MB");

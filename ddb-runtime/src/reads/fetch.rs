@@ -302,14 +302,16 @@ impl Plan {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
         // The query's shape only: key values and items may be personal data.
         let span = telemetry::span("Query", &self.table_name, self.index, self.entity);
+        // A read counts its attempts for the span only: with no span
+        // recorded, the request goes without the per-request interceptor.
         let attempts = crate::write::Attempts::default();
-        let output = request
-            .customize()
-            .interceptor(attempts.clone())
-            .send()
-            .instrument(span.clone())
-            .await
-            .map_err(|e| telemetry::sdk_failure(&span, "Query", e))?;
+        let sent = if span.is_disabled() {
+            request.send().await
+        } else {
+            let request = request.customize().interceptor(attempts.clone());
+            request.send().instrument(span.clone()).await
+        };
+        let output = sent.map_err(|e| telemetry::sdk_failure(&span, "Query", e))?;
         let capacity = Capacity::of(output.consumed_capacity()).total;
         let items = output.items.unwrap_or_default();
         telemetry::record(&span, capacity, items.len(), attempts.count());

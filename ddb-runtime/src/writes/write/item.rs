@@ -36,17 +36,28 @@ pub fn item_size(item: &Item) -> usize {
 }
 
 fn number_size(number: &str) -> usize {
-    let digits: String = number
-        .chars()
-        .take_while(|c| *c != 'e' && *c != 'E')
-        .filter(char::is_ascii_digit)
-        .collect();
-    let significant = digits
-        .trim_start_matches('0')
-        .trim_end_matches('0')
-        .len()
-        .max(1);
-    significant.div_ceil(2) + 1
+    let mantissa = number.split(['e', 'E']).next().unwrap_or(number);
+    let (_, significant) = significant_digits(mantissa);
+    significant.max(1).div_ceil(2) + 1
+}
+
+/// The digits of a number's mantissa (its signs and decimal point skipped):
+/// how many zeros lead, and how many digits are left once leading and
+/// trailing zeros are trimmed (0 for zero).
+pub(crate) fn significant_digits(mantissa: &str) -> (usize, usize) {
+    let digits = || mantissa.bytes().filter(u8::is_ascii_digit);
+    let total = digits().count();
+    let leading = digits().take_while(|&d| d == b'0').count();
+    if leading == total {
+        return (leading, 0);
+    }
+    let trailing = mantissa
+        .bytes()
+        .rev()
+        .filter(u8::is_ascii_digit)
+        .take_while(|&d| d == b'0')
+        .count();
+    (leading, total - leading - trailing)
 }
 
 pub(crate) fn value_size(value: &AttributeValue) -> usize {
@@ -121,13 +132,7 @@ pub(crate) fn prepare<E: Entity>(
     }
     rebuild_stamped_index_keys::<E>(&mut item, &key)?;
     check_attribute_keys(&E::SCHEMA, &mut item)?;
-    check_size::<E>(&item, &key)?;
-    if let Err(reason) = check_values(&item) {
-        return Err(Error::InvalidValue {
-            entity: E::SCHEMA.entity_type,
-            reason: format!("{} {reason}", key_text(&key)),
-        });
-    }
+    check_item(&item, &key)?;
     Ok(Prepared { item, key })
 }
 
@@ -273,18 +278,12 @@ fn type_name(value: &AttributeValue) -> &'static str {
     }
 }
 
-/// Refuses what DynamoDB would in any attribute of `item` (see
-/// [`crate::expr::check_value`]).
-pub(crate) fn check_values(item: &Item) -> std::result::Result<(), String> {
-    item.iter()
-        .try_for_each(|(name, value)| crate::expr::check_value(name, value))
+/// Refuses an item larger than 400 KB.
+pub(super) fn check_size<E: Entity>(item: &Item, key: &Key<E>) -> Result<()> {
+    within_item_limit(item_size(item), key)
 }
 
-pub(super) fn check_size<E>(item: &Item, key: &Key<E>) -> Result<()>
-where
-    E: Entity,
-{
-    let size = item_size(item);
+fn within_item_limit<E: Entity>(size: usize, key: &Key<E>) -> Result<()> {
     if size > ITEM_SIZE_LIMIT {
         return Err(Error::ItemTooLarge {
             entity: E::SCHEMA.entity_type,
@@ -294,6 +293,29 @@ where
         });
     }
     Ok(())
+}
+
+/// Refuses an item DynamoDB would, in one pass over it: larger than 400 KB
+/// (`ItemTooLarge`, whatever else is wrong), else any value DynamoDB refuses
+/// (`InvalidValue`, see [`crate::expr::check_value`]; a value within the
+/// item's size is within a value's).
+fn check_item<E: Entity>(item: &Item, key: &Key<E>) -> Result<()> {
+    let mut size = 0;
+    let mut invalid = None;
+    for (name, value) in item {
+        size += name.len() + value_size(value);
+        if invalid.is_none() {
+            invalid = crate::expr::check_value_shape(name, value).err();
+        }
+    }
+    within_item_limit(size, key)?;
+    match invalid {
+        Some(reason) => Err(Error::InvalidValue {
+            entity: E::SCHEMA.entity_type,
+            reason: format!("{} {reason}", key_text(key)),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Whether two stored items hold the same data: numbers compared by value,
@@ -429,7 +451,8 @@ mod tests {
     #[test]
     fn values_dynamodb_refuses_are_refused() {
         let item = |v: AttributeValue| -> Item { [("a".to_string(), v)].into() };
-        let n = |s: &str| check_values(&item(AttributeValue::N(s.into())));
+        let check = |v: AttributeValue| crate::expr::check_value("a", &v);
+        let n = |s: &str| check(AttributeValue::N(s.into()));
         for good in [
             "0",
             "-7.1234",
@@ -452,14 +475,14 @@ mod tests {
         ] {
             assert!(n(bad).is_err(), "{bad}");
         }
-        assert!(check_values(&item(AttributeValue::Ss(vec![]))).is_err());
+        assert!(check(AttributeValue::Ss(vec![])).is_err());
         // The item is the first of 32 levels: an attribute holds 31.
         let mut deep = AttributeValue::S("x".into());
         for _ in 0..31 {
             deep = AttributeValue::L(vec![deep]);
         }
-        assert!(check_values(&item(deep.clone())).is_ok());
-        assert!(check_values(&item(AttributeValue::L(vec![deep]))).is_err());
+        assert!(check(deep.clone()).is_ok());
+        assert!(check(AttributeValue::L(vec![deep])).is_err());
     }
 
     #[test]

@@ -15,12 +15,12 @@ use crate::telemetry::Capacity;
 use crate::{Entity, Key, Table};
 
 pub(crate) use attempts::Attempts;
-pub(crate) use item::value_size;
 pub(crate) use item::{
     index_inputs, key_text, maintained_by_ddb, maintained_index_attributes, prepare, same_value,
     version_attribute, Prepared,
 };
 pub use item::{item_size, ITEM_SIZE_LIMIT};
+pub(crate) use item::{significant_digits, value_size};
 pub(crate) use plan::{Action, WritePlan};
 pub use update::{Addable, Updatable, Update};
 
