@@ -450,7 +450,6 @@ mod tests {
 
     #[test]
     fn values_dynamodb_refuses_are_refused() {
-        let item = |v: AttributeValue| -> Item { [("a".to_string(), v)].into() };
         let check = |v: AttributeValue| crate::expr::check_value("a", &v);
         let n = |s: &str| check(AttributeValue::N(s.into()));
         for good in [
