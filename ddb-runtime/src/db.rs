@@ -41,7 +41,7 @@ pub struct Db {
 
 #[derive(Clone)]
 struct Inner {
-    client: Client,
+    sdk: Arc<crate::sdk::Sdk>,
     names: HashMap<TypeId, String>,
     retry: RetryPolicy,
     cursor_keys: Option<Arc<CursorKeys>>,
@@ -64,7 +64,7 @@ impl Db {
     pub fn new(client: Client) -> Self {
         Self {
             inner: Arc::new(Inner {
-                client,
+                sdk: crate::sdk::Sdk::new(client),
                 names: HashMap::new(),
                 retry: RetryPolicy::default(),
                 cursor_keys: None,
@@ -202,7 +202,12 @@ impl Db {
 
     /// The SDK client, for anything ddb does not cover.
     pub fn client(&self) -> &Client {
-        &self.inner.client
+        self.inner.sdk.caller()
+    }
+
+    /// The client ddb sends its single requests through (see [`crate::sdk`]).
+    pub(crate) fn sdk(&self) -> &Arc<crate::sdk::Sdk> {
+        &self.inner.sdk
     }
 
     /// Creates table `T` under its physical name if it is missing, and waits
@@ -290,18 +295,10 @@ impl<E: Entity + 'static> GetItem<E> {
     }
 
     async fn fetch_with_capacity(&self) -> Result<(Option<crate::Item>, f64)> {
-        let table = self.db.table_name::<E::Table>().to_owned();
-        let mut request = self
-            .db
-            .client()
-            .get_item()
-            .table_name(&table)
-            .set_key(Some(self.key.to_item()))
-            .consistent_read(self.consistent)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-        if let Some(attributes) = self.projection {
+        let table = self.db.table_name::<E::Table>();
+        // The entity type to check, the ttl to leave expired items out.
+        let projection = self.projection.map(|attributes| {
             let mut placeholders = crate::expr::Placeholders::default();
-            // The entity type to check, the ttl to leave expired items out.
             let ttl = crate::timestamp::ttl_attribute(&E::SCHEMA);
             let names = attributes
                 .iter()
@@ -311,20 +308,29 @@ impl<E: Entity + 'static> GetItem<E> {
                     crate::schema::SCHEMA_VERSION_ATTRIBUTE,
                 ])
                 .chain(ttl);
-            request = request
-                .projection_expression(placeholders.projection(names))
-                .set_expression_attribute_names(placeholders.names());
-        }
-        let span = crate::telemetry::span("GetItem", &table, None, E::SCHEMA.entity_type);
-        // Attempts are counted for the span only (see `Query`).
-        let attempts = crate::write::Attempts::default();
-        let sent = if span.is_disabled() {
-            request.send().await
-        } else {
-            let request = request.customize().interceptor(attempts.clone());
-            request.send().instrument(span.clone()).await
+            let expression = placeholders.projection(names);
+            (expression, placeholders.names())
+        });
+        let (projection, names) = projection.unzip();
+        let request = |client: &Client| {
+            client
+                .get_item()
+                .table_name(table)
+                .set_key(Some(self.key.to_item()))
+                .consistent_read(self.consistent)
+                .set_projection_expression(projection)
+                .set_expression_attribute_names(names.flatten())
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
         };
-        let output = sent.map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
+        let span = crate::telemetry::span("GetItem", table, None, E::SCHEMA.entity_type);
+        let attempts = crate::write::Attempts::default();
+        let output = self
+            .db
+            .sdk()
+            .send(&attempts, request)
+            .instrument(span.clone())
+            .await
+            .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
         let capacity = crate::telemetry::Capacity::of(output.consumed_capacity()).total;
         let item = output
             .item

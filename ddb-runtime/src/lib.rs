@@ -101,6 +101,7 @@ mod error;
 pub mod expr;
 #[cfg(feature = "local")]
 pub mod local;
+mod sdk;
 #[cfg(feature = "lambda")]
 pub mod stream;
 mod telemetry;

@@ -1401,3 +1401,76 @@ async fn chrono_instants_key_sort_and_stamp_like_time() {
         "{fractional:?}"
     );
 }
+
+/// #11: ddb sends through a copy of the caller's client with its attempt
+/// recorder registered once (a per-request interceptor made the SDK build a
+/// configuration override for every request). The copy shares the caller's
+/// HTTP client: every request, before and after the switch, and the
+/// caller's own, goes over the one keep-alive connection.
+#[tokio::test]
+async fn ddb_shares_the_callers_connections() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    for i in 0..30 {
+        let created = through.create(&open_order(&format!("S{i:02}"))).send();
+        assert_eq!(created.await.unwrap(), Created::Created);
+    }
+    let key = Order::key(
+        &CustomerId("123".into()),
+        &open_order("S00").placed_at,
+        &OrderId("S00".into()),
+    )
+    .unwrap();
+    assert!(through.get(key.clone()).send().await.unwrap().is_some());
+    let raw = through
+        .client()
+        .get_item()
+        .table_name(db.table_name::<Ecommerce>());
+    let raw = raw.set_key(Some(key.to_item())).send().await.unwrap();
+    assert!(raw.item.is_some());
+    assert_eq!(proxy.seen("PutItem"), 30);
+    assert_eq!(
+        proxy.connections(),
+        1,
+        "one connection for ddb and its caller"
+    );
+}
+
+/// #11: after the switch to ddb's own copy of the client, a write still
+/// knows that an earlier attempt of its own may have been applied: a put
+/// whose first answer is lost, and whose retry then fails its version
+/// condition, is an unknown outcome, not a conflict.
+#[tokio::test]
+async fn a_lost_answer_is_an_unknown_outcome_after_many_requests() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    for i in 0..20 {
+        through
+            .create(&open_order(&format!("M{i:02}")))
+            .send()
+            .await
+            .unwrap();
+    }
+    let key = Order::key(
+        &CustomerId("123".into()),
+        &open_order("M00").placed_at,
+        &OrderId("M00".into()),
+    )
+    .unwrap();
+    for round in 0..3 {
+        let mut loaded = through.get(key.clone()).send().await.unwrap().unwrap();
+        loaded.total_cents += 1;
+        proxy.fail("PutItem", 1, Fault::DropResponse);
+        let put = through.put(&loaded).send().await;
+        assert!(
+            matches!(&put, Err(Error::WriteOutcomeUnknown { .. })),
+            "round {round}: {put:?}"
+        );
+    }
+    let stored = db.get(key).consistent_read(true).send().await.unwrap();
+    assert_eq!(
+        stored.unwrap().version,
+        4,
+        "every first attempt was applied"
+    );
+}

@@ -120,6 +120,7 @@ struct State {
     seen: HashMap<String, usize>,
     injected: HashMap<String, usize>,
     injected_kinds: std::collections::BTreeMap<(String, String), usize>,
+    connections: usize,
 }
 
 /// A fault-injecting proxy in front of a DynamoDB endpoint (the in-process
@@ -180,6 +181,9 @@ impl FaultProxy {
         let shared = state.clone();
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
+                if let Ok(mut state) = shared.lock() {
+                    state.connections += 1;
+                }
                 tokio::spawn(serve(stream, upstream.clone(), shared.clone()));
             }
         });
@@ -248,6 +252,20 @@ impl FaultProxy {
             },
         );
         held
+    }
+
+    /// How many TCP connections clients opened to the proxy.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = ddb_runtime::local::LocalDynamoDb::start()?;
+    /// let proxy = ddb_runtime::local::FaultProxy::start(server.endpoint()).await?;
+    /// proxy.client()?.list_tables().send().await?;
+    /// assert_eq!(proxy.connections(), 1);
+    /// # Ok(()) }
+    /// ```
+    pub fn connections(&self) -> usize {
+        self.state().connections
     }
 
     /// How many requests of `target` reached the proxy.

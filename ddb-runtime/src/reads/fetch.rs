@@ -280,38 +280,37 @@ impl Plan {
         if let Some(projection) = &projection {
             crate::expr::check_expression(self.entity, "projection", projection)?;
         }
-        let request = db
-            .client()
-            .query()
-            .table_name(&self.table_name)
-            .set_index_name(self.index.map(str::to_owned))
-            .key_condition_expression(condition)
-            .set_filter_expression(filter)
-            .set_projection_expression(projection.clone())
-            .set_select(match projection {
-                Some(_) => Some(Select::SpecificAttributes),
-                None if self.all_attributes => Some(Select::AllAttributes),
-                None => None,
-            })
-            .set_expression_attribute_names(p.names())
-            .set_expression_attribute_values(p.values())
-            .scan_index_forward(self.forward)
-            .set_consistent_read(self.consistent.then_some(true))
-            .set_exclusive_start_key(start.cloned())
-            .set_limit(limit.map(|n| n.min(i32::MAX as usize) as i32))
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let (names, values) = (p.names(), p.values());
+        let request = |client: &aws_sdk_dynamodb::Client| {
+            client
+                .query()
+                .table_name(&self.table_name)
+                .set_index_name(self.index.map(str::to_owned))
+                .key_condition_expression(condition)
+                .set_filter_expression(filter)
+                .set_projection_expression(projection.clone())
+                .set_select(match projection {
+                    Some(_) => Some(Select::SpecificAttributes),
+                    None if self.all_attributes => Some(Select::AllAttributes),
+                    None => None,
+                })
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
+                .scan_index_forward(self.forward)
+                .set_consistent_read(self.consistent.then_some(true))
+                .set_exclusive_start_key(start.cloned())
+                .set_limit(limit.map(|n| n.min(i32::MAX as usize) as i32))
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        };
         // The query's shape only: key values and items may be personal data.
         let span = telemetry::span("Query", &self.table_name, self.index, self.entity);
-        // A read counts its attempts for the span only: with no span
-        // recorded, the request goes without the per-request interceptor.
         let attempts = crate::write::Attempts::default();
-        let sent = if span.is_disabled() {
-            request.send().await
-        } else {
-            let request = request.customize().interceptor(attempts.clone());
-            request.send().instrument(span.clone()).await
-        };
-        let output = sent.map_err(|e| telemetry::sdk_failure(&span, "Query", e))?;
+        let output = db
+            .sdk()
+            .send(&attempts, request)
+            .instrument(span.clone())
+            .await
+            .map_err(|e| telemetry::sdk_failure(&span, "Query", e))?;
         let capacity = Capacity::of(output.consumed_capacity()).total;
         let items = output.items.unwrap_or_default();
         telemetry::record(&span, capacity, items.len(), attempts.count());

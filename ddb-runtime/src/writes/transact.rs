@@ -263,16 +263,17 @@ impl TransactWrite {
         let span = telemetry::span("TransactWriteItems", &tables.join(","), None, entity);
         loop {
             attempt += 1;
+            let request = |client: &aws_sdk_dynamodb::Client| {
+                client
+                    .transact_write_items()
+                    .set_transact_items(Some(items.clone()))
+                    .client_request_token(&token)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            };
             let result = self
                 .db
-                .client()
-                .transact_write_items()
-                .set_transact_items(Some(items.clone()))
-                .client_request_token(&token)
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-                .customize()
-                .interceptor(attempts.clone())
-                .send()
+                .sdk()
+                .send(&attempts, request)
                 .instrument(span.clone())
                 .await;
             let error = match result {

@@ -8,18 +8,25 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
 
 /// Set once an attempt ended other than with a client error (4xx): with no
 /// answer, a server error (5xx), or a success whose body was lost or could
 /// not be read, DynamoDB may have applied it. A 4xx answer (a throttle, a
 /// failed condition) applied nothing. An attempt that failed to connect is
 /// counted too (it has no answer either): conservative, never unsafe.
+///
+/// A request records into the `Attempts` it is sent under
+/// ([`crate::sdk::Sdk::send`]): ddb's interceptor finds it in the task that
+/// polls the request.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Attempts {
     maybe_applied: Arc<AtomicBool>,
     count: Arc<AtomicU32>,
+}
+
+tokio::task_local! {
+    /// The attempts of the request being polled.
+    static SENDING: Attempts;
 }
 
 impl Attempts {
@@ -32,26 +39,24 @@ impl Attempts {
     pub(crate) fn count(&self) -> u32 {
         self.count.load(Ordering::Relaxed)
     }
-}
 
-impl Intercept for Attempts {
-    fn name(&self) -> &'static str {
-        "ddb-write-attempts"
+    /// Polls `request` with its attempts recorded here.
+    pub(crate) async fn record<F: std::future::Future>(&self, request: F) -> F::Output {
+        SENDING.scope(self.clone(), request).await
     }
 
-    fn read_after_attempt(
-        &self,
-        context: &FinalizerInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        self.count.fetch_add(1, Ordering::Relaxed);
-        let unknown = context
-            .response()
-            .is_none_or(|response| !response.status().is_client_error());
-        if unknown {
-            self.maybe_applied.store(true, Ordering::Relaxed);
-        }
-        Ok(())
+    /// One attempt ended (called by ddb's interceptor, in the task that
+    /// polls the request): counted into the `Attempts` it is recorded
+    /// under, if any.
+    pub(crate) fn attempt_ended(context: &FinalizerInterceptorContextRef<'_>) {
+        let _ = SENDING.try_with(|attempts| {
+            attempts.count.fetch_add(1, Ordering::Relaxed);
+            let unknown = context
+                .response()
+                .is_none_or(|response| !response.status().is_client_error());
+            if unknown {
+                attempts.maybe_applied.store(true, Ordering::Relaxed);
+            }
+        });
     }
 }

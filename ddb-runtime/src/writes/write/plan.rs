@@ -7,6 +7,7 @@ use aws_sdk_dynamodb::types::{
     ConditionCheck, Delete, DeleteRequest, Put, PutRequest, ReturnConsumedCapacity, ReturnValue,
     ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update, WriteRequest,
 };
+use aws_sdk_dynamodb::Client;
 
 use tracing::Instrument;
 
@@ -142,62 +143,67 @@ impl<E: Entity + 'static> WritePlan<E> {
         let indexes = ReturnConsumedCapacity::Indexes;
         let attempts = Attempts::default();
         let capacity = |c: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>| Capacity::of(c);
+        let sdk = db.sdk();
         let sent = match &mut self.action {
-            Action::Put(item) => db
-                .client()
-                .put_item()
-                .table_name(table)
-                .set_item(Some(std::mem::take(item)))
-                .set_condition_expression(condition)
-                .set_expression_attribute_names(names)
-                .set_expression_attribute_values(values)
-                .return_values_on_condition_check_failure(all_old)
-                .set_return_values(return_values)
-                .return_consumed_capacity(indexes)
-                .customize()
-                .interceptor(attempts.clone())
-                .send()
-                .instrument(span.clone())
-                .await
-                .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
-                .map_err(|e| self.sdk_failure(operation, e, &attempts)),
-            Action::Update(expression) => db
-                .client()
-                .update_item()
-                .table_name(table)
-                .set_key(Some(key))
-                .update_expression(expression.as_str())
-                .set_condition_expression(condition)
-                .set_expression_attribute_names(names)
-                .set_expression_attribute_values(values)
-                .return_values_on_condition_check_failure(all_old)
-                .set_return_values(return_values)
-                .return_consumed_capacity(indexes)
-                .customize()
-                .interceptor(attempts.clone())
-                .send()
-                .instrument(span.clone())
-                .await
-                .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
-                .map_err(|e| self.sdk_failure(operation, e, &attempts)),
-            Action::Delete | Action::ConditionCheck => db
-                .client()
-                .delete_item()
-                .table_name(table)
-                .set_key(Some(key))
-                .set_condition_expression(condition)
-                .set_expression_attribute_names(names)
-                .set_expression_attribute_values(values)
-                .return_values_on_condition_check_failure(all_old)
-                .set_return_values(return_values)
-                .return_consumed_capacity(indexes)
-                .customize()
-                .interceptor(attempts.clone())
-                .send()
-                .instrument(span.clone())
-                .await
-                .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
-                .map_err(|e| self.sdk_failure(operation, e, &attempts)),
+            Action::Put(item) => {
+                let item = std::mem::take(item);
+                let request = |client: &Client| {
+                    client
+                        .put_item()
+                        .table_name(table)
+                        .set_item(Some(item))
+                        .set_condition_expression(condition)
+                        .set_expression_attribute_names(names)
+                        .set_expression_attribute_values(values)
+                        .return_values_on_condition_check_failure(all_old)
+                        .set_return_values(return_values)
+                        .return_consumed_capacity(indexes)
+                };
+                sdk.send(&attempts, request)
+                    .instrument(span.clone())
+                    .await
+                    .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
+                    .map_err(|e| self.sdk_failure(operation, e, &attempts))
+            }
+            Action::Update(expression) => {
+                let request = |client: &Client| {
+                    client
+                        .update_item()
+                        .table_name(table)
+                        .set_key(Some(key))
+                        .update_expression(expression.as_str())
+                        .set_condition_expression(condition)
+                        .set_expression_attribute_names(names)
+                        .set_expression_attribute_values(values)
+                        .return_values_on_condition_check_failure(all_old)
+                        .set_return_values(return_values)
+                        .return_consumed_capacity(indexes)
+                };
+                sdk.send(&attempts, request)
+                    .instrument(span.clone())
+                    .await
+                    .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
+                    .map_err(|e| self.sdk_failure(operation, e, &attempts))
+            }
+            Action::Delete | Action::ConditionCheck => {
+                let request = |client: &Client| {
+                    client
+                        .delete_item()
+                        .table_name(table)
+                        .set_key(Some(key))
+                        .set_condition_expression(condition)
+                        .set_expression_attribute_names(names)
+                        .set_expression_attribute_values(values)
+                        .return_values_on_condition_check_failure(all_old)
+                        .set_return_values(return_values)
+                        .return_consumed_capacity(indexes)
+                };
+                sdk.send(&attempts, request)
+                    .instrument(span.clone())
+                    .await
+                    .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
+                    .map_err(|e| self.sdk_failure(operation, e, &attempts))
+            }
         };
         match &sent {
             Ok((_, capacity)) => telemetry::record(&span, capacity.total, 1, attempts.count()),

@@ -1,0 +1,175 @@
+//! The SDK client ddb sends through: a copy of the caller's client with
+//! ddb's attempt recorder registered once, sharing the caller's HTTP client
+//! (its connections) and credentials cache.
+//!
+//! Every write needs to know which of its attempts may have been applied
+//! ([`Attempts`]). Registering an interceptor per request
+//! (`customize().interceptor(..)`) makes the SDK build a configuration
+//! override for every request; registered on the client it costs nothing
+//! per request. A handle's first requests go through the caller's client,
+//! customised; once a handle has sent [`OWN_CLIENT_AFTER`] of them, the
+//! copy is built from the caller's configuration, with the HTTP client and
+//! credentials cache those requests used (a handle made for one request
+//! never builds one).
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::{BoxError, SdkError};
+use aws_sdk_dynamodb::Client;
+
+use crate::write::Attempts;
+
+/// How many requests a handle sends through the caller's client before it
+/// builds its own copy.
+pub(crate) const OWN_CLIENT_AFTER: u32 = 8;
+
+/// The caller's client and, once built, ddb's copy of it.
+pub(crate) struct Sdk {
+    caller: Client,
+    own: OnceLock<Client>,
+    sent: AtomicU32,
+}
+
+impl Sdk {
+    pub(crate) fn new(caller: Client) -> Arc<Self> {
+        Arc::new(Self {
+            caller,
+            own: OnceLock::new(),
+            sent: AtomicU32::new(0),
+        })
+    }
+
+    /// The caller's client.
+    pub(crate) fn caller(&self) -> &Client {
+        &self.caller
+    }
+
+    /// Sends the request `build` makes from a client, its attempts recorded
+    /// into `attempts`.
+    pub(crate) async fn send<O: Operation>(
+        self: &Arc<Self>,
+        attempts: &Attempts,
+        build: impl FnOnce(&Client) -> O,
+    ) -> Result<O::Output, SdkError<O::Error, HttpResponse>> {
+        // The SDK's request futures are large: boxed, they do not add
+        // their size to every future that sends one.
+        match self.own.get() {
+            Some(own) => attempts.record(Box::pin(build(own).send_request())).await,
+            None => {
+                let recorder = Recorder {
+                    building: Some(self.clone()),
+                };
+                let request = build(&self.caller).send_intercepted(recorder);
+                attempts.record(Box::pin(request)).await
+            }
+        }
+    }
+
+    /// Builds ddb's copy of the caller's client with the HTTP client and
+    /// credentials cache a request of the caller's client used.
+    fn build_own(&self, used: &RuntimeComponents) {
+        let Some(http_client) = used.http_client() else {
+            return;
+        };
+        self.own.get_or_init(|| {
+            let config = self
+                .caller
+                .config()
+                .to_builder()
+                .http_client(http_client)
+                .identity_cache(used.identity_cache())
+                .interceptor(Recorder { building: None })
+                .build();
+            Client::from_conf(config)
+        });
+    }
+}
+
+/// Records each attempt into the request's [`Attempts`]. Registered on
+/// ddb's own client; on the caller's, added to each request, it also counts
+/// the requests and builds the own client (`building`).
+#[derive(Clone)]
+pub(crate) struct Recorder {
+    building: Option<Arc<Sdk>>,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Recorder")
+    }
+}
+
+impl Intercept for Recorder {
+    fn name(&self) -> &'static str {
+        "ddb-write-attempts"
+    }
+
+    fn read_after_attempt(
+        &self,
+        context: &FinalizerInterceptorContextRef<'_>,
+        used: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        Attempts::attempt_ended(context);
+        if let Some(sdk) = &self.building {
+            if sdk.sent.fetch_add(1, Ordering::Relaxed) + 1 >= OWN_CLIENT_AFTER {
+                sdk.build_own(used);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A request of the SDK's fluent builders, sent as it is or with an
+/// interceptor added.
+pub(crate) trait Operation: Sized {
+    type Output;
+    type Error;
+
+    fn send_request(
+        self,
+    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send;
+
+    fn send_intercepted(
+        self,
+        recorder: Recorder,
+    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send;
+}
+
+macro_rules! operation {
+    ($($op:ident: $builder:ident -> $output:ident, $error:ident;)*) => {$(
+        impl Operation for aws_sdk_dynamodb::operation::$op::builders::$builder {
+            type Output = aws_sdk_dynamodb::operation::$op::$output;
+            type Error = aws_sdk_dynamodb::operation::$op::$error;
+
+            fn send_request(
+                self,
+            ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send
+            {
+                self.send()
+            }
+
+            fn send_intercepted(
+                self,
+                recorder: Recorder,
+            ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send
+            {
+                self.customize().interceptor(recorder).send()
+            }
+        }
+    )*};
+}
+
+operation! {
+    put_item: PutItemFluentBuilder -> PutItemOutput, PutItemError;
+    update_item: UpdateItemFluentBuilder -> UpdateItemOutput, UpdateItemError;
+    delete_item: DeleteItemFluentBuilder -> DeleteItemOutput, DeleteItemError;
+    get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError;
+    query: QueryFluentBuilder -> QueryOutput, QueryError;
+    transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError;
+}
