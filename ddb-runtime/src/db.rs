@@ -309,7 +309,7 @@ impl<E: Entity + 'static> GetItem<E> {
                 ])
                 .chain(ttl);
             let expression = placeholders.projection(names);
-            (expression, placeholders.names())
+            (expression, placeholders.into_maps().0)
         });
         let (projection, names) = projection.unzip();
         let request = |client: &Client| {

@@ -148,11 +148,6 @@ impl Placeholders {
         placeholder
     }
 
-    /// The `ExpressionAttributeNames` map, `None` when empty.
-    pub fn names(&self) -> Option<HashMap<String, String>> {
-        (!self.names.is_empty()).then(|| self.names.clone())
-    }
-
     /// A projection expression of `attributes`, each named once.
     pub(crate) fn projection<'a>(
         &mut self,
@@ -179,11 +174,18 @@ impl Placeholders {
         }
     }
 
-    /// The `ExpressionAttributeValues` map, `None` when empty.
-    pub fn values(&self) -> Option<HashMap<String, AttributeValue>> {
-        (!self.values.is_empty()).then(|| self.values.clone())
+    /// Both maps, moved out, for the request that sends them.
+    pub(crate) fn into_maps(self) -> (NameMap, ValueMap) {
+        let names = (!self.names.is_empty()).then_some(self.names);
+        let values = (!self.values.is_empty()).then_some(self.values);
+        (names, values)
     }
 }
+
+/// A request's `ExpressionAttributeNames`, `None` when empty.
+pub(crate) type NameMap = Option<HashMap<String, String>>;
+/// A request's `ExpressionAttributeValues`, `None` when empty.
+pub(crate) type ValueMap = Option<HashMap<String, AttributeValue>>;
 
 #[derive(Clone, PartialEq)]
 enum Node {
@@ -676,11 +678,9 @@ mod tests {
             text,
             "(((#n0 = :v0 OR #n0 = :v1) AND (NOT #n1 BETWEEN :v2 AND :v3)) AND attribute_exists(#n0))"
         );
-        assert_eq!(p.names().unwrap()["#n0"], "status");
-        assert_eq!(
-            p.values().unwrap()[":v1"],
-            AttributeValue::S("SHIPPED".into())
-        );
+        let (names, values) = p.into_maps();
+        assert_eq!(names.unwrap()["#n0"], "status");
+        assert_eq!(values.unwrap()[":v1"], AttributeValue::S("SHIPPED".into()));
         assert!(!format!("{condition:?}").contains("SHIPPED"));
     }
 }

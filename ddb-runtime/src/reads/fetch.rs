@@ -280,7 +280,7 @@ impl Plan {
         if let Some(projection) = &projection {
             crate::expr::check_expression(self.entity, "projection", projection)?;
         }
-        let (names, values) = (p.names(), p.values());
+        let (names, values) = p.into_maps();
         let request = |client: &aws_sdk_dynamodb::Client| {
             client
                 .query()

@@ -61,8 +61,8 @@ pub(crate) struct ReadFirst {
 struct Parts {
     key: Item,
     condition: Option<String>,
-    names: Option<std::collections::HashMap<String, String>>,
-    values: Option<Item>,
+    names: crate::expr::NameMap,
+    values: crate::expr::ValueMap,
 }
 
 impl<E: Entity + 'static> WritePlan<E> {
@@ -98,16 +98,18 @@ impl<E: Entity + 'static> WritePlan<E> {
         }
     }
 
-    fn parts(&self) -> Parts {
+    /// The parts of the request, moved out: a plan is sent once.
+    fn take_parts(&mut self) -> Parts {
+        let (names, values) = std::mem::take(&mut self.placeholders).into_maps();
         Parts {
             // A put names its key in its item.
             key: match self.action {
                 Action::Put(_) => Item::new(),
                 _ => self.key.to_item(),
             },
-            condition: self.condition.clone(),
-            names: self.placeholders.names(),
-            values: self.placeholders.values(),
+            condition: self.condition.take(),
+            names,
+            values,
         }
     }
 
@@ -138,7 +140,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             condition,
             names,
             values,
-        } = self.parts();
+        } = self.take_parts();
         let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
         let indexes = ReturnConsumedCapacity::Indexes;
         let attempts = Attempts::default();
@@ -287,7 +289,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             condition,
             names,
             values,
-        } = self.parts();
+        } = self.take_parts();
         let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
         let invalid = |e: aws_sdk_dynamodb::error::BuildError| Error::InvalidRequest {
             entity: E::SCHEMA.entity_type,

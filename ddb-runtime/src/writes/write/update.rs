@@ -288,8 +288,14 @@ impl<E: Entity + 'static> Update<E> {
                 reason: "an update needs at least one change".into(),
             });
         }
-        let mut seen = HashSet::new();
-        if let Some(op) = self.ops.iter().find(|op| !seen.insert(op.attribute())) {
+        // An update changes a handful of attributes: small lists, not hash
+        // sets, keep what it has seen.
+        let twice = |(i, op): (usize, &Op)| {
+            self.ops[..i]
+                .iter()
+                .any(|o| o.attribute() == op.attribute())
+        };
+        if let Some((_, op)) = self.ops.iter().enumerate().find(|&entry| twice(entry)) {
             return Err(Error::InvalidUpdate {
                 entity,
                 reason: format!(
@@ -339,17 +345,15 @@ impl<E: Entity + 'static> Update<E> {
         // What the item's attributes are after the update, where the update
         // alone decides them: values it sets, and attributes it removes.
         let mut known: Item = Item::new();
-        let mut removed: HashSet<&str> = HashSet::new();
-        let mut touched: HashSet<&str> = HashSet::new();
+        let mut removed: Vec<&str> = Vec::new();
+        let mut touched: Vec<&str> = Vec::with_capacity(self.ops.len() + 2);
         for op in &self.ops {
-            touched.insert(op.attribute());
+            touched.push(op.attribute());
             match op {
                 Op::Set(a, v) => {
                     known.insert((*a).to_owned(), v.clone());
                 }
-                Op::Remove(a) => {
-                    removed.insert(a);
-                }
+                Op::Remove(a) => removed.push(a),
                 _ => {}
             }
         }
@@ -362,7 +366,7 @@ impl<E: Entity + 'static> Update<E> {
                 p.value(value.clone())
             ));
             known.insert((*attribute).to_owned(), value.clone());
-            touched.insert(attribute);
+            touched.push(attribute);
         }
         for (attribute, value) in E::stamps(true, now) {
             if !updated.iter().any(|(a, _)| *a == attribute) {
@@ -375,7 +379,7 @@ impl<E: Entity + 'static> Update<E> {
         }
         let version = version_attribute(schema);
         if let Some(attribute) = version {
-            touched.insert(attribute);
+            touched.push(attribute);
             if let Some(expected) = self.expected_version {
                 known.insert(attribute.to_owned(), version_value(entity, expected)?);
             }
@@ -418,7 +422,7 @@ impl<E: Entity + 'static> Update<E> {
             .map(|(position, key)| (position, index_inputs(schema, key)))
             .filter(|(_, inputs)| inputs.iter().any(|a| touched.contains(a)))
             .collect();
-        let decided_by_update = |a: &str| known.contains_key(a) || removed.contains(a);
+        let decided_by_update = |a: &str| known.contains_key(a) || removed.contains(&a);
         let decided = |position: usize, inputs: &[&str]| {
             schema.keys[position].membership.is_none_or(|m| m.evaluable)
                 && inputs.iter().all(|a| decided_by_update(a))
@@ -501,7 +505,7 @@ impl<E: Entity + 'static> Update<E> {
         // those of the sparse ones it left. The table's own key never
         // changes, and a raw-key index attribute that is a field's own
         // attribute is written by the field.
-        let mut index_set: HashSet<&str> = HashSet::new();
+        let mut index_set: Vec<&str> = Vec::new();
         for (position, values) in &new_keys {
             let Some(index) = schema.keys[*position].index.and_then(|n| table.index(n)) else {
                 continue;
@@ -511,8 +515,9 @@ impl<E: Entity + 'static> Update<E> {
                     for (attribute, value) in index_pairs(index, values) {
                         // Two indexes sharing an attribute hold one value.
                         if maintained_by_ddb(schema, attribute.name)
-                            && index_set.insert(attribute.name)
+                            && !index_set.contains(&attribute.name)
                         {
+                            index_set.push(attribute.name);
                             sets.push(format!(
                                 "{} = {}",
                                 p.name(attribute.name),
@@ -544,10 +549,16 @@ impl<E: Entity + 'static> Update<E> {
             }
         }
         // An attribute one index SETs is not REMOVEd for another.
-        let set_names: HashSet<String> = index_set.iter().map(|a| p.name(a)).collect();
+        let set_names: Vec<String> = index_set.iter().map(|a| p.name(a)).collect();
         removes.retain(|r| !set_names.contains(r));
-        let mut removed_names = HashSet::new();
-        removes.retain(|r| removed_names.insert(r.clone()));
+        let mut removed_names: Vec<String> = Vec::with_capacity(removes.len());
+        removes.retain(|r| {
+            let first = !removed_names.contains(r);
+            if first {
+                removed_names.push(r.clone());
+            }
+            first
+        });
         let mut clauses = Vec::new();
         if !sets.is_empty() {
             clauses.push(format!("SET {}", sets.join(", ")));
