@@ -81,28 +81,17 @@ pub(crate) fn check_value_shape(name: &str, value: &AttributeValue) -> Result<()
         let invalid = || {
             format!("attribute `{name}` holds `{text}`, which DynamoDB cannot store as a number")
         };
-        let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
-        let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
-            Some((m, e)) => (m, e.parse::<i64>().map_err(|_| invalid())?),
-            None => (unsigned, 0),
-        };
-        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        if (int.is_empty() && frac.is_empty())
-            || !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit())
-        {
-            return Err(invalid());
-        }
-        let (leading, significant) = crate::write::significant_digits(mantissa);
-        if significant == 0 {
+        let decimal = crate::write::Decimal::parse(text).ok_or_else(invalid)?;
+        if decimal.significant == 0 {
             return Ok(()); // zero
         }
-        if significant > 38 {
+        if decimal.significant > 38 {
             return Err(format!(
                 "attribute `{name}` has more than 38 significant digits"
             ));
         }
         // The decimal exponent of the first significant digit.
-        let magnitude = int.len() as i64 - leading as i64 - 1 + exponent;
+        let magnitude = decimal.magnitude;
         if !(-130..=125).contains(&magnitude) {
             return Err(format!(
                 "attribute `{name}` is outside DynamoDB's number range"

@@ -5,9 +5,9 @@ use std::collections::HashSet;
 
 use ddb_examples::single_table::{Customer, Ecommerce, Order, OrderItem};
 use ddb_examples::{CustomerId, OrderId, OrderStatus, ProductId};
-use ddb_runtime::{Collection, Cursor, Db, Error, Projection};
+use ddb_runtime::{Collection, Cursor, Db, Entity, Error, Projection, Table};
 use futures::TryStreamExt;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use time::macros::datetime;
 use time::OffsetDateTime;
 
@@ -947,4 +947,69 @@ async fn a_stream_over_many_shards_reads_in_steps() {
     assert_eq!(read, 3000);
     // Whole pages would have read each shard's 150 events in one request.
     assert!(requests > 20, "{requests} requests");
+}
+
+/// A key segment stored as a Number, written in a form DynamoDB does not
+/// keep (`12.50`: DynamoDB stores and returns `12.5`).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct Cents(u32);
+
+impl ddb_runtime::KeySegment for Cents {
+    const NUMERIC: bool = true;
+    fn write_segment(&self, out: &mut String) -> Result<(), ddb_runtime::SegmentError> {
+        out.push_str(&self.0.to_string());
+        Ok(())
+    }
+    fn read_segment(text: &str) -> Result<Self, ddb_runtime::SegmentError> {
+        text.parse()
+            .map(Cents)
+            .map_err(|e| ddb_runtime::SegmentError::new(format!("{e}")))
+    }
+    fn to_number(&self) -> Option<String> {
+        Some(format!("{}.{:02}", self.0 / 100, self.0 % 100))
+    }
+    fn from_number(number: &str) -> Result<Self, ddb_runtime::SegmentError> {
+        let (units, cents) = number.split_once('.').unwrap_or((number, "0"));
+        let cents = format!("{cents:0<2}");
+        let parse = |t: &str| {
+            t.parse::<u32>()
+                .map_err(|e| ddb_runtime::SegmentError::new(format!("{e}")))
+        };
+        Ok(Cents(parse(units)? * 100 + parse(&cents[..2])?))
+    }
+}
+
+#[derive(Table)]
+#[ddb(name = "Prices", pk = "PK", pk_type = "N")]
+struct Prices;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Prices, pk = "{price}")]
+struct Price {
+    price: Cents,
+    label: String,
+}
+
+/// Review of #11: batch gets matched the items read to the keys asked by
+/// their text, so a Number key written as `12.50` (stored as `12.5`) was
+/// read and then dropped: batch_get returned nothing, with no error.
+#[tokio::test]
+async fn a_number_key_in_another_form_is_matched_by_value() {
+    let db = ddb_tests::db_with_table::<Prices>().await;
+    let prices = [
+        Price {
+            price: Cents(1250),
+            label: "twelve fifty".into(),
+        },
+        Price {
+            price: Cents(700),
+            label: "seven".into(),
+        },
+    ];
+    db.batch_put(&prices).await.unwrap();
+    let keys = prices
+        .iter()
+        .map(|p| Price::key(&p.price).unwrap())
+        .collect();
+    assert_eq!(db.batch_get::<Price>(keys).await.unwrap(), prices);
 }

@@ -249,18 +249,49 @@ impl KeyValues {
 }
 
 /// A key's typed values, borrowed from [`KeyValues`] or from an item: equal
-/// exactly when the owned values are, so an item read back is matched to the
-/// key asked for without copying its key text.
+/// when they are the same key to DynamoDB (Strings by text, Numbers by
+/// value), so an item read back is matched to the key asked for without
+/// copying its key text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct KeyRef<'a> {
     pk: ValueRef<'a>,
     sk: Option<ValueRef<'a>>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// One key value, borrowed: a String by its text, a Number by its value
+/// (DynamoDB returns a number in its own form, `"1.5"` for `"1.50"`).
+#[derive(Debug, Clone, Copy)]
 enum ValueRef<'a> {
     S(&'a str),
     N(&'a str),
+}
+
+impl ValueRef<'_> {
+    /// A number by value; by text when it is not one (DynamoDB refuses it).
+    fn number(text: &str) -> Result<crate::write::Decimal<'_>, &str> {
+        crate::write::Decimal::parse(text).ok_or(text)
+    }
+}
+
+impl PartialEq for ValueRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ValueRef::S(a), ValueRef::S(b)) => a == b,
+            (ValueRef::N(a), ValueRef::N(b)) => Self::number(a) == Self::number(b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for ValueRef<'_> {}
+
+impl std::hash::Hash for ValueRef<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            ValueRef::S(text) => (0u8, text).hash(state),
+            ValueRef::N(text) => (1u8, Self::number(text)).hash(state),
+        }
+    }
 }
 
 impl<'a> ValueRef<'a> {

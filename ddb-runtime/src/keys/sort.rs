@@ -522,30 +522,11 @@ fn unexpected(entity: &'static str, range: SortRange) -> Error {
 
 /// Compares two DynamoDB numbers given as decimal text.
 pub(crate) fn compare_numbers(a: &str, b: &str) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
-    let parse = |s: &str| -> (bool, String, String) {
-        let (negative, digits) = match s.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, s.strip_prefix('+').unwrap_or(s)),
-        };
-        let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
-        let int = int.trim_start_matches('0').to_owned();
-        let frac = frac.trim_end_matches('0').to_owned();
-        let zero = int.is_empty() && frac.is_empty();
-        (negative && !zero, int, frac)
-    };
-    let (na, ia, fa) = parse(a);
-    let (nb, ib, fb) = parse(b);
-    let magnitude = ia
-        .len()
-        .cmp(&ib.len())
-        .then_with(|| ia.cmp(&ib))
-        .then_with(|| fa.cmp(&fb));
-    match (na, nb) {
-        (false, true) => Ordering::Greater,
-        (true, false) => Ordering::Less,
-        (false, false) => magnitude,
-        (true, true) => magnitude.reverse(),
+    use crate::write::Decimal;
+    match (Decimal::parse(a), Decimal::parse(b)) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        // Not numbers: DynamoDB holds none, so any fixed order does.
+        _ => a.cmp(b),
     }
 }
 
@@ -629,5 +610,11 @@ mod tests {
         assert_eq!(compare_numbers("1.50", "1.5"), Ordering::Equal);
         assert_eq!(compare_numbers("0", "-0"), Ordering::Equal);
         assert_eq!(compare_numbers("0.1", "0.09"), Ordering::Greater);
+        assert_eq!(compare_numbers("1e2", "99.5"), Ordering::Greater);
+        assert_eq!(compare_numbers("-1e2", "-99.5"), Ordering::Less);
+        assert_eq!(compare_numbers("1.5", "1.51"), Ordering::Less);
+        assert_eq!(compare_numbers("-1.5", "-1.51"), Ordering::Greater);
+        assert_eq!(compare_numbers("0", "0.0001"), Ordering::Less);
+        assert_eq!(compare_numbers("-0.0001", "0"), Ordering::Less);
     }
 }

@@ -176,6 +176,19 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
             .iter()
             .map(crate::Key::<E>::from_item)
             .collect::<Result<Vec<_>>>()?;
+        // A page read with several requests can meet an item twice (its
+        // index key changed between them): it is read once, where first met.
+        let first: Vec<bool> = {
+            let mut seen = std::collections::HashSet::with_capacity(keys.len());
+            keys.iter()
+                .map(|k| seen.insert(k.values().as_ref()))
+                .collect()
+        };
+        let keys = keys
+            .into_iter()
+            .zip(first)
+            .filter_map(|(key, first)| first.then_some(key))
+            .collect();
         // In query order; an item deleted since the index was read, or one of
         // another entity with a key of the same shape (an index that does
         // not carry the entity type cannot filter it), is skipped.

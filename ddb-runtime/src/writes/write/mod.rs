@@ -20,7 +20,7 @@ pub(crate) use item::{
     version_attribute, Prepared,
 };
 pub use item::{item_size, ITEM_SIZE_LIMIT};
-pub(crate) use item::{significant_digits, value_size};
+pub(crate) use item::{value_size, Decimal};
 pub(crate) use plan::{Action, WritePlan};
 pub use update::{Addable, Updatable, Update};
 
