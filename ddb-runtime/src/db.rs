@@ -61,6 +61,21 @@ impl fmt::Debug for Db {
 
 impl Db {
     /// ddb over `client`.
+    ///
+    /// ddb sends its single requests (gets, queries, writes, transactions)
+    /// through a copy of `client` with its attempt recorder registered once:
+    /// the same configuration, HTTP client (connections) and credentials
+    /// cache. The copy is built after the handle's first 8 requests, which go
+    /// through `client` itself; building it costs about 0.1 ms, once. Make
+    /// one `Db` and clone it (clones share the copy).
+    ///
+    /// ```no_run
+    /// # fn demo(client: aws_sdk_dynamodb::Client) {
+    /// let db = ddb_runtime::Db::new(client);
+    /// let for_a_task = db.clone(); // cheap: an Arc
+    /// # let _ = for_a_task;
+    /// # }
+    /// ```
     pub fn new(client: Client) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -200,7 +215,8 @@ impl Db {
             .unwrap_or(T::DEF.name)
     }
 
-    /// The SDK client, for anything ddb does not cover.
+    /// The SDK client this handle was made with, for anything ddb does not
+    /// cover.
     pub fn client(&self) -> &Client {
         self.inner.sdk.caller()
     }

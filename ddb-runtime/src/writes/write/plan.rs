@@ -2,6 +2,7 @@
 //! and DeleteItem requests, transaction actions and batch requests are all
 //! rendered from it, and every failed condition is mapped by it.
 
+use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::types::{
     ConditionCheck, Delete, DeleteRequest, Put, PutRequest, ReturnConsumedCapacity, ReturnValue,
@@ -144,7 +145,6 @@ impl<E: Entity + 'static> WritePlan<E> {
         let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
         let indexes = ReturnConsumedCapacity::Indexes;
         let attempts = Attempts::default();
-        let capacity = |c: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>| Capacity::of(c);
         let sdk = db.sdk();
         let sent = match &mut self.action {
             Action::Put(item) => {
@@ -161,19 +161,18 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
-                sdk.send(&attempts, request)
+                self.answer(operation, &attempts, sdk.send(&attempts, request))
                     .instrument(span.clone())
                     .await
-                    .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
-                    .map_err(|e| self.sdk_failure(operation, e, &attempts))
             }
             Action::Update(expression) => {
+                let expression = std::mem::take(expression);
                 let request = |client: &Client| {
                     client
                         .update_item()
                         .table_name(table)
                         .set_key(Some(key))
-                        .update_expression(expression.as_str())
+                        .update_expression(expression)
                         .set_condition_expression(condition)
                         .set_expression_attribute_names(names)
                         .set_expression_attribute_values(values)
@@ -181,11 +180,9 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
-                sdk.send(&attempts, request)
+                self.answer(operation, &attempts, sdk.send(&attempts, request))
                     .instrument(span.clone())
                     .await
-                    .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
-                    .map_err(|e| self.sdk_failure(operation, e, &attempts))
             }
             Action::Delete | Action::ConditionCheck => {
                 let request = |client: &Client| {
@@ -200,11 +197,9 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
-                sdk.send(&attempts, request)
+                self.answer(operation, &attempts, sdk.send(&attempts, request))
                     .instrument(span.clone())
                     .await
-                    .map(|o| (o.attributes, capacity(o.consumed_capacity.as_ref())))
-                    .map_err(|e| self.sdk_failure(operation, e, &attempts))
             }
         };
         match &sent {
@@ -215,6 +210,27 @@ impl<E: Entity + 'static> WritePlan<E> {
             }
         }
         sent
+    }
+
+    /// The answer of a single write: the attributes it returned and the
+    /// capacity it consumed, or its failure (see `sdk_failure`).
+    async fn answer<O: WriteAnswer, R>(
+        &self,
+        operation: &'static str,
+        attempts: &Attempts,
+        sent: impl std::future::Future<Output = std::result::Result<O, SdkError<R, HttpResponse>>>,
+    ) -> Result<(Option<Item>, Capacity)>
+    where
+        R: ConditionFailure,
+        aws_sdk_dynamodb::Error: From<SdkError<R, HttpResponse>>,
+    {
+        match sent.await {
+            Ok(output) => {
+                let (attributes, consumed) = output.into_parts();
+                Ok((attributes, Capacity::of(consumed.as_ref())))
+            }
+            Err(error) => Err(self.sdk_failure(operation, error, attempts)),
+        }
     }
 
     /// A failed request: the mapped condition failure, or the SDK's error;
@@ -490,6 +506,38 @@ pub(crate) fn and<E>(a: Option<Condition<E>>, b: Condition<E>) -> Condition<E> {
 }
 
 /// Service errors that can be a ConditionalCheckFailedException.
+/// What a PutItem, UpdateItem or DeleteItem answers: the attributes its
+/// return values asked for, and the capacity it consumed.
+pub(crate) trait WriteAnswer {
+    fn into_parts(
+        self,
+    ) -> (
+        Option<Item>,
+        Option<aws_sdk_dynamodb::types::ConsumedCapacity>,
+    );
+}
+
+macro_rules! write_answer {
+    ($($output:ty),* $(,)?) => {$(
+        impl WriteAnswer for $output {
+            fn into_parts(
+                self,
+            ) -> (
+                Option<Item>,
+                Option<aws_sdk_dynamodb::types::ConsumedCapacity>,
+            ) {
+                (self.attributes, self.consumed_capacity)
+            }
+        }
+    )*};
+}
+
+write_answer!(
+    aws_sdk_dynamodb::operation::put_item::PutItemOutput,
+    aws_sdk_dynamodb::operation::update_item::UpdateItemOutput,
+    aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput,
+);
+
 pub(crate) trait ConditionFailure {
     /// `Some(item)` for a failed condition (the item when ALL_OLD returned one).
     fn condition_failed(&self) -> Option<Option<Item>>;
