@@ -453,11 +453,12 @@ pub fn migrate<E: Entity>(mut item: Item, chain: &[(u32, Migration)]) -> Result<
         from,
         reason,
     };
-    let stored = match crate::schema::stored_schema_version(&item) {
+    // Taken off and read in one lookup: an item is decoded per call.
+    let stored = match crate::schema::schema_version(item.remove(SCHEMA_VERSION_ATTRIBUTE).as_ref())
+    {
         Ok(stored) => stored,
         Err(reason) => return Err(failed(&item, 0, reason)),
     };
-    item.remove(SCHEMA_VERSION_ATTRIBUTE);
     if stored > current {
         return Err(failed(
             &item,

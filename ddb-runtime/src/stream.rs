@@ -83,7 +83,7 @@ pub struct Change<C> {
 /// Every record of `event`, in order; the first that does not decode is
 /// an error naming its sequence number.
 pub fn decode<C: Collection>(event: &events::Event) -> Result<Vec<Change<C>>> {
-    event.records.iter().map(decode_record::<C>).collect()
+    crate::error::try_map_all(event.records.iter(), decode_record::<C>)
 }
 
 /// One record of a stream event.

@@ -11,7 +11,8 @@
 //! returned where DynamoDB reports them.
 //!
 //! The hand-written side sends the requests ddb sends (see
-//! `same_requests`); `DDB_BENCH_MINIMAL=1` makes it send minimal ones
+//! `same_requests`) and returns what ddb returns: each page of a query
+//! decoded into a `Vec` of entities; `DDB_BENCH_MINIMAL=1` makes it send minimal ones
 //! instead, `DDB_BENCH_SHOW=1` prints both sides' requests,
 //! `DDB_BENCH_CPU=1` prints the CPU time each side took on the client's
 //! threads and on the embedded server's (Linux), and `DDB_BENCH_ONLY=<text>`
@@ -617,10 +618,13 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                         .return_consumed_capacity(read_capacity());
                     let output = only_orders(query).send().await?;
                     run.read_units += units(output.consumed_capacity());
-                    for item in output.items() {
-                        raw_order(item)?;
-                        run.items += 1;
-                    }
+                    // The page, decoded, as ddb returns it.
+                    let page = output
+                        .items()
+                        .iter()
+                        .map(raw_order)
+                        .collect::<Result<Vec<_>, _>>()?;
+                    run.items += page.len();
                     start = output.last_evaluated_key;
                     if start.is_none() || limit.is_some() {
                         break;
@@ -702,10 +706,11 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                 run.read_units += read_units;
             }
             all.sort_by_cached_key(|item| text(item, "GSI2SK").ok());
-            for item in &all {
-                raw_open_order(item)?;
-            }
-            run.items = all.len();
+            let orders = all
+                .iter()
+                .map(raw_open_order)
+                .collect::<Result<Vec<_>, _>>()?;
+            run.items = orders.len();
         }
         Workload::Collection => {
             for _ in 0..10 {
@@ -721,17 +726,15 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                         .send()
                         .await?;
                     run.read_units += units(output.consumed_capacity());
-                    for item in output.items() {
-                        match text(item, "_type")?.as_str() {
-                            "Customer" => {
-                                raw_customer(item)?;
-                            }
-                            _ => {
-                                raw_order(item)?;
-                            }
-                        }
-                        run.items += 1;
-                    }
+                    let page = output
+                        .items()
+                        .iter()
+                        .map(|item| match text(item, "_type")?.as_str() {
+                            "Customer" => raw_customer(item).map(CustomerItem::Profile),
+                            _ => raw_order(item).map(CustomerItem::Order),
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    run.items += page.len();
                     start = output.last_evaluated_key;
                     if start.is_none() {
                         break;

@@ -209,14 +209,14 @@ pub(crate) enum SortRange {
 
 impl SortRange {
     /// A stable text of the condition, for cursor fingerprints.
-    pub(crate) fn describe(&self) -> String {
+    pub(crate) fn describe(&self, out: &mut impl std::fmt::Write) -> std::fmt::Result {
         match self {
-            SortRange::All => "all".into(),
-            SortRange::Eq(v) => format!("eq {v:?}"),
-            SortRange::BeginsWith(v) => format!("begins {v:?}"),
-            SortRange::Compare(op, v) => format!("{op} {v:?}"),
-            SortRange::Between(lo, hi) => format!("between {lo:?} {hi:?}"),
-            SortRange::Empty => "empty".into(),
+            SortRange::All => out.write_str("all"),
+            SortRange::Eq(v) => write!(out, "eq {v:?}"),
+            SortRange::BeginsWith(v) => write!(out, "begins {v:?}"),
+            SortRange::Compare(op, v) => write!(out, "{op} {v:?}"),
+            SortRange::Between(lo, hi) => write!(out, "between {lo:?} {hi:?}"),
+            SortRange::Empty => out.write_str("empty"),
         }
     }
 }
@@ -305,10 +305,11 @@ impl From<SortRange> for SortCondition {
 
 impl SortCondition {
     /// A stable text of the condition, for cursor fingerprints.
-    pub(crate) fn describe(&self) -> String {
-        let mut text: String = self.equal.iter().map(|v| format!("eq {v:?}; ")).collect();
-        text.push_str(&self.range.describe());
-        text
+    pub(crate) fn describe(&self, out: &mut impl std::fmt::Write) -> std::fmt::Result {
+        for value in &self.equal {
+            write!(out, "eq {value:?}; ")?;
+        }
+        self.range.describe(out)
     }
 }
 

@@ -95,14 +95,52 @@ const VERSION: u8 = 1;
 
 /// FNV-1a 64 of the parts, each followed by a zero byte.
 pub(crate) fn fingerprint(parts: &[&str]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut print = Fingerprint::default();
     for part in parts {
-        for byte in part.bytes().chain(std::iter::once(0)) {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        print.part(part);
+    }
+    print.finish()
+}
+
+/// [`fingerprint`] written part by part, a part's text written in pieces
+/// (`fmt::Write`) rather than built first.
+pub(crate) struct Fingerprint(u64);
+
+impl Default for Fingerprint {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fingerprint {
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
-    format!("{hash:016x}")
+
+    /// Ends the part written so far.
+    pub(crate) fn end_part(&mut self) {
+        self.bytes(&[0]);
+    }
+
+    /// One whole part.
+    pub(crate) fn part(&mut self, text: &str) {
+        self.bytes(text.as_bytes());
+        self.end_part();
+    }
+
+    pub(crate) fn finish(self) -> String {
+        format!("{:016x}", self.0)
+    }
+}
+
+impl std::fmt::Write for Fingerprint {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        self.bytes(text.as_bytes());
+        Ok(())
+    }
 }
 
 /// The keys cursors are signed with (HMAC-SHA256): the current key signs,
@@ -396,6 +434,35 @@ fn positions(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Cursors outlive a deploy: the fingerprint of the same query must not
+    /// change, whether its parts are given whole or written in pieces.
+    #[test]
+    fn fingerprints_are_stable() {
+        use std::fmt::Write as _;
+        let parts = [
+            "Order",
+            "",
+            "CUSTOMER#C1\u{0}X",
+            "4",
+            "eq \"a\"; begins \"b\"",
+            "asc",
+        ];
+        assert_eq!(fingerprint(&parts), "eaf7084fb89afb73");
+        let mut print = Fingerprint::default();
+        print.part("Order");
+        print.part("");
+        print.write_str("CUSTOMER#C1").unwrap();
+        print.end_part();
+        print.write_str("X").unwrap();
+        print.end_part();
+        write!(print, "{}", 4).unwrap();
+        print.end_part();
+        write!(print, "eq {:?}; begins {:?}", "a", "b").unwrap();
+        print.end_part();
+        print.part("asc");
+        assert_eq!(print.finish(), "eaf7084fb89afb73");
+    }
 
     #[test]
     fn round_trip_and_rejections() {

@@ -220,10 +220,13 @@ impl Plan {
     fn key_condition(&self, shard: usize) -> Result<Vec<Expression>> {
         let equal_values = self.partitions[shard].iter().chain(&self.sort.equal);
         let equal_attributes = self.pk_attributes.iter().chain(&self.sk_attributes);
-        let mut terms: Vec<Expression> = equal_attributes
-            .zip(equal_values)
-            .map(|(name, value)| Expression::compare(name, "=", value.to_attribute_value()))
-            .collect();
+        // The equalities and, after them, the range.
+        let mut terms = Vec::with_capacity(self.pk_attributes.len() + self.sort.equal.len() + 1);
+        terms.extend(
+            equal_attributes
+                .zip(equal_values)
+                .map(|(name, value)| Expression::compare(name, "=", value.to_attribute_value())),
+        );
         if let Some(&sk) = self.sk_attributes.get(self.sort.equal.len()) {
             match &self.sort.range {
                 SortRange::All => {}
@@ -325,7 +328,8 @@ impl Plan {
         cursor::encode(&self.fingerprint, positions, self.cursor_keys.as_deref())
     }
 
-    /// The items a response brings that the query keeps.
+    /// The items a response brings that the query keeps (the caller
+    /// reserves room for all of them: a filter's size hint is none).
     fn kept(&self, items: Vec<Item>) -> impl Iterator<Item = Item> + '_ {
         items
             .into_iter()
@@ -418,6 +422,7 @@ impl Plan {
             let response = self.request(db, 0, start, ask).await?;
             requests += 1;
             capacity += response.capacity;
+            items.reserve(response.items.len());
             items.extend(self.kept(response.items));
             position = match response.last_key {
                 Some(key) => Position::After(key),
@@ -471,7 +476,9 @@ impl Plan {
     /// stream.
     async fn merged_page(&self, db: &Db, fanout: &mut Fanout, limit: usize) -> Result<RawPage> {
         let shards = fanout.buffers.len();
-        let mut items = Vec::new();
+        // Room for the page; a large limit may be far more than the shards
+        // hold, so no more than a default page is reserved up front.
+        let mut items = Vec::with_capacity(limit.min(DEFAULT_SHARDED_PAGE));
         let mut capacity = 0.0;
         let mut requests = 0;
         // Where each shard's cursor position moves to: the last item the
@@ -503,6 +510,7 @@ impl Plan {
                 for (&s, response) in needed.iter().zip(responses) {
                     requests += 1;
                     capacity += response.capacity;
+                    fanout.buffers[s].reserve(response.items.len());
                     fanout.buffers[s].extend(self.kept(response.items));
                     fanout.next[s] = match response.last_key {
                         Some(key) => Position::After(key),

@@ -2,6 +2,7 @@
 //! `query = "name"`, sort-key conditions on the template's leading fields,
 //! pages with cursors, and streams of all pages.
 
+use std::fmt::Write as _;
 use std::future::Future;
 use std::marker::PhantomData;
 
@@ -152,7 +153,7 @@ impl<E: Entity + Send + 'static> Decode<E> for Whole {
         None
     }
     async fn decode(&self, _: &Db, items: Vec<Item>) -> Result<Vec<E>> {
-        items.into_iter().map(E::from_item).collect()
+        crate::error::try_map_all(items.into_iter(), E::from_item)
     }
 }
 
@@ -162,7 +163,7 @@ impl<E: Entity + Send + 'static, X: Projection<E> + Send + 'static> Decode<E> fo
         Some(X::ATTRIBUTES)
     }
     async fn decode(&self, _: &Db, items: Vec<Item>) -> Result<Vec<X>> {
-        items.into_iter().map(projection::decode::<E, X>).collect()
+        crate::error::try_map_all(items.into_iter(), projection::decode::<E, X>)
     }
 }
 
@@ -172,10 +173,7 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
         Some(&[])
     }
     async fn decode(&self, db: &Db, items: Vec<Item>) -> Result<Vec<E>> {
-        let keys = items
-            .iter()
-            .map(crate::Key::<E>::from_item)
-            .collect::<Result<Vec<_>>>()?;
+        let keys = crate::error::try_map_all(items.iter(), crate::Key::<E>::from_item)?;
         // A page read with several requests can meet an item twice (its
         // index key changed between them): it is read once, where first met.
         let first: Vec<bool> = {
@@ -652,15 +650,24 @@ where
             }
             list
         });
-        let partition_text: Vec<&str> = partition.iter().map(KeyValue::as_str).collect();
-        let fingerprint = cursor::fingerprint(&[
-            entity_type,
-            index_name.unwrap_or(""),
-            &partition_text.join("\u{0}"),
-            &shards.to_string(),
-            &sort.describe(),
-            if self.forward { "asc" } else { "desc" },
-        ]);
+        // The parts: entity type, index, partition values (joined by a zero
+        // byte), shards, sort condition and direction.
+        let mut print = cursor::Fingerprint::default();
+        print.part(entity_type);
+        print.part(index_name.unwrap_or(""));
+        for (i, value) in partition.iter().enumerate() {
+            if i > 0 {
+                print.end_part();
+            }
+            let _ = print.write_str(value.as_str());
+        }
+        print.end_part();
+        let _ = write!(print, "{shards}");
+        print.end_part();
+        let _ = sort.describe(&mut print);
+        print.end_part();
+        print.part(if self.forward { "asc" } else { "desc" });
+        let fingerprint = print.finish();
         let consistent =
             self.consistent && !matches!(index.map(|i| i.kind), Some(IndexKind::Global));
         let all_attributes = projection.is_none()

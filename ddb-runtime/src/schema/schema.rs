@@ -16,7 +16,15 @@ pub const SCHEMA_VERSION_ATTRIBUTE: &str = "_schema";
 pub(crate) fn stored_schema_version(
     item: &std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
 ) -> std::result::Result<u32, String> {
-    match item.get(SCHEMA_VERSION_ATTRIBUTE) {
+    schema_version(item.get(SCHEMA_VERSION_ATTRIBUTE))
+}
+
+/// The schema version an item's [`SCHEMA_VERSION_ATTRIBUTE`] holds: 1 when
+/// it has none.
+pub(crate) fn schema_version(
+    attribute: Option<&aws_sdk_dynamodb::types::AttributeValue>,
+) -> std::result::Result<u32, String> {
+    match attribute {
         None => Ok(1),
         Some(aws_sdk_dynamodb::types::AttributeValue::N(n)) => {
             n.parse::<u32>().ok().filter(|v| *v >= 1).ok_or_else(|| {

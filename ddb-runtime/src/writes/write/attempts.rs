@@ -19,9 +19,14 @@ use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
 /// ([`crate::sdk::Sdk::send`]): ddb's interceptor finds it in the task that
 /// polls the request.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Attempts {
-    maybe_applied: Arc<AtomicBool>,
-    count: Arc<AtomicU32>,
+pub(crate) struct Attempts(Arc<Recorded>);
+
+/// What the attempts of one request left: shared by the request's caller
+/// and the interceptor that records them.
+#[derive(Debug, Default)]
+struct Recorded {
+    maybe_applied: AtomicBool,
+    count: AtomicU32,
 }
 
 tokio::task_local! {
@@ -32,12 +37,12 @@ tokio::task_local! {
 impl Attempts {
     /// Whether an attempt that may have been applied came before the answer.
     pub(crate) fn maybe_applied(&self) -> bool {
-        self.maybe_applied.load(Ordering::Relaxed)
+        self.0.maybe_applied.load(Ordering::Relaxed)
     }
 
     /// How many attempts the SDK made, retries included.
     pub(crate) fn count(&self) -> u32 {
-        self.count.load(Ordering::Relaxed)
+        self.0.count.load(Ordering::Relaxed)
     }
 
     /// Polls `request` with its attempts recorded here.
@@ -50,12 +55,12 @@ impl Attempts {
     /// under, if any.
     pub(crate) fn attempt_ended(context: &FinalizerInterceptorContextRef<'_>) {
         let _ = SENDING.try_with(|attempts| {
-            attempts.count.fetch_add(1, Ordering::Relaxed);
+            attempts.0.count.fetch_add(1, Ordering::Relaxed);
             let unknown = context
                 .response()
                 .is_none_or(|response| !response.status().is_client_error());
             if unknown {
-                attempts.maybe_applied.store(true, Ordering::Relaxed);
+                attempts.0.maybe_applied.store(true, Ordering::Relaxed);
             }
         });
     }
