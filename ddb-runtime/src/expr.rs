@@ -115,16 +115,31 @@ pub(crate) struct Placeholders {
 impl Placeholders {
     /// The placeholder of attribute `name` (one per distinct name).
     pub fn name(&mut self, name: &str) -> String {
-        if let Some((placeholder, _)) = self.names.iter().find(|(_, n)| n.as_str() == name) {
-            return placeholder.clone();
-        }
-        let placeholder = format!("#n{}", self.names.len());
-        self.names.insert(placeholder.clone(), name.to_owned());
+        let mut placeholder = String::new();
+        self.write_name(name, &mut placeholder);
         placeholder
     }
 
     /// A new placeholder holding `value`.
     pub fn value(&mut self, value: AttributeValue) -> String {
+        let mut placeholder = String::new();
+        self.write_value(value, &mut placeholder);
+        placeholder
+    }
+
+    /// [`name`](Self::name), written at the end of `out`.
+    fn write_name(&mut self, name: &str, out: &mut String) {
+        if let Some((placeholder, _)) = self.names.iter().find(|(_, n)| n.as_str() == name) {
+            out.push_str(placeholder);
+            return;
+        }
+        let placeholder = format!("#n{}", self.names.len());
+        out.push_str(&placeholder);
+        self.names.insert(placeholder, name.to_owned());
+    }
+
+    /// [`value`](Self::value), written at the end of `out`.
+    fn write_value(&mut self, value: AttributeValue, out: &mut String) {
         let placeholder = format!(":v{}", self.values.len());
         if self.invalid.is_none() {
             if let Err(reason) = check_value(&placeholder, &value) {
@@ -133,8 +148,8 @@ impl Placeholders {
                     Some(reason.replace(&named, "a value of a condition, filter or update"));
             }
         }
-        self.values.insert(placeholder.clone(), value);
-        placeholder
+        out.push_str(&placeholder);
+        self.values.insert(placeholder, value);
     }
 
     /// A projection expression of `attributes`, each named once.
@@ -252,11 +267,14 @@ impl Expression {
         terms: &[Expression],
         placeholders: &mut Placeholders,
     ) -> Result<String, String> {
-        let rendered = terms
-            .iter()
-            .map(|term| term.render(placeholders))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(rendered.join(" AND "))
+        let mut out = String::with_capacity(48 * terms.len());
+        for (i, term) in terms.iter().enumerate() {
+            if i > 0 {
+                out.push_str(" AND ");
+            }
+            render_into(&term.0, placeholders, &mut out)?;
+        }
+        Ok(out)
     }
 }
 
@@ -361,39 +379,76 @@ impl<E> Condition<E> {
 }
 
 fn render(node: &Node, p: &mut Placeholders) -> Result<String, String> {
-    Ok(match node {
+    let mut out = String::with_capacity(48);
+    render_into(node, p, &mut out)?;
+    Ok(out)
+}
+
+/// The text of `node`, written at the end of `out`: one buffer for the
+/// whole expression, its names and values registered in `p` in the order
+/// they appear.
+fn render_into(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<(), String> {
+    let mut call = |function: &str, name: &str, value: Option<AttributeValue>, out: &mut String| {
+        out.push_str(function);
+        out.push('(');
+        p.write_name(name, out);
+        if let Some(value) = value {
+            out.push_str(", ");
+            p.write_value(value, out);
+        }
+        out.push(')');
+    };
+    match node {
         Node::Compare(name, op, value) => {
-            format!("{} {op} {}", p.name(name), p.value(value.clone()))
+            p.write_name(name, out);
+            out.push(' ');
+            out.push_str(op);
+            out.push(' ');
+            p.write_value(value.clone(), out);
         }
-        Node::Between(name, lo, hi) => format!(
-            "{} BETWEEN {} AND {}",
-            p.name(name),
-            p.value(lo.clone()),
-            p.value(hi.clone())
-        ),
-        Node::BeginsWith(name, value) => {
-            format!("begins_with({}, {})", p.name(name), p.value(value.clone()))
+        Node::Between(name, lo, hi) => {
+            p.write_name(name, out);
+            out.push_str(" BETWEEN ");
+            p.write_value(lo.clone(), out);
+            out.push_str(" AND ");
+            p.write_value(hi.clone(), out);
         }
-        Node::Contains(name, value) => {
-            format!("contains({}, {})", p.name(name), p.value(value.clone()))
+        Node::BeginsWith(name, value) => call("begins_with", name, Some(value.clone()), out),
+        Node::Contains(name, value) => call("contains", name, Some(value.clone()), out),
+        Node::Exists(name) => call("attribute_exists", name, None, out),
+        Node::NotExists(name) => call("attribute_not_exists", name, None, out),
+        Node::Type(name, ty) => call(
+            "attribute_type",
+            name,
+            Some(AttributeValue::S((*ty).to_owned())),
+            out,
+        ),
+        Node::Size(name, op, n) => {
+            call("size", name, None, out);
+            out.push(' ');
+            out.push_str(op);
+            out.push(' ');
+            p.write_value(AttributeValue::N(n.to_string()), out);
         }
-        Node::Exists(name) => format!("attribute_exists({})", p.name(name)),
-        Node::NotExists(name) => format!("attribute_not_exists({})", p.name(name)),
-        Node::Type(name, ty) => format!(
-            "attribute_type({}, {})",
-            p.name(name),
-            p.value(AttributeValue::S((*ty).to_owned()))
-        ),
-        Node::Size(name, op, n) => format!(
-            "size({}) {op} {}",
-            p.name(name),
-            p.value(AttributeValue::N(n.to_string()))
-        ),
-        Node::And(a, b) => format!("({} AND {})", render(a, p)?, render(b, p)?),
-        Node::Or(a, b) => format!("({} OR {})", render(a, p)?, render(b, p)?),
-        Node::Not(a) => format!("(NOT {})", render(a, p)?),
+        Node::And(a, b) | Node::Or(a, b) => {
+            out.push('(');
+            render_into(a, p, out)?;
+            out.push_str(if matches!(node, Node::And(..)) {
+                " AND "
+            } else {
+                " OR "
+            });
+            render_into(b, p, out)?;
+            out.push(')');
+        }
+        Node::Not(a) => {
+            out.push_str("(NOT ");
+            render_into(a, p, out)?;
+            out.push(')');
+        }
         Node::Invalid(reason) => return Err(reason.clone()),
-    })
+    }
+    Ok(())
 }
 
 impl<E> std::ops::BitAnd for Condition<E> {

@@ -1,26 +1,34 @@
-//! The SDK client ddb sends through: a copy of the caller's client with
-//! ddb's attempt recorder registered once, sharing the caller's HTTP client
-//! (its connections) and credentials cache.
+//! The SDK client ddb sends through: a copy of the caller's client whose
+//! HTTP client records each attempt, sharing the caller's connections and
+//! credentials cache.
 //!
 //! Every write needs to know which of its attempts may have been applied
 //! ([`Attempts`]). Registering an interceptor per request
 //! (`customize().interceptor(..)`) makes the SDK build a configuration
-//! override for every request; registered on the client it costs nothing
-//! per request. A handle's first requests go through the caller's client,
-//! customised; once a handle has sent [`OWN_CLIENT_AFTER`] of them, the
-//! copy is built from the caller's configuration, with the HTTP client and
-//! credentials cache those requests used (a handle made for one request
-//! never builds one).
+//! override for every request, and even registered on the client an
+//! interceptor is called at each of the SDK's twenty-odd hooks of every
+//! request (a microsecond, measured). ddb's copy of the client instead
+//! wraps the caller's HTTP client ([`RecordingClient`]): an attempt is
+//! recorded where it goes on the wire. A handle's first requests go
+//! through the caller's client with an interceptor added; once a handle has
+//! sent [`OWN_CLIENT_AFTER`] of them, the copy is built from the caller's
+//! configuration, with the HTTP client and credentials cache those requests
+//! used (a handle made for one request never builds one).
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::config::http::{HttpRequest, HttpResponse};
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents, SharedHttpClient};
 use aws_sdk_dynamodb::error::{BoxError, SdkError};
 use aws_sdk_dynamodb::Client;
+use aws_smithy_runtime_api::client::http::{
+    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder;
+use aws_smithy_runtime_api::shared::IntoShared;
 
 use crate::write::Attempts;
 
@@ -62,7 +70,7 @@ impl Sdk {
             Some(own) => attempts.record(Box::pin(build(own).send_request())).await,
             None => {
                 let recorder = Recorder {
-                    building: Some(self.clone()),
+                    building: self.clone(),
                 };
                 let request = build(&self.caller).send_intercepted(recorder);
                 attempts.record(Box::pin(request)).await
@@ -81,21 +89,73 @@ impl Sdk {
                 .caller
                 .config()
                 .to_builder()
-                .http_client(http_client)
+                .http_client(SharedHttpClient::new(RecordingClient(http_client)))
                 .identity_cache(used.identity_cache())
-                .interceptor(Recorder { building: None })
                 .build();
             Client::from_conf(config)
         });
     }
 }
 
-/// Records each attempt into the request's [`Attempts`]. Registered on
-/// ddb's own client; on the caller's, added to each request, it also counts
-/// the requests and builds the own client (`building`).
+/// The caller's HTTP client, each attempt recorded into the [`Attempts`]
+/// of the request that sends it: its connectors are the caller's, so are
+/// its connections.
+#[derive(Debug)]
+struct RecordingClient(SharedHttpClient);
+
+impl HttpClient for RecordingClient {
+    fn http_connector(
+        &self,
+        settings: &HttpConnectorSettings,
+        components: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        RecordingConnector(self.0.http_connector(settings, components)).into_shared()
+    }
+
+    fn validate_base_client_config(
+        &self,
+        components: &RuntimeComponentsBuilder,
+        config: &ConfigBag,
+    ) -> Result<(), BoxError> {
+        self.0.validate_base_client_config(components, config)
+    }
+
+    fn validate_final_config(
+        &self,
+        components: &RuntimeComponents,
+        config: &ConfigBag,
+    ) -> Result<(), BoxError> {
+        self.0.validate_final_config(components, config)
+    }
+
+    fn connector_metadata(
+        &self,
+    ) -> Option<aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata> {
+        self.0.connector_metadata()
+    }
+}
+
+/// One of the caller's connectors, recording each request it sends.
+#[derive(Debug)]
+struct RecordingConnector(SharedHttpConnector);
+
+impl HttpConnector for RecordingConnector {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let sent = self.0.call(request);
+        // Called as the request is polled: the request's own attempts.
+        match Attempts::sending() {
+            Some(attempts) => HttpConnectorFuture::new(attempts.attempt(sent)),
+            None => sent,
+        }
+    }
+}
+
+/// Records each attempt of a request sent through the caller's client into
+/// the request's [`Attempts`], counts the requests and builds the own client
+/// (`building`).
 #[derive(Clone)]
 pub(crate) struct Recorder {
-    building: Option<Arc<Sdk>>,
+    building: Arc<Sdk>,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -116,10 +176,9 @@ impl Intercept for Recorder {
         _: &mut ConfigBag,
     ) -> Result<(), BoxError> {
         Attempts::attempt_ended(context);
-        if let Some(sdk) = &self.building {
-            if sdk.sent.fetch_add(1, Ordering::Relaxed) + 1 >= OWN_CLIENT_AFTER {
-                sdk.build_own(used);
-            }
+        let sdk = &self.building;
+        if sdk.sent.fetch_add(1, Ordering::Relaxed) + 1 >= OWN_CLIENT_AFTER {
+            sdk.build_own(used);
         }
         Ok(())
     }

@@ -1436,6 +1436,59 @@ async fn ddb_shares_the_callers_connections() {
     );
 }
 
+/// An attempt the SDK gives up on (its attempt timeout) while the server
+/// applies it is a possibly applied attempt too, once ddb sends through its
+/// own client copy: the retry meets the write and the put reports an
+/// unknown outcome, never a version conflict of its own making.
+#[tokio::test]
+async fn a_timed_out_attempt_is_an_unknown_outcome_after_many_requests() {
+    use aws_sdk_dynamodb::config::timeout::TimeoutConfig;
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let proxy = ddb_tests::proxy::Proxy::start(ddb_tests::local().endpoint())
+        .await
+        .unwrap();
+    let client = ddb_tests::proxied_client(&proxy);
+    let timeouts = TimeoutConfig::builder()
+        .operation_attempt_timeout(std::time::Duration::from_millis(300))
+        .build();
+    let client = aws_sdk_dynamodb::Client::from_conf(
+        client
+            .config()
+            .to_builder()
+            .timeout_config(timeouts)
+            .build(),
+    );
+    let through = Db::new(client).with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    for i in 0..20 {
+        through
+            .create(&open_order(&format!("T{i:02}")))
+            .send()
+            .await
+            .unwrap();
+    }
+    let key = Order::key(
+        &CustomerId("123".into()),
+        &open_order("T00").placed_at,
+        &OrderId("T00".into()),
+    )
+    .unwrap();
+    let mut loaded = through.get(key.clone()).send().await.unwrap().unwrap();
+    loaded.total_cents += 1;
+    let held = proxy.hold("PutItem");
+    let put = through.put(&loaded).send().await;
+    held.release();
+    assert!(
+        matches!(&put, Err(Error::WriteOutcomeUnknown { .. })),
+        "{put:?}"
+    );
+    let stored = db.get(key).consistent_read(true).send().await.unwrap();
+    assert_eq!(
+        stored.unwrap().version,
+        2,
+        "the timed-out attempt was applied"
+    );
+}
+
 /// #11: after the switch to ddb's own copy of the client, a write still
 /// knows that an earlier attempt of its own may have been applied: a put
 /// whose first answer is lost, and whose retry then fails its version

@@ -7,6 +7,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
+use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
 
 /// Set once an attempt ended other than with a client error (4xx): with no
@@ -54,14 +55,46 @@ impl Attempts {
     /// polls the request): counted into the `Attempts` it is recorded
     /// under, if any.
     pub(crate) fn attempt_ended(context: &FinalizerInterceptorContextRef<'_>) {
-        let _ = SENDING.try_with(|attempts| {
-            attempts.0.count.fetch_add(1, Ordering::Relaxed);
-            let unknown = context
-                .response()
-                .is_none_or(|response| !response.status().is_client_error());
-            if unknown {
-                attempts.0.maybe_applied.store(true, Ordering::Relaxed);
-            }
-        });
+        let _ = SENDING.try_with(|attempts| attempts.ended(context.response()));
+    }
+
+    /// The attempts of the request being polled, when it is recorded.
+    pub(crate) fn sending() -> Option<Attempts> {
+        SENDING.try_with(Attempts::clone).ok()
+    }
+
+    /// One attempt on the wire (ddb's client copy records it as its HTTP
+    /// client sends it, see [`crate::sdk`]): counted, and taken as
+    /// possibly applied unless answered with a client error, also when it
+    /// is dropped unanswered (a timeout).
+    pub(crate) async fn attempt<E>(
+        self,
+        sent: impl std::future::Future<Output = Result<HttpResponse, E>>,
+    ) -> Result<HttpResponse, E> {
+        let mut in_flight = InFlight(Some(self));
+        let answer = sent.await;
+        if let Some(attempts) = in_flight.0.take() {
+            attempts.ended(answer.as_ref().ok());
+        }
+        answer
+    }
+
+    /// An attempt ended with `response` (none: no answer).
+    fn ended(&self, response: Option<&HttpResponse>) {
+        self.0.count.fetch_add(1, Ordering::Relaxed);
+        if response.is_none_or(|response| !response.status().is_client_error()) {
+            self.0.maybe_applied.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// An attempt not yet answered: dropped so, it may have been applied.
+struct InFlight(Option<Attempts>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(attempts) = self.0.take() {
+            attempts.ended(None);
+        }
     }
 }
