@@ -169,6 +169,16 @@ impl Intercept for Recorder {
         "ddb-write-attempts"
     }
 
+    fn read_before_transmit(
+        &self,
+        _: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        Attempts::transmitting();
+        Ok(())
+    }
+
     fn read_after_attempt(
         &self,
         context: &FinalizerInterceptorContextRef<'_>,

@@ -11,8 +11,10 @@
 //! returned where DynamoDB reports them.
 //!
 //! The hand-written side sends the requests ddb sends (see
-//! `same_requests`) and returns what ddb returns: each page of a query
-//! decoded into a `Vec` of entities; `DDB_BENCH_MINIMAL=1` makes it send minimal ones
+//! `same_requests`) and returns what ddb returns: each page of a query, and
+//! a batch get's items, decoded into a `Vec` allocated once (a batch get's
+//! left in the order they arrived, where ddb puts them in the order asked);
+//! `DDB_BENCH_MINIMAL=1` makes it send minimal ones
 //! instead, `DDB_BENCH_SHOW=1` prints both sides' requests,
 //! `DDB_BENCH_CPU=1` prints the CPU time each side took on the client's
 //! threads and on the embedded server's (Linux), and `DDB_BENCH_ONLY=<text>`
@@ -177,6 +179,18 @@ fn raw_order(item: &Item) -> Result<Order, BoxError> {
         total_cents: number(item, "total_cents")?,
         version: number(item, "version")?,
     })
+}
+
+/// Each item decoded, into a vector allocated once (what ddb's pages do).
+fn decode_all<T>(
+    items: &[Item],
+    decode: impl Fn(&Item) -> Result<T, BoxError>,
+) -> Result<Vec<T>, BoxError> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        out.push(decode(item)?);
+    }
+    Ok(out)
 }
 
 fn raw_open_order(item: &Item) -> Result<OpenOrder, BoxError> {
@@ -619,11 +633,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                     let output = only_orders(query).send().await?;
                     run.read_units += units(output.consumed_capacity());
                     // The page, decoded, as ddb returns it.
-                    let page = output
-                        .items()
-                        .iter()
-                        .map(raw_order)
-                        .collect::<Result<Vec<_>, _>>()?;
+                    let page = decode_all(output.items(), raw_order)?;
                     run.items += page.len();
                     start = output.last_evaluated_key;
                     if start.is_none() || limit.is_some() {
@@ -706,10 +716,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                 run.read_units += read_units;
             }
             all.sort_by_cached_key(|item| text(item, "GSI2SK").ok());
-            let orders = all
-                .iter()
-                .map(raw_open_order)
-                .collect::<Result<Vec<_>, _>>()?;
+            let orders = decode_all(&all, raw_open_order)?;
             run.items = orders.len();
         }
         Workload::Collection => {
@@ -726,14 +733,11 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                         .send()
                         .await?;
                     run.read_units += units(output.consumed_capacity());
-                    let page = output
-                        .items()
-                        .iter()
-                        .map(|item| match text(item, "_type")?.as_str() {
+                    let page =
+                        decode_all(output.items(), |item| match text(item, "_type")?.as_str() {
                             "Customer" => raw_customer(item).map(CustomerItem::Profile),
                             _ => raw_order(item).map(CustomerItem::Order),
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
+                        })?;
                     run.items += page.len();
                     start = output.last_evaluated_key;
                     if start.is_none() {
@@ -772,9 +776,11 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                 .map(|i| raw_key(&order("C1", i, OrderStatus::Shipped)))
                 .collect();
             let chunks: Vec<Vec<Item>> = keys.chunks(100).map(<[Item]>::to_vec).collect();
-            let found: Vec<usize> = futures::stream::iter(chunks)
+            // Each chunk's orders, decoded as they arrive (ddb returns them
+            // all, in the order asked).
+            let found: Vec<Vec<Order>> = futures::stream::iter(chunks)
                 .map(|mut pending| async move {
-                    let mut found = 0;
+                    let mut found = Vec::with_capacity(pending.len());
                     while !pending.is_empty() {
                         let request = aws_sdk_dynamodb::types::KeysAndAttributes::builder()
                             .set_keys(Some(pending))
@@ -790,8 +796,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                             .and_then(|mut r| r.remove(table))
                             .unwrap_or_default()
                         {
-                            raw_order(&item)?;
-                            found += 1;
+                            found.push(raw_order(&item)?);
                         }
                         pending = output
                             .unprocessed_keys
@@ -799,12 +804,12 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                             .map(|k| k.keys)
                             .unwrap_or_default();
                     }
-                    Ok::<usize, BoxError>(found)
+                    Ok::<Vec<Order>, BoxError>(found)
                 })
                 .buffer_unordered(4)
                 .try_collect()
                 .await?;
-            run.items = found.iter().sum();
+            run.items = found.iter().map(Vec::len).sum();
         }
         Workload::Stream => {
             let mut start = None;

@@ -1436,6 +1436,65 @@ async fn ddb_shares_the_callers_connections() {
     );
 }
 
+/// Credentials that fail while `failing` is set.
+#[derive(Debug)]
+struct FlakyCredentials(Arc<std::sync::atomic::AtomicBool>);
+
+impl aws_sdk_dynamodb::config::ProvideCredentials for FlakyCredentials {
+    fn provide_credentials<'a>(
+        &'a self,
+    ) -> aws_credential_types::provider::future::ProvideCredentials<'a>
+    where
+        Self: 'a,
+    {
+        let failing = self.0.load(std::sync::atomic::Ordering::SeqCst);
+        aws_credential_types::provider::future::ProvideCredentials::ready(if failing {
+            Err(
+                aws_credential_types::provider::error::CredentialsError::not_loaded(
+                    "the test's credentials are failing",
+                ),
+            )
+        } else {
+            Ok(aws_sdk_dynamodb::config::Credentials::for_tests())
+        })
+    }
+}
+
+/// A write that failed before it was sent (its credentials could not be
+/// had) applied nothing: it is the SDK's error, not an unknown outcome,
+/// whether the handle still sends through the caller's client or already
+/// through its own copy.
+#[tokio::test]
+async fn a_write_that_never_left_is_not_an_unknown_outcome() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let failing = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let config = ddb_tests::local()
+        .config_builder()
+        .credentials_provider(FlakyCredentials(failing.clone()))
+        .identity_cache(aws_sdk_dynamodb::config::IdentityCache::no_cache())
+        .build();
+    let through = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let mut sent = 0;
+    for requests_before in [0, 20] {
+        failing.store(false, std::sync::atomic::Ordering::SeqCst);
+        while sent < requests_before {
+            through
+                .create(&open_order(&format!("N{sent:02}")))
+                .send()
+                .await
+                .unwrap();
+            sent += 1;
+        }
+        failing.store(true, std::sync::atomic::Ordering::SeqCst);
+        let put = through.put(&open_order("N99")).send().await;
+        assert!(
+            matches!(&put, Err(Error::Sdk { .. })),
+            "after {requests_before} requests: {put:?}"
+        );
+    }
+}
+
 /// An attempt the SDK gives up on (its attempt timeout) while the server
 /// applies it is a possibly applied attempt too, once ddb sends through its
 /// own client copy: the retry meets the write and the put reports an

@@ -540,19 +540,35 @@ impl<'a> KeyReader<'a> {
 /// assert!(shard_of(&key, 4) < 4);
 /// ```
 pub fn shard_of(key: &KeyValues, shards: u16) -> u16 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut hash = OFFSET;
-    let mut feed = |bytes: &[u8]| {
-        for byte in bytes {
-            hash ^= u64::from(*byte);
-            hash = hash.wrapping_mul(PRIME);
-        }
-    };
-    feed(key.pk.as_str().as_bytes());
-    feed(&[0]);
+    let mut hash = Fnv1a::default();
+    hash.write(key.pk.as_str().as_bytes());
+    hash.write(&[0]);
     if let Some(sk) = &key.sk {
-        feed(sk.as_str().as_bytes());
+        hash.write(sk.as_str().as_bytes());
     }
-    (hash % u64::from(shards.max(1))) as u16
+    (hash.finish() % u64::from(shards.max(1))) as u16
+}
+
+/// FNV-1a 64, the hash of shard numbers and cursor fingerprints: stable
+/// across releases and platforms, as both must be.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv1a {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    pub(crate) fn finish(self) -> u64 {
+        self.0
+    }
 }

@@ -104,41 +104,29 @@ pub(crate) fn fingerprint(parts: &[&str]) -> String {
 
 /// [`fingerprint`] written part by part, a part's text written in pieces
 /// (`fmt::Write`) rather than built first.
-pub(crate) struct Fingerprint(u64);
-
-impl Default for Fingerprint {
-    fn default() -> Self {
-        Self(0xcbf2_9ce4_8422_2325)
-    }
-}
+#[derive(Default)]
+pub(crate) struct Fingerprint(crate::key::Fnv1a);
 
 impl Fingerprint {
-    fn bytes(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 ^= u64::from(byte);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-
     /// Ends the part written so far.
     pub(crate) fn end_part(&mut self) {
-        self.bytes(&[0]);
+        self.0.write(&[0]);
     }
 
     /// One whole part.
     pub(crate) fn part(&mut self, text: &str) {
-        self.bytes(text.as_bytes());
+        self.0.write(text.as_bytes());
         self.end_part();
     }
 
     pub(crate) fn finish(self) -> String {
-        format!("{:016x}", self.0)
+        format!("{:016x}", self.0.finish())
     }
 }
 
 impl std::fmt::Write for Fingerprint {
     fn write_str(&mut self, text: &str) -> std::fmt::Result {
-        self.bytes(text.as_bytes());
+        self.0.write(text.as_bytes());
         Ok(())
     }
 }

@@ -4,30 +4,36 @@
 //! its attempts so that such a failure is reported as an unknown outcome,
 //! never as a conflict the caller would answer by writing again.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
 
-/// Set once an attempt ended other than with a client error (4xx): with no
-/// answer, a server error (5xx), or a success whose body was lost or could
-/// not be read, DynamoDB may have applied it. A 4xx answer (a throttle, a
-/// failed condition) applied nothing. An attempt that failed to connect is
-/// counted too (it has no answer either): conservative, never unsafe.
+/// Set once an attempt sent on the wire ended other than with a client
+/// error (4xx): with no answer, a server error (5xx), or a success whose
+/// body was lost or could not be read, DynamoDB may have applied it. A 4xx
+/// answer (a throttle, a failed condition) applied nothing, and neither did
+/// an attempt that failed before it was sent (its credentials, its
+/// signature). An attempt that failed to connect is counted (it has no
+/// answer either): conservative, never unsafe.
 ///
 /// A request records into the `Attempts` it is sent under
-/// ([`crate::sdk::Sdk::send`]): ddb's interceptor finds it in the task that
-/// polls the request.
+/// ([`crate::sdk::Sdk::send`]), found in the task that polls the request:
+/// by the HTTP client of ddb's client copy, or by ddb's interceptor on the
+/// caller's client.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Attempts(Arc<Recorded>);
 
 /// What the attempts of one request left: shared by the request's caller
-/// and the interceptor that records them.
+/// and what records them.
 #[derive(Debug, Default)]
 struct Recorded {
     maybe_applied: AtomicBool,
     count: AtomicU32,
+    /// The interceptor saw the current attempt go on the wire.
+    on_the_wire: AtomicBool,
 }
 
 tokio::task_local! {
@@ -47,15 +53,24 @@ impl Attempts {
     }
 
     /// Polls `request` with its attempts recorded here.
-    pub(crate) async fn record<F: std::future::Future>(&self, request: F) -> F::Output {
+    pub(crate) async fn record<F: Future>(&self, request: F) -> F::Output {
         SENDING.scope(self.clone(), request).await
     }
 
-    /// One attempt ended (called by ddb's interceptor, in the task that
-    /// polls the request): counted into the `Attempts` it is recorded
-    /// under, if any.
+    /// The current attempt goes on the wire (called by ddb's interceptor,
+    /// in the task that polls the request).
+    pub(crate) fn transmitting() {
+        let _ = SENDING.try_with(|attempts| attempts.0.on_the_wire.store(true, Ordering::Relaxed));
+    }
+
+    /// The current attempt ended (called by ddb's interceptor): recorded
+    /// if it went on the wire.
     pub(crate) fn attempt_ended(context: &FinalizerInterceptorContextRef<'_>) {
-        let _ = SENDING.try_with(|attempts| attempts.ended(context.response()));
+        let _ = SENDING.try_with(|attempts| {
+            if attempts.0.on_the_wire.swap(false, Ordering::Relaxed) {
+                attempts.ended(context.response());
+            }
+        });
     }
 
     /// The attempts of the request being polled, when it is recorded.
@@ -66,17 +81,19 @@ impl Attempts {
     /// One attempt on the wire (ddb's client copy records it as its HTTP
     /// client sends it, see [`crate::sdk`]): counted, and taken as
     /// possibly applied unless answered with a client error, also when it
-    /// is dropped unanswered (a timeout).
-    pub(crate) async fn attempt<E>(
+    /// is dropped unanswered (a timeout), polled or not.
+    pub(crate) fn attempt<E>(
         self,
-        sent: impl std::future::Future<Output = Result<HttpResponse, E>>,
-    ) -> Result<HttpResponse, E> {
+        sent: impl Future<Output = Result<HttpResponse, E>>,
+    ) -> impl Future<Output = Result<HttpResponse, E>> {
         let mut in_flight = InFlight(Some(self));
-        let answer = sent.await;
-        if let Some(attempts) = in_flight.0.take() {
-            attempts.ended(answer.as_ref().ok());
+        async move {
+            let answer = sent.await;
+            if let Some(attempts) = in_flight.0.take() {
+                attempts.ended(answer.as_ref().ok());
+            }
+            answer
         }
-        answer
     }
 
     /// An attempt ended with `response` (none: no answer).
