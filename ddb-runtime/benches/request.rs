@@ -115,7 +115,7 @@ fn answers() -> Answers {
         (
             "Query",
             format!(
-                r#"{{"Items":[{page}],"Count":20,"ScannedCount":20,"ConsumedCapacity":{read}}}"#
+                r#"{{"Items":[{page}],"Count":20,"ScannedCount":20,"LastEvaluatedKey":{{"PK":{{"S":"CUSTOMER#C1"}},"SK":{{"S":"ORDER#2026-01-01T00:00:00Z#B00001"}}}},"ConsumedCapacity":{read}}}"#
             ),
         ),
         (

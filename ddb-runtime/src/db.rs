@@ -63,9 +63,10 @@ impl Db {
     /// ddb over `client`.
     ///
     /// ddb sends its single requests (gets, queries, writes, transactions)
-    /// through a copy of `client` with its attempt recorder registered once:
-    /// the same configuration, HTTP client (connections) and credentials
-    /// cache. The copy is built after the handle's first 8 requests, which go
+    /// through a copy of `client` whose HTTP client records each attempt
+    /// (wrapping yours: the same connections), with the same configuration
+    /// and credentials cache. The copy is built after the handle's first 8
+    /// requests, which go
     /// through `client` itself; building it costs about 0.1 ms, once. Make
     /// one `Db` and clone it (clones share the copy).
     ///
