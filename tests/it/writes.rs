@@ -1436,6 +1436,25 @@ async fn ddb_shares_the_callers_connections() {
     );
 }
 
+/// Sends creates through `through` until it sends through ddb's own copy
+/// of its client (after 8 requests; 20 here), and returns the key of the
+/// first order created.
+async fn past_the_client_switch(through: &Db, prefix: &str) -> ddb_runtime::Key<Order> {
+    for i in 0..20 {
+        through
+            .create(&open_order(&format!("{prefix}{i:02}")))
+            .send()
+            .await
+            .unwrap();
+    }
+    Order::key(
+        &CustomerId("123".into()),
+        &open_order(&format!("{prefix}00")).placed_at,
+        &OrderId(format!("{prefix}00")),
+    )
+    .unwrap()
+}
+
 /// Credentials that fail while `failing` is set.
 #[derive(Debug)]
 struct FlakyCredentials(Arc<std::sync::atomic::AtomicBool>);
@@ -1475,22 +1494,16 @@ async fn a_write_that_never_left_is_not_an_unknown_outcome() {
         .build();
     let through = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
         .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
-    let mut sent = 0;
-    for requests_before in [0, 20] {
-        failing.store(false, std::sync::atomic::Ordering::SeqCst);
-        while sent < requests_before {
-            through
-                .create(&open_order(&format!("N{sent:02}")))
-                .send()
-                .await
-                .unwrap();
-            sent += 1;
+    for switched in [false, true] {
+        if switched {
+            failing.store(false, std::sync::atomic::Ordering::SeqCst);
+            past_the_client_switch(&through, "N").await;
         }
         failing.store(true, std::sync::atomic::Ordering::SeqCst);
         let put = through.put(&open_order("N99")).send().await;
         assert!(
             matches!(&put, Err(Error::Sdk { .. })),
-            "after {requests_before} requests: {put:?}"
+            "own client copy {switched}: {put:?}"
         );
     }
 }
@@ -1518,19 +1531,7 @@ async fn a_timed_out_attempt_is_an_unknown_outcome_after_many_requests() {
             .build(),
     );
     let through = Db::new(client).with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
-    for i in 0..20 {
-        through
-            .create(&open_order(&format!("T{i:02}")))
-            .send()
-            .await
-            .unwrap();
-    }
-    let key = Order::key(
-        &CustomerId("123".into()),
-        &open_order("T00").placed_at,
-        &OrderId("T00".into()),
-    )
-    .unwrap();
+    let key = past_the_client_switch(&through, "T").await;
     let mut loaded = through.get(key.clone()).send().await.unwrap().unwrap();
     loaded.total_cents += 1;
     let held = proxy.hold("PutItem");
@@ -1556,19 +1557,7 @@ async fn a_timed_out_attempt_is_an_unknown_outcome_after_many_requests() {
 async fn a_lost_answer_is_an_unknown_outcome_after_many_requests() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
-    for i in 0..20 {
-        through
-            .create(&open_order(&format!("M{i:02}")))
-            .send()
-            .await
-            .unwrap();
-    }
-    let key = Order::key(
-        &CustomerId("123".into()),
-        &open_order("M00").placed_at,
-        &OrderId("M00".into()),
-    )
-    .unwrap();
+    let key = past_the_client_switch(&through, "M").await;
     for round in 0..3 {
         let mut loaded = through.get(key.clone()).send().await.unwrap().unwrap();
         loaded.total_cents += 1;
