@@ -458,6 +458,65 @@ async fn create_replaces_an_expired_item() {
     ));
 }
 
+/// The leases table as an item collection.
+#[derive(ddb_runtime::Collection, Debug, PartialEq)]
+enum LeaseItem {
+    Lease(Lease),
+}
+
+/// Items past their time to live were left out of GetItem and Query only:
+/// a batch get, a transaction's get and a collection returned them.
+#[tokio::test]
+async fn expired_items_are_left_out_of_every_read() {
+    let db = ddb_tests::db_with_table::<Leases>().await;
+    let expired = Lease {
+        name: "old".into(),
+        holder: "a".into(),
+        expires_at: epoch_now() - 60,
+    };
+    let live = Lease {
+        name: "new".into(),
+        holder: "b".into(),
+        expires_at: epoch_now() + 600,
+    };
+    ddb_tests::put_raw(&db, &[expired.clone(), live.clone()]).await;
+    let keys = vec![expired.primary_key().unwrap(), live.primary_key().unwrap()];
+    assert_eq!(
+        db.batch_get(keys.clone()).await.unwrap(),
+        vec![live.clone()]
+    );
+    let read = db
+        .transact_get()
+        .get(keys[0].clone())
+        .get(keys[1].clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read.get::<Lease>(0).unwrap(), None);
+    assert_eq!(read.get::<Lease>(1).unwrap(), Some(live.clone()));
+    let partition = Lease::pk(&"old".to_owned()).unwrap();
+    let items = db
+        .collection::<LeaseItem>(partition.clone())
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(items, vec![]);
+    let items = db
+        .collection::<LeaseItem>(partition)
+        .include_expired()
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(items, vec![LeaseItem::Lease(expired)]);
+    let live_partition = Lease::pk(&"new".to_owned()).unwrap();
+    let items = db
+        .collection::<LeaseItem>(live_partition)
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(items, vec![LeaseItem::Lease(live)]);
+}
+
 /// #10.10: `limit(n)` with a filter asked DynamoDB for the remaining count,
 /// and DynamoDB limits items read, not returned: one request per item read.
 #[tokio::test]

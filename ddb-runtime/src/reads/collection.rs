@@ -7,6 +7,7 @@ use futures::TryStreamExt;
 use crate::cursor::{self, Cursor};
 use crate::db::Db;
 use crate::error::{Error, Result};
+use crate::expr::Expression;
 use crate::fetch::Plan;
 use crate::model::EntitySchema;
 use crate::query::{flatten, paginate, Page};
@@ -93,6 +94,7 @@ pub struct CollectionQuery<C> {
     limit: Option<usize>,
     consistent: bool,
     unknown: UnknownItems,
+    include_expired: bool,
     cursor: Option<Cursor>,
     marker: std::marker::PhantomData<fn() -> C>,
 }
@@ -106,6 +108,7 @@ impl<C> Clone for CollectionQuery<C> {
             limit: self.limit,
             consistent: self.consistent,
             unknown: self.unknown,
+            include_expired: self.include_expired,
             cursor: self.cursor.clone(),
             marker: std::marker::PhantomData,
         }
@@ -123,6 +126,7 @@ impl Db {
             limit: None,
             consistent: false,
             unknown: UnknownItems::Skip,
+            include_expired: false,
             cursor: None,
             marker: std::marker::PhantomData,
         }
@@ -148,6 +152,14 @@ impl<C: Collection> CollectionQuery<C> {
     /// What to do with items of other entity types (default: skip them).
     pub fn unknown_items(mut self, unknown: UnknownItems) -> Self {
         self.unknown = unknown;
+        self
+    }
+    /// Also returns items whose time to live (the table's `ttl` attribute)
+    /// has passed and that DynamoDB has not deleted yet; they are left out
+    /// by default, as [`Query::include_expired`](crate::Query::include_expired)
+    /// describes.
+    pub fn include_expired(mut self) -> Self {
+        self.include_expired = true;
         self
     }
     /// Resumes after the page that returned `cursor`.
@@ -176,7 +188,13 @@ impl<C: Collection> CollectionQuery<C> {
             sk_attributes: table.sk.map(|a| a.name).into_iter().collect(),
             partitions: vec![vec![self.partition.clone()]],
             sort: SortRange::All.into(),
-            filter: None,
+            // Expired items stay readable until DynamoDB's background
+            // deletion gets to them (days): every member is deleted by the
+            // table's attribute.
+            filter: table
+                .ttl
+                .filter(|_| !self.include_expired)
+                .map(|ttl| Expression::not_expired(ttl, crate::timestamp::now_epoch_seconds())),
             projection: None,
             all_attributes: false,
             key_attributes: std::iter::once(table.pk.name)

@@ -544,14 +544,16 @@ impl Db {
 
     /// Reads the items at `keys` with BatchGetItem: chunks of 100, a few at
     /// once, unprocessed keys retried. Returns the items found, in the order of
-    /// `keys`; a key given twice is an error, with nothing sent. When keys stay
-    /// unread, [`Error::Unprocessed`] names them (`keys`) and carries what was
-    /// read (`read`).
+    /// `keys`; a key given twice is an error, with nothing sent. An item whose
+    /// `#[ddb(ttl)]` time has passed is not found, as with
+    /// [`get`](Self::get). When keys stay unread, [`Error::Unprocessed`]
+    /// names them (`keys`) and carries what was read (`read`).
     pub async fn batch_get<E: crate::Entity + 'static>(
         &self,
         keys: Vec<crate::Key<E>>,
     ) -> Result<Vec<E>> {
-        let decode = |item| Some(E::from_item(item));
+        let decode =
+            |item| (!crate::timestamp::expired(&E::SCHEMA, &item)).then(|| E::from_item(item));
         get_entities(self, self.table_name::<E::Table>(), keys, decode).await
     }
 }

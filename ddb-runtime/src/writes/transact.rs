@@ -386,10 +386,13 @@ pub struct TransactGetOutput {
 }
 
 impl TransactGetOutput {
-    /// The item at position `index`, decoded as `E` (`None` when missing).
+    /// The item at position `index`, decoded as `E` (`None` when missing,
+    /// or when its `#[ddb(ttl)]` time has passed, as with [`Db::get`]).
     pub fn get<E: Entity>(&self, index: usize) -> Result<Option<E>> {
         match self.items.get(index) {
-            Some(Some(item)) => E::from_item(item.clone()).map(Some),
+            Some(Some(item)) if !crate::timestamp::expired(&E::SCHEMA, item) => {
+                E::from_item(item.clone()).map(Some)
+            }
             _ => Ok(None),
         }
     }
