@@ -337,7 +337,8 @@ pub struct BatchOutcome {
     /// arrives, so these are the entities it read, encoded again
     /// ([`Entity::to_item`](crate::Entity::to_item)): they decode to the same
     /// entities, but attributes the entity does not hold are not kept, and
-    /// an item that did not decode is left out.
+    /// an item that did not decode, or whose time to live has passed, is
+    /// left out.
     pub read: Vec<ExistingItem>,
     /// The first request that failed outright, when one did (the other
     /// chunks were still sent).

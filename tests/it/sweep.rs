@@ -517,6 +517,51 @@ async fn expired_items_are_left_out_of_every_read() {
     assert_eq!(items, vec![LeaseItem::Lease(live)]);
 }
 
+#[derive(Table)]
+#[ddb(name = "Tickets", pk = "PK", ttl = "expiresAt")]
+#[ddb(index(name = "ByDesk", pk = "desk", sk = "id", projection = "keys_only"))]
+struct Tickets;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[ddb(table = Tickets, pk = "TICKET#{id}")]
+#[ddb(index(name = "ByDesk", pk = "{desk}", sk = "{id}", query = "at_desk"))]
+struct Ticket {
+    id: String,
+    desk: String,
+    #[ddb(ttl)]
+    expires_at: u64,
+}
+
+/// A KEYS_ONLY index does not carry the time-to-live attribute, so the
+/// query cannot filter expired items: `.hydrate()` read them from the table
+/// and returned them; it leaves them out now, unless `include_expired`.
+#[tokio::test]
+async fn a_hydrated_query_leaves_out_expired_items() {
+    let db = ddb_tests::db_with_table::<Tickets>().await;
+    let ticket = |id: &str, expires_at: u64| Ticket {
+        id: id.into(),
+        desk: "d1".into(),
+        expires_at,
+    };
+    let (expired, live) = (
+        ticket("t1", epoch_now() - 60),
+        ticket("t2", epoch_now() + 600),
+    );
+    ddb_tests::put_raw(&db, &[expired.clone(), live.clone()]).await;
+    let read = |include_expired: bool| {
+        let query = db.query(Ticket::at_desk(&"d1".to_owned()));
+        let query = if include_expired {
+            query.include_expired()
+        } else {
+            query
+        };
+        query.hydrate().collect()
+    };
+    assert_eq!(read(false).await.unwrap(), vec![live.clone()]);
+    assert_eq!(read(true).await.unwrap(), vec![expired, live]);
+}
+
 /// #10.10: `limit(n)` with a filter asked DynamoDB for the remaining count,
 /// and DynamoDB limits items read, not returned: one request per item read.
 #[tokio::test]

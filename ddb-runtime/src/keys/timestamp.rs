@@ -21,10 +21,19 @@ pub(crate) fn now_epoch_seconds() -> i64 {
 
 /// Whether a stored item's time to live has passed.
 pub(crate) fn expired(schema: &crate::model::EntitySchema, item: &crate::Item) -> bool {
+    expired_at(schema, item, now_epoch_seconds())
+}
+
+/// Whether a stored item's time to live had passed at `now` (epoch seconds).
+pub(crate) fn expired_at(
+    schema: &crate::model::EntitySchema,
+    item: &crate::Item,
+    now: i64,
+) -> bool {
     let Some(attribute) = ttl_attribute(schema) else {
         return false;
     };
-    let now = now_epoch_seconds() as f64;
+    let now = now as f64;
     item.get(attribute)
         .and_then(|v| v.as_n().ok())
         .and_then(|n| n.parse::<f64>().ok())

@@ -145,6 +145,18 @@ pub trait Decode<E>: Clone + Send + Sync + 'static {
         db: &Db,
         items: Vec<Item>,
     ) -> impl Future<Output = Result<Vec<Self::Output>>> + Send;
+    /// [`decode`](Self::decode) for a query that keeps expired items
+    /// (`include_expired`) or not: a decoding that reads the items again
+    /// (hydration) leaves out the expired ones itself.
+    fn decode_for_query(
+        &self,
+        db: &Db,
+        items: Vec<Item>,
+        include_expired: bool,
+    ) -> impl Future<Output = Result<Vec<Self::Output>>> + Send {
+        let _ = include_expired;
+        self.decode(db, items)
+    }
 }
 
 impl<E: Entity + Send + 'static> Decode<E> for Whole {
@@ -173,6 +185,15 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
         Some(&[])
     }
     async fn decode(&self, db: &Db, items: Vec<Item>) -> Result<Vec<E>> {
+        <Self as Decode<E>>::decode_for_query(self, db, items, false).await
+    }
+
+    async fn decode_for_query(
+        &self,
+        db: &Db,
+        items: Vec<Item>,
+        include_expired: bool,
+    ) -> Result<Vec<E>> {
         let keys = crate::error::try_map_all(items.iter(), crate::Key::<E>::from_item)?;
         // A page read with several requests can meet an item twice (its
         // index key changed between them): it is read once, where first met.
@@ -187,15 +208,24 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
             .zip(first)
             .filter_map(|(key, first)| first.then_some(key))
             .collect();
-        // In query order; an item deleted since the index was read, or one of
+        // In query order; an item deleted since the index was read, one of
         // another entity with a key of the same shape (an index that does
-        // not carry the entity type cannot filter it), is skipped.
-        let decode = |item: Item| {
+        // not carry the entity type cannot filter it), or one whose time to
+        // live has passed (an index without the attribute cannot filter
+        // it either), is skipped.
+        fn of_entity<E: Entity>(item: &Item) -> bool {
             let entity_type = item
                 .get(E::SCHEMA.table.entity_attribute)
                 .and_then(|t| t.as_s().ok());
-            (entity_type.map(String::as_str) == Some(E::SCHEMA.entity_type))
-                .then(|| E::from_item(item))
+            entity_type.map(String::as_str) == Some(E::SCHEMA.entity_type)
+        }
+        let decode: fn(Item) -> Option<Result<E>> = if include_expired {
+            |item| of_entity::<E>(&item).then(|| E::from_item(item))
+        } else {
+            |item| {
+                let live = !crate::timestamp::expired(&E::SCHEMA, &item);
+                (of_entity::<E>(&item) && live).then(|| E::from_item(item))
+            }
         };
         crate::batch::get_entities(db, db.table_name::<E::Table>(), keys, decode).await
     }
@@ -702,7 +732,10 @@ where
 
     async fn decode_page(&self, raw: crate::fetch::RawPage) -> Result<Page<D::Output>> {
         Ok(Page {
-            items: self.decode.decode(&self.db, raw.items).await?,
+            items: self
+                .decode
+                .decode_for_query(&self.db, raw.items, self.include_expired)
+                .await?,
             cursor: raw.cursor,
             consumed_capacity: raw.consumed_capacity,
             requests: raw.requests,

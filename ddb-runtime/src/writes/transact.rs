@@ -383,14 +383,17 @@ pub struct TransactGet {
 #[derive(Debug, Clone)]
 pub struct TransactGetOutput {
     items: Vec<Option<Item>>,
+    /// When the items were read (epoch seconds), for their time to live.
+    read_at: i64,
 }
 
 impl TransactGetOutput {
     /// The item at position `index`, decoded as `E` (`None` when missing,
-    /// or when its `#[ddb(ttl)]` time has passed, as with [`Db::get`]).
+    /// or when its `#[ddb(ttl)]` time had passed when it was read, as with
+    /// [`Db::get`]).
     pub fn get<E: Entity>(&self, index: usize) -> Result<Option<E>> {
         match self.items.get(index) {
-            Some(Some(item)) if !crate::timestamp::expired(&E::SCHEMA, item) => {
+            Some(Some(item)) if !crate::timestamp::expired_at(&E::SCHEMA, item, self.read_at) => {
                 E::from_item(item.clone()).map(Some)
             }
             _ => Ok(None),
@@ -448,6 +451,7 @@ impl TransactGet {
             _ => "",
         };
         let span = telemetry::span("TransactGetItems", &tables.join(","), None, entity);
+        let read_at = crate::timestamp::now_epoch_seconds();
         let output = self
             .db
             .client()
@@ -471,7 +475,7 @@ impl TransactGet {
         let found = items.iter().filter(|i| i.is_some()).count();
         telemetry::record(&span, capacity.total, found, 0);
         items.resize(self.gets.len(), None);
-        Ok(TransactGetOutput { items })
+        Ok(TransactGetOutput { items, read_at })
     }
 }
 
