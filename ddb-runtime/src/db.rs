@@ -66,9 +66,8 @@ impl Db {
     /// through a copy of `client` whose HTTP client records each attempt
     /// (wrapping yours: the same connections), with the same configuration
     /// and credentials cache. The copy is built after the handle's first 8
-    /// requests, which go
-    /// through `client` itself; building it costs about 0.1 ms, once. Make
-    /// one `Db` and clone it (clones share the copy).
+    /// requests, which go through `client` itself; building it costs about
+    /// 0.1 ms, once. Make one `Db` and clone it (clones share the copy).
     ///
     /// ```no_run
     /// # fn demo(client: aws_sdk_dynamodb::Client) {

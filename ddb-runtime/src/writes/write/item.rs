@@ -31,8 +31,13 @@ pub const ITEM_SIZE_LIMIT: usize = 409_600;
 /// ```
 pub fn item_size(item: &Item) -> usize {
     item.iter()
-        .map(|(name, value)| name.len() + value_size(value))
+        .map(|(name, value)| attribute_size(name, value))
         .sum()
+}
+
+/// What one attribute adds to its item's size: its name and its value.
+fn attribute_size(name: &str, value: &AttributeValue) -> usize {
+    name.len() + value_size(value)
 }
 
 fn number_size(number: &str) -> usize {
@@ -403,7 +408,7 @@ fn check_item<E: Entity>(item: &Item, key: &Key<E>) -> Result<()> {
     let mut size = 0;
     let mut invalid = None;
     for (name, value) in item {
-        size += name.len() + value_size(value);
+        size += attribute_size(name, value);
         if invalid.is_none() {
             invalid = crate::expr::check_value_shape(name, value).err();
         }

@@ -66,6 +66,19 @@ struct Parts {
     values: crate::expr::ValueMap,
 }
 
+/// `builder` (a single write's request or a transaction's action) with
+/// what every conditioned write ddb sends carries: the condition, its names
+/// and values, and the item back when the condition fails.
+macro_rules! conditioned {
+    ($builder:expr, $condition:expr, $names:expr, $values:expr) => {
+        $builder
+            .set_condition_expression($condition)
+            .set_expression_attribute_names($names)
+            .set_expression_attribute_values($values)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+    };
+}
+
 impl<E: Entity + 'static> WritePlan<E> {
     /// A plan with `condition` rendered (and checked against DynamoDB's
     /// expression limit) into `placeholders`, which may already hold an
@@ -142,7 +155,6 @@ impl<E: Entity + 'static> WritePlan<E> {
             names,
             values,
         } = self.take_parts();
-        let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
         let indexes = ReturnConsumedCapacity::Indexes;
         let attempts = Attempts::default();
         let sdk = db.sdk();
@@ -150,14 +162,8 @@ impl<E: Entity + 'static> WritePlan<E> {
             Action::Put(item) => {
                 let item = std::mem::take(item);
                 let request = |client: &Client| {
-                    client
-                        .put_item()
-                        .table_name(table)
-                        .set_item(Some(item))
-                        .set_condition_expression(condition)
-                        .set_expression_attribute_names(names)
-                        .set_expression_attribute_values(values)
-                        .return_values_on_condition_check_failure(all_old)
+                    let put = client.put_item().table_name(table).set_item(Some(item));
+                    conditioned!(put, condition, names, values)
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
@@ -168,15 +174,12 @@ impl<E: Entity + 'static> WritePlan<E> {
             Action::Update(expression) => {
                 let expression = std::mem::take(expression);
                 let request = |client: &Client| {
-                    client
+                    let update = client
                         .update_item()
                         .table_name(table)
                         .set_key(Some(key))
-                        .update_expression(expression)
-                        .set_condition_expression(condition)
-                        .set_expression_attribute_names(names)
-                        .set_expression_attribute_values(values)
-                        .return_values_on_condition_check_failure(all_old)
+                        .update_expression(expression);
+                    conditioned!(update, condition, names, values)
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
@@ -186,14 +189,8 @@ impl<E: Entity + 'static> WritePlan<E> {
             }
             Action::Delete | Action::ConditionCheck => {
                 let request = |client: &Client| {
-                    client
-                        .delete_item()
-                        .table_name(table)
-                        .set_key(Some(key))
-                        .set_condition_expression(condition)
-                        .set_expression_attribute_names(names)
-                        .set_expression_attribute_values(values)
-                        .return_values_on_condition_check_failure(all_old)
+                    let delete = client.delete_item().table_name(table).set_key(Some(key));
+                    conditioned!(delete, condition, names, values)
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
@@ -306,58 +303,42 @@ impl<E: Entity + 'static> WritePlan<E> {
             names,
             values,
         } = self.take_parts();
-        let all_old = ReturnValuesOnConditionCheckFailure::AllOld;
         let invalid = |e: aws_sdk_dynamodb::error::BuildError| Error::InvalidRequest {
             entity: E::SCHEMA.entity_type,
             reason: e.to_string(),
         };
         let item = TransactWriteItem::builder();
         Ok(match &mut self.action {
-            Action::Put(put) => item.put(
-                Put::builder()
+            Action::Put(put) => {
+                let put = Put::builder()
                     .table_name(table)
-                    .set_item(Some(std::mem::take(put)))
-                    .set_condition_expression(condition)
-                    .set_expression_attribute_names(names)
-                    .set_expression_attribute_values(values)
-                    .return_values_on_condition_check_failure(all_old)
-                    .build()
-                    .map_err(invalid)?,
-            ),
-            Action::Update(expression) => item.update(
-                Update::builder()
-                    .table_name(table)
-                    .set_key(Some(key))
-                    .update_expression(expression.as_str())
-                    .set_condition_expression(condition)
-                    .set_expression_attribute_names(names)
-                    .set_expression_attribute_values(values)
-                    .return_values_on_condition_check_failure(all_old)
-                    .build()
-                    .map_err(invalid)?,
-            ),
-            Action::Delete => item.delete(
-                Delete::builder()
+                    .set_item(Some(std::mem::take(put)));
+                item.put(
+                    conditioned!(put, condition, names, values)
+                        .build()
+                        .map_err(invalid)?,
+                )
+            }
+            Action::Update(expression) => {
+                let update = Update::builder()
                     .table_name(table)
                     .set_key(Some(key))
-                    .set_condition_expression(condition)
-                    .set_expression_attribute_names(names)
-                    .set_expression_attribute_values(values)
-                    .return_values_on_condition_check_failure(all_old)
-                    .build()
-                    .map_err(invalid)?,
-            ),
-            Action::ConditionCheck => item.condition_check(
-                ConditionCheck::builder()
+                    .update_expression(expression.as_str());
+                let update = conditioned!(update, condition, names, values);
+                item.update(update.build().map_err(invalid)?)
+            }
+            Action::Delete => {
+                let delete = Delete::builder().table_name(table).set_key(Some(key));
+                let delete = conditioned!(delete, condition, names, values);
+                item.delete(delete.build().map_err(invalid)?)
+            }
+            Action::ConditionCheck => {
+                let check = ConditionCheck::builder()
                     .table_name(table)
-                    .set_key(Some(key))
-                    .set_condition_expression(condition)
-                    .set_expression_attribute_names(names)
-                    .set_expression_attribute_values(values)
-                    .return_values_on_condition_check_failure(all_old)
-                    .build()
-                    .map_err(invalid)?,
-            ),
+                    .set_key(Some(key));
+                let check = conditioned!(check, condition, names, values);
+                item.condition_check(check.build().map_err(invalid)?)
+            }
         }
         .build())
     }
@@ -505,7 +486,6 @@ pub(crate) fn and<E>(a: Option<Condition<E>>, b: Condition<E>) -> Condition<E> {
     }
 }
 
-/// Service errors that can be a ConditionalCheckFailedException.
 /// What a PutItem, UpdateItem or DeleteItem answers: the attributes its
 /// return values asked for, and the capacity it consumed.
 pub(crate) trait WriteAnswer {
@@ -538,6 +518,7 @@ write_answer!(
     aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput,
 );
 
+/// Service errors that can be a ConditionalCheckFailedException.
 pub(crate) trait ConditionFailure {
     /// `Some(item)` for a failed condition (the item when ALL_OLD returned one).
     fn condition_failed(&self) -> Option<Option<Item>>;
