@@ -141,11 +141,13 @@ struct RecordingConnector(SharedHttpConnector);
 
 impl HttpConnector for RecordingConnector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
-        let sent = self.0.call(request);
         // Called as the request is polled: the request's own attempts.
         match Attempts::sending() {
-            Some(attempts) => HttpConnectorFuture::new(attempts.attempt(sent)),
-            None => sent,
+            Some(attempts) => {
+                attempts.sending_request(&request);
+                HttpConnectorFuture::new(attempts.attempt(self.0.call(request)))
+            }
+            None => self.0.call(request),
         }
     }
 }
@@ -171,11 +173,11 @@ impl Intercept for Recorder {
 
     fn read_before_transmit(
         &self,
-        _: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
         _: &RuntimeComponents,
         _: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        Attempts::transmitting();
+        Attempts::transmitting(context.request());
         Ok(())
     }
 

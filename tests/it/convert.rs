@@ -396,3 +396,92 @@ fn projections_read_types_that_only_deserialize() {
     let theirs: Result<SplitRename, _> = serde_dynamo::from_item(item);
     assert_eq!(read.is_ok(), theirs.is_ok(), "{read:?} / {theirs:?}");
 }
+
+/// Binary and set attributes, which the entities above do not store.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Things, pk = "WIRE#{id}")]
+struct Wire {
+    id: String,
+    #[serde(with = "bytes")]
+    blob: Vec<u8>,
+    #[serde(with = "serde_dynamo::string_set")]
+    names: BTreeSet<String>,
+    #[serde(with = "serde_dynamo::number_set")]
+    numbers: BTreeSet<u32>,
+    nested: std::collections::BTreeMap<String, Vec<Option<f64>>>,
+}
+
+/// `Vec<u8>` as a binary attribute (serde writes it as a list otherwise).
+mod bytes {
+    pub fn serialize<S: serde::Serializer>(bytes: &[u8], to: S) -> Result<S::Ok, S::Error> {
+        to.serialize_bytes(bytes)
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(from: D) -> Result<Vec<u8>, D::Error> {
+        serde::Deserialize::deserialize(from).map(|b: serde_dynamo::AttributeValue| match b {
+            serde_dynamo::AttributeValue::B(bytes) => bytes,
+            _ => Vec::new(),
+        })
+    }
+}
+
+/// A create that meets an item compares it with its own, which it reads
+/// back from the body it sent (it keeps no copy): for every attribute type,
+/// on the caller's client and on ddb's copy of it (after 8 requests), plain
+/// and exactly-once, its own item is `AlreadyExisted` and another is
+/// `AlreadyExists`.
+#[tokio::test]
+async fn a_create_meeting_an_item_compares_it_with_the_item_it_sent() {
+    use ddb_runtime::Created;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, TestRng, TestRunner};
+    let db = ddb_tests::db_with_table::<Things>().await;
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &[11; 32]),
+    );
+    let things: Vec<Thing> = (0..12)
+        .map(|i| {
+            let mut thing = thing().new_tree(&mut runner).unwrap().current();
+            thing.id = format!("thing{i}");
+            thing.cache = 0;
+            thing.skipped_seven = 7;
+            thing
+        })
+        .collect();
+    for (i, thing) in things.iter().enumerate() {
+        let exactly_once = i % 2 == 1;
+        let create = |thing: &Thing| db.create(thing).exactly_once(exactly_once).send();
+        assert_eq!(create(thing).await.unwrap(), Created::Created);
+        assert_eq!(
+            create(thing).await.unwrap(),
+            Created::AlreadyExisted,
+            "{thing:?}"
+        );
+        let mut other = thing.clone();
+        other.big = other.big.wrapping_add(1);
+        let error = create(&other).await.unwrap_err();
+        assert!(error.is_already_exists(), "{error:?}");
+    }
+    let wire = Wire {
+        id: "w".into(),
+        blob: vec![0, 1, 254, 255],
+        names: ["a".to_string(), "é#b".to_string()].into(),
+        numbers: [0, 7, u32::MAX].into(),
+        nested: [("k".to_string(), vec![Some(0.25), None])].into(),
+    };
+    for exactly_once in [false, true] {
+        let wire = Wire {
+            id: format!("w{exactly_once}"),
+            ..wire.clone()
+        };
+        let create = |wire: &Wire| db.create(wire).exactly_once(exactly_once).send();
+        assert_eq!(create(&wire).await.unwrap(), Created::Created);
+        assert_eq!(create(&wire).await.unwrap(), Created::AlreadyExisted);
+        let other = Wire {
+            blob: vec![0, 1, 254],
+            ..wire.clone()
+        };
+        assert!(create(&other).await.unwrap_err().is_already_exists());
+    }
+}

@@ -1575,3 +1575,125 @@ async fn a_lost_answer_is_an_unknown_outcome_after_many_requests() {
         "every first attempt was applied"
     );
 }
+
+/// The JSON bodies of the TransactWriteItems a client sends.
+#[derive(Debug, Clone, Default)]
+struct TransactionBodies(Arc<std::sync::Mutex<Vec<serde_json::Value>>>);
+
+impl aws_sdk_dynamodb::config::Intercept for TransactionBodies {
+    fn name(&self) -> &'static str {
+        "transaction-bodies"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let request = context.request();
+        let target = request.headers().get("x-amz-target").unwrap_or_default();
+        if target.ends_with("TransactWriteItems") {
+            let body = request.body().bytes().expect("a JSON body");
+            self.0
+                .lock()
+                .unwrap()
+                .push(serde_json::from_slice(body).unwrap());
+        }
+        Ok(())
+    }
+}
+
+/// A transaction sent again after a conflict reads its actions back from
+/// the body it sent (no copy is kept for it): each kind of action, with
+/// every field ddb sets, must go again exactly as it went first, under a
+/// fresh token.
+#[tokio::test]
+async fn a_transaction_sent_again_after_a_conflict_sends_the_same_actions() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, _) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let bodies = TransactionBodies::default();
+    let config = ddb_tests::proxied_client(&proxy)
+        .config()
+        .to_builder()
+        .interceptor(bodies.clone())
+        .build();
+    let through = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let shipped = open_order("U1");
+    let gone = open_order("D1");
+    let profile = customer("123");
+    for order in [&shipped, &gone] {
+        db.create(order).send().await.unwrap();
+    }
+    db.create(&profile).send().await.unwrap();
+    db.create(&customer("124")).send().await.unwrap();
+    let fields = Order::fields();
+    let mut replaced = customer("124");
+    replaced.name = "Ada, again".into();
+    let reasons = [
+        "TransactionConflict",
+        "None",
+        "None",
+        "None",
+        "None",
+        "None",
+    ];
+    proxy.fail("TransactWriteItems", 2, conflict(&reasons));
+    through
+        .transaction()
+        .create(&line("X1", "P1"))
+        .update(
+            through
+                .update(shipped.primary_key().unwrap())
+                .set(fields.status, OrderStatus::Shipped)
+                .add(fields.total_cents, 5u64),
+        )
+        .delete(through.delete(gone.primary_key().unwrap()))
+        .condition_check(
+            profile.primary_key().unwrap(),
+            Customer::fields().order_count.eq(0u32),
+        )
+        .put(through.put(&replaced))
+        .create(&line("X1", "P2"))
+        .send()
+        .await
+        .unwrap();
+
+    let mut sent = bodies.0.lock().unwrap().clone();
+    assert_eq!(sent.len(), 3, "two conflicts, then applied");
+    let tokens: Vec<_> = sent
+        .iter_mut()
+        .map(|body| body.as_object_mut().unwrap().remove("ClientRequestToken"))
+        .collect();
+    assert!(
+        tokens[0] != tokens[1] && tokens[1] != tokens[2],
+        "{tokens:?}"
+    );
+    let kinds: Vec<&str> = sent[0]["TransactItems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|action| action.as_object().unwrap().keys().next().unwrap().as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["Put", "Update", "Delete", "ConditionCheck", "Put", "Put"]
+    );
+    assert_eq!(sent[1], sent[0]);
+    assert_eq!(sent[2], sent[0]);
+
+    let stored = db.get(shipped.primary_key().unwrap()).send().await.unwrap();
+    let stored = stored.unwrap();
+    assert_eq!(stored.status, OrderStatus::Shipped);
+    assert_eq!(stored.total_cents, shipped.total_cents + 5);
+    assert!(db
+        .get(gone.primary_key().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .is_none());
+    let replaced_now = db.get(replaced.primary_key().unwrap()).send().await;
+    assert_eq!(replaced_now.unwrap(), Some(replaced));
+    assert_eq!(count_items(&db).await, 5);
+}

@@ -14,7 +14,8 @@ use crate::error::{ActionFailure, Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
 use crate::telemetry::{self, Capacity};
 use crate::write::{
-    key_text, Action as WriteAction, Attempts, Delete, Put, Update, WritePlan, ITEM_SIZE_LIMIT,
+    key_text, sent_transact_items, Action as WriteAction, Attempts, Delete, Put, Update, WritePlan,
+    ITEM_SIZE_LIMIT,
 };
 use crate::{Entity, Item, Key, Table};
 
@@ -133,9 +134,7 @@ impl TransactWrite {
     pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
         let create = self.db.create(entity);
         let db = self.db.clone();
-        self.push(Box::pin(
-            async move { action(&db, &mut create.plan_only()?) },
-        ))
+        self.push(Box::pin(async move { action(&db, &mut create.plan()?) }))
     }
 
     /// A put built with [`Db::put`] (its version check and condition included).
@@ -197,6 +196,15 @@ impl TransactWrite {
     /// [`send`](Self::send), with the capacity DynamoDB reported, summed
     /// over the tables and indexes the actions touched.
     pub async fn send_with_capacity(self) -> Result<(String, Capacity)> {
+        self.send_recorded(&Attempts::keeping_sent()).await
+    }
+
+    /// [`send_with_capacity`](Self::send_with_capacity), every attempt of
+    /// every send (the SDK's retries included) recorded into `attempts`.
+    /// Sent again after a conflict, the actions are read back from the body
+    /// `attempts` kept ([`Attempts::keeping_sent`]); without one, the
+    /// conflict is returned.
+    pub(crate) async fn send_recorded(self, attempts: &Attempts) -> Result<(String, Capacity)> {
         if let Some(error) = self.error {
             return Err(error);
         }
@@ -251,8 +259,7 @@ impl TransactWrite {
         let policy = self.db.retry_policy();
         let mut token = self.token;
         let mut attempt = 0;
-        // Every attempt of every send, the SDK's retries included.
-        let attempts = Attempts::default();
+        let mut items = Some(items);
         let mut tables: Vec<&str> = actions.iter().map(|a| a.table.as_str()).collect();
         tables.sort_unstable();
         tables.dedup();
@@ -263,17 +270,18 @@ impl TransactWrite {
         let span = telemetry::span("TransactWriteItems", &tables.join(","), None, entity);
         loop {
             attempt += 1;
+            let sending = items.take();
             let request = |client: &aws_sdk_dynamodb::Client| {
                 client
                     .transact_write_items()
-                    .set_transact_items(Some(items.clone()))
+                    .set_transact_items(sending)
                     .client_request_token(&token)
                     .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             };
             let result = self
                 .db
                 .sdk()
-                .send(&attempts, request)
+                .send(attempts, request)
                 .instrument(span.clone())
                 .await;
             let error = match result {
@@ -299,6 +307,12 @@ impl TransactWrite {
             let unsettled = maybe_applied && matches!(error, Error::Sdk { .. });
             let again = error.is_transaction_conflict() || (unsettled && error.is_retryable());
             if again && !self.pinned && attempt < policy.max_attempts {
+                // Sent again, the actions are those just sent, read back.
+                items = attempts
+                    .sent()
+                    .and_then(|body| body.bytes().and_then(sent_transact_items));
+            }
+            if items.is_some() {
                 tokio::time::sleep(policy.delay(attempt)).await;
                 if !maybe_applied {
                     token = request_token();

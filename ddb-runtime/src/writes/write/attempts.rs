@@ -6,10 +6,11 @@
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::config::http::{HttpRequest, HttpResponse};
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
+use aws_smithy_types::body::SdkBody;
 
 /// Set once an attempt sent on the wire ended other than with a client
 /// error (4xx): with no answer, a server error (5xx), or a success whose
@@ -34,6 +35,11 @@ struct Recorded {
     count: AtomicU32,
     /// The interceptor saw the current attempt go on the wire.
     on_the_wire: AtomicBool,
+    /// Whether to keep the body of what was sent.
+    keeps_sent: bool,
+    /// The body of the last attempt sent, when kept: its bytes are shared
+    /// with the request, not copied.
+    sent: Mutex<Option<SdkBody>>,
 }
 
 tokio::task_local! {
@@ -42,6 +48,31 @@ tokio::task_local! {
 }
 
 impl Attempts {
+    /// Attempts that keep the body of what they sent
+    /// ([`sent`](Self::sent)): what a write needs again after its request
+    /// was sent is read back from it rather than copied before every send.
+    pub(crate) fn keeping_sent() -> Self {
+        Self(Arc::new(Recorded {
+            keeps_sent: true,
+            ..Recorded::default()
+        }))
+    }
+
+    /// The JSON body of the last attempt that went on the wire, if these
+    /// attempts keep it and one did.
+    pub(crate) fn sent(&self) -> Option<SdkBody> {
+        let sent = self.0.sent.lock().unwrap_or_else(|e| e.into_inner());
+        sent.as_ref().and_then(SdkBody::try_clone)
+    }
+
+    /// Keeps the body of `request`, about to go on the wire, if asked to.
+    pub(crate) fn sending_request(&self, request: &HttpRequest) {
+        if self.0.keeps_sent {
+            let body = request.body().try_clone();
+            *self.0.sent.lock().unwrap_or_else(|e| e.into_inner()) = body;
+        }
+    }
+
     /// Whether an attempt that may have been applied came before the answer.
     pub(crate) fn maybe_applied(&self) -> bool {
         self.0.maybe_applied.load(Ordering::Relaxed)
@@ -57,10 +88,13 @@ impl Attempts {
         SENDING.scope(self.clone(), request).await
     }
 
-    /// The current attempt goes on the wire (called by ddb's interceptor,
-    /// in the task that polls the request).
-    pub(crate) fn transmitting() {
-        let _ = SENDING.try_with(|attempts| attempts.0.on_the_wire.store(true, Ordering::Relaxed));
+    /// The current attempt, `request`, goes on the wire (called by ddb's
+    /// interceptor, in the task that polls the request).
+    pub(crate) fn transmitting(request: &HttpRequest) {
+        let _ = SENDING.try_with(|attempts| {
+            attempts.sending_request(request);
+            attempts.0.on_the_wire.store(true, Ordering::Relaxed);
+        });
     }
 
     /// The current attempt ended (called by ddb's interceptor): recorded

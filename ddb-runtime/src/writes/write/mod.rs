@@ -4,6 +4,7 @@
 mod attempts;
 mod item;
 mod plan;
+mod sent;
 mod update;
 
 use aws_sdk_dynamodb::types::ReturnValue;
@@ -22,6 +23,7 @@ pub(crate) use item::{
 pub use item::{item_size, ITEM_SIZE_LIMIT};
 pub(crate) use item::{value_size, Decimal};
 pub(crate) use plan::{Action, WritePlan};
+pub(crate) use sent::transact_items as sent_transact_items;
 pub use update::{Addable, Updatable, Update};
 
 use item::{next_version, same_item, stamp_attributes, version_is};
@@ -129,16 +131,8 @@ fn absent_or_expired<E: Entity>() -> Condition<E> {
 }
 
 impl<E: Entity + 'static> Create<E> {
-    /// The create as a put conditioned on no item having the key, and a
-    /// copy of its item to tell this call's own write when a retry meets it.
-    pub(crate) fn plan(self) -> Result<(WritePlan<E>, crate::Item)> {
-        let Prepared { item, key } = self.prepared?;
-        let ours = item.clone();
-        Ok((put_if_absent(key, item)?, ours))
-    }
-
-    /// The plan alone (a transaction action).
-    pub(crate) fn plan_only(self) -> Result<WritePlan<E>> {
+    /// The create as a put conditioned on no item having the key.
+    pub(crate) fn plan(self) -> Result<WritePlan<E>> {
         let Prepared { item, key } = self.prepared?;
         put_if_absent(key, item)
     }
@@ -187,11 +181,16 @@ impl<E: Entity + 'static> Create<E> {
     pub async fn send_with_capacity(self) -> Result<(Created, Capacity)> {
         let db = self.db.clone();
         let exactly_once = self.exactly_once;
-        let (mut plan, ours) = self.plan()?;
+        let mut plan = self.plan()?;
+        // The item moves into the request; the body kept is read back when
+        // a failed condition needs this call's item to compare.
+        let attempts = Attempts::keeping_sent();
         let sent = if exactly_once {
-            plan.send_exactly_once(&db).await
+            plan.send_exactly_once_recorded(&db, &attempts).await
         } else {
-            plan.send(&db, None).await.map(|(_, capacity)| capacity)
+            plan.send_recorded(&db, None, &attempts)
+                .await
+                .map(|(_, capacity)| capacity)
         };
         let already_there = |failure: Error| match failure {
             Error::ConditionFailed {
@@ -199,7 +198,12 @@ impl<E: Entity + 'static> Create<E> {
                 key,
                 existing: Some(ExistingItem(existing)),
             } => {
-                if same_item(&existing, &ours, &stamp_attributes(&E::SCHEMA)) {
+                let ours = attempts
+                    .sent()
+                    .and_then(|body| body.bytes().and_then(sent::put_item));
+                let same = ours
+                    .is_some_and(|ours| same_item(&existing, &ours, &stamp_attributes(&E::SCHEMA)));
+                if same {
                     Ok((Created::AlreadyExisted, Capacity::default()))
                 } else {
                     Err(Error::AlreadyExists {

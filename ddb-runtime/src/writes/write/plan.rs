@@ -136,6 +136,17 @@ impl<E: Entity + 'static> WritePlan<E> {
         db: &Db,
         return_values: Option<ReturnValue>,
     ) -> Result<(Option<Item>, Capacity)> {
+        self.send_recorded(db, return_values, &Attempts::default())
+            .await
+    }
+
+    /// [`send`](Self::send), its attempts recorded into `attempts`.
+    pub(crate) async fn send_recorded(
+        &mut self,
+        db: &Db,
+        return_values: Option<ReturnValue>,
+        attempts: &Attempts,
+    ) -> Result<(Option<Item>, Capacity)> {
         let table = db.table_name::<E::Table>();
         let operation = match &self.action {
             Action::Put(_) => "PutItem",
@@ -156,7 +167,6 @@ impl<E: Entity + 'static> WritePlan<E> {
             values,
         } = self.take_parts();
         let indexes = ReturnConsumedCapacity::Indexes;
-        let attempts = Attempts::default();
         let sdk = db.sdk();
         let sent = match &mut self.action {
             Action::Put(item) => {
@@ -167,7 +177,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
-                self.answer(operation, &attempts, sdk.send(&attempts, request))
+                self.answer(operation, attempts, sdk.send(attempts, request))
                     .instrument(span.clone())
                     .await
             }
@@ -183,7 +193,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
-                self.answer(operation, &attempts, sdk.send(&attempts, request))
+                self.answer(operation, attempts, sdk.send(attempts, request))
                     .instrument(span.clone())
                     .await
             }
@@ -194,7 +204,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
-                self.answer(operation, &attempts, sdk.send(&attempts, request))
+                self.answer(operation, attempts, sdk.send(attempts, request))
                     .instrument(span.clone())
                     .await
             }
@@ -271,7 +281,19 @@ impl<E: Entity + 'static> WritePlan<E> {
     /// minutes), so a failure is never this call's own write. Returns no
     /// attributes: a transaction has no return values.
     pub(crate) async fn send_exactly_once(&mut self, db: &Db) -> Result<Capacity> {
-        let failed = match db.transaction().plan(self).send_with_capacity().await {
+        self.send_exactly_once_recorded(db, &Attempts::keeping_sent())
+            .await
+    }
+
+    /// [`send_exactly_once`](Self::send_exactly_once), its attempts
+    /// recorded into `attempts` (which must keep what they sent: a
+    /// transaction sent again after a conflict sends it again).
+    pub(crate) async fn send_exactly_once_recorded(
+        &mut self,
+        db: &Db,
+        attempts: &Attempts,
+    ) -> Result<Capacity> {
+        let failed = match db.transaction().plan(self).send_recorded(attempts).await {
             Ok((_, capacity)) => return Ok(capacity),
             Err(Error::TransactionCanceled { reasons })
                 if reasons
