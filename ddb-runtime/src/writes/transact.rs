@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{Get, ReturnConsumedCapacity, TransactGetItem, TransactWriteItem};
-use futures::future::BoxFuture;
+use futures::future::{BoxFuture, Either};
 
 use tracing::Instrument;
 
@@ -32,8 +32,14 @@ struct Action {
     size: usize,
 }
 
-/// One action being prepared: what to send, and what to say about it.
-type Pending = BoxFuture<'static, Result<(TransactWriteItem, Action)>>;
+/// One action as added: what to send and what to say about it, ready or
+/// (an update that may read first) once its future resolves. Most are
+/// ready: they sit in the transaction's vector unboxed.
+#[allow(clippy::large_enum_variant)]
+enum Pending {
+    Ready(Result<(TransactWriteItem, Action)>),
+    Later(BoxFuture<'static, Result<(TransactWriteItem, Action)>>),
+}
 
 /// A TransactWriteItems; add actions, then [`send`](TransactWrite::send).
 ///
@@ -72,25 +78,33 @@ impl Db {
 }
 
 /// A fresh ClientRequestToken: 32 hex digits, unique across calls and
-/// processes. Hashed by std's randomly keyed SipHash (keys from the OS,
-/// different for every `RandomState`) over the time and a process-wide
-/// counter, so it needs no random-number crate.
+/// processes. The first 16 are drawn once per process, by std's randomly
+/// keyed SipHash (keys from the OS) over the time and the process id; the
+/// last 16 are a process-wide counter through a bijection keyed the same
+/// way (an odd multiplier, then a mask): no two calls of a process share a
+/// token, two processes share none but by a 64-bit coincidence, and no
+/// random-number crate is needed.
 fn request_token() -> String {
-    use std::hash::{BuildHasher, Hasher};
+    use std::hash::BuildHasher;
     use std::sync::atomic::{AtomicU64, Ordering};
+    static PROCESS: std::sync::OnceLock<[u64; 3]> = std::sync::OnceLock::new();
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let [prefix, multiplier, mask] = *PROCESS.get_or_init(|| {
+        let state = std::collections::hash_map::RandomState::new();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let draw = |n: u8| state.hash_one((n, nanos, std::process::id()));
+        [draw(0), draw(1) | 1, draw(2)]
+    });
     let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let half = || {
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u64(count);
-        hasher.write_u128(nanos);
-        hasher.write_u32(std::process::id());
-        hasher.finish()
-    };
-    format!("{:016x}{:016x}", half(), half())
+    let mut token = String::with_capacity(32);
+    for half in [prefix, count.wrapping_mul(multiplier) ^ mask] {
+        for digit in (0..16).rev().map(|at| (half >> (4 * at)) & 0xf) {
+            token.push(char::from_digit(digit as u32, 16).unwrap_or('0'));
+        }
+    }
+    token
 }
 
 fn invalid(entity: &'static str, reason: String) -> Error {
@@ -127,34 +141,39 @@ impl TransactWrite {
     /// way); a put's item moves into the transaction.
     pub(crate) fn plan<E: Entity + 'static>(self, plan: &mut WritePlan<E>) -> Self {
         let action = action(&self.db, plan);
-        self.push(Box::pin(async move { action }))
+        self.push(Pending::Ready(action))
     }
 
     /// Creates `entity` only if no item has its key.
     pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
-        let create = self.db.create(entity);
-        let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, &mut create.plan()?) }))
+        let action = self
+            .db
+            .create(entity)
+            .plan()
+            .and_then(|mut plan| action(&self.db, &mut plan));
+        self.push(Pending::Ready(action))
     }
 
     /// A put built with [`Db::put`] (its version check and condition included).
     pub fn put<E: Entity + 'static>(self, put: Put<E>) -> Self {
-        let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, &mut put.plan()?) }))
+        let action = put.plan().and_then(|mut plan| action(&self.db, &mut plan));
+        self.push(Pending::Ready(action))
     }
 
     /// An update built with [`Db::update`].
     pub fn update<E: Entity + 'static>(self, update: Update<E>) -> Self {
         let db = self.db.clone();
-        self.push(Box::pin(
-            async move { action(&db, &mut update.plan().await?) },
-        ))
+        self.push(Pending::Later(Box::pin(async move {
+            action(&db, &mut update.plan().await?)
+        })))
     }
 
     /// A delete built with [`Db::delete`] or [`Db::delete_entity`].
     pub fn delete<E: Entity + 'static>(self, delete: Delete<E>) -> Self {
-        let db = self.db.clone();
-        self.push(Box::pin(async move { action(&db, &mut delete.plan()?) }))
+        let action = delete
+            .plan()
+            .and_then(|mut plan| action(&self.db, &mut plan));
+        self.push(Pending::Ready(action))
     }
 
     /// Cancels the transaction unless `condition` holds on the item at `key`
@@ -164,18 +183,18 @@ impl TransactWrite {
         key: Key<E>,
         condition: Condition<E>,
     ) -> Self {
-        let db = self.db.clone();
-        self.push(Box::pin(async move {
-            let exists = Condition::<E>::attribute_exists(<E::Table as Table>::DEF.pk.name);
-            let mut plan = WritePlan::new(
-                key,
-                WriteAction::ConditionCheck,
-                Some(&(exists & condition)),
-                Placeholders::default(),
-            )?;
+        let exists = Condition::<E>::attribute_exists(<E::Table as Table>::DEF.pk.name);
+        let action = WritePlan::new(
+            key,
+            WriteAction::ConditionCheck,
+            Some(&(exists & condition)),
+            Placeholders::default(),
+        )
+        .and_then(|mut plan| {
             plan.must_exist = true;
-            action(&db, &mut plan)
-        }))
+            action(&self.db, &mut plan)
+        });
+        self.push(Pending::Ready(action))
     }
 
     /// Sends the TransactWriteItems and returns the ClientRequestToken that
@@ -225,8 +244,13 @@ impl TransactWrite {
         }
         // The items move out of their actions; what describes each action
         // stays, to check the transaction and to report its failures.
+        // The updates that read first read at the same time.
+        let pending = self.actions.into_iter().map(|action| match action {
+            Pending::Ready(action) => Either::Left(std::future::ready(action)),
+            Pending::Later(action) => Either::Right(action),
+        });
         let (items, actions): (Vec<TransactWriteItem>, Vec<Action>) =
-            futures::future::try_join_all(self.actions)
+            futures::future::try_join_all(pending)
                 .await?
                 .into_iter()
                 .unzip();
@@ -500,6 +524,8 @@ mod tests {
         let tokens: std::collections::HashSet<String> =
             (0..10_000).map(|_| super::request_token()).collect();
         assert_eq!(tokens.len(), 10_000);
-        assert!(tokens.iter().all(|t| t.len() == 32));
+        assert!(tokens
+            .iter()
+            .all(|t| t.len() == 32 && t.bytes().all(|b| b.is_ascii_hexdigit())));
     }
 }
