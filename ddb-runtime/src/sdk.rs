@@ -41,15 +41,27 @@ pub(crate) struct Sdk {
     caller: Client,
     own: OnceLock<Client>,
     sent: AtomicU32,
+    intercepted: bool,
 }
 
 impl Sdk {
     pub(crate) fn new(caller: Client) -> Arc<Self> {
+        let intercepted = caller.config().interceptors().next().is_some();
         Arc::new(Self {
             caller,
             own: OnceLock::new(),
             sent: AtomicU32::new(0),
+            intercepted,
         })
+    }
+
+    /// Whether the caller's client has interceptors of its own: they may
+    /// rewrite a request after ddb built it (a table prefix, client-side
+    /// encryption), so what went on the wire is not what ddb would send
+    /// again, and a write keeps its own copy instead of reading it back
+    /// ([`Attempts::keeping_sent`]).
+    pub(crate) fn intercepted(&self) -> bool {
+        self.intercepted
     }
 
     /// The caller's client.

@@ -1576,34 +1576,6 @@ async fn a_lost_answer_is_an_unknown_outcome_after_many_requests() {
     );
 }
 
-/// The JSON bodies of the TransactWriteItems a client sends.
-#[derive(Debug, Clone, Default)]
-struct TransactionBodies(Arc<std::sync::Mutex<Vec<serde_json::Value>>>);
-
-impl aws_sdk_dynamodb::config::Intercept for TransactionBodies {
-    fn name(&self) -> &'static str {
-        "transaction-bodies"
-    }
-
-    fn read_before_transmit(
-        &self,
-        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
-        _: &aws_sdk_dynamodb::config::RuntimeComponents,
-        _: &mut aws_sdk_dynamodb::config::ConfigBag,
-    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
-        let request = context.request();
-        let target = request.headers().get("x-amz-target").unwrap_or_default();
-        if target.ends_with("TransactWriteItems") {
-            let body = request.body().bytes().expect("a JSON body");
-            self.0
-                .lock()
-                .unwrap()
-                .push(serde_json::from_slice(body).unwrap());
-        }
-        Ok(())
-    }
-}
-
 /// A transaction sent again after a conflict reads its actions back from
 /// the body it sent (no copy is kept for it): each kind of action, with
 /// every field ddb sets, must go again exactly as it went first, under a
@@ -1611,15 +1583,8 @@ impl aws_sdk_dynamodb::config::Intercept for TransactionBodies {
 #[tokio::test]
 async fn a_transaction_sent_again_after_a_conflict_sends_the_same_actions() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let (proxy, _) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
-    let bodies = TransactionBodies::default();
-    let config = ddb_tests::proxied_client(&proxy)
-        .config()
-        .to_builder()
-        .interceptor(bodies.clone())
-        .build();
-    let through = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    proxy.record("TransactWriteItems");
     let shipped = open_order("U1");
     let gone = open_order("D1");
     let profile = customer("123");
@@ -1660,7 +1625,11 @@ async fn a_transaction_sent_again_after_a_conflict_sends_the_same_actions() {
         .await
         .unwrap();
 
-    let mut sent = bodies.0.lock().unwrap().clone();
+    let mut sent: Vec<serde_json::Value> = proxy
+        .recorded("TransactWriteItems")
+        .iter()
+        .map(|body| serde_json::from_slice(body).unwrap())
+        .collect();
     assert_eq!(sent.len(), 3, "two conflicts, then applied");
     let tokens: Vec<_> = sent
         .iter_mut()
@@ -1696,4 +1665,65 @@ async fn a_transaction_sent_again_after_a_conflict_sends_the_same_actions() {
     let replaced_now = db.get(replaced.primary_key().unwrap()).send().await;
     assert_eq!(replaced_now.unwrap(), Some(replaced));
     assert_eq!(count_items(&db).await, 5);
+}
+
+/// Prefixes the table name of every action of a TransactWriteItems, as an
+/// interceptor mapping logical table names to an environment's does.
+#[derive(Debug)]
+struct TablePrefix(&'static str);
+
+impl aws_sdk_dynamodb::config::Intercept for TablePrefix {
+    fn name(&self) -> &'static str {
+        "table-prefix"
+    }
+
+    fn modify_before_serialization(
+        &self,
+        context: &mut aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextMut<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsInput;
+        if let Some(input) = context
+            .input_mut()
+            .downcast_mut::<TransactWriteItemsInput>()
+        {
+            for action in input.transact_items.iter_mut().flatten() {
+                if let Some(put) = &mut action.put {
+                    put.table_name = format!("{}{}", self.0, put.table_name);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reviewer's finding: a transaction sent again after a conflict read its
+/// actions back from what went on the wire, after the caller's interceptors
+/// had rewritten them, and the interceptors then rewrote them a second time
+/// (here: a table prefix applied twice, a table that does not exist). With
+/// interceptors on the caller's client, ddb keeps its own copy.
+#[tokio::test]
+async fn a_transaction_sent_again_through_rewriting_interceptors_is_rewritten_once() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, _) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let table = db.table_name::<Ecommerce>().to_owned();
+    let prefix: &'static str = Box::leak(table[..4].to_owned().into_boxed_str());
+    let config = ddb_tests::proxied_client(&proxy)
+        .config()
+        .to_builder()
+        .interceptor(TablePrefix(prefix))
+        .build();
+    let through = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
+        .with_table_name::<Ecommerce>(&table[4..]);
+    proxy.fail("TransactWriteItems", 1, Fault::TransactionConflict);
+    through
+        .transaction()
+        .create(&line("Y1", "P1"))
+        .create(&line("Y1", "P2"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(proxy.seen("TransactWriteItems"), 2);
+    assert_eq!(count_items(&db).await, 2);
 }

@@ -121,6 +121,8 @@ struct State {
     injected: HashMap<String, usize>,
     injected_kinds: std::collections::BTreeMap<(String, String), usize>,
     connections: usize,
+    /// The bodies of the requests of the operations being recorded.
+    recorded: HashMap<String, Vec<Vec<u8>>>,
 }
 
 /// A fault-injecting proxy in front of a DynamoDB endpoint (the in-process
@@ -252,6 +254,33 @@ impl FaultProxy {
             },
         );
         held
+    }
+
+    /// Keeps the body of every request of `target` from now on, faulted or
+    /// not, for [`recorded`](Self::recorded).
+    pub fn record(&self, target: &str) {
+        self.state().recorded.entry(target.to_owned()).or_default();
+    }
+
+    /// The bodies of the requests of `target` since [`record`](Self::record),
+    /// in the order they arrived: to check what a client sent, byte for
+    /// byte.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = ddb_runtime::local::LocalDynamoDb::start()?;
+    /// let proxy = ddb_runtime::local::FaultProxy::start(server.endpoint()).await?;
+    /// proxy.record("ListTables");
+    /// proxy.client()?.list_tables().send().await?;
+    /// assert_eq!(proxy.recorded("ListTables"), [b"{}".to_vec()]);
+    /// # Ok(()) }
+    /// ```
+    pub fn recorded(&self, target: &str) -> Vec<Vec<u8>> {
+        self.state()
+            .recorded
+            .get(target)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// How many TCP connections clients opened to the proxy.
@@ -482,6 +511,9 @@ async fn serve(mut stream: TcpStream, upstream: String, state: Arc<Mutex<State>>
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             *state.seen.entry(target.clone()).or_default() += 1;
+            if let Some(bodies) = state.recorded.get_mut(&target) {
+                bodies.push(request.body.clone());
+            }
             // Unprocessed items exist only in batch answers.
             let batch = target.starts_with("Batch");
             let transaction = target == "TransactWriteItems";

@@ -78,28 +78,30 @@ impl Db {
 }
 
 /// A fresh ClientRequestToken: 32 hex digits, unique across calls and
-/// processes. The first 16 are drawn once per process, by std's randomly
-/// keyed SipHash (keys from the OS) over the time and the process id; the
-/// last 16 are a process-wide counter through a bijection keyed the same
-/// way (an odd multiplier, then a mask): no two calls of a process share a
-/// token, two processes share none but by a 64-bit coincidence, and no
-/// random-number crate is needed.
+/// processes. The first 16 hash the time and the process id under std's
+/// randomly keyed SipHash (keys from the OS, drawn once per process): a
+/// forked process or a restored snapshot, which share those keys, still
+/// differ. The last 16 are a process-wide counter through a bijection keyed
+/// the same way (an odd multiplier, then a mask): no two calls of a process
+/// share a token. No random-number crate is needed.
 fn request_token() -> String {
     use std::hash::BuildHasher;
     use std::sync::atomic::{AtomicU64, Ordering};
-    static PROCESS: std::sync::OnceLock<[u64; 3]> = std::sync::OnceLock::new();
+    static PROCESS: std::sync::OnceLock<(std::collections::hash_map::RandomState, u64, u64)> =
+        std::sync::OnceLock::new();
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let [prefix, multiplier, mask] = *PROCESS.get_or_init(|| {
-        let state = std::collections::hash_map::RandomState::new();
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let draw = |n: u8| state.hash_one((n, nanos, std::process::id()));
-        [draw(0), draw(1) | 1, draw(2)]
+    let (keys, multiplier, mask) = PROCESS.get_or_init(|| {
+        let keys = std::collections::hash_map::RandomState::new();
+        let (multiplier, mask) = (keys.hash_one(1u8) | 1, keys.hash_one(2u8));
+        (keys, multiplier, mask)
     });
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
     let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let first = keys.hash_one((nanos, std::process::id()));
     let mut token = String::with_capacity(32);
-    for half in [prefix, count.wrapping_mul(multiplier) ^ mask] {
+    for half in [first, count.wrapping_mul(*multiplier) ^ mask] {
         for digit in (0..16).rev().map(|at| (half >> (4 * at)) & 0xf) {
             token.push(char::from_digit(digit as u32, 16).unwrap_or('0'));
         }
@@ -284,6 +286,7 @@ impl TransactWrite {
         let mut token = self.token;
         let mut attempt = 0;
         let mut items = Some(items);
+        let intercepted = self.db.sdk().intercepted();
         let mut tables: Vec<&str> = actions.iter().map(|a| a.table.as_str()).collect();
         tables.sort_unstable();
         tables.dedup();
@@ -294,7 +297,12 @@ impl TransactWrite {
         let span = telemetry::span("TransactWriteItems", &tables.join(","), None, entity);
         loop {
             attempt += 1;
-            let sending = items.take();
+            // Read back from what was sent, unless the caller's interceptors
+            // may have rewritten it: sent again, they would rewrite it twice.
+            let sending = match intercepted {
+                true => items.clone(),
+                false => items.take(),
+            };
             let request = |client: &aws_sdk_dynamodb::Client| {
                 client
                     .transact_write_items()
@@ -330,13 +338,20 @@ impl TransactWrite {
             let maybe_applied = attempts.maybe_applied();
             let unsettled = maybe_applied && matches!(error, Error::Sdk { .. });
             let again = error.is_transaction_conflict() || (unsettled && error.is_retryable());
-            if again && !self.pinned && attempt < policy.max_attempts {
+            let resend = again && !self.pinned && attempt < policy.max_attempts;
+            if resend && !intercepted {
                 // Sent again, the actions are those just sent, read back.
                 items = attempts
                     .sent()
                     .and_then(|body| body.bytes().and_then(sent_transact_items));
+                if items.is_none() {
+                    tracing::warn!(
+                        "a transaction's actions could not be read back from the request \
+                         sent; its conflict is returned instead of sent again"
+                    );
+                }
             }
-            if items.is_some() {
+            if resend && items.is_some() {
                 tokio::time::sleep(policy.delay(attempt)).await;
                 if !maybe_applied {
                     token = request_token();
