@@ -146,7 +146,9 @@ impl TransactWrite {
         self.push(Pending::Ready(action))
     }
 
-    /// Creates `entity` only if no item has its key.
+    /// Creates `entity` only if no item has its key (an item past its
+    /// `#[ddb(ttl)]` time counts as none, judged at the time the action is
+    /// added).
     pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
         let action = self
             .db
