@@ -980,6 +980,7 @@ async fn main() -> Result<(), BoxError> {
     println!("ddb against hand-written SDK code on {target:?}, {rounds} round(s), medians");
     // `DDB_BENCH_ONLY=creates` runs the workloads whose name contains it.
     let only = std::env::var("DDB_BENCH_ONLY").unwrap_or_default();
+    let handle = Db::new(client.clone());
     for (workload, name) in WORKLOADS {
         if !name.contains(only.as_str()) {
             continue;
@@ -1003,7 +1004,9 @@ async fn main() -> Result<(), BoxError> {
                 let raw_table = fresh_table(&client).await?;
                 (fresh_table(&client).await?, raw_table)
             };
-            let db = Db::new(client.clone()).with_table_name::<Ecommerce>(ddb_table.clone());
+            // One handle for the whole run, as a service makes one at
+            // startup: each round only points it at its table.
+            let db = handle.with_table_name::<Ecommerce>(ddb_table.clone());
             for ddb_side in [ddb_first, !ddb_first] {
                 let table = if ddb_side { &ddb_table } else { &raw_table };
                 if matches!(workload, Workload::Backfill) {
