@@ -6,11 +6,17 @@
 //!
 //! `cargo bench -p ddb-runtime --features time --bench request`. Before
 //! measuring, each pair's two requests are compared: their JSON bodies must
-//! be equal, so both sides do the same work on the wire. The end-to-end bench
+//! be equal, so both sides do the same work on the wire. It then prints the
+//! allocations each side makes per request, counted by this binary's global
+//! allocator (the system allocator, as in any Rust program, with a count
+//! added): unlike times, they do not move from run to run. The end-to-end bench
 //! (`cargo run --release -p ddb-examples --example bench`) measures the same
 //! operations against a real server.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::config::{
@@ -33,6 +39,66 @@ mod common;
 use common::{by_hand, from_hand, order, Order};
 
 type Item = HashMap<String, AttributeValue>;
+
+/// The system allocator, counting allocations and the bytes they ask for.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static ALLOCATED: AtomicU64 = AtomicU64::new(0);
+
+fn count(bytes: usize) {
+    ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    ALLOCATED.fetch_add(bytes as u64, Ordering::Relaxed);
+}
+
+// SAFETY: every call is passed on to `System` unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count(new_size);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations and bytes allocated per call of `request`, over 20 calls.
+async fn allocations<F: Future>(mut request: impl FnMut() -> F) -> (f64, f64) {
+    const CALLS: u64 = 20;
+    let (calls, bytes) = (
+        ALLOCATIONS.load(Ordering::Relaxed),
+        ALLOCATED.load(Ordering::Relaxed),
+    );
+    for _ in 0..CALLS {
+        request().await;
+    }
+    let per_call = |now: u64, before: u64| (now - before) as f64 / CALLS as f64;
+    (
+        per_call(ALLOCATIONS.load(Ordering::Relaxed), calls),
+        per_call(ALLOCATED.load(Ordering::Relaxed), bytes),
+    )
+}
+
+/// Prints the allocations per request of a pair: ddb's side, then the
+/// hand-written one.
+fn print_allocations(operation: &str, ddb: (f64, f64), by_hand: (f64, f64)) {
+    println!(
+        "{operation}: allocations per request: ddb {:.0} ({:.1} KB), by hand {:.0} ({:.1} KB)",
+        ddb.0,
+        ddb.1 / 1024.0,
+        by_hand.0,
+        by_hand.1 / 1024.0,
+    );
+}
 
 /// Answers each DynamoDB operation with a fixed response, and keeps the
 /// last request body of each operation so that two sides can be compared.
@@ -463,6 +529,49 @@ fn bench(c: &mut Criterion) {
     answers
         .recording
         .store(false, std::sync::atomic::Ordering::Relaxed);
+
+    runtime.block_on(async {
+        print_allocations(
+            "PutItem",
+            allocations(|| typed::create(&db, &order)).await,
+            allocations(|| raw::create(&client, &order)).await,
+        );
+        print_allocations(
+            "GetItem",
+            allocations(|| typed::get(&db, &order)).await,
+            allocations(|| raw::get(&client, &order)).await,
+        );
+        print_allocations(
+            "Query of 20",
+            allocations(|| typed::query(&db, "123")).await,
+            allocations(|| raw::query(&client, "123")).await,
+        );
+        print_allocations(
+            "UpdateItem",
+            allocations(|| typed::ship(&db, &order)).await,
+            allocations(|| raw::ship(&client, &order)).await,
+        );
+        print_allocations(
+            "TransactWriteItems of 4",
+            allocations(|| typed::transaction(&db, &orders)).await,
+            allocations(|| raw::transaction(&client, &orders)).await,
+        );
+        print_allocations(
+            "TransactWriteItems of 1",
+            allocations(|| typed::exactly_once_create(&db, &order)).await,
+            allocations(|| raw::transaction(&client, std::slice::from_ref(&order))).await,
+        );
+        print_allocations(
+            "BatchGetItem of 100",
+            allocations(|| typed::batch_get(&db, &hundred)).await,
+            allocations(|| raw::batch_get(&client, &hundred)).await,
+        );
+        print_allocations(
+            "BatchWriteItem of 25",
+            allocations(|| typed::batch_put(&db, &batch)).await,
+            allocations(|| raw::batch_put(&client, &batch)).await,
+        );
+    });
 
     let mut group = c.benchmark_group("request");
     group.bench_function("PutItem: ddb create", |b| {

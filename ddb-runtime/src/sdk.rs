@@ -256,3 +256,32 @@ operation! {
     query: QueryFluentBuilder -> QueryOutput, QueryError;
     transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
+
+    #[derive(Debug)]
+    struct Watching;
+
+    impl Intercept for Watching {
+        fn name(&self) -> &'static str {
+            "watching"
+        }
+    }
+
+    /// Only the caller's own interceptors make writes keep copies: a plain
+    /// client (whose SDK interceptors are not in its configuration) reads
+    /// back what it sent.
+    #[test]
+    fn a_client_is_intercepted_only_with_interceptors_of_its_own() {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"));
+        let plain = Client::from_conf(config.clone().build());
+        assert!(!Sdk::new(plain).intercepted());
+        let watched = Client::from_conf(config.interceptor(Watching).build());
+        assert!(Sdk::new(watched).intercepted());
+    }
+}

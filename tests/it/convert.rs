@@ -426,7 +426,8 @@ mod bytes {
 }
 
 /// A create that meets an item compares it with its own, which it reads
-/// back from the body it sent (it keeps no copy): for every attribute type,
+/// back from the body it sent (a client without interceptors of its own
+/// keeps no copy): for every attribute type,
 /// on the caller's client and on ddb's copy of it (after 8 requests), plain
 /// and exactly-once, its own item is `AlreadyExisted` and another is
 /// `AlreadyExists`.

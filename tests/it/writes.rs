@@ -1577,7 +1577,8 @@ async fn a_lost_answer_is_an_unknown_outcome_after_many_requests() {
 }
 
 /// A transaction sent again after a conflict reads its actions back from
-/// the body it sent (no copy is kept for it): each kind of action, with
+/// the body it sent (no copy is kept on a client without interceptors of
+/// its own): each kind of action, with
 /// every field ddb sets, must go again exactly as it went first, under a
 /// fresh token.
 #[tokio::test]
@@ -1716,6 +1717,16 @@ async fn a_transaction_sent_again_through_rewriting_interceptors_is_rewritten_on
         .build();
     let through = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
         .with_table_name::<Ecommerce>(&table[4..]);
+    // Past the switch to ddb's copy of the client, which keeps the
+    // caller's interceptors.
+    for i in 0..10 {
+        through
+            .transaction()
+            .create(&line("Y0", &format!("P{i}")))
+            .send()
+            .await
+            .unwrap();
+    }
     proxy.fail("TransactWriteItems", 1, Fault::TransactionConflict);
     through
         .transaction()
@@ -1724,6 +1735,6 @@ async fn a_transaction_sent_again_through_rewriting_interceptors_is_rewritten_on
         .send()
         .await
         .unwrap();
-    assert_eq!(proxy.seen("TransactWriteItems"), 2);
-    assert_eq!(count_items(&db).await, 2);
+    assert_eq!(proxy.seen("TransactWriteItems"), 12);
+    assert_eq!(count_items(&db).await, 12);
 }

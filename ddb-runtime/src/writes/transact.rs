@@ -224,9 +224,12 @@ impl TransactWrite {
 
     /// [`send_with_capacity`](Self::send_with_capacity), every attempt of
     /// every send (the SDK's retries included) recorded into `attempts`.
-    /// Sent again after a conflict, the actions are read back from the body
-    /// `attempts` kept ([`Attempts::keeping_sent`]); without one, the
-    /// conflict is returned.
+    /// Sent again (after a conflict, or an unsettled attempt under the same
+    /// token), the actions are read back from the body `attempts` kept
+    /// ([`Attempts::keeping_sent`]), or, when the caller's client has
+    /// interceptors of its own ([`Sdk::intercepted`](crate::sdk::Sdk::intercepted)),
+    /// from a copy taken before sending. Without either, the failure is
+    /// returned.
     pub(crate) async fn send_recorded(self, attempts: &Attempts) -> Result<(String, Capacity)> {
         if let Some(error) = self.error {
             return Err(error);
@@ -300,8 +303,10 @@ impl TransactWrite {
         loop {
             attempt += 1;
             // Read back from what was sent, unless the caller's interceptors
-            // may have rewritten it: sent again, they would rewrite it twice.
-            let sending = match intercepted {
+            // may have rewritten it (sent again, they would rewrite it
+            // twice): then a copy is kept while a resend is possible.
+            let may_resend = !self.pinned && attempt < policy.max_attempts;
+            let sending = match intercepted && may_resend {
                 true => items.clone(),
                 false => items.take(),
             };
@@ -340,7 +345,7 @@ impl TransactWrite {
             let maybe_applied = attempts.maybe_applied();
             let unsettled = maybe_applied && matches!(error, Error::Sdk { .. });
             let again = error.is_transaction_conflict() || (unsettled && error.is_retryable());
-            let resend = again && !self.pinned && attempt < policy.max_attempts;
+            let resend = again && may_resend;
             if resend && !intercepted {
                 // Sent again, the actions are those just sent, read back.
                 items = attempts
@@ -349,7 +354,7 @@ impl TransactWrite {
                 if items.is_none() {
                     tracing::warn!(
                         "a transaction's actions could not be read back from the request \
-                         sent; its conflict is returned instead of sent again"
+                         sent; its failure is returned instead of sent again"
                     );
                 }
             }
@@ -543,6 +548,6 @@ mod tests {
         assert_eq!(tokens.len(), 10_000);
         assert!(tokens
             .iter()
-            .all(|t| t.len() == 32 && t.bytes().all(|b| b.is_ascii_hexdigit())));
+            .all(|t| t.len() == 32 && t.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))));
     }
 }

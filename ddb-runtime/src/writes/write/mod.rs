@@ -197,13 +197,13 @@ impl<E: Entity + 'static> Create<E> {
                 .await
                 .map(|(_, capacity)| capacity)
         };
-        let already_there = |failure: Error| match failure {
+        let already_there = move |failure: Error| match failure {
             Error::ConditionFailed {
                 entity,
                 key,
                 existing: Some(ExistingItem(existing)),
             } => {
-                let ours = copy.clone().or_else(|| {
+                let ours = copy.or_else(|| {
                     let sent = attempts.sent();
                     let ours = sent
                         .as_ref()

@@ -5,7 +5,10 @@
 //! met with its own, and a transaction sent again after a conflict sends the
 //! same actions. Both read them back from the body their attempts kept
 //! ([`Attempts::keeping_sent`](super::Attempts::keeping_sent)) instead of
-//! copying every item before every send.
+//! copying every item before every send, unless the caller's client has
+//! interceptors of its own, which may have rewritten the body
+//! ([`Sdk::intercepted`](crate::sdk::Sdk::intercepted)): then they keep a
+//! copy.
 
 use std::collections::HashMap;
 
