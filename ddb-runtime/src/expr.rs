@@ -128,7 +128,7 @@ impl Placeholders {
     }
 
     /// [`name`](Self::name), written at the end of `out`.
-    fn write_name(&mut self, name: &str, out: &mut String) {
+    pub(crate) fn write_name(&mut self, name: &str, out: &mut String) {
         if let Some((placeholder, _)) = self.names.iter().find(|(_, n)| n.as_str() == name) {
             out.push_str(placeholder);
             return;
@@ -139,7 +139,7 @@ impl Placeholders {
     }
 
     /// [`value`](Self::value), written at the end of `out`.
-    fn write_value(&mut self, value: AttributeValue, out: &mut String) {
+    pub(crate) fn write_value(&mut self, value: AttributeValue, out: &mut String) {
         let placeholder = format!(":v{}", self.values.len());
         if self.invalid.is_none() {
             if let Err(reason) = check_value(&placeholder, &value) {

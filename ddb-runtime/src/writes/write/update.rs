@@ -2,6 +2,7 @@
 //! index key the change affects recomputed in the same UpdateItem.
 
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 use std::time::SystemTime;
 
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
@@ -320,26 +321,27 @@ impl<E: Entity + 'static> Update<E> {
             });
         }
         let mut p = Placeholders::default();
-        let mut sets: Vec<String> = Vec::new();
+        // The SET, ADD and DELETE lists are written as they grow, each
+        // placeholder straight into its list; REMOVE keeps its names apart,
+        // to drop those another index SETs.
+        let mut sets = ClauseActions::default();
         let mut removes: Vec<String> = Vec::new();
-        let mut adds: Vec<String> = Vec::new();
-        let mut deletes: Vec<String> = Vec::new();
+        let mut adds = ClauseActions::default();
+        let mut deletes = ClauseActions::default();
         for op in &self.ops {
             match op {
-                Op::Set(a, v) => sets.push(format!("{} = {}", p.name(a), p.value(v.clone()))),
+                Op::Set(a, v) => sets.assign(&mut p, a, v.clone()),
                 Op::Remove(a) => removes.push(p.name(a)),
-                Op::Add(a, v) => adds.push(format!("{} {}", p.name(a), p.value(v.clone()))),
+                Op::Add(a, v) => adds.pair(&mut p, a, v.clone()),
                 Op::Append(a, v) => {
                     let name = p.name(a);
                     let empty = p.value(AttributeValue::L(Vec::new()));
-                    sets.push(format!(
-                        "{name} = list_append(if_not_exists({name}, {empty}), {})",
-                        p.value(v.clone())
-                    ))
+                    let out = sets.next();
+                    let _ = write!(out, "{name} = list_append(if_not_exists({name}, {empty}), ");
+                    p.write_value(v.clone(), out);
+                    out.push(')');
                 }
-                Op::DeleteFromSet(a, v) => {
-                    deletes.push(format!("{} {}", p.name(a), p.value(v.clone())))
-                }
+                Op::DeleteFromSet(a, v) => deletes.pair(&mut p, a, v.clone()),
             }
         }
         // What the item's attributes are after the update, where the update
@@ -360,21 +362,17 @@ impl<E: Entity + 'static> Update<E> {
         let now = SystemTime::now();
         let updated = E::stamps(false, now);
         for (attribute, value) in &updated {
-            sets.push(format!(
-                "{} = {}",
-                p.name(attribute),
-                p.value(value.clone())
-            ));
+            sets.assign(&mut p, attribute, value.clone());
             known.insert((*attribute).to_owned(), value.clone());
             touched.push(attribute);
         }
         for (attribute, value) in E::stamps(true, now) {
             if !updated.iter().any(|(a, _)| *a == attribute) {
                 let name = p.name(attribute);
-                sets.push(format!(
-                    "{name} = if_not_exists({name}, {})",
-                    p.value(value)
-                ));
+                let out = sets.next();
+                let _ = write!(out, "{name} = if_not_exists({name}, ");
+                p.write_value(value, out);
+                out.push(')');
             }
         }
         let version = version_attribute(schema);
@@ -518,11 +516,7 @@ impl<E: Entity + 'static> Update<E> {
                             && !index_set.contains(&attribute.name)
                         {
                             index_set.push(attribute.name);
-                            sets.push(format!(
-                                "{} = {}",
-                                p.name(attribute.name),
-                                p.value(value.to_attribute_value())
-                            ));
+                            sets.assign(&mut p, attribute.name, value.to_attribute_value());
                         }
                     }
                 }
@@ -540,12 +534,18 @@ impl<E: Entity + 'static> Update<E> {
             match expected {
                 Some(expected) => {
                     condition = Some(and(condition, version_is(version, expected)));
-                    sets.push(format!(
-                        "{name} = {}",
-                        p.value(version_value(entity, expected)?)
-                    ));
+                    let value = version_value(entity, expected)?;
+                    let out = sets.next();
+                    out.push_str(&name);
+                    out.push_str(" = ");
+                    p.write_value(value, out);
                 }
-                None => adds.push(format!("{name} {}", p.value(AttributeValue::N("1".into())))),
+                None => {
+                    let out = adds.next();
+                    out.push_str(&name);
+                    out.push(' ');
+                    p.write_value(AttributeValue::N("1".into()), out);
+                }
             }
         }
         // An attribute one index SETs is not REMOVEd for another.
@@ -559,20 +559,17 @@ impl<E: Entity + 'static> Update<E> {
             }
             first
         });
-        let mut clauses = Vec::new();
-        if !sets.is_empty() {
-            clauses.push(format!("SET {}", sets.join(", ")));
+        let mut expression = String::new();
+        sets.close("SET", &mut expression);
+        for (i, name) in removes.iter().enumerate() {
+            match i {
+                0 => ClauseActions::keyword("REMOVE", &mut expression),
+                _ => expression.push_str(", "),
+            }
+            expression.push_str(name);
         }
-        if !removes.is_empty() {
-            clauses.push(format!("REMOVE {}", removes.join(", ")));
-        }
-        if !adds.is_empty() {
-            clauses.push(format!("ADD {}", adds.join(", ")));
-        }
-        if !deletes.is_empty() {
-            clauses.push(format!("DELETE {}", deletes.join(", ")));
-        }
-        let expression = clauses.join(" ");
+        adds.close("ADD", &mut expression);
+        deletes.close("DELETE", &mut expression);
         crate::expr::check_expression(entity, "update", &expression)?;
         let mut plan = WritePlan::new(self.key, Action::Update(expression), condition.as_ref(), p)?;
         plan.expected_version = self.expected_version;
@@ -714,5 +711,55 @@ fn add_numbers(a: &str, b: &str) -> String {
     match (a.parse::<i128>(), b.parse::<i128>()) {
         (Ok(x), Ok(y)) => (x + y).to_string(),
         _ => (a.parse::<f64>().unwrap_or(0.0) + b.parse::<f64>().unwrap_or(0.0)).to_string(),
+    }
+}
+
+/// The actions of one clause of an update expression (`SET`, `ADD`,
+/// `DELETE`), comma-separated, each placeholder written straight into it.
+#[derive(Default)]
+struct ClauseActions(String);
+
+impl ClauseActions {
+    /// Where the next action goes, after a separator when one came before.
+    fn next(&mut self) -> &mut String {
+        if !self.0.is_empty() {
+            self.0.push_str(", ");
+        }
+        &mut self.0
+    }
+
+    /// `#name = :value` (SET).
+    fn assign(&mut self, p: &mut Placeholders, attribute: &str, value: AttributeValue) {
+        let out = self.next();
+        p.write_name(attribute, out);
+        out.push_str(" = ");
+        p.write_value(value, out);
+    }
+
+    /// `#name :value` (ADD, DELETE).
+    fn pair(&mut self, p: &mut Placeholders, attribute: &str, value: AttributeValue) {
+        let out = self.next();
+        p.write_name(attribute, out);
+        out.push(' ');
+        p.write_value(value, out);
+    }
+
+    /// `KEYWORD` and the actions at the end of `expression`, when there are
+    /// any.
+    fn close(self, keyword: &str, expression: &mut String) {
+        if !self.0.is_empty() {
+            Self::keyword(keyword, expression);
+            expression.push_str(&self.0);
+        }
+    }
+
+    /// `KEYWORD ` at the end of `expression`, after a space when a clause
+    /// came before.
+    fn keyword(keyword: &str, expression: &mut String) {
+        if !expression.is_empty() {
+            expression.push(' ');
+        }
+        expression.push_str(keyword);
+        expression.push(' ');
     }
 }
