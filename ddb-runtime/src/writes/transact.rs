@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{Get, ReturnConsumedCapacity, TransactGetItem, TransactWriteItem};
-use futures::future::{BoxFuture, Either};
+use futures::future::BoxFuture;
 
 use tracing::Instrument;
 
@@ -251,17 +251,31 @@ impl TransactWrite {
         }
         // The items move out of their actions; what describes each action
         // stays, to check the transaction and to report its failures.
+        let mut prepared = Vec::with_capacity(self.actions.len());
+        let mut later = Vec::new();
+        for action in self.actions {
+            match action {
+                Pending::Ready(action) => prepared.push(Some(action?)),
+                Pending::Later(action) => {
+                    later.push((prepared.len(), action));
+                    prepared.push(None);
+                }
+            }
+        }
         // The updates that read first read at the same time.
-        let pending = self.actions.into_iter().map(|action| match action {
-            Pending::Ready(action) => Either::Left(std::future::ready(action)),
-            Pending::Later(action) => Either::Right(action),
-        });
-        let (items, actions): (Vec<TransactWriteItem>, Vec<Action>) =
-            futures::future::try_join_all(pending)
-                .await?
+        if !later.is_empty() {
+            let read = later
                 .into_iter()
-                .unzip();
-        let mut seen = HashSet::new();
+                .map(|(at, action)| async move { action.await.map(|action| (at, action)) });
+            for (at, action) in futures::future::try_join_all(read).await? {
+                if let Some(slot) = prepared.get_mut(at) {
+                    *slot = Some(action);
+                }
+            }
+        }
+        let (items, actions): (Vec<TransactWriteItem>, Vec<Action>) =
+            prepared.into_iter().flatten().unzip();
+        let mut seen = HashSet::with_capacity(actions.len());
         let mut total = 0;
         for action in &actions {
             if !seen.insert((action.table.as_str(), action.key.as_str())) {
@@ -292,14 +306,22 @@ impl TransactWrite {
         let mut attempt = 0;
         let mut items = Some(items);
         let intercepted = self.db.sdk().intercepted();
-        let mut tables: Vec<&str> = actions.iter().map(|a| a.table.as_str()).collect();
-        tables.sort_unstable();
-        tables.dedup();
+        // The span names the table the actions write (most often one), or
+        // each of them.
+        let first = actions.first().map_or("", |a| a.table.as_str());
+        let tables = if actions.iter().all(|a| a.table == first) {
+            std::borrow::Cow::Borrowed(first)
+        } else {
+            let mut tables: Vec<&str> = actions.iter().map(|a| a.table.as_str()).collect();
+            tables.sort_unstable();
+            tables.dedup();
+            std::borrow::Cow::Owned(tables.join(","))
+        };
         let entity = match actions.first() {
             Some(first) if actions.iter().all(|a| a.entity == first.entity) => first.entity,
             _ => "",
         };
-        let span = telemetry::span("TransactWriteItems", &tables.join(","), None, entity);
+        let span = telemetry::span("TransactWriteItems", &tables, None, entity);
         loop {
             attempt += 1;
             // Read back from what was sent, unless the caller's interceptors
