@@ -1738,3 +1738,196 @@ async fn a_transaction_sent_again_through_rewriting_interceptors_is_rewritten_on
     assert_eq!(proxy.seen("TransactWriteItems"), 12);
     assert_eq!(count_items(&db).await, 12);
 }
+
+/// The update expressions ddb sends, pinned to the text: every kind of
+/// action (set, remove, add, append, delete from a set), an update that
+/// takes an order out of its sparse index, with and without an expected
+/// version. A change in how they are written must show here first.
+#[tokio::test]
+async fn update_expressions_are_written_as_pinned() {
+    let sent = |proxy: &ddb_tests::proxy::Proxy| -> Vec<serde_json::Value> {
+        proxy
+            .recorded("UpdateItem")
+            .iter()
+            .map(|body| {
+                let body: serde_json::Value = serde_json::from_slice(body).unwrap();
+                serde_json::json!({
+                    "update": body["UpdateExpression"],
+                    "condition": body["ConditionExpression"],
+                    "names": body["ExpressionAttributeNames"],
+                    "values": body["ExpressionAttributeValues"],
+                })
+            })
+            .collect()
+    };
+
+    let carts = ddb_tests::db_with_table::<Carts>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Carts>(&carts).await;
+    let cart = Cart {
+        user: "ada".into(),
+        id: "c1".into(),
+        total: 300,
+        tags: ["gift".to_string()].into(),
+        lines: vec!["P9".into()],
+        note: Some("leave at the door".into()),
+    };
+    carts.create(&cart).send().await.unwrap();
+    proxy.record("UpdateItem");
+    let key = Cart::key(&"ada".to_string(), &"c1".to_string()).unwrap();
+    let fields = Cart::fields();
+    through
+        .update(key.clone())
+        .add(fields.tags, ["fragile".to_string()].into())
+        .append(fields.lines, vec!["P31".to_string()])
+        .remove(fields.note)
+        .set(fields.total, 50u64)
+        .send()
+        .await
+        .unwrap();
+    through
+        .update(key)
+        .delete_from_set(fields.tags, ["gift".to_string()].into())
+        .send()
+        .await
+        .unwrap();
+
+    let orders = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (order_proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&orders).await;
+    orders.create(&open_order("V1")).send().await.unwrap();
+    order_proxy.record("UpdateItem");
+    let key = open_order("V1").primary_key().unwrap();
+    let fields = Order::fields();
+    through
+        .update(key.clone())
+        .set(fields.status, OrderStatus::Shipped)
+        .send()
+        .await
+        .unwrap();
+    through
+        .update(key)
+        .set(fields.total_cents, 7u64)
+        .expect_version(2)
+        .send()
+        .await
+        .unwrap();
+
+    let actual = serde_json::json!({ "carts": sent(&proxy), "orders": sent(&order_proxy) });
+    // Written by the code before the update's actions were built in one
+    // string per clause; the same text since.
+    let expected: serde_json::Value = serde_json::from_str(
+        r##"{
+    "carts": [
+        {
+            "condition": "(attribute_exists(#n4) AND (attribute_not_exists(#n5) OR #n5 = :v4))",
+            "names": {
+                "#n0": "tags",
+                "#n1": "lines",
+                "#n2": "note",
+                "#n3": "total",
+                "#n4": "PK",
+                "#n5": "_schema"
+            },
+            "update": "SET #n1 = list_append(if_not_exists(#n1, :v1), :v2), #n3 = :v3 REMOVE #n2 ADD #n0 :v0",
+            "values": {
+                ":v0": {
+                    "SS": [
+                        "fragile"
+                    ]
+                },
+                ":v1": {
+                    "L": []
+                },
+                ":v2": {
+                    "L": [
+                        {
+                            "S": "P31"
+                        }
+                    ]
+                },
+                ":v3": {
+                    "N": "50"
+                },
+                ":v4": {
+                    "N": "1"
+                }
+            }
+        },
+        {
+            "condition": "(attribute_exists(#n1) AND (attribute_not_exists(#n2) OR #n2 = :v1))",
+            "names": {
+                "#n0": "tags",
+                "#n1": "PK",
+                "#n2": "_schema"
+            },
+            "update": "DELETE #n0 :v0",
+            "values": {
+                ":v0": {
+                    "SS": [
+                        "gift"
+                    ]
+                },
+                ":v1": {
+                    "N": "1"
+                }
+            }
+        }
+    ],
+    "orders": [
+        {
+            "condition": "(attribute_exists(#n4) AND (attribute_not_exists(#n5) OR #n5 = :v2))",
+            "names": {
+                "#n0": "status",
+                "#n1": "GSI2PK",
+                "#n2": "GSI2SK",
+                "#n3": "version",
+                "#n4": "PK",
+                "#n5": "_schema"
+            },
+            "update": "SET #n0 = :v0 REMOVE #n1, #n2 ADD #n3 :v1",
+            "values": {
+                ":v0": {
+                    "S": "SHIPPED"
+                },
+                ":v1": {
+                    "N": "1"
+                },
+                ":v2": {
+                    "N": "1"
+                }
+            }
+        },
+        {
+            "condition": "((attribute_exists(#n2) AND (attribute_not_exists(#n3) OR #n3 = :v2)) AND #n1 = :v3)",
+            "names": {
+                "#n0": "total_cents",
+                "#n1": "version",
+                "#n2": "PK",
+                "#n3": "_schema"
+            },
+            "update": "SET #n0 = :v0, #n1 = :v1",
+            "values": {
+                ":v0": {
+                    "N": "7"
+                },
+                ":v1": {
+                    "N": "3"
+                },
+                ":v2": {
+                    "N": "1"
+                },
+                ":v3": {
+                    "N": "2"
+                }
+            }
+        }
+    ]
+}"##,
+    )
+    .unwrap();
+    assert_eq!(
+        actual,
+        expected,
+        "{}",
+        serde_json::to_string_pretty(&actual).unwrap()
+    );
+}
