@@ -306,21 +306,7 @@ impl TransactWrite {
         let mut attempt = 0;
         let mut items = Some(items);
         let intercepted = self.db.sdk().intercepted();
-        // The span names the table the actions write (most often one), or
-        // each of them.
-        let first = actions.first().map_or("", |a| a.table.as_str());
-        let tables = if actions.iter().all(|a| a.table == first) {
-            std::borrow::Cow::Borrowed(first)
-        } else {
-            let mut tables: Vec<&str> = actions.iter().map(|a| a.table.as_str()).collect();
-            tables.sort_unstable();
-            tables.dedup();
-            std::borrow::Cow::Owned(tables.join(","))
-        };
-        let entity = match actions.first() {
-            Some(first) if actions.iter().all(|a| a.entity == first.entity) => first.entity,
-            _ => "",
-        };
+        let (tables, entity) = span_names(actions.iter().map(|a| (a.entity, a.table.as_str())));
         let span = telemetry::span("TransactWriteItems", &tables, None, entity);
         loop {
             attempt += 1;
@@ -402,6 +388,33 @@ impl TransactWrite {
             return Err(error);
         }
     }
+}
+
+/// What a transaction's span names, from each action's entity type and
+/// table: the table (the tables, each once, sorted and comma-joined, when
+/// the actions are on several), and the entity type ("" when they are of
+/// several).
+fn span_names<'a>(
+    actions: impl Iterator<Item = (&'static str, &'a str)> + Clone,
+) -> (std::borrow::Cow<'a, str>, &'static str) {
+    let mut rest = actions.clone();
+    let Some((entity, table)) = rest.next() else {
+        return (std::borrow::Cow::Borrowed(""), "");
+    };
+    let (mut one_table, mut one_entity) = (true, true);
+    for (other_entity, other_table) in rest {
+        one_table &= other_table == table;
+        one_entity &= other_entity == entity;
+    }
+    let tables = if one_table {
+        std::borrow::Cow::Borrowed(table)
+    } else {
+        let mut tables: Vec<&str> = actions.map(|(_, table)| table).collect();
+        tables.sort_unstable();
+        tables.dedup();
+        std::borrow::Cow::Owned(tables.join(","))
+    };
+    (tables, if one_entity { entity } else { "" })
 }
 
 /// Maps a TransactWriteItems error, with one reason per action.
@@ -525,14 +538,12 @@ impl TransactGet {
                     .map_err(|e| invalid(entity, e.to_string()))
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut tables: Vec<&str> = self.gets.iter().map(|(_, t, _)| t.as_str()).collect();
-        tables.sort_unstable();
-        tables.dedup();
-        let entity = match self.gets.first() {
-            Some((first, _, _)) if self.gets.iter().all(|(e, _, _)| e == first) => *first,
-            _ => "",
-        };
-        let span = telemetry::span("TransactGetItems", &tables.join(","), None, entity);
+        let names = self
+            .gets
+            .iter()
+            .map(|(entity, table, _)| (*entity, table.as_str()));
+        let (tables, entity) = span_names(names);
+        let span = telemetry::span("TransactGetItems", &tables, None, entity);
         let read_at = crate::timestamp::now_epoch_seconds();
         let output = self
             .db
@@ -563,6 +574,23 @@ impl TransactGet {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_span_names_one_table_or_each_once_and_one_entity_type() {
+        let names = |actions: &[(&'static str, &'static str)]| {
+            let (tables, entity) = super::span_names(actions.iter().copied());
+            (tables.into_owned(), entity)
+        };
+        assert_eq!(
+            names(&[("Order", "T"), ("Order", "T")]),
+            ("T".into(), "Order")
+        );
+        assert_eq!(
+            names(&[("Order", "B"), ("Customer", "A"), ("Order", "B")]),
+            ("A,B".into(), "")
+        );
+        assert_eq!(names(&[]), (String::new(), ""));
+    }
+
     #[test]
     fn request_tokens_are_distinct_and_fit_dynamodb() {
         let tokens: std::collections::HashSet<String> =
