@@ -530,105 +530,86 @@ fn bench(c: &mut Criterion) {
         .recording
         .store(false, std::sync::atomic::Ordering::Relaxed);
 
+    // Each pair once: the operation, the name of ddb's side, ddb's call
+    // and the hand-written one. It is counted, then measured.
+    macro_rules! for_each_pair {
+        ($each:ident) => {
+            $each!(
+                "PutItem",
+                "ddb create",
+                typed::create(&db, &order),
+                raw::create(&client, &order)
+            );
+            $each!(
+                "GetItem",
+                "ddb get",
+                typed::get(&db, &order),
+                raw::get(&client, &order)
+            );
+            $each!(
+                "Query of 20",
+                "ddb query",
+                typed::query(&db, "123"),
+                raw::query(&client, "123")
+            );
+            $each!(
+                "UpdateItem",
+                "ddb update",
+                typed::ship(&db, &order),
+                raw::ship(&client, &order)
+            );
+            $each!(
+                "TransactWriteItems of 4",
+                "ddb transaction",
+                typed::transaction(&db, &orders),
+                raw::transaction(&client, &orders)
+            );
+            $each!(
+                "TransactWriteItems of 1",
+                "ddb exactly-once create",
+                typed::exactly_once_create(&db, &order),
+                raw::transaction(&client, std::slice::from_ref(&order))
+            );
+            $each!(
+                "BatchGetItem of 100",
+                "ddb batch_get",
+                typed::batch_get(&db, &hundred),
+                raw::batch_get(&client, &hundred)
+            );
+            $each!(
+                "BatchWriteItem of 25",
+                "ddb batch_put",
+                typed::batch_put(&db, &batch),
+                raw::batch_put(&client, &batch)
+            );
+        };
+    }
+
     runtime.block_on(async {
-        print_allocations(
-            "PutItem",
-            allocations(|| typed::create(&db, &order)).await,
-            allocations(|| raw::create(&client, &order)).await,
-        );
-        print_allocations(
-            "GetItem",
-            allocations(|| typed::get(&db, &order)).await,
-            allocations(|| raw::get(&client, &order)).await,
-        );
-        print_allocations(
-            "Query of 20",
-            allocations(|| typed::query(&db, "123")).await,
-            allocations(|| raw::query(&client, "123")).await,
-        );
-        print_allocations(
-            "UpdateItem",
-            allocations(|| typed::ship(&db, &order)).await,
-            allocations(|| raw::ship(&client, &order)).await,
-        );
-        print_allocations(
-            "TransactWriteItems of 4",
-            allocations(|| typed::transaction(&db, &orders)).await,
-            allocations(|| raw::transaction(&client, &orders)).await,
-        );
-        print_allocations(
-            "TransactWriteItems of 1",
-            allocations(|| typed::exactly_once_create(&db, &order)).await,
-            allocations(|| raw::transaction(&client, std::slice::from_ref(&order))).await,
-        );
-        print_allocations(
-            "BatchGetItem of 100",
-            allocations(|| typed::batch_get(&db, &hundred)).await,
-            allocations(|| raw::batch_get(&client, &hundred)).await,
-        );
-        print_allocations(
-            "BatchWriteItem of 25",
-            allocations(|| typed::batch_put(&db, &batch)).await,
-            allocations(|| raw::batch_put(&client, &batch)).await,
-        );
+        macro_rules! count {
+            ($operation:literal, $name:literal, $ddb:expr, $by_hand:expr) => {
+                print_allocations(
+                    $operation,
+                    allocations(|| $ddb).await,
+                    allocations(|| $by_hand).await,
+                );
+            };
+        }
+        for_each_pair!(count);
     });
 
     let mut group = c.benchmark_group("request");
-    group.bench_function("PutItem: ddb create", |b| {
-        b.to_async(&runtime).iter(|| typed::create(&db, &order))
-    });
-    group.bench_function("PutItem: by hand", |b| {
-        b.to_async(&runtime).iter(|| raw::create(&client, &order))
-    });
-    group.bench_function("GetItem: ddb get", |b| {
-        b.to_async(&runtime).iter(|| typed::get(&db, &order))
-    });
-    group.bench_function("GetItem: by hand", |b| {
-        b.to_async(&runtime).iter(|| raw::get(&client, &order))
-    });
-    group.bench_function("Query of 20: ddb query", |b| {
-        b.to_async(&runtime).iter(|| typed::query(&db, "123"))
-    });
-    group.bench_function("Query of 20: by hand", |b| {
-        b.to_async(&runtime).iter(|| raw::query(&client, "123"))
-    });
-    group.bench_function("UpdateItem: ddb update", |b| {
-        b.to_async(&runtime).iter(|| typed::ship(&db, &order))
-    });
-    group.bench_function("UpdateItem: by hand", |b| {
-        b.to_async(&runtime).iter(|| raw::ship(&client, &order))
-    });
-    group.bench_function("TransactWriteItems of 4: ddb transaction", |b| {
-        b.to_async(&runtime)
-            .iter(|| typed::transaction(&db, &orders))
-    });
-    group.bench_function("TransactWriteItems of 4: by hand", |b| {
-        b.to_async(&runtime)
-            .iter(|| raw::transaction(&client, &orders))
-    });
-    group.bench_function("TransactWriteItems of 1: ddb exactly-once create", |b| {
-        b.to_async(&runtime)
-            .iter(|| typed::exactly_once_create(&db, &order))
-    });
-    group.bench_function("TransactWriteItems of 1: by hand", |b| {
-        b.to_async(&runtime)
-            .iter(|| raw::transaction(&client, std::slice::from_ref(&order)))
-    });
-    group.bench_function("BatchGetItem of 100: ddb batch_get", |b| {
-        b.to_async(&runtime)
-            .iter(|| typed::batch_get(&db, &hundred))
-    });
-    group.bench_function("BatchGetItem of 100: by hand", |b| {
-        b.to_async(&runtime)
-            .iter(|| raw::batch_get(&client, &hundred))
-    });
-    group.bench_function("BatchWriteItem of 25: ddb batch_put", |b| {
-        b.to_async(&runtime).iter(|| typed::batch_put(&db, &batch))
-    });
-    group.bench_function("BatchWriteItem of 25: by hand", |b| {
-        b.to_async(&runtime)
-            .iter(|| raw::batch_put(&client, &batch))
-    });
+    macro_rules! measure {
+        ($operation:literal, $name:literal, $ddb:expr, $by_hand:expr) => {
+            group.bench_function(concat!($operation, ": ", $name), |b| {
+                b.to_async(&runtime).iter(|| $ddb)
+            });
+            group.bench_function(concat!($operation, ": by hand"), |b| {
+                b.to_async(&runtime).iter(|| $by_hand)
+            });
+        };
+    }
+    for_each_pair!(measure);
     group.finish();
 }
 

@@ -1578,9 +1578,8 @@ async fn a_lost_answer_is_an_unknown_outcome_after_many_requests() {
 
 /// A transaction sent again after a conflict reads its actions back from
 /// the body it sent (no copy is kept on a client without interceptors of
-/// its own): each kind of action, with
-/// every field ddb sets, must go again exactly as it went first, under a
-/// fresh token.
+/// its own): each kind of action, with every field ddb sets, must go again
+/// exactly as it went first, under a fresh token.
 #[tokio::test]
 async fn a_transaction_sent_again_after_a_conflict_sends_the_same_actions() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
