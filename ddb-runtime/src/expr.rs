@@ -1,8 +1,10 @@
 //! Conditions over an entity's attributes, for filters and conditional writes.
 //!
-//! Every attribute name and value goes through an expression placeholder
-//! (`#n0`, `:v0`), so reserved words such as `status` or `name` just work and
-//! no value is ever spliced into the expression text.
+//! Every value goes through an expression placeholder (`:v0`), so no value
+//! is ever spliced into the expression text. An attribute name is written as
+//! it is when DynamoDB reads it as a plain name (`PK`), and through a
+//! placeholder (`#n0`) otherwise, so reserved words such as `status` or
+//! `name` just work.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -113,7 +115,8 @@ pub(crate) struct Placeholders {
 }
 
 impl Placeholders {
-    /// The placeholder of attribute `name` (one per distinct name).
+    /// Attribute `name` as an expression writes it: the name itself, or its
+    /// placeholder (one per distinct name).
     pub fn name(&mut self, name: &str) -> String {
         let mut placeholder = String::new();
         self.write_name(name, &mut placeholder);
@@ -127,8 +130,14 @@ impl Placeholders {
         placeholder
     }
 
-    /// [`name`](Self::name), written at the end of `out`.
+    /// [`name`](Self::name), written at the end of `out`: the name itself
+    /// when DynamoDB reads it as a plain attribute name, else its
+    /// placeholder ([`crate::expr_names`]).
     pub(crate) fn write_name(&mut self, name: &str, out: &mut String) {
+        if !crate::expr_names::needs_placeholder(name) {
+            out.push_str(name);
+            return;
+        }
         if let Some((placeholder, _)) = self.names.iter().find(|(_, n)| n.as_str() == name) {
             out.push_str(placeholder);
             return;
@@ -710,7 +719,7 @@ mod tests {
     struct Order;
 
     #[test]
-    fn renders_with_placeholders_only() {
+    fn renders_values_through_placeholders_and_names_only_when_needed() {
         let status: Attr<Order, String> = Attr::new("status");
         let total: Attr<Order, u64> = Attr::new("total_cents");
         let condition = (status.eq("OPEN") | status.eq("SHIPPED"))
@@ -720,10 +729,12 @@ mod tests {
         let text = condition.render(&mut p).unwrap();
         assert_eq!(
             text,
-            "(((#n0 = :v0 OR #n0 = :v1) AND (NOT #n1 BETWEEN :v2 AND :v3)) AND attribute_exists(#n0))"
+            "(((#n0 = :v0 OR #n0 = :v1) AND (NOT total_cents BETWEEN :v2 AND :v3)) AND attribute_exists(#n0))"
         );
         let (names, values) = p.into_maps();
-        assert_eq!(names.unwrap()["#n0"], "status");
+        let names = names.unwrap();
+        assert_eq!(names["#n0"], "status");
+        assert_eq!(names.len(), 1);
         assert_eq!(values.unwrap()[":v1"], AttributeValue::S("SHIPPED".into()));
         assert!(!format!("{condition:?}").contains("SHIPPED"));
     }

@@ -99,6 +99,7 @@ mod declarations {
 mod db;
 mod error;
 pub mod expr;
+mod expr_names;
 #[cfg(feature = "local")]
 pub mod local;
 mod sdk;

@@ -1,0 +1,777 @@
+//! When an attribute name can stand in an expression as it is, and when it
+//! needs an `ExpressionAttributeNames` placeholder (`#n0`).
+//!
+//! A careful engineer writes `attribute_not_exists(PK)`, not
+//! `attribute_not_exists(#n0)` with a names map: the placeholder costs the
+//! request a map, its bytes (signed, sent, parsed) and the server a lookup.
+//! ddb does the same, and keeps a placeholder for every name DynamoDB would
+//! not read as a plain attribute name: one of its 573 reserved words (in any
+//! case), a name of one of its functions, or any name that is not an ASCII
+//! letter followed by ASCII letters, digits and underscores (a name starting
+//! with a digit or an underscore, holding a `.`, `-`, `#`, `:`, a space or
+//! any other character).
+
+use std::cmp::Ordering;
+
+/// Whether `name` must be written through a placeholder in an expression.
+pub(crate) fn needs_placeholder(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let plain = bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    !plain || is_reserved_word(name) || FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(name))
+}
+
+/// Whether `name` is one of DynamoDB's reserved words, which are not
+/// case-sensitive.
+pub(crate) fn is_reserved_word(name: &str) -> bool {
+    // The longest reserved word has 14 letters.
+    name.len() <= 14
+        && RESERVED_WORDS
+            .binary_search_by(|word| compare_upper(word, name))
+            .is_ok()
+}
+
+/// `word` (upper case) against `name` read in upper case.
+fn compare_upper(word: &str, name: &str) -> Ordering {
+    let name = name.bytes().map(|b| b.to_ascii_uppercase());
+    word.bytes().cmp(name)
+}
+
+/// The functions of DynamoDB's expressions that are not reserved words
+/// (`size` is one): an attribute of one of these names is written through a
+/// placeholder too, so no expression reads as a call.
+const FUNCTIONS: [&str; 7] = [
+    "attribute_exists",
+    "attribute_not_exists",
+    "attribute_type",
+    "begins_with",
+    "contains",
+    "if_not_exists",
+    "list_append",
+];
+
+/// DynamoDB's reserved words, sorted: the 573 of its developer guide
+/// ("Reserved words in DynamoDB").
+const RESERVED_WORDS: [&str; 573] = [
+    "ABORT",
+    "ABSOLUTE",
+    "ACTION",
+    "ADD",
+    "AFTER",
+    "AGENT",
+    "AGGREGATE",
+    "ALL",
+    "ALLOCATE",
+    "ALTER",
+    "ANALYZE",
+    "AND",
+    "ANY",
+    "ARCHIVE",
+    "ARE",
+    "ARRAY",
+    "AS",
+    "ASC",
+    "ASCII",
+    "ASENSITIVE",
+    "ASSERTION",
+    "ASYMMETRIC",
+    "AT",
+    "ATOMIC",
+    "ATTACH",
+    "ATTRIBUTE",
+    "AUTH",
+    "AUTHORIZATION",
+    "AUTHORIZE",
+    "AUTO",
+    "AVG",
+    "BACK",
+    "BACKUP",
+    "BASE",
+    "BATCH",
+    "BEFORE",
+    "BEGIN",
+    "BETWEEN",
+    "BIGINT",
+    "BINARY",
+    "BIT",
+    "BLOB",
+    "BLOCK",
+    "BOOLEAN",
+    "BOTH",
+    "BREADTH",
+    "BUCKET",
+    "BULK",
+    "BY",
+    "BYTE",
+    "CALL",
+    "CALLED",
+    "CALLING",
+    "CAPACITY",
+    "CASCADE",
+    "CASCADED",
+    "CASE",
+    "CAST",
+    "CATALOG",
+    "CHAR",
+    "CHARACTER",
+    "CHECK",
+    "CLASS",
+    "CLOB",
+    "CLOSE",
+    "CLUSTER",
+    "CLUSTERED",
+    "CLUSTERING",
+    "CLUSTERS",
+    "COALESCE",
+    "COLLATE",
+    "COLLATION",
+    "COLLECTION",
+    "COLUMN",
+    "COLUMNS",
+    "COMBINE",
+    "COMMENT",
+    "COMMIT",
+    "COMPACT",
+    "COMPILE",
+    "COMPRESS",
+    "CONDITION",
+    "CONFLICT",
+    "CONNECT",
+    "CONNECTION",
+    "CONSISTENCY",
+    "CONSISTENT",
+    "CONSTRAINT",
+    "CONSTRAINTS",
+    "CONSTRUCTOR",
+    "CONSUMED",
+    "CONTINUE",
+    "CONVERT",
+    "COPY",
+    "CORRESPONDING",
+    "COUNT",
+    "COUNTER",
+    "CREATE",
+    "CROSS",
+    "CUBE",
+    "CURRENT",
+    "CURSOR",
+    "CYCLE",
+    "DATA",
+    "DATABASE",
+    "DATE",
+    "DATETIME",
+    "DAY",
+    "DEALLOCATE",
+    "DEC",
+    "DECIMAL",
+    "DECLARE",
+    "DEFAULT",
+    "DEFERRABLE",
+    "DEFERRED",
+    "DEFINE",
+    "DEFINED",
+    "DEFINITION",
+    "DELETE",
+    "DELIMITED",
+    "DEPTH",
+    "DEREF",
+    "DESC",
+    "DESCRIBE",
+    "DESCRIPTOR",
+    "DETACH",
+    "DETERMINISTIC",
+    "DIAGNOSTICS",
+    "DIRECTORIES",
+    "DISABLE",
+    "DISCONNECT",
+    "DISTINCT",
+    "DISTRIBUTE",
+    "DO",
+    "DOMAIN",
+    "DOUBLE",
+    "DROP",
+    "DUMP",
+    "DURATION",
+    "DYNAMIC",
+    "EACH",
+    "ELEMENT",
+    "ELSE",
+    "ELSEIF",
+    "EMPTY",
+    "ENABLE",
+    "END",
+    "EQUAL",
+    "EQUALS",
+    "ERROR",
+    "ESCAPE",
+    "ESCAPED",
+    "EVAL",
+    "EVALUATE",
+    "EXCEEDED",
+    "EXCEPT",
+    "EXCEPTION",
+    "EXCEPTIONS",
+    "EXCLUSIVE",
+    "EXEC",
+    "EXECUTE",
+    "EXISTS",
+    "EXIT",
+    "EXPLAIN",
+    "EXPLODE",
+    "EXPORT",
+    "EXPRESSION",
+    "EXTENDED",
+    "EXTERNAL",
+    "EXTRACT",
+    "FAIL",
+    "FALSE",
+    "FAMILY",
+    "FETCH",
+    "FIELDS",
+    "FILE",
+    "FILTER",
+    "FILTERING",
+    "FINAL",
+    "FINISH",
+    "FIRST",
+    "FIXED",
+    "FLATTERN",
+    "FLOAT",
+    "FOR",
+    "FORCE",
+    "FOREIGN",
+    "FORMAT",
+    "FORWARD",
+    "FOUND",
+    "FREE",
+    "FROM",
+    "FULL",
+    "FUNCTION",
+    "FUNCTIONS",
+    "GENERAL",
+    "GENERATE",
+    "GET",
+    "GLOB",
+    "GLOBAL",
+    "GO",
+    "GOTO",
+    "GRANT",
+    "GREATER",
+    "GROUP",
+    "GROUPING",
+    "HANDLER",
+    "HASH",
+    "HAVE",
+    "HAVING",
+    "HEAP",
+    "HIDDEN",
+    "HOLD",
+    "HOUR",
+    "IDENTIFIED",
+    "IDENTITY",
+    "IF",
+    "IGNORE",
+    "IMMEDIATE",
+    "IMPORT",
+    "IN",
+    "INCLUDING",
+    "INCLUSIVE",
+    "INCREMENT",
+    "INCREMENTAL",
+    "INDEX",
+    "INDEXED",
+    "INDEXES",
+    "INDICATOR",
+    "INFINITE",
+    "INITIALLY",
+    "INLINE",
+    "INNER",
+    "INNTER",
+    "INOUT",
+    "INPUT",
+    "INSENSITIVE",
+    "INSERT",
+    "INSTEAD",
+    "INT",
+    "INTEGER",
+    "INTERSECT",
+    "INTERVAL",
+    "INTO",
+    "INVALIDATE",
+    "IS",
+    "ISOLATION",
+    "ITEM",
+    "ITEMS",
+    "ITERATE",
+    "JOIN",
+    "KEY",
+    "KEYS",
+    "LAG",
+    "LANGUAGE",
+    "LARGE",
+    "LAST",
+    "LATERAL",
+    "LEAD",
+    "LEADING",
+    "LEAVE",
+    "LEFT",
+    "LENGTH",
+    "LESS",
+    "LEVEL",
+    "LIKE",
+    "LIMIT",
+    "LIMITED",
+    "LINES",
+    "LIST",
+    "LOAD",
+    "LOCAL",
+    "LOCALTIME",
+    "LOCALTIMESTAMP",
+    "LOCATION",
+    "LOCATOR",
+    "LOCK",
+    "LOCKS",
+    "LOG",
+    "LOGED",
+    "LONG",
+    "LOOP",
+    "LOWER",
+    "MAP",
+    "MATCH",
+    "MATERIALIZED",
+    "MAX",
+    "MAXLEN",
+    "MEMBER",
+    "MERGE",
+    "METHOD",
+    "METRICS",
+    "MIN",
+    "MINUS",
+    "MINUTE",
+    "MISSING",
+    "MOD",
+    "MODE",
+    "MODIFIES",
+    "MODIFY",
+    "MODULE",
+    "MONTH",
+    "MULTI",
+    "MULTISET",
+    "NAME",
+    "NAMES",
+    "NATIONAL",
+    "NATURAL",
+    "NCHAR",
+    "NCLOB",
+    "NEW",
+    "NEXT",
+    "NO",
+    "NONE",
+    "NOT",
+    "NULL",
+    "NULLIF",
+    "NUMBER",
+    "NUMERIC",
+    "OBJECT",
+    "OF",
+    "OFFLINE",
+    "OFFSET",
+    "OLD",
+    "ON",
+    "ONLINE",
+    "ONLY",
+    "OPAQUE",
+    "OPEN",
+    "OPERATOR",
+    "OPTION",
+    "OR",
+    "ORDER",
+    "ORDINALITY",
+    "OTHER",
+    "OTHERS",
+    "OUT",
+    "OUTER",
+    "OUTPUT",
+    "OVER",
+    "OVERLAPS",
+    "OVERRIDE",
+    "OWNER",
+    "PAD",
+    "PARALLEL",
+    "PARAMETER",
+    "PARAMETERS",
+    "PARTIAL",
+    "PARTITION",
+    "PARTITIONED",
+    "PARTITIONS",
+    "PATH",
+    "PERCENT",
+    "PERCENTILE",
+    "PERMISSION",
+    "PERMISSIONS",
+    "PIPE",
+    "PIPELINED",
+    "PLAN",
+    "POOL",
+    "POSITION",
+    "PRECISION",
+    "PREPARE",
+    "PRESERVE",
+    "PRIMARY",
+    "PRIOR",
+    "PRIVATE",
+    "PRIVILEGES",
+    "PROCEDURE",
+    "PROCESSED",
+    "PROJECT",
+    "PROJECTION",
+    "PROPERTY",
+    "PROVISIONING",
+    "PUBLIC",
+    "PUT",
+    "QUERY",
+    "QUIT",
+    "QUORUM",
+    "RAISE",
+    "RANDOM",
+    "RANGE",
+    "RANK",
+    "RAW",
+    "READ",
+    "READS",
+    "REAL",
+    "REBUILD",
+    "RECORD",
+    "RECURSIVE",
+    "REDUCE",
+    "REF",
+    "REFERENCE",
+    "REFERENCES",
+    "REFERENCING",
+    "REGEXP",
+    "REGION",
+    "REINDEX",
+    "RELATIVE",
+    "RELEASE",
+    "REMAINDER",
+    "RENAME",
+    "REPEAT",
+    "REPLACE",
+    "REQUEST",
+    "RESET",
+    "RESIGNAL",
+    "RESOURCE",
+    "RESPONSE",
+    "RESTORE",
+    "RESTRICT",
+    "RESULT",
+    "RETURN",
+    "RETURNING",
+    "RETURNS",
+    "REVERSE",
+    "REVOKE",
+    "RIGHT",
+    "ROLE",
+    "ROLES",
+    "ROLLBACK",
+    "ROLLUP",
+    "ROUTINE",
+    "ROW",
+    "ROWS",
+    "RULE",
+    "RULES",
+    "SAMPLE",
+    "SATISFIES",
+    "SAVE",
+    "SAVEPOINT",
+    "SCAN",
+    "SCHEMA",
+    "SCOPE",
+    "SCROLL",
+    "SEARCH",
+    "SECOND",
+    "SECTION",
+    "SEGMENT",
+    "SEGMENTS",
+    "SELECT",
+    "SELF",
+    "SEMI",
+    "SENSITIVE",
+    "SEPARATE",
+    "SEQUENCE",
+    "SERIALIZABLE",
+    "SESSION",
+    "SET",
+    "SETS",
+    "SHARD",
+    "SHARE",
+    "SHARED",
+    "SHORT",
+    "SHOW",
+    "SIGNAL",
+    "SIMILAR",
+    "SIZE",
+    "SKEWED",
+    "SMALLINT",
+    "SNAPSHOT",
+    "SOME",
+    "SOURCE",
+    "SPACE",
+    "SPACES",
+    "SPARSE",
+    "SPECIFIC",
+    "SPECIFICTYPE",
+    "SPLIT",
+    "SQL",
+    "SQLCODE",
+    "SQLERROR",
+    "SQLEXCEPTION",
+    "SQLSTATE",
+    "SQLWARNING",
+    "START",
+    "STATE",
+    "STATIC",
+    "STATUS",
+    "STORAGE",
+    "STORE",
+    "STORED",
+    "STREAM",
+    "STRING",
+    "STRUCT",
+    "STYLE",
+    "SUB",
+    "SUBMULTISET",
+    "SUBPARTITION",
+    "SUBSTRING",
+    "SUBTYPE",
+    "SUM",
+    "SUPER",
+    "SYMMETRIC",
+    "SYNONYM",
+    "SYSTEM",
+    "TABLE",
+    "TABLESAMPLE",
+    "TEMP",
+    "TEMPORARY",
+    "TERMINATED",
+    "TEXT",
+    "THAN",
+    "THEN",
+    "THROUGHPUT",
+    "TIME",
+    "TIMESTAMP",
+    "TIMEZONE",
+    "TINYINT",
+    "TO",
+    "TOKEN",
+    "TOTAL",
+    "TOUCH",
+    "TRAILING",
+    "TRANSACTION",
+    "TRANSFORM",
+    "TRANSLATE",
+    "TRANSLATION",
+    "TREAT",
+    "TRIGGER",
+    "TRIM",
+    "TRUE",
+    "TRUNCATE",
+    "TTL",
+    "TUPLE",
+    "TYPE",
+    "UNDER",
+    "UNDO",
+    "UNION",
+    "UNIQUE",
+    "UNIT",
+    "UNKNOWN",
+    "UNLOGGED",
+    "UNNEST",
+    "UNPROCESSED",
+    "UNSIGNED",
+    "UNTIL",
+    "UPDATE",
+    "UPPER",
+    "URL",
+    "USAGE",
+    "USE",
+    "USER",
+    "USERS",
+    "USING",
+    "UUID",
+    "VACUUM",
+    "VALUE",
+    "VALUED",
+    "VALUES",
+    "VARCHAR",
+    "VARIABLE",
+    "VARIANCE",
+    "VARINT",
+    "VARYING",
+    "VIEW",
+    "VIEWS",
+    "VIRTUAL",
+    "VOID",
+    "WAIT",
+    "WHEN",
+    "WHENEVER",
+    "WHERE",
+    "WHILE",
+    "WINDOW",
+    "WITH",
+    "WITHIN",
+    "WITHOUT",
+    "WORK",
+    "WRAPPED",
+    "WRITE",
+    "YEAR",
+    "ZONE",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reserved_words_are_sorted_upper_case_and_unique() {
+        assert!(RESERVED_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(RESERVED_WORDS
+            .iter()
+            .all(|w| w.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')));
+        assert_eq!(RESERVED_WORDS.iter().map(|w| w.len()).max(), Some(14));
+    }
+
+    #[test]
+    fn reserved_words_in_any_case_and_odd_names_need_a_placeholder() {
+        for name in [
+            "status", "Status", "STATUS", "name", "ttl", "size", "abort", "zone",
+        ] {
+            assert!(is_reserved_word(name), "{name}");
+            assert!(needs_placeholder(name), "{name}");
+        }
+        for name in [
+            "",
+            "_type",
+            "_schema",
+            "1st",
+            "a.b",
+            "a-b",
+            "a b",
+            "a#b",
+            "a:b",
+            "é",
+            "contains",
+            "Begins_With",
+            "list_append",
+        ] {
+            assert!(needs_placeholder(name), "{name:?}");
+        }
+        for name in [
+            "PK",
+            "SK",
+            "GSI1PK",
+            "gsi2_sk",
+            "version",
+            "customer_id",
+            "order_id",
+            "x",
+        ] {
+            assert!(!needs_placeholder(name), "{name}");
+        }
+        // Longer than any reserved word, and a prefix of one.
+        assert!(!is_reserved_word("characteristically_long"));
+        assert!(!is_reserved_word("CHA"));
+    }
+}
+
+/// Against the server (`DDB_ENDPOINT`, else the embedded one), which refuses
+/// a reserved word written as it is: every name ddb writes as it is must be
+/// accepted, in any case, and every reserved word must reach it through a
+/// placeholder.
+#[cfg(all(test, feature = "local"))]
+mod against_the_server {
+    use aws_sdk_dynamodb::types::{
+        AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType,
+        ScalarAttributeType,
+    };
+
+    use super::{FUNCTIONS, RESERVED_WORDS};
+    use crate::expr::Placeholders;
+
+    #[tokio::test]
+    async fn the_server_takes_every_name_as_ddb_writes_it() {
+        let local = crate::local::LocalDynamoDb::start().unwrap();
+        let client = local.client();
+        let table = crate::local::unique_table_name("names");
+        client
+            .create_table()
+            .table_name(&table)
+            .attribute_definitions(
+                AttributeDefinition::builder()
+                    .attribute_name("PK")
+                    .attribute_type(ScalarAttributeType::S)
+                    .build()
+                    .unwrap(),
+            )
+            .key_schema(
+                KeySchemaElement::builder()
+                    .attribute_name("PK")
+                    .key_type(KeyType::Hash)
+                    .build()
+                    .unwrap(),
+            )
+            .billing_mode(BillingMode::PayPerRequest)
+            .send()
+            .await
+            .unwrap();
+        let project = |names: Vec<String>| {
+            let mut placeholders = Placeholders::default();
+            let projection = placeholders.projection(names.iter().map(String::as_str));
+            let (names, _) = placeholders.into_maps();
+            client
+                .get_item()
+                .table_name(&table)
+                .key("PK", AttributeValue::S("x".into()))
+                .projection_expression(projection)
+                .set_expression_attribute_names(names)
+                .send()
+        };
+
+        // The server does refuse a reserved word written as it is.
+        let bare = client
+            .get_item()
+            .table_name(&table)
+            .key("PK", AttributeValue::S("x".into()))
+            .projection_expression("status")
+            .send()
+            .await;
+        assert!(bare.is_err(), "the server took a bare reserved word");
+
+        let title = |word: &str| word[..1].to_owned() + &word[1..].to_ascii_lowercase();
+        let words = RESERVED_WORDS.iter().copied();
+        let variants = [
+            words.clone().map(str::to_owned).collect::<Vec<_>>(),
+            words.clone().map(str::to_ascii_lowercase).collect(),
+            words.map(title).collect(),
+        ];
+        for names in variants {
+            for chunk in names.chunks(100) {
+                project(chunk.to_vec()).await.unwrap();
+            }
+        }
+        let plain = ["PK", "version", "customer_id", "GSI1PK", "x1", "a_b_c"];
+        let odd = ["_type", "1st", "a-b", "a.b", "a b", "a#b", "é"];
+        let names = FUNCTIONS.iter().chain(&plain).chain(&odd);
+        project(names.map(|n| n.to_string()).collect())
+            .await
+            .unwrap();
+        client
+            .delete_table()
+            .table_name(&table)
+            .send()
+            .await
+            .unwrap();
+    }
+}
