@@ -230,7 +230,16 @@ pub fn with_shard(
     primary: &KeyValues,
     shards: u16,
 ) -> Result<KeyValue, Error> {
-    let sharded = shard_partition(&pk, crate::key::shard_of(primary, shards));
+    let shard = crate::key::shard_of(primary, shards);
+    // The suffix written onto the key's own text, not into a copy.
+    let sharded = match pk {
+        KeyValue::S(mut text) => {
+            use std::fmt::Write;
+            let _ = write!(text, "#{shard}");
+            KeyValue::S(text)
+        }
+        number => number,
+    };
     crate::key::check_size(
         entity,
         "index partition key",

@@ -26,12 +26,39 @@ pub(crate) fn needs_placeholder(name: &str) -> bool {
 /// Whether `name` is one of DynamoDB's reserved words, which are not
 /// case-sensitive.
 pub(crate) fn is_reserved_word(name: &str) -> bool {
-    // The longest reserved word has 14 letters.
-    name.len() <= 14
-        && RESERVED_WORDS
-            .binary_search_by(|word| compare_upper(word, name))
-            .is_ok()
+    // The longest reserved word has 14 letters, and each starts with one.
+    let Some(first) = name.bytes().next().filter(|_| name.len() <= 14) else {
+        return false;
+    };
+    if !first.is_ascii_alphabetic() {
+        return false;
+    }
+    let letter = usize::from(first.to_ascii_uppercase() - b'A');
+    let words = &RESERVED_WORDS[BY_LETTER[letter]..BY_LETTER[letter + 1]];
+    words
+        .binary_search_by(|word| compare_upper(word, name))
+        .is_ok()
 }
+
+/// Where the reserved words of each initial start in [`RESERVED_WORDS`]
+/// (`A` to `Z`, and the end), so a lookup searches one letter's words.
+const BY_LETTER: [usize; 27] = {
+    let mut starts = [RESERVED_WORDS.len(); 27];
+    let mut w = RESERVED_WORDS.len();
+    while w > 0 {
+        w -= 1;
+        starts[(RESERVED_WORDS[w].as_bytes()[0] - b'A') as usize] = w;
+    }
+    // A letter no word starts with begins where the next letter does.
+    let mut letter = 26;
+    while letter > 0 {
+        letter -= 1;
+        if starts[letter] > starts[letter + 1] {
+            starts[letter] = starts[letter + 1];
+        }
+    }
+    starts
+};
 
 /// `word` (upper case) against `name` read in upper case.
 fn compare_upper(word: &str, name: &str) -> Ordering {
@@ -683,6 +710,11 @@ mod tests {
         // Longer than any reserved word, and a prefix of one.
         assert!(!is_reserved_word("characteristically_long"));
         assert!(!is_reserved_word("CHA"));
+        // Every word, through its letter's range.
+        assert!(RESERVED_WORDS.iter().all(|w| is_reserved_word(w)));
+        assert!(RESERVED_WORDS
+            .iter()
+            .all(|w| is_reserved_word(&w.to_ascii_lowercase())));
     }
 }
 

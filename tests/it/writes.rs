@@ -1920,3 +1920,42 @@ async fn update_expressions_are_written_as_pinned() {
         serde_json::to_string_pretty(&actual).unwrap()
     );
 }
+
+/// A create stores version 1 and a put the version after the one it
+/// expects, whatever version the entity carries: the stored attribute is
+/// rewritten unless the entity already holds the version to write.
+#[tokio::test]
+async fn writes_store_the_version_they_write_not_the_entitys() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let stored_version = |id: &'static str| {
+        let db = db.clone();
+        async move {
+            let key = open_order(id).primary_key().unwrap().to_item();
+            let item = ddb_tests::raw_item::<Ecommerce>(&db, key).await.unwrap();
+            item["version"].clone()
+        }
+    };
+    for (id, carried) in [("W0", 0), ("W1", 1), ("W7", 7)] {
+        let order = Order {
+            version: carried,
+            ..open_order(id)
+        };
+        db.create(&order).send().await.unwrap();
+        assert_eq!(
+            stored_version(id).await,
+            AttributeValue::N("1".into()),
+            "{id}"
+        );
+        let put = Order {
+            version: 1,
+            total_cents: 10,
+            ..open_order(id)
+        };
+        db.put(&put).send().await.unwrap();
+        assert_eq!(
+            stored_version(id).await,
+            AttributeValue::N("2".into()),
+            "{id}"
+        );
+    }
+}

@@ -233,7 +233,15 @@ pub(crate) fn prepare<E: Entity>(
         }
     }
     if let (Some(attribute), Some(version)) = (version_attribute(&E::SCHEMA), version) {
-        item.insert(attribute.to_owned(), AttributeValue::N(version.to_string()));
+        // Written only when the entity's own version (which `to_item` wrote)
+        // is not already the one to write.
+        match item.get_mut(attribute) {
+            Some(AttributeValue::N(stored)) if stored.parse() == Ok(version) => {}
+            Some(value) => *value = AttributeValue::N(version.to_string()),
+            None => {
+                item.insert(attribute.to_owned(), AttributeValue::N(version.to_string()));
+            }
+        }
     }
     rebuild_stamped_index_keys::<E>(&mut item, &key)?;
     check_attribute_keys(&E::SCHEMA, &mut item)?;
