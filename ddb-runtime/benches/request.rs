@@ -240,8 +240,7 @@ mod raw {
             .put_item()
             .table_name("Ecommerce")
             .set_item(Some(by_hand(order)))
-            .condition_expression("attribute_not_exists(#n0)")
-            .expression_attribute_names("#n0", "PK")
+            .condition_expression("attribute_not_exists(PK)")
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
@@ -266,11 +265,9 @@ mod raw {
         let output = client
             .query()
             .table_name("Ecommerce")
-            .key_condition_expression("#n0 = :v0 AND begins_with(#n1, :v1)")
-            .filter_expression("#n2 = :v2")
-            .expression_attribute_names("#n0", "PK")
-            .expression_attribute_names("#n1", "SK")
-            .expression_attribute_names("#n2", "_type")
+            .key_condition_expression("PK = :v0 AND begins_with(SK, :v1)")
+            .filter_expression("#n0 = :v2")
+            .expression_attribute_names("#n0", "_type")
             .expression_attribute_values(":v0", AttributeValue::S(format!("CUSTOMER#{customer}")))
             .expression_attribute_values(":v1", AttributeValue::S("ORDER#".into()))
             .expression_attribute_values(":v2", AttributeValue::S("Order".into()))
@@ -293,14 +290,12 @@ mod raw {
             .update_item()
             .table_name("Ecommerce")
             .set_key(Some(key_by_hand(order)))
-            .update_expression("SET #n0 = :v0 ADD #n1 :v1")
+            .update_expression("SET #n0 = :v0 ADD version :v1")
             .condition_expression(
-                "(attribute_exists(#n2) AND (attribute_not_exists(#n3) OR #n3 = :v2))",
+                "(attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2))",
             )
             .expression_attribute_names("#n0", "status")
-            .expression_attribute_names("#n1", "version")
-            .expression_attribute_names("#n2", "PK")
-            .expression_attribute_names("#n3", "_schema")
+            .expression_attribute_names("#n1", "_schema")
             .expression_attribute_values(":v0", AttributeValue::S("SHIPPED".into()))
             .expression_attribute_values(":v1", AttributeValue::N("1".into()))
             .expression_attribute_values(":v2", AttributeValue::N("1".into()))
@@ -355,8 +350,7 @@ mod raw {
             let put = Put::builder()
                 .table_name("Ecommerce")
                 .set_item(Some(by_hand(order)))
-                .condition_expression("attribute_not_exists(#n0)")
-                .expression_attribute_names("#n0", "PK")
+                .condition_expression("attribute_not_exists(PK)")
                 .return_values_on_condition_check_failure(
                     ReturnValuesOnConditionCheckFailure::AllOld,
                 )

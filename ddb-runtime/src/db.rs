@@ -314,6 +314,7 @@ impl<E: Entity + 'static> GetItem<E> {
         let table = self.db.table_name::<E::Table>();
         // The entity type to check, the ttl to leave expired items out.
         let projection = self.projection.map(|attributes| {
+            let entity = E::SCHEMA.entity_type;
             let mut placeholders = crate::expr::Placeholders::default();
             let ttl = crate::timestamp::ttl_attribute(&E::SCHEMA);
             let names = attributes
@@ -325,9 +326,10 @@ impl<E: Entity + 'static> GetItem<E> {
                 ])
                 .chain(ttl);
             let expression = placeholders.projection(names);
-            (expression, placeholders.into_maps().0)
+            let expression = placeholders.fit(entity, "projection", expression)?;
+            Ok::<_, crate::Error>((expression, placeholders.into_maps().0))
         });
-        let (projection, names) = projection.unzip();
+        let (projection, names) = projection.transpose()?.unzip();
         let request = |client: &Client| {
             client
                 .get_item()

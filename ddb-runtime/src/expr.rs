@@ -138,6 +138,11 @@ impl Placeholders {
             out.push_str(name);
             return;
         }
+        self.write_placeholder(name, out);
+    }
+
+    /// The placeholder of `name`, written at the end of `out`.
+    fn write_placeholder(&mut self, name: &str, out: &mut String) {
         if let Some((placeholder, _)) = self.names.iter().find(|(_, n)| n.as_str() == name) {
             out.push_str(placeholder);
             return;
@@ -159,6 +164,52 @@ impl Placeholders {
         }
         out.push_str(&placeholder);
         self.values.insert(placeholder, value);
+    }
+
+    /// `text`, an expression of `kind` rendered into these placeholders,
+    /// within DynamoDB's [`EXPRESSION_LIMIT`]: as it is when it fits, else
+    /// with every name it writes as it is put through a placeholder (the
+    /// longest it can be), and refused as
+    /// [`ExpressionTooLarge`](crate::Error::ExpressionTooLarge) if it still
+    /// does not fit. A name written as it is is never longer than the limit
+    /// allows where its placeholder would fit.
+    pub(crate) fn fit(
+        &mut self,
+        entity: &'static str,
+        kind: &'static str,
+        text: String,
+    ) -> crate::Result<String> {
+        if text.len() <= EXPRESSION_LIMIT {
+            return Ok(text);
+        }
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let bytes = text.as_bytes();
+        let mut placed = String::with_capacity(text.len());
+        let mut copied = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            // A word starts at a letter that follows no word character and
+            // no placeholder sigil: a name, a function or a keyword.
+            let follows = i.checked_sub(1).map(|p| bytes[p]);
+            let starts = bytes[i].is_ascii_alphabetic()
+                && !follows.is_some_and(|b| word(b) || b == b'#' || b == b':');
+            if !starts {
+                i += 1;
+                continue;
+            }
+            let end = i + bytes[i..].iter().take_while(|&&b| word(b)).count();
+            let token = &text[i..end];
+            // What ddb wrote as it is and not as a function or keyword.
+            if !crate::expr_names::needs_placeholder(token) {
+                placed.push_str(&text[copied..i]);
+                self.write_placeholder(token, &mut placed);
+                copied = end;
+            }
+            i = end;
+        }
+        placed.push_str(&text[copied..]);
+        check_expression(entity, kind, &placed)?;
+        Ok(placed)
     }
 
     /// A projection expression of `attributes`, each named once.
@@ -737,5 +788,52 @@ mod tests {
         assert_eq!(names.len(), 1);
         assert_eq!(values.unwrap()[":v1"], AttributeValue::S("SHIPPED".into()));
         assert!(!format!("{condition:?}").contains("SHIPPED"));
+    }
+
+    /// An expression that fits with its names written as they are stays so;
+    /// one that does not fit gets placeholders for them instead, functions
+    /// and keywords untouched, and is refused only if it still does not fit.
+    #[test]
+    fn an_expression_too_long_with_names_as_they_are_takes_placeholders() {
+        let long: &'static str = Box::leak("long_attribute_name_".repeat(10).into_boxed_str());
+        let status: Attr<Order, String> = Attr::new("status");
+        let total: Attr<Order, u64> = Attr::new(long);
+        let mut condition = status.exists() & total.gt(0u64);
+        let mut p = Placeholders::default();
+        let short = condition.render(&mut p).unwrap();
+        assert_eq!(p.fit("Order", "condition", short.clone()).unwrap(), short);
+
+        for n in 1..30u64 {
+            condition = condition & (total.between(n, n + 1) | total.exists());
+        }
+        let mut p = Placeholders::default();
+        let text = condition.render(&mut p).unwrap();
+        assert!(text.len() > EXPRESSION_LIMIT && text.contains(long));
+        let fitted = p.fit("Order", "condition", text.clone()).unwrap();
+        assert!(fitted.len() <= EXPRESSION_LIMIT, "{}", fitted.len());
+        assert!(!fitted.contains(long));
+        assert_eq!(
+            fitted,
+            text.replace(long, "#n1"),
+            "only the long name changes"
+        );
+        let (names, values) = p.into_maps();
+        let names = names.unwrap();
+        assert_eq!(
+            (names["#n0"].as_str(), names["#n1"].as_str()),
+            ("status", long)
+        );
+        assert_eq!(values.unwrap().len(), 1 + 29 * 2);
+
+        // Over the limit even with placeholders: refused, typed.
+        for n in 0..200u64 {
+            condition = condition & total.between(n, n + 1);
+        }
+        let mut p = Placeholders::default();
+        let text = condition.render(&mut p).unwrap();
+        assert!(matches!(
+            p.fit("Order", "condition", text),
+            Err(crate::Error::ExpressionTooLarge { .. })
+        ));
     }
 }

@@ -6,10 +6,10 @@
 //! request a map, its bytes (signed, sent, parsed) and the server a lookup.
 //! ddb does the same, and keeps a placeholder for every name DynamoDB would
 //! not read as a plain attribute name: one of its 573 reserved words (in any
-//! case), a name of one of its functions, or any name that is not an ASCII
-//! letter followed by ASCII letters, digits and underscores (a name starting
-//! with a digit or an underscore, holding a `.`, `-`, `#`, `:`, a space or
-//! any other character).
+//! case), another word of its expressions (a function, `REMOVE`), or any
+//! name that is not an ASCII letter followed by ASCII letters, digits and
+//! underscores (a name starting with a digit or an underscore, holding a
+//! `.`, `-`, `#`, `:`, a space or any other character).
 
 use std::cmp::Ordering;
 
@@ -20,7 +20,7 @@ pub(crate) fn needs_placeholder(name: &str) -> bool {
         && bytes
             .iter()
             .all(|b| b.is_ascii_alphanumeric() || *b == b'_');
-    !plain || is_reserved_word(name) || FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(name))
+    !plain || is_reserved_word(name) || KEYWORDS.iter().any(|f| f.eq_ignore_ascii_case(name))
 }
 
 /// Whether `name` is one of DynamoDB's reserved words, which are not
@@ -66,10 +66,12 @@ fn compare_upper(word: &str, name: &str) -> Ordering {
     word.bytes().cmp(name)
 }
 
-/// The functions of DynamoDB's expressions that are not reserved words
-/// (`size` is one): an attribute of one of these names is written through a
-/// placeholder too, so no expression reads as a call.
-const FUNCTIONS: [&str; 7] = [
+/// The words of DynamoDB's expressions that are not reserved words: its
+/// functions (`size` is reserved) and the update clause `REMOVE` (`SET`,
+/// `ADD` and `DELETE` are reserved). An attribute of one of these names is
+/// written through a placeholder too, so no expression reads it as a call or
+/// a clause.
+const KEYWORDS: [&str; 8] = [
     "attribute_exists",
     "attribute_not_exists",
     "attribute_type",
@@ -77,6 +79,7 @@ const FUNCTIONS: [&str; 7] = [
     "contains",
     "if_not_exists",
     "list_append",
+    "remove",
 ];
 
 /// DynamoDB's reserved words, sorted: the 573 of its developer guide
@@ -729,7 +732,7 @@ mod against_the_server {
         ScalarAttributeType,
     };
 
-    use super::{FUNCTIONS, RESERVED_WORDS};
+    use super::{KEYWORDS, RESERVED_WORDS};
     use crate::expr::Placeholders;
 
     #[tokio::test]
@@ -758,6 +761,42 @@ mod against_the_server {
             .send()
             .await
             .unwrap();
+        // An update that SETs the first half of `names`, REMOVEs the second,
+        // under a condition naming them all.
+        let update = |names: Vec<String>| {
+            let mut p = Placeholders::default();
+            let (set, remove) = names.split_at(names.len() / 2);
+            let mut expression = String::from("SET ");
+            for (i, name) in set.iter().enumerate() {
+                if i > 0 {
+                    expression.push_str(", ");
+                }
+                p.write_name(name, &mut expression);
+                expression.push_str(" = ");
+                p.write_value(AttributeValue::N(i.to_string()), &mut expression);
+            }
+            expression.push_str(" REMOVE ");
+            expression.push_str(&p.projection(remove.iter().map(String::as_str)));
+            let mut condition = String::new();
+            for (i, name) in names.iter().enumerate() {
+                if i > 0 {
+                    condition.push_str(" OR ");
+                }
+                condition.push_str("attribute_not_exists(");
+                p.write_name(name, &mut condition);
+                condition.push(')');
+            }
+            let (names, values) = p.into_maps();
+            client
+                .update_item()
+                .table_name(&table)
+                .key("PK", AttributeValue::S("x".into()))
+                .update_expression(expression)
+                .condition_expression(condition)
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
+                .send()
+        };
         let project = |names: Vec<String>| {
             let mut placeholders = Placeholders::default();
             let projection = placeholders.projection(names.iter().map(String::as_str));
@@ -792,13 +831,24 @@ mod against_the_server {
             for chunk in names.chunks(100) {
                 project(chunk.to_vec()).await.unwrap();
             }
+            for chunk in names.chunks(50) {
+                update(chunk.to_vec()).await.unwrap();
+            }
         }
-        let plain = ["PK", "version", "customer_id", "GSI1PK", "x1", "a_b_c"];
+        let plain = ["version", "customer_id", "GSI1PK", "x1", "a_b_c"];
         let odd = ["_type", "1st", "a-b", "a.b", "a b", "a#b", "é"];
-        let names = FUNCTIONS.iter().chain(&plain).chain(&odd);
-        project(names.map(|n| n.to_string()).collect())
-            .await
-            .unwrap();
+        let upper = KEYWORDS.map(str::to_ascii_uppercase);
+        let keywords = KEYWORDS
+            .iter()
+            .copied()
+            .chain(upper.iter().map(String::as_str));
+        let names: Vec<String> = keywords
+            .chain(plain)
+            .chain(odd)
+            .map(str::to_owned)
+            .collect();
+        project(names.clone()).await.unwrap();
+        update(names).await.unwrap();
         client
             .delete_table()
             .table_name(&table)

@@ -5,8 +5,10 @@
 //! local DynamoDB (or uses `DDB_ENDPOINT`). Each workload runs `DDB_BENCH_ROUNDS`
 //! rounds (default 9), ddb and raw alternating which goes first (which
 //! table is created and seeded first, and which side runs first), each on a
-//! fresh table, and prints the medians (the ratio is the median of the
-//! rounds' own ratios):
+//! fresh table. A workload that repeats its operation is cut into ten parts
+//! the two sides take in turn (30 creates of one side, 30 of the other,
+//! ...), so a slow moment of the machine weighs on both. It prints the
+//! medians (the ratio is the median of the rounds' own ratios):
 //! `workload: ddb X ms, raw Y ms, ratio Z`, with the read units per item
 //! returned where DynamoDB reports them.
 //!
@@ -22,6 +24,7 @@
 //! `raw`) runs one side alone, for a profiler (its ratios are then 1).
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
@@ -89,6 +92,43 @@ struct Run {
     /// CPU time of the client's threads and of the embedded server's.
     client_cpu: Duration,
     server_cpu: Duration,
+}
+
+impl Run {
+    /// This run and `part`, a later part of the same round.
+    fn and(self, part: Run) -> Run {
+        Run {
+            elapsed: self.elapsed + part.elapsed,
+            read_units: self.read_units + part.read_units,
+            items: self.items + part.items,
+            client_cpu: self.client_cpu + part.client_cpu,
+            server_cpu: self.server_cpu + part.server_cpu,
+        }
+    }
+}
+
+/// How many times a workload repeats its operation (1 for the workloads of
+/// one operation).
+fn repeats(workload: Workload) -> usize {
+    match workload {
+        Workload::Creates | Workload::ExactlyOnceCreates | Workload::Gets => 300,
+        Workload::Latest20 | Workload::Ship => 100,
+        Workload::Transactions => 50,
+        Workload::Collection => 10,
+        _ => 1,
+    }
+}
+
+/// A workload's operations cut into parts the two sides take in turn, so
+/// a slow moment of the machine weighs on both: ten parts (30 creates of
+/// one side, then 30 of the other, ...), or one for a single operation.
+fn parts(workload: Workload) -> Vec<Range<usize>> {
+    let repeats = repeats(workload);
+    let size = repeats.div_ceil(10);
+    (0..repeats)
+        .step_by(size)
+        .map(|start| start..(start + size).min(repeats))
+        .collect()
 }
 
 fn order(customer: &str, i: usize, status: OrderStatus) -> Order {
@@ -414,27 +454,27 @@ fn without_gsi2(orders: &[Order]) -> Vec<Item> {
         .collect()
 }
 
-async fn run_ddb(db: &Db, workload: Workload) -> Result<Run, BoxError> {
+async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run, BoxError> {
     let started = Instant::now();
     let mut run = Run::default();
     match workload {
         Workload::Creates => {
-            for i in 0..300 {
+            for i in part.clone() {
                 db.create(&order("C1", i, OrderStatus::Open)).send().await?;
             }
-            run.items = 300;
+            run.items = part.len();
         }
         Workload::ExactlyOnceCreates => {
-            for i in 0..300 {
+            for i in part.clone() {
                 db.create(&order("C1", i, OrderStatus::Open))
                     .exactly_once(true)
                     .send()
                     .await?;
             }
-            run.items = 300;
+            run.items = part.len();
         }
         Workload::Gets => {
-            for i in 0..300 {
+            for i in part.clone() {
                 let o = order("C1", i, OrderStatus::Open);
                 let found = db
                     .get(Order::key(&o.customer_id, &o.placed_at, &o.order_id)?)
@@ -460,7 +500,7 @@ async fn run_ddb(db: &Db, workload: Workload) -> Result<Run, BoxError> {
             }
         }
         Workload::Latest20 => {
-            for _ in 0..100 {
+            for _ in part.clone() {
                 let page = db
                     .query(Order::by_customer(&CustomerId("C1".into())))
                     .newest_first()
@@ -472,14 +512,14 @@ async fn run_ddb(db: &Db, workload: Workload) -> Result<Run, BoxError> {
             }
         }
         Workload::Ship => {
-            for i in 0..100 {
+            for i in part.clone() {
                 let o = order("C1", i, OrderStatus::Open);
                 db.update(Order::key(&o.customer_id, &o.placed_at, &o.order_id)?)
                     .set(Order::fields().status, OrderStatus::Shipped)
                     .send()
                     .await?;
             }
-            run.items = 100;
+            run.items = part.len();
         }
         Workload::OpenOrders => {
             let mut pages = db
@@ -492,7 +532,7 @@ async fn run_ddb(db: &Db, workload: Workload) -> Result<Run, BoxError> {
             }
         }
         Workload::Collection => {
-            for _ in 0..10 {
+            for _ in part.clone() {
                 let partition = Customer::pk(&CustomerId("C1".into()))?;
                 let mut pages = db.collection::<CustomerItem>(partition).pages();
                 while let Some(page) = pages.try_next().await? {
@@ -502,14 +542,14 @@ async fn run_ddb(db: &Db, workload: Workload) -> Result<Run, BoxError> {
             }
         }
         Workload::Transactions => {
-            for t in 0..50 {
+            for t in part.clone() {
                 let mut transaction = db.transaction();
                 for a in 0..4 {
                     transaction = transaction.create(&order("C1", t * 4 + a, OrderStatus::Shipped));
                 }
                 transaction.send().await?;
             }
-            run.items = 200;
+            run.items = part.len() * 4;
         }
         Workload::BatchGet => {
             let keys = (0..1000)
@@ -550,12 +590,17 @@ fn units(output_capacity: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>) ->
         .unwrap_or(0.0)
 }
 
-async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run, BoxError> {
+async fn run_raw(
+    client: &Client,
+    table: &str,
+    workload: Workload,
+    part: Range<usize>,
+) -> Result<Run, BoxError> {
     let started = Instant::now();
     let mut run = Run::default();
     match workload {
         Workload::Creates => {
-            for i in 0..300 {
+            for i in part.clone() {
                 client
                     .put_item()
                     .table_name(table)
@@ -566,10 +611,10 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                     .send()
                     .await?;
             }
-            run.items = 300;
+            run.items = part.len();
         }
         Workload::ExactlyOnceCreates => {
-            for i in 0..300 {
+            for i in part.clone() {
                 let put = aws_sdk_dynamodb::types::Put::builder()
                     .table_name(table)
                     .set_item(Some(raw_item(&order("C1", i, OrderStatus::Open))))
@@ -588,10 +633,10 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                     .send()
                     .await?;
             }
-            run.items = 300;
+            run.items = part.len();
         }
         Workload::Gets => {
-            for i in 0..300 {
+            for i in part.clone() {
                 let key = raw_key(&order("C1", i, OrderStatus::Open));
                 let output = client
                     .get_item()
@@ -616,7 +661,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
         Workload::AllPages | Workload::Latest20 => {
             let (rounds, limit, forward) = match workload {
                 Workload::AllPages => (1, None, true),
-                _ => (100, Some(20), false),
+                _ => (part.len(), Some(20), false),
             };
             for _ in 0..rounds {
                 let mut start = None;
@@ -644,7 +689,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
             }
         }
         Workload::Ship => {
-            for i in 0..100 {
+            for i in part.clone() {
                 let key = raw_key(&order("C1", i, OrderStatus::Open));
                 let update = client
                     .update_item()
@@ -674,7 +719,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                     .send()
                     .await?;
             }
-            run.items = 100;
+            run.items = part.len();
         }
         Workload::OpenOrders => {
             let shards = (0..4).map(|shard| async move {
@@ -722,7 +767,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
             run.items = orders.len();
         }
         Workload::Collection => {
-            for _ in 0..10 {
+            for _ in part.clone() {
                 let mut start = None;
                 loop {
                     let output = client
@@ -749,7 +794,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
             }
         }
         Workload::Transactions => {
-            for t in 0..50 {
+            for t in part.clone() {
                 let puts = (0..4).map(|a| {
                     let item = raw_item(&order("C1", t * 4 + a, OrderStatus::Shipped));
                     let put = aws_sdk_dynamodb::types::Put::builder()
@@ -771,7 +816,7 @@ async fn run_raw(client: &Client, table: &str, workload: Workload) -> Result<Run
                     .send()
                     .await?;
             }
-            run.items = 200;
+            run.items = part.len() * 4;
         }
         Workload::BatchGet => {
             let keys: Vec<Item> = (0..1000)
@@ -1036,18 +1081,28 @@ async fn main() -> Result<(), BoxError> {
                         .await?;
                 }
             }
-            if one_side == Some("ddb") {
-                ddb_last = with_cpu(run_ddb(&db, workload)).await?;
-                raw_last = ddb_last;
-            } else if one_side == Some("raw") {
-                raw_last = with_cpu(run_raw(&client, &raw_table, workload)).await?;
-                ddb_last = raw_last;
-            } else if ddb_first {
-                ddb_last = with_cpu(run_ddb(&db, workload)).await?;
-                raw_last = with_cpu(run_raw(&client, &raw_table, workload)).await?;
-            } else {
-                raw_last = with_cpu(run_raw(&client, &raw_table, workload)).await?;
-                ddb_last = with_cpu(run_ddb(&db, workload)).await?;
+            // The parts alternate which side goes first, starting with the
+            // side of the round.
+            (ddb_last, raw_last) = (Run::default(), Run::default());
+            for (p, part) in parts(workload).into_iter().enumerate() {
+                let ddb_part = || with_cpu(run_ddb(&db, workload, part.clone()));
+                let raw_part = || with_cpu(run_raw(&client, &raw_table, workload, part.clone()));
+                if one_side == Some("ddb") {
+                    ddb_last = ddb_last.and(ddb_part().await?);
+                } else if one_side == Some("raw") {
+                    raw_last = raw_last.and(raw_part().await?);
+                } else if ddb_first == (p % 2 == 0) {
+                    ddb_last = ddb_last.and(ddb_part().await?);
+                    raw_last = raw_last.and(raw_part().await?);
+                } else {
+                    raw_last = raw_last.and(raw_part().await?);
+                    ddb_last = ddb_last.and(ddb_part().await?);
+                }
+            }
+            match one_side {
+                Some("ddb") => raw_last = ddb_last,
+                Some("raw") => ddb_last = raw_last,
+                _ => {}
             }
             if ddb_last.items != raw_last.items {
                 return Err(format!(

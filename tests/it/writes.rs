@@ -1959,3 +1959,72 @@ async fn writes_store_the_version_they_write_not_the_entitys() {
         );
     }
 }
+
+#[derive(Table)]
+#[ddb(name = "Ledgers", pk = "PK", sk = "SK")]
+struct Ledgers;
+
+/// An entity whose attribute name is long (but plain): written as it is,
+/// a few references to it fill an expression.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Ledgers, pk = "LEDGER#{id}", sk = "LEDGER", query = "ledger")]
+struct Ledger {
+    id: String,
+    #[serde(
+        rename = "balance_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_"
+    )]
+    balance: u64,
+}
+
+/// A name written as it is never makes an expression too large where its
+/// placeholder would fit: ddb falls back to placeholders for that
+/// expression, in a write's condition, an update and a query's filter.
+#[tokio::test]
+async fn long_attribute_names_fall_back_to_placeholders_when_an_expression_would_not_fit() {
+    let db = ddb_tests::db_with_table::<Ledgers>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ledgers>(&db).await;
+    proxy.record("UpdateItem");
+    proxy.record("Query");
+    let ledger = Ledger {
+        id: "L1".into(),
+        balance: 10,
+    };
+    db.create(&ledger).send().await.unwrap();
+    let balance = Ledger::fields().balance;
+    let mut wide = balance.exists();
+    for n in 0..20u64 {
+        wide = wide & (balance.between(0u64, 100 + n) | balance.exists());
+    }
+    through
+        .update(ledger.primary_key().unwrap())
+        .set(balance, 20u64)
+        .condition(wide.clone())
+        .send()
+        .await
+        .unwrap();
+    let page = through
+        .query(Ledger::ledger(&"L1".to_string()))
+        .filter(wide)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.items.len(), 1);
+    assert_eq!(page.items[0].balance, 20);
+
+    let name = "balance_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_";
+    for body in proxy
+        .recorded("UpdateItem")
+        .iter()
+        .chain(&proxy.recorded("Query"))
+    {
+        let body: serde_json::Value = serde_json::from_slice(body).unwrap();
+        for expression in ["ConditionExpression", "FilterExpression"] {
+            if let Some(text) = body[expression].as_str() {
+                assert!(text.len() <= ddb_runtime::expr::EXPRESSION_LIMIT);
+                assert!(!text.contains(name), "{text}");
+            }
+        }
+        let names = body["ExpressionAttributeNames"].as_object().unwrap();
+        assert!(names.values().any(|n| n == name));
+    }
+}

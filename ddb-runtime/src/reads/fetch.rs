@@ -276,13 +276,15 @@ impl Plan {
             p.projection(attributes.copied())
         });
         p.check(self.entity)?;
-        crate::expr::check_expression(self.entity, "key condition", &condition)?;
-        if let Some(filter) = &filter {
-            crate::expr::check_expression(self.entity, "filter", filter)?;
-        }
-        if let Some(projection) = &projection {
-            crate::expr::check_expression(self.entity, "projection", projection)?;
-        }
+        let condition = p.fit(self.entity, "key condition", condition)?;
+        let filter = match filter {
+            Some(filter) => Some(p.fit(self.entity, "filter", filter)?),
+            None => None,
+        };
+        let projection = match projection {
+            Some(projection) => Some(p.fit(self.entity, "projection", projection)?),
+            None => None,
+        };
         let (names, values) = p.into_maps();
         let request = |client: &aws_sdk_dynamodb::Client| {
             client

@@ -820,7 +820,7 @@ fn upgrade<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Step<
     let new_key = entity.primary_key()?;
     let mut p = Placeholders::default();
     let unchanged = unchanged::<E>(item, &mut p);
-    crate::expr::check_expression(schema.entity_type, "condition", &unchanged)?;
+    let unchanged = p.fit(schema.entity_type, "condition", unchanged)?;
     if new_key.to_item() == old_key.to_item() {
         let mut put = WritePlan::new(old_key, Action::Put(new_item), None, p)?;
         put.condition = Some(unchanged);
@@ -938,8 +938,7 @@ fn update<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option
                 None => Condition::attribute_not_exists(attribute),
             };
     }
-    let expression = clauses.join(" ");
-    crate::expr::check_expression(schema.entity_type, "update", &expression)?;
+    let expression = p.fit(schema.entity_type, "update", clauses.join(" "))?;
     WritePlan::new(key, Action::Update(expression), Some(&condition), p).map(Some)
 }
 

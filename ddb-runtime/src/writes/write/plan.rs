@@ -496,8 +496,7 @@ fn render_condition<E: Entity>(
     let text = condition
         .render(placeholders)
         .map_err(|reason| Error::InvalidRequest { entity, reason })?;
-    crate::expr::check_expression(entity, "condition", &text)?;
-    Ok(Some(text))
+    placeholders.fit(entity, "condition", text).map(Some)
 }
 
 /// `a AND b`, where `a` may be absent.

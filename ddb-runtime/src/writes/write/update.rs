@@ -570,7 +570,7 @@ impl<E: Entity + 'static> Update<E> {
         }
         adds.close("ADD", &mut expression);
         deletes.close("DELETE", &mut expression);
-        crate::expr::check_expression(entity, "update", &expression)?;
+        let expression = p.fit(entity, "update", expression)?;
         let mut plan = WritePlan::new(self.key, Action::Update(expression), condition.as_ref(), p)?;
         plan.expected_version = self.expected_version;
         plan.must_exist = true;
