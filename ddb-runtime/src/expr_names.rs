@@ -11,8 +11,6 @@
 //! underscores (a name starting with a digit or an underscore, holding a
 //! `.`, `-`, `#`, `:`, a space or any other character).
 
-use std::cmp::Ordering;
-
 /// Whether `name` must be written through a placeholder in an expression.
 pub(crate) fn needs_placeholder(name: &str) -> bool {
     let bytes = name.as_bytes();
@@ -27,16 +25,20 @@ pub(crate) fn needs_placeholder(name: &str) -> bool {
 /// case-sensitive.
 pub(crate) fn is_reserved_word(name: &str) -> bool {
     // The longest reserved word has 14 letters, and each starts with one.
-    let Some(first) = name.bytes().next().filter(|_| name.len() <= 14) else {
+    let mut upper = [0u8; 14];
+    let Some(upper) = upper.get_mut(..name.len()) else {
         return false;
     };
-    if !first.is_ascii_alphabetic() {
-        return false;
+    for (u, b) in upper.iter_mut().zip(name.bytes()) {
+        *u = b.to_ascii_uppercase();
     }
-    let letter = usize::from(first.to_ascii_uppercase() - b'A');
+    let Some(letter) = upper.first().filter(|b| b.is_ascii_uppercase()) else {
+        return false;
+    };
+    let letter = usize::from(letter - b'A');
     let words = &RESERVED_WORDS[BY_LETTER[letter]..BY_LETTER[letter + 1]];
     words
-        .binary_search_by(|word| compare_upper(word, name))
+        .binary_search_by(|word| word.as_bytes().cmp(upper))
         .is_ok()
 }
 
@@ -59,12 +61,6 @@ const BY_LETTER: [usize; 27] = {
     }
     starts
 };
-
-/// `word` (upper case) against `name` read in upper case.
-fn compare_upper(word: &str, name: &str) -> Ordering {
-    let name = name.bytes().map(|b| b.to_ascii_uppercase());
-    word.bytes().cmp(name)
-}
 
 /// The words of DynamoDB's expressions that are not reserved words: its
 /// functions (`size` is reserved) and the update clause `REMOVE` (`SET`,
