@@ -168,11 +168,16 @@ impl Placeholders {
 
     /// `text`, an expression of `kind` rendered into these placeholders,
     /// within DynamoDB's [`EXPRESSION_LIMIT`]: as it is when it fits, else
-    /// with every name it writes as it is put through a placeholder (the
-    /// longest it can be), and refused as
-    /// [`ExpressionTooLarge`](crate::Error::ExpressionTooLarge) if it still
-    /// does not fit. A name written as it is is never longer than the limit
-    /// allows where its placeholder would fit.
+    /// with every name it writes as it is put through a placeholder (as ddb
+    /// wrote every name before it wrote plain ones as they are), and refused
+    /// as [`ExpressionTooLarge`](crate::Error::ExpressionTooLarge) if it
+    /// still does not fit. Only the placeholders' numbers may differ from an
+    /// expression written with placeholders throughout (a name may take
+    /// `#n10` where it would have taken `#n2`), a byte or two per use.
+    ///
+    /// Every word of the text that `needs_placeholder` finds plain is taken
+    /// for a name: any function or keyword ddb writes must be a reserved
+    /// word or one of `expr_names`'s keywords.
     pub(crate) fn fit(
         &mut self,
         entity: &'static str,
@@ -378,7 +383,10 @@ impl<E> fmt::Debug for Condition<E> {
         match self.render(&mut placeholders) {
             Ok(text) => {
                 let mut text = text;
-                for (placeholder, name) in &placeholders.names {
+                // Longest placeholders first: `#n1` is part of `#n10`.
+                let mut names: Vec<_> = placeholders.names.iter().collect();
+                names.sort_by_key(|(placeholder, _)| std::cmp::Reverse(placeholder.len()));
+                for (placeholder, name) in names {
                     text = text.replace(placeholder.as_str(), name);
                 }
                 write!(f, "Condition({text})")
@@ -788,6 +796,27 @@ mod tests {
         assert_eq!(names.len(), 1);
         assert_eq!(values.unwrap()[":v1"], AttributeValue::S("SHIPPED".into()));
         assert!(!format!("{condition:?}").contains("SHIPPED"));
+    }
+
+    /// A condition's Debug names each attribute, with ten placeholders or
+    /// more (`#n1` is part of `#n10`).
+    #[test]
+    fn debug_names_attributes_past_ten_placeholders() {
+        let names: Vec<&'static str> = (0..12u8)
+            .map(|i| &*Box::leak(format!("_field_{}", char::from(b'a' + i)).into_boxed_str()))
+            .collect();
+        let mut condition = Attr::<Order, u64>::new(names[0]).exists();
+        for name in &names[1..] {
+            condition = condition & Attr::<Order, u64>::new(name).exists();
+        }
+        let shown = format!("{condition:?}");
+        for name in &names {
+            assert!(
+                shown.contains(&format!("attribute_exists({name})")),
+                "{shown}"
+            );
+        }
+        assert!(!shown.contains('#'), "{shown}");
     }
 
     /// An expression that fits with its names written as they are stays so;
