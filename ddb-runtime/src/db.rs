@@ -349,7 +349,7 @@ impl<E: Entity + 'static> GetItem<E> {
             .instrument(span.clone())
             .await
             .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
-        let capacity = crate::telemetry::Capacity::of(output.consumed_capacity()).total;
+        let capacity = crate::telemetry::Capacity::total_of(output.consumed_capacity());
         let item = output
             .item
             .filter(|item| self.include_expired || !crate::timestamp::expired(&E::SCHEMA, item));

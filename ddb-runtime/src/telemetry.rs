@@ -58,6 +58,12 @@ impl Capacity {
         }
     }
 
+    /// The total units of one answer's `ConsumedCapacity`, for a caller
+    /// that needs no more (no index names copied).
+    pub(crate) fn total_of(capacity: Option<&ConsumedCapacity>) -> f64 {
+        capacity.and_then(|c| c.capacity_units()).unwrap_or(0.0)
+    }
+
     /// The sum of several answers' capacity (a transaction's tables, a
     /// batch's requests).
     pub(crate) fn add(&mut self, other: &Capacity) {

@@ -6,7 +6,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::template::codecs;
-use crate::ast::{Entity, Key};
+use crate::ast::{Entity, Field, Key};
 use crate::attr::{Compare, RawWhen};
 use crate::template::Part;
 
@@ -50,7 +50,7 @@ pub(super) fn index_key_from(
     let p = quote!(::ddb_runtime::__private);
     let entity_type = &entity.entity_type;
     let Some(when) = key.when.as_ref().map(|w| &w.value) else {
-        return arm(entity, position, key, key_fn, quote!());
+        return arm(entity, position, key, key_fn, quote!(), None);
     };
     if let RawWhen::Function { .. } = when {
         // A function of the whole entity: the runtime reads the item instead.
@@ -59,21 +59,31 @@ pub(super) fn index_key_from(
         };
     }
     let holds = membership(when, |field| quote!(#field));
+    let when_field = match when {
+        RawWhen::Field { field, .. } => Some(field),
+        RawWhen::Function { .. } => None,
+    };
     arm(
         entity,
         position,
         key,
         key_fn,
         quote!(if !(#holds) { return ::core::result::Result::Ok(::core::option::Option::None); }),
+        when_field,
     )
 }
 
+/// One arm of `index_key_from`, `check` deciding membership. When the
+/// membership rule reads one field that is not in the primary key, that
+/// field is decoded and the rule checked first: an update that takes an
+/// item out of a sparse index does not parse its primary key.
 pub(super) fn arm(
     entity: &Entity,
     position: usize,
     key: &Key,
     key_fn: &syn::Ident,
     check: TokenStream,
+    when_field: Option<&syn::Ident>,
 ) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
     let entity_type = &entity.entity_type;
@@ -82,15 +92,24 @@ pub(super) fn arm(
         .iter()
         .filter_map(|name| entity.field(name))
         .map(|f| f.ident);
+    let early = when_field.filter(|f| !primary.contains(&f.to_string().as_str()));
+    let decode = |f: &Field| {
+        let (ident, ty, attribute) = (f.ident, f.ty, &f.attribute);
+        quote!(let #ident: #ty = #p::field_from(#entity_type, #attribute, __values)?;)
+    };
     let inputs = key.inputs();
-    let decoded = inputs
+    let not_primary = inputs
         .iter()
         .filter(|name| !primary.contains(&name.as_str()))
-        .filter_map(|name| entity.field(name))
-        .map(|f| {
-            let (ident, ty, attribute) = (f.ident, f.ty, &f.attribute);
-            quote!(let #ident: #ty = #p::field_from(#entity_type, #attribute, __values)?;)
-        });
+        .filter_map(|name| entity.field(name));
+    let (first, decoded): (Vec<_>, Vec<_>) =
+        not_primary.partition(|f| early.is_some_and(|e| f.ident == e));
+    let first = first.into_iter().map(decode);
+    let decoded = decoded.into_iter().map(decode);
+    let (check_first, check_after) = match early {
+        Some(_) => (check, quote!()),
+        None => (quote!(), check),
+    };
     let args = key
         .fields()
         .into_iter()
@@ -105,10 +124,12 @@ pub(super) fn arm(
     });
     quote! {
         #position => {
+            #(#first)*
+            #check_first
             #[allow(unused_variables)]
             let (#(#primary_idents,)*) = Self::parse_key(__key)?;
             #(#decoded)*
-            #check
+            #check_after
             #[allow(unused_mut)]
             let mut __index = Self::#key_fn(#(#args),*)?;
             #shard

@@ -316,7 +316,7 @@ impl Plan {
             .instrument(span.clone())
             .await
             .map_err(|e| telemetry::sdk_failure(&span, "Query", e))?;
-        let capacity = Capacity::of(output.consumed_capacity()).total;
+        let capacity = Capacity::total_of(output.consumed_capacity());
         let items = output.items.unwrap_or_default();
         telemetry::record(&span, capacity, items.len(), attempts.count());
         Ok(Response {

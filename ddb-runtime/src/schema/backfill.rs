@@ -579,7 +579,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 .instrument(span.clone())
                 .await
                 .map_err(|e| crate::telemetry::sdk_failure(&span, "Scan", e))?;
-            let units = Capacity::of(page.consumed_capacity.as_ref()).total;
+            let units = Capacity::total_of(page.consumed_capacity.as_ref());
             let items = page.items.unwrap_or_default();
             crate::telemetry::record(&span, units, items.len(), 0);
             self.spend(units).await;
