@@ -58,8 +58,10 @@ impl Sdk {
     /// Whether the caller's client has interceptors of its own: they may
     /// rewrite a request after ddb built it (a table prefix, client-side
     /// encryption), so what went on the wire is not what ddb would send
-    /// again, and a write keeps its own copy instead of reading it back
-    /// ([`Attempts::keeping_sent`]).
+    /// again, and a transaction keeps its own copy of its actions instead of
+    /// reading them back to send again ([`Attempts::keeping_sent`]). (A
+    /// create still reads its item back: it compares it with the stored
+    /// item, which the interceptors rewrote alike.)
     pub(crate) fn intercepted(&self) -> bool {
         self.intercepted
     }
@@ -271,7 +273,7 @@ mod tests {
         }
     }
 
-    /// Only the caller's own interceptors make writes keep copies: a plain
+    /// Only the caller's own interceptors make transactions keep copies: a plain
     /// client (whose SDK interceptors are not in its configuration) reads
     /// back what it sent.
     #[test]

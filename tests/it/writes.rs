@@ -2028,3 +2028,89 @@ async fn long_attribute_names_fall_back_to_placeholders_when_an_expression_would
         assert!(names.values().any(|n| n == name));
     }
 }
+
+/// Adds a `sig` attribute to every item a PutItem or a transaction's put
+/// writes, as an interceptor signing or encrypting items on the client does.
+#[derive(Debug)]
+struct ItemSignature;
+
+impl aws_sdk_dynamodb::config::Intercept for ItemSignature {
+    fn name(&self) -> &'static str {
+        "item-signature"
+    }
+
+    fn modify_before_serialization(
+        &self,
+        context: &mut aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextMut<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        use aws_sdk_dynamodb::operation::put_item::PutItemInput;
+        use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsInput;
+        let sign = |item: &mut Option<ddb_runtime::Item>| {
+            if let Some(item) = item {
+                item.insert("sig".into(), AttributeValue::S("signed".into()));
+            }
+        };
+        let input = context.input_mut();
+        if let Some(put) = input.downcast_mut::<PutItemInput>() {
+            sign(&mut put.item);
+        } else if let Some(transaction) = input.downcast_mut::<TransactWriteItemsInput>() {
+            for action in transaction.transact_items.iter_mut().flatten() {
+                if let Some(put) = &mut action.put {
+                    let mut item = Some(std::mem::take(&mut put.item));
+                    sign(&mut item);
+                    put.item = item.unwrap_or_default();
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A create of the same data again meets the item its interceptors stored
+/// (here signed): it compares it with what it sent after them, so it is the
+/// same item (already there), and other data is still another item. Plain
+/// and exactly-once, past the switch to ddb's client copy.
+#[tokio::test]
+async fn a_create_through_item_rewriting_interceptors_recognises_its_own_item() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let config = db
+        .client()
+        .config()
+        .to_builder()
+        .interceptor(ItemSignature)
+        .build();
+    let signing = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    for i in 0..10 {
+        let created = signing.create(&open_order(&format!("S{i}"))).send().await;
+        assert_eq!(created.unwrap(), Created::Created);
+    }
+    let stored =
+        ddb_tests::raw_item::<Ecommerce>(&db, open_order("S0").primary_key().unwrap().to_item())
+            .await
+            .unwrap();
+    assert_eq!(stored["sig"], AttributeValue::S("signed".into()));
+    for exactly_once in [false, true] {
+        let again = signing
+            .create(&open_order("S1"))
+            .exactly_once(exactly_once)
+            .send()
+            .await;
+        assert_eq!(again.unwrap(), Created::AlreadyExisted, "{exactly_once}");
+        let other = Order {
+            total_cents: 1,
+            ..open_order("S1")
+        };
+        let conflict = signing
+            .create(&other)
+            .exactly_once(exactly_once)
+            .send()
+            .await;
+        assert!(
+            matches!(conflict, Err(Error::AlreadyExists { .. })),
+            "{exactly_once}: {conflict:?}"
+        );
+    }
+}

@@ -183,12 +183,9 @@ impl<E: Entity + 'static> Create<E> {
         let exactly_once = self.exactly_once;
         let mut plan = self.plan()?;
         // The item moves into the request; the body kept is read back when
-        // a failed condition needs this call's item to compare, unless the
-        // caller's interceptors may rewrite it (then a copy is kept).
-        let copy = match &plan.action {
-            Action::Put(item) if db.sdk().intercepted() => Some(item.clone()),
-            _ => None,
-        };
+        // a failed condition needs this call's item to compare. It is the
+        // item as stored: after the caller's interceptors, which may rewrite
+        // it (sign it, encrypt it), as they did the item it meets.
         let attempts = Attempts::keeping_sent();
         let sent = if exactly_once {
             plan.send_exactly_once_recorded(&db, &attempts).await
@@ -203,20 +200,17 @@ impl<E: Entity + 'static> Create<E> {
                 key,
                 existing: Some(ExistingItem(existing)),
             } => {
-                let ours = copy.or_else(|| {
-                    let sent = attempts.sent();
-                    let ours = sent
-                        .as_ref()
-                        .and_then(|b| b.bytes().and_then(sent::put_item));
-                    if ours.is_none() {
-                        tracing::warn!(
-                            entity,
-                            "a create's item could not be read back from the request sent; \
-                             the item found is reported as another"
-                        );
-                    }
-                    ours
-                });
+                let sent = attempts.sent();
+                let ours = sent
+                    .as_ref()
+                    .and_then(|b| b.bytes().and_then(sent::put_item));
+                if ours.is_none() {
+                    tracing::warn!(
+                        entity,
+                        "a create's item could not be read back from the request sent; \
+                         the item found is reported as another"
+                    );
+                }
                 let same = ours
                     .is_some_and(|ours| same_item(&existing, &ours, &stamp_attributes(&E::SCHEMA)));
                 if same {

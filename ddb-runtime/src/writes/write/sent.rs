@@ -5,10 +5,12 @@
 //! met with its own, and a transaction sent again after a conflict sends the
 //! same actions. Both read them back from the body their attempts kept
 //! ([`Attempts::keeping_sent`](super::Attempts::keeping_sent)) instead of
-//! copying every item before every send, unless the caller's client has
+//! copying every item before every send. When the caller's client has
 //! interceptors of its own, which may have rewritten the body
-//! ([`Sdk::intercepted`](crate::sdk::Sdk::intercepted)): then they keep a
-//! copy.
+//! ([`Sdk::intercepted`](crate::sdk::Sdk::intercepted)), a transaction
+//! keeps a copy to send again (its interceptors would rewrite the body a
+//! second time); a create still reads its item back, as the interceptors
+//! rewrote it alike in the item it meets.
 
 use std::collections::HashMap;
 
