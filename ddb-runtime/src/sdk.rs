@@ -59,9 +59,9 @@ impl Sdk {
     /// rewrite a request after ddb built it (a table prefix, client-side
     /// encryption), so what went on the wire is not what ddb would send
     /// again, and a transaction keeps its own copy of its actions instead of
-    /// reading them back to send again ([`Attempts::keeping_sent`]). (A
-    /// create still reads its item back: it compares it with the stored
-    /// item, which the interceptors rewrote alike.)
+    /// reading them back to send again ([`Attempts::keeping_sent`]), and a
+    /// create compares the item it meets with its own item before them as
+    /// well as with the one read back after them.
     pub(crate) fn intercepted(&self) -> bool {
         self.intercepted
     }

@@ -2113,4 +2113,23 @@ async fn a_create_through_item_rewriting_interceptors_recognises_its_own_item() 
             "{exactly_once}: {conflict:?}"
         );
     }
+
+    // A create whose first attempt was applied and its answer lost: the
+    // retry meets the signed item its first attempt stored, its own.
+    let (proxy, _) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let config = ddb_tests::proxied_client(&proxy)
+        .config()
+        .to_builder()
+        .interceptor(ItemSignature)
+        .build();
+    let signing = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    for i in 0..10 {
+        let created = signing.create(&open_order(&format!("T{i}"))).send().await;
+        assert_eq!(created.unwrap(), Created::Created);
+    }
+    proxy.fail("PutItem", 1, Fault::DropResponse);
+    let created = signing.create(&open_order("T10")).send().await;
+    assert_eq!(created.unwrap(), Created::Created);
+    assert_eq!(proxy.injected("PutItem"), 1);
 }

@@ -183,9 +183,15 @@ impl<E: Entity + 'static> Create<E> {
         let exactly_once = self.exactly_once;
         let mut plan = self.plan()?;
         // The item moves into the request; the body kept is read back when
-        // a failed condition needs this call's item to compare. It is the
-        // item as stored: after the caller's interceptors, which may rewrite
-        // it (sign it, encrypt it), as they did the item it meets.
+        // a failed condition needs this call's item to compare: the item as
+        // stored, after the caller's interceptors, which may rewrite it (sign
+        // it, encrypt it). With interceptors, the item before them is kept
+        // too: one that also reads items back (decrypts them) returns the
+        // item met as it was before.
+        let before_interceptors = match &plan.action {
+            Action::Put(item) if db.sdk().intercepted() => Some(item.clone()),
+            _ => None,
+        };
         let attempts = Attempts::keeping_sent();
         let sent = if exactly_once {
             plan.send_exactly_once_recorded(&db, &attempts).await
@@ -204,15 +210,18 @@ impl<E: Entity + 'static> Create<E> {
                 let ours = sent
                     .as_ref()
                     .and_then(|b| b.bytes().and_then(sent::put_item));
-                if ours.is_none() {
+                if ours.is_none() && before_interceptors.is_none() {
                     tracing::warn!(
                         entity,
                         "a create's item could not be read back from the request sent; \
                          the item found is reported as another"
                     );
                 }
-                let same = ours
-                    .is_some_and(|ours| same_item(&existing, &ours, &stamp_attributes(&E::SCHEMA)));
+                let stamps = stamp_attributes(&E::SCHEMA);
+                let same = [ours, before_interceptors]
+                    .iter()
+                    .flatten()
+                    .any(|ours| same_item(&existing, ours, &stamps));
                 if same {
                     Ok((Created::AlreadyExisted, Capacity::default()))
                 } else {

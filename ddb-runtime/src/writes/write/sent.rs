@@ -9,8 +9,8 @@
 //! interceptors of its own, which may have rewritten the body
 //! ([`Sdk::intercepted`](crate::sdk::Sdk::intercepted)), a transaction
 //! keeps a copy to send again (its interceptors would rewrite the body a
-//! second time); a create still reads its item back, as the interceptors
-//! rewrote it alike in the item it meets.
+//! second time), and a create keeps its item too, comparing the item it
+//! meets with both.
 
 use std::collections::HashMap;
 
