@@ -230,8 +230,17 @@ pub fn with_shard(
     primary: &KeyValues,
     shards: u16,
 ) -> Result<KeyValue, Error> {
-    let shard = crate::key::shard_of(primary, shards);
-    // The suffix written onto the key's own text, not into a copy.
+    shard_partition(entity, pk, crate::key::shard_of(primary, shards))
+}
+
+/// The partition key of one shard, `<pk>#<shard>` (a number key is not
+/// sharded), the suffix written onto the key's own text; the key as
+/// written must fit DynamoDB's partition key limit.
+pub(crate) fn shard_partition(
+    entity: &'static str,
+    pk: KeyValue,
+    shard: u16,
+) -> Result<KeyValue, Error> {
     let sharded = match pk {
         KeyValue::S(mut text) => {
             use std::fmt::Write;
@@ -247,14 +256,6 @@ pub fn with_shard(
         PARTITION_KEY_LIMIT,
     )?;
     Ok(sharded)
-}
-
-/// The partition key of one shard: `<pk>#<shard>`.
-pub fn shard_partition(pk: &KeyValue, shard: u16) -> KeyValue {
-    match pk {
-        KeyValue::S(text) => KeyValue::S(format!("{text}#{shard}")),
-        number => number.clone(),
-    }
 }
 
 pub use crate::collection::{check_collection, Collection};

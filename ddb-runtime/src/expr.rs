@@ -187,7 +187,7 @@ impl Placeholders {
         if text.len() <= EXPRESSION_LIMIT {
             return Ok(text);
         }
-        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let word = crate::expr_names::in_name;
         let bytes = text.as_bytes();
         let mut placed = String::with_capacity(text.len());
         let mut copied = 0;

@@ -14,16 +14,20 @@
 /// Whether `name` must be written through a placeholder in an expression.
 pub(crate) fn needs_placeholder(name: &str) -> bool {
     let bytes = name.as_bytes();
-    let plain = bytes.first().is_some_and(u8::is_ascii_alphabetic)
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    let plain =
+        bytes.first().is_some_and(u8::is_ascii_alphabetic) && bytes.iter().all(|&b| in_name(b));
     !plain || is_reserved_word(name) || KEYWORDS.iter().any(|f| f.eq_ignore_ascii_case(name))
+}
+
+/// Whether `b` can stand in a plain name after its first letter (an ASCII
+/// letter, digit or underscore).
+pub(crate) fn in_name(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
 }
 
 /// Whether `name` is one of DynamoDB's reserved words, which are not
 /// case-sensitive.
-pub(crate) fn is_reserved_word(name: &str) -> bool {
+fn is_reserved_word(name: &str) -> bool {
     // The longest reserved word has 14 letters, and each starts with one.
     let mut upper = [0u8; 14];
     let Some(upper) = upper.get_mut(..name.len()) else {

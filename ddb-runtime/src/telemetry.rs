@@ -47,7 +47,7 @@ impl Capacity {
             .map(|(name, c)| (name.clone(), c.capacity_units().unwrap_or(0.0)))
             .collect();
         indexes.sort_by(|a, b| a.0.cmp(&b.0));
-        let total = capacity.capacity_units().unwrap_or(0.0);
+        let total = Self::total_of(Some(capacity));
         Capacity {
             total,
             table: capacity

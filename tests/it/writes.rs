@@ -1667,6 +1667,21 @@ async fn a_transaction_sent_again_after_a_conflict_sends_the_same_actions() {
     assert_eq!(count_items(&db).await, 5);
 }
 
+/// A handle on `client` with `interceptor` added to its configuration, as
+/// a caller's own interceptors are, writing `Ecommerce` to `table`.
+fn intercepted(
+    client: &aws_sdk_dynamodb::Client,
+    interceptor: impl aws_sdk_dynamodb::config::Intercept + 'static,
+    table: &str,
+) -> Db {
+    let config = client
+        .config()
+        .to_builder()
+        .interceptor(interceptor)
+        .build();
+    Db::new(aws_sdk_dynamodb::Client::from_conf(config)).with_table_name::<Ecommerce>(table)
+}
+
 /// Prefixes the table name of every action of a TransactWriteItems, as an
 /// interceptor mapping logical table names to an environment's does.
 #[derive(Debug)]
@@ -1709,13 +1724,11 @@ async fn a_transaction_sent_again_through_rewriting_interceptors_is_rewritten_on
     let (proxy, _) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     let table = db.table_name::<Ecommerce>().to_owned();
     let prefix: &'static str = Box::leak(table[..4].to_owned().into_boxed_str());
-    let config = ddb_tests::proxied_client(&proxy)
-        .config()
-        .to_builder()
-        .interceptor(TablePrefix(prefix))
-        .build();
-    let through = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
-        .with_table_name::<Ecommerce>(&table[4..]);
+    let through = intercepted(
+        &ddb_tests::proxied_client(&proxy),
+        TablePrefix(prefix),
+        &table[4..],
+    );
     // Past the switch to ddb's copy of the client, which keeps the
     // caller's interceptors.
     for i in 0..10 {
@@ -2075,14 +2088,7 @@ impl aws_sdk_dynamodb::config::Intercept for ItemSignature {
 #[tokio::test]
 async fn a_create_through_item_rewriting_interceptors_recognises_its_own_item() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let config = db
-        .client()
-        .config()
-        .to_builder()
-        .interceptor(ItemSignature)
-        .build();
-    let signing = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let signing = intercepted(db.client(), ItemSignature, db.table_name::<Ecommerce>());
     for i in 0..10 {
         let created = signing.create(&open_order(&format!("S{i}"))).send().await;
         assert_eq!(created.unwrap(), Created::Created);
@@ -2117,13 +2123,11 @@ async fn a_create_through_item_rewriting_interceptors_recognises_its_own_item() 
     // A create whose first attempt was applied and its answer lost: the
     // retry meets the signed item its first attempt stored, its own.
     let (proxy, _) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
-    let config = ddb_tests::proxied_client(&proxy)
-        .config()
-        .to_builder()
-        .interceptor(ItemSignature)
-        .build();
-    let signing = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let signing = intercepted(
+        &ddb_tests::proxied_client(&proxy),
+        ItemSignature,
+        db.table_name::<Ecommerce>(),
+    );
     for i in 0..10 {
         let created = signing.create(&open_order(&format!("T{i}"))).send().await;
         assert_eq!(created.unwrap(), Created::Created);

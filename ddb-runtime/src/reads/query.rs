@@ -638,12 +638,10 @@ where
         let partitions: Vec<Vec<KeyValue>> = match partition.as_slice() {
             [value] if shards > 1 => (0..shards)
                 .map(|shard| {
-                    let sharded = crate::__private::shard_partition(value, shard);
-                    crate::key::check_size(
+                    let sharded = crate::__private::shard_partition(
                         schema.entity_type,
-                        "index partition key",
-                        sharded.as_str().len(),
-                        crate::key::PARTITION_KEY_LIMIT,
+                        value.clone(),
+                        shard,
                     )?;
                     Ok(vec![sharded])
                 })

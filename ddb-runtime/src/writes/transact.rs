@@ -150,18 +150,13 @@ impl TransactWrite {
     /// `#[ddb(ttl)]` time counts as none, judged at the time the action is
     /// added).
     pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
-        let action = self
-            .db
-            .create(entity)
-            .plan()
-            .and_then(|mut plan| action(&self.db, &mut plan));
-        self.push(Pending::Ready(action))
+        let plan = self.db.create(entity).plan();
+        self.push_plan(plan)
     }
 
     /// A put built with [`Db::put`] (its version check and condition included).
     pub fn put<E: Entity + 'static>(self, put: Put<E>) -> Self {
-        let action = put.plan().and_then(|mut plan| action(&self.db, &mut plan));
-        self.push(Pending::Ready(action))
+        self.push_plan(put.plan())
     }
 
     /// An update built with [`Db::update`].
@@ -174,10 +169,7 @@ impl TransactWrite {
 
     /// A delete built with [`Db::delete`] or [`Db::delete_entity`].
     pub fn delete<E: Entity + 'static>(self, delete: Delete<E>) -> Self {
-        let action = delete
-            .plan()
-            .and_then(|mut plan| action(&self.db, &mut plan));
-        self.push(Pending::Ready(action))
+        self.push_plan(delete.plan())
     }
 
     /// Cancels the transaction unless `condition` holds on the item at `key`
@@ -188,16 +180,23 @@ impl TransactWrite {
         condition: Condition<E>,
     ) -> Self {
         let exists = Condition::<E>::attribute_exists(<E::Table as Table>::DEF.pk.name);
-        let action = WritePlan::new(
+        let plan = WritePlan::new(
             key,
             WriteAction::ConditionCheck,
             Some(&(exists & condition)),
             Placeholders::default(),
         )
-        .and_then(|mut plan| {
+        .map(|mut plan| {
             plan.must_exist = true;
-            action(&self.db, &mut plan)
+            plan
         });
+        self.push_plan(plan)
+    }
+
+    /// `plan`, made when the action was added, as a ready action (or the
+    /// error of making it, returned at send).
+    fn push_plan<E: Entity + 'static>(self, plan: Result<WritePlan<E>>) -> Self {
+        let action = plan.and_then(|mut plan| action(&self.db, &mut plan));
         self.push(Pending::Ready(action))
     }
 
