@@ -34,26 +34,25 @@ pub struct Capacity {
 }
 
 impl Capacity {
-    /// The capacity of one answer's `ConsumedCapacity`.
-    pub(crate) fn of(capacity: Option<&ConsumedCapacity>) -> Self {
+    /// The capacity of one answer's `ConsumedCapacity`, its index names
+    /// moved out of it.
+    pub(crate) fn of(capacity: Option<ConsumedCapacity>) -> Self {
         let Some(capacity) = capacity else {
             return Capacity::default();
         };
+        let total = Self::total_of(Some(&capacity));
+        let table = capacity.table.and_then(|t| t.capacity_units);
         let mut indexes: Vec<(String, f64)> = capacity
-            .global_secondary_indexes()
+            .global_secondary_indexes
             .into_iter()
-            .chain(capacity.local_secondary_indexes())
-            .flat_map(|map| map.iter())
-            .map(|(name, c)| (name.clone(), c.capacity_units().unwrap_or(0.0)))
+            .chain(capacity.local_secondary_indexes)
+            .flatten()
+            .map(|(name, c)| (name, c.capacity_units.unwrap_or(0.0)))
             .collect();
         indexes.sort_by(|a, b| a.0.cmp(&b.0));
-        let total = Self::total_of(Some(capacity));
         Capacity {
             total,
-            table: capacity
-                .table()
-                .and_then(|t| t.capacity_units())
-                .unwrap_or(total),
+            table: table.unwrap_or(total),
             indexes,
         }
     }

@@ -384,7 +384,7 @@ async fn get_chunk<E: crate::Entity>(
             .responses
             .and_then(|mut responses| responses.remove(table))
             .unwrap_or_default();
-        let capacity = total(output.consumed_capacity.as_deref());
+        let capacity = total(output.consumed_capacity);
         telemetry::record(&span, capacity.total, found.len(), 0);
         let mut items = Vec::with_capacity(found.len());
         for item in found {
@@ -472,7 +472,7 @@ async fn write_chunk(
             .and_then(|mut items| items.remove(table))
             .unwrap_or_default();
         let written = sent.saturating_sub(left.len());
-        let capacity = total(output.consumed_capacity.as_deref());
+        let capacity = total(output.consumed_capacity);
         telemetry::record(&span, capacity.total, written, 0);
         Ok(Answer {
             left,
@@ -485,9 +485,9 @@ async fn write_chunk(
 }
 
 /// A batch answer's consumed capacity, over its tables.
-fn total(capacity: Option<&[aws_sdk_dynamodb::types::ConsumedCapacity]>) -> Capacity {
+fn total(capacity: Option<Vec<aws_sdk_dynamodb::types::ConsumedCapacity>>) -> Capacity {
     let mut sum = Capacity::default();
-    for consumed in capacity.unwrap_or_default() {
+    for consumed in capacity.into_iter().flatten() {
         sum.add(&Capacity::of(Some(consumed)));
     }
     sum

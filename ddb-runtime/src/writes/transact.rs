@@ -333,7 +333,7 @@ impl TransactWrite {
             let error = match result {
                 Ok(output) => {
                     let mut capacity = Capacity::default();
-                    for consumed in output.consumed_capacity() {
+                    for consumed in output.consumed_capacity.into_iter().flatten() {
                         capacity.add(&Capacity::of(Some(consumed)));
                     }
                     telemetry::record(&span, capacity.total, actions.len(), attempts.count());
@@ -555,7 +555,7 @@ impl TransactGet {
             .await
             .map_err(|e| telemetry::sdk_failure(&span, "TransactGetItems", e))?;
         let mut capacity = Capacity::default();
-        for consumed in output.consumed_capacity() {
+        for consumed in output.consumed_capacity.into_iter().flatten() {
             capacity.add(&Capacity::of(Some(consumed)));
         }
         let mut items: Vec<Option<Item>> = output

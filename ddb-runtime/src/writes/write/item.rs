@@ -198,6 +198,14 @@ pub(crate) fn version_attribute(schema: &EntitySchema) -> Option<&'static str> {
         .map(|f| f.attribute)
 }
 
+/// Whether `attribute` is the entity's `#[ddb(updated_at)]` stamp.
+pub(super) fn is_updated_at(schema: &EntitySchema, attribute: &str) -> bool {
+    schema
+        .fields
+        .iter()
+        .any(|f| f.role.updated_at && f.attribute == attribute)
+}
+
 pub(super) fn stamp_attributes(schema: &EntitySchema) -> Vec<&'static str> {
     schema
         .fields
@@ -221,14 +229,11 @@ pub(crate) fn prepare<E: Entity>(
     let mut item = entity.to_item()?;
     // The key to_item wrote, read back rather than built a second time.
     let key = Key::read_item(&item)?;
-    let now = SystemTime::now();
-    let updated = E::stamps(false, now);
-    for (attribute, value) in E::stamps(true, now) {
+    for (attribute, value) in E::stamps(true, SystemTime::now()) {
         // A put keeps the creation time the entity carries; one that has none
         // (a new entity put rather than created) gets the time of this write.
         let unset = matches!(item.get(attribute), None | Some(AttributeValue::Null(_)));
-        let is_updated_at = updated.iter().any(|(a, _)| *a == attribute);
-        if created || is_updated_at || unset {
+        if created || is_updated_at(&E::SCHEMA, attribute) || unset {
             item.insert(attribute.to_owned(), value);
         }
     }

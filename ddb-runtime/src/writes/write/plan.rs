@@ -234,7 +234,7 @@ impl<E: Entity + 'static> WritePlan<E> {
         match sent.await {
             Ok(output) => {
                 let (attributes, consumed) = output.into_parts();
-                Ok((attributes, Capacity::of(consumed.as_ref())))
+                Ok((attributes, Capacity::of(consumed)))
             }
             Err(error) => Err(self.sdk_failure(operation, error, attempts)),
         }

@@ -14,8 +14,9 @@ use crate::expr::{Attr, Condition, IntoValue, Placeholders, Value};
 use crate::{Entity, Item, Key, KeyValues};
 
 use super::item::{
-    attribute_key_attributes, check_attribute_key, check_size, index_inputs, index_pairs, key_text,
-    maintained_by_ddb, stored_version, version_attribute, version_is, version_value,
+    attribute_key_attributes, check_attribute_key, check_size, index_inputs, index_pairs,
+    is_updated_at, key_text, maintained_by_ddb, stored_version, version_attribute, version_is,
+    version_value,
 };
 use super::plan::{and, Action, ReadFirst, WritePlan};
 use super::Written;
@@ -359,15 +360,14 @@ impl<E: Entity + 'static> Update<E> {
                 _ => {}
             }
         }
-        let now = SystemTime::now();
-        let updated = E::stamps(false, now);
-        for (attribute, value) in &updated {
-            sets.assign(&mut p, attribute, value.clone());
-            known.insert((*attribute).to_owned(), value.clone());
-            touched.push(attribute);
-        }
-        for (attribute, value) in E::stamps(true, now) {
-            if !updated.iter().any(|(a, _)| *a == attribute) {
+        let mut updated = Vec::new();
+        for (attribute, value) in E::stamps(true, SystemTime::now()) {
+            if is_updated_at(schema, attribute) {
+                sets.assign(&mut p, attribute, value.clone());
+                known.insert(attribute.to_owned(), value.clone());
+                touched.push(attribute);
+                updated.push((attribute, value));
+            } else {
                 let name = p.name(attribute);
                 let out = sets.next();
                 let _ = write!(out, "{name} = if_not_exists({name}, ");
