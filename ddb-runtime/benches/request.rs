@@ -292,7 +292,7 @@ mod raw {
             .set_key(Some(key_by_hand(order)))
             .update_expression("SET #n0 = :v0 ADD version :v1")
             .condition_expression(
-                "(attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2))",
+                "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)",
             )
             .expression_attribute_names("#n0", "status")
             .expression_attribute_names("#n1", "_schema")

@@ -362,7 +362,7 @@ impl<E> From<Condition<E>> for Expression {
 /// let fields = Order::fields();
 /// let big_and_open = fields.total_cents.gt(10_000) & fields.status.eq("OPEN");
 /// // Debug shows the shape, never the values.
-/// assert_eq!(format!("{big_and_open:?}"), "Condition((total_cents > :v0 AND status = :v1))");
+/// assert_eq!(format!("{big_and_open:?}"), "Condition(total_cents > :v0 AND status = :v1)");
 /// ```
 pub struct Condition<E> {
     node: Node,
@@ -446,9 +446,15 @@ impl<E> Condition<E> {
     }
 }
 
+/// The text of a whole expression: its outermost `AND`, `OR` or `NOT`
+/// without the parentheses it takes inside another (the server would parse
+/// them for nothing).
 fn render(node: &Node, p: &mut Placeholders) -> Result<String, String> {
     let mut out = String::with_capacity(48);
-    render_into(node, p, &mut out)?;
+    match node {
+        Node::And(..) | Node::Or(..) | Node::Not(..) => render_connective(node, p, &mut out)?,
+        _ => render_into(node, p, &mut out)?,
+    }
     Ok(out)
 }
 
@@ -498,25 +504,35 @@ fn render_into(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<()
             out.push(' ');
             p.write_value(AttributeValue::N(n.to_string()), out);
         }
-        Node::And(a, b) | Node::Or(a, b) => {
+        Node::And(..) | Node::Or(..) | Node::Not(..) => {
             out.push('(');
+            render_connective(node, p, out)?;
+            out.push(')');
+        }
+        Node::Invalid(reason) => return Err(reason.clone()),
+    }
+    Ok(())
+}
+
+/// `a AND b`, `a OR b` or `NOT a`, its operands parenthesized where they
+/// are themselves connectives.
+fn render_connective(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<(), String> {
+    match node {
+        Node::And(a, b) | Node::Or(a, b) => {
             render_into(a, p, out)?;
             out.push_str(if matches!(node, Node::And(..)) {
                 " AND "
             } else {
                 " OR "
             });
-            render_into(b, p, out)?;
-            out.push(')');
+            render_into(b, p, out)
         }
         Node::Not(a) => {
-            out.push_str("(NOT ");
-            render_into(a, p, out)?;
-            out.push(')');
+            out.push_str("NOT ");
+            render_into(a, p, out)
         }
-        Node::Invalid(reason) => return Err(reason.clone()),
+        _ => render_into(node, p, out),
     }
-    Ok(())
 }
 
 impl<E> std::ops::BitAnd for Condition<E> {
@@ -788,7 +804,7 @@ mod tests {
         let text = condition.render(&mut p).unwrap();
         assert_eq!(
             text,
-            "(((#n0 = :v0 OR #n0 = :v1) AND (NOT total_cents BETWEEN :v2 AND :v3)) AND attribute_exists(#n0))"
+            "((#n0 = :v0 OR #n0 = :v1) AND (NOT total_cents BETWEEN :v2 AND :v3)) AND attribute_exists(#n0)"
         );
         let (names, values) = p.into_maps();
         let names = names.unwrap();

@@ -1832,7 +1832,7 @@ async fn update_expressions_are_written_as_pinned() {
         r##"{
   "carts": [
     {
-      "condition": "(attribute_exists(PK) AND (attribute_not_exists(#n2) OR #n2 = :v4))",
+      "condition": "attribute_exists(PK) AND (attribute_not_exists(#n2) OR #n2 = :v4)",
       "names": {
         "#n0": "lines",
         "#n1": "total",
@@ -1864,7 +1864,7 @@ async fn update_expressions_are_written_as_pinned() {
       }
     },
     {
-      "condition": "(attribute_exists(PK) AND (attribute_not_exists(#n0) OR #n0 = :v1))",
+      "condition": "attribute_exists(PK) AND (attribute_not_exists(#n0) OR #n0 = :v1)",
       "names": {
         "#n0": "_schema"
       },
@@ -1883,7 +1883,7 @@ async fn update_expressions_are_written_as_pinned() {
   ],
   "orders": [
     {
-      "condition": "(attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2))",
+      "condition": "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)",
       "names": {
         "#n0": "status",
         "#n1": "_schema"
@@ -1902,7 +1902,7 @@ async fn update_expressions_are_written_as_pinned() {
       }
     },
     {
-      "condition": "((attribute_exists(PK) AND (attribute_not_exists(#n0) OR #n0 = :v2)) AND version = :v3)",
+      "condition": "(attribute_exists(PK) AND (attribute_not_exists(#n0) OR #n0 = :v2)) AND version = :v3",
       "names": {
         "#n0": "_schema"
       },
