@@ -16,7 +16,7 @@ pub(crate) fn needs_placeholder(name: &str) -> bool {
     let bytes = name.as_bytes();
     let plain =
         bytes.first().is_some_and(u8::is_ascii_alphabetic) && bytes.iter().all(|&b| in_name(b));
-    !plain || is_reserved_word(name) || KEYWORDS.iter().any(|f| f.eq_ignore_ascii_case(name))
+    !plain || is_word(name)
 }
 
 /// Whether `b` can stand in a plain name after its first letter (an ASCII
@@ -25,61 +25,90 @@ pub(crate) fn in_name(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// Whether `name` is one of DynamoDB's reserved words, which are not
-/// case-sensitive.
-fn is_reserved_word(name: &str) -> bool {
-    // The longest reserved word has 14 letters, and each starts with one.
-    let mut upper = [0u8; 14];
+/// Whether `name` is one of DynamoDB's reserved words or one of the other
+/// [`KEYWORDS`] of its expressions, in any case: one probe of a hash table
+/// built at compile time, over the name's upper-case bytes.
+fn is_word(name: &str) -> bool {
+    let mut upper = [0u8; LONGEST_WORD];
     let Some(upper) = upper.get_mut(..name.len()) else {
         return false;
     };
+    let mut hash = FNV_OFFSET;
     for (u, b) in upper.iter_mut().zip(name.bytes()) {
         *u = b.to_ascii_uppercase();
+        hash = fnv(hash, *u);
     }
-    let Some(letter) = upper.first().filter(|b| b.is_ascii_uppercase()) else {
-        return false;
-    };
-    let letter = usize::from(letter - b'A');
-    let words = &RESERVED_WORDS[BY_LETTER[letter]..BY_LETTER[letter + 1]];
-    words
-        .binary_search_by(|word| word.as_bytes().cmp(upper))
-        .is_ok()
-}
-
-/// Where the reserved words of each initial start in [`RESERVED_WORDS`]
-/// (`A` to `Z`, and the end), so a lookup searches one letter's words.
-const BY_LETTER: [usize; 27] = {
-    let mut starts = [RESERVED_WORDS.len(); 27];
-    let mut w = RESERVED_WORDS.len();
-    while w > 0 {
-        w -= 1;
-        starts[(RESERVED_WORDS[w].as_bytes()[0] - b'A') as usize] = w;
-    }
-    // A letter no word starts with begins where the next letter does.
-    let mut letter = 26;
-    while letter > 0 {
-        letter -= 1;
-        if starts[letter] > starts[letter + 1] {
-            starts[letter] = starts[letter + 1];
+    let mut slot = slot_of(hash);
+    loop {
+        match WORD_SLOTS[slot] {
+            0 => return false,
+            w if word(usize::from(w) - 1).as_bytes() == upper => return true,
+            _ => slot = (slot + 1) % WORD_SLOTS.len(),
         }
     }
-    starts
+}
+
+/// The longest word that needs a placeholder (`ATTRIBUTE_NOT_EXISTS`).
+const LONGEST_WORD: usize = 20;
+
+/// Every word that needs a placeholder by [`word`]'s numbering, plus one,
+/// at the slot of its hash or the next free one after it; 0 is free. A
+/// quarter full, so that most names not in it find a free slot at once.
+static WORD_SLOTS: [u16; 2048] = {
+    let mut slots = [0u16; 2048];
+    let mut w = 0;
+    while w < RESERVED_WORDS.len() + KEYWORDS.len() {
+        let bytes = word(w).as_bytes();
+        let mut hash = FNV_OFFSET;
+        let mut i = 0;
+        while i < bytes.len() {
+            hash = fnv(hash, bytes[i]);
+            i += 1;
+        }
+        let mut slot = slot_of(hash);
+        while slots[slot] != 0 {
+            slot = (slot + 1) % slots.len();
+        }
+        slots[slot] = w as u16 + 1;
+        w += 1;
+    }
+    slots
 };
+
+/// The reserved words, then the [`KEYWORDS`]: all upper-case.
+const fn word(w: usize) -> &'static str {
+    if w < RESERVED_WORDS.len() {
+        RESERVED_WORDS[w]
+    } else {
+        KEYWORDS[w - RESERVED_WORDS.len()]
+    }
+}
+
+const FNV_OFFSET: u32 = 0x811c_9dc5;
+
+/// One byte into a 32-bit FNV-1a hash.
+const fn fnv(hash: u32, byte: u8) -> u32 {
+    (hash ^ byte as u32).wrapping_mul(0x0100_0193)
+}
+
+const fn slot_of(hash: u32) -> usize {
+    ((hash ^ (hash >> 16)) as usize) % 2048
+}
 
 /// The words of DynamoDB's expressions that are not reserved words: its
 /// functions (`size` is reserved) and the update clause `REMOVE` (`SET`,
 /// `ADD` and `DELETE` are reserved). An attribute of one of these names is
 /// written through a placeholder too, so no expression reads it as a call or
-/// a clause.
+/// a clause. Upper-case, as the reserved words.
 const KEYWORDS: [&str; 8] = [
-    "attribute_exists",
-    "attribute_not_exists",
-    "attribute_type",
-    "begins_with",
-    "contains",
-    "if_not_exists",
-    "list_append",
-    "remove",
+    "ATTRIBUTE_EXISTS",
+    "ATTRIBUTE_NOT_EXISTS",
+    "ATTRIBUTE_TYPE",
+    "BEGINS_WITH",
+    "CONTAINS",
+    "IF_NOT_EXISTS",
+    "LIST_APPEND",
+    "REMOVE",
 ];
 
 /// DynamoDB's reserved words, sorted: the 573 of its developer guide
@@ -671,6 +700,9 @@ mod tests {
             .iter()
             .all(|w| w.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')));
         assert_eq!(RESERVED_WORDS.iter().map(|w| w.len()).max(), Some(14));
+        assert!(KEYWORDS
+            .iter()
+            .all(|w| w.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')));
     }
 
     #[test]
@@ -678,7 +710,7 @@ mod tests {
         for name in [
             "status", "Status", "STATUS", "name", "ttl", "size", "abort", "zone",
         ] {
-            assert!(is_reserved_word(name), "{name}");
+            assert!(is_word(name), "{name}");
             assert!(needs_placeholder(name), "{name}");
         }
         for name in [
@@ -710,14 +742,51 @@ mod tests {
         ] {
             assert!(!needs_placeholder(name), "{name}");
         }
-        // Longer than any reserved word, and a prefix of one.
-        assert!(!is_reserved_word("characteristically_long"));
-        assert!(!is_reserved_word("CHA"));
-        // Every word, through its letter's range.
-        assert!(RESERVED_WORDS.iter().all(|w| is_reserved_word(w)));
-        assert!(RESERVED_WORDS
-            .iter()
-            .all(|w| is_reserved_word(&w.to_ascii_lowercase())));
+        // Longer than any word, a prefix of one, one with a letter more.
+        assert!(!is_word("characteristically_long"));
+        assert!(!is_word("CHA"));
+        assert!(!is_word("statuses"));
+        assert!(!is_word("removed"));
+        // Every word, in upper, lower and mixed case.
+        for word in RESERVED_WORDS.iter().chain(&KEYWORDS) {
+            assert!(is_word(word), "{word}");
+            assert!(is_word(&word.to_ascii_lowercase()), "{word}");
+            let mixed: String = word
+                .chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i % 2 == 0 {
+                        c
+                    } else {
+                        c.to_ascii_lowercase()
+                    }
+                })
+                .collect();
+            assert!(is_word(&mixed), "{mixed}");
+        }
+    }
+
+    /// The table holds each word once, and a name not in it is told apart
+    /// from every word (checked against a plain search, for names near
+    /// the words: each word with one letter changed, cut short, grown).
+    #[test]
+    fn the_word_table_agrees_with_a_plain_search() {
+        let words: Vec<&str> = RESERVED_WORDS.iter().chain(&KEYWORDS).copied().collect();
+        let held = WORD_SLOTS.iter().filter(|&&w| w != 0).count();
+        assert_eq!(held, words.len());
+        assert_eq!(words.iter().map(|w| w.len()).max(), Some(LONGEST_WORD));
+        let plain = |name: &str| words.iter().any(|w| w.eq_ignore_ascii_case(name));
+        for word in &words {
+            let mut near = vec![word[..word.len() - 1].to_owned(), format!("{word}S")];
+            for i in 0..word.len() {
+                let mut changed = word.as_bytes().to_vec();
+                changed[i] = if changed[i] == b'Q' { b'X' } else { b'Q' };
+                near.push(String::from_utf8(changed).unwrap());
+            }
+            for name in near {
+                assert_eq!(is_word(&name), plain(&name), "{name}");
+            }
+        }
     }
 }
 
@@ -837,11 +906,11 @@ mod against_the_server {
         }
         let plain = ["version", "customer_id", "GSI1PK", "x1", "a_b_c"];
         let odd = ["_type", "1st", "a-b", "a.b", "a b", "a#b", "é"];
-        let upper = KEYWORDS.map(str::to_ascii_uppercase);
+        let lower = KEYWORDS.map(str::to_ascii_lowercase);
         let keywords = KEYWORDS
             .iter()
             .copied()
-            .chain(upper.iter().map(String::as_str));
+            .chain(lower.iter().map(String::as_str));
         let names: Vec<String> = keywords
             .chain(plain)
             .chain(odd)

@@ -284,21 +284,46 @@ impl KeyDef {
 
     /// The Rust fields the key is built from: its templates' fields, then
     /// those its membership rule reads, each once.
+    ///
+    /// ```
+    /// use ddb_runtime::model::{KeyDef, Membership, Part, Template};
+    /// let open_orders = KeyDef {
+    ///     index: Some("GSI2"),
+    ///     pk: Template {
+    ///         source: "STATUS#{status}",
+    ///         parts: &[Part::Literal("STATUS#"), Part::Field("status")],
+    ///     },
+    ///     sk: Some(Template {
+    ///         source: "{placed_at}#{order_id}",
+    ///         parts: &[Part::Field("placed_at"), Part::Literal("#"), Part::Field("order_id")],
+    ///     }),
+    ///     query: None,
+    ///     shards: 1,
+    ///     membership: Some(Membership { reads: &["status", "total"], evaluable: true }),
+    /// };
+    /// assert_eq!(open_orders.input_fields(), ["status", "placed_at", "order_id", "total"]);
+    /// ```
     pub fn input_fields(&self) -> Vec<&'static str> {
-        let mut fields: Vec<&'static str> = Vec::new();
-        let templates = std::iter::once(&self.pk).chain(self.sk.iter());
-        let parts = templates.flat_map(|t| t.parts.iter());
-        let from_templates = parts.filter_map(|part| match part {
-            Part::Field(field) => Some(*field),
-            Part::Literal(_) => None,
-        });
-        let reads = self.membership.iter().flat_map(|m| m.reads.iter().copied());
-        for field in from_templates.chain(reads) {
-            if !fields.contains(&field) {
-                fields.push(field);
-            }
-        }
-        fields
+        self.inputs().collect()
+    }
+
+    /// [`input_fields`](Self::input_fields), without collecting them.
+    pub(crate) fn inputs(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let all = move || {
+            let templates = std::iter::once(&self.pk).chain(self.sk.iter());
+            let parts = templates.flat_map(|t| t.parts.iter());
+            let from_templates = parts.filter_map(|part| match part {
+                Part::Field(field) => Some(*field),
+                Part::Literal(_) => None,
+            });
+            let reads = self.membership.iter().flat_map(|m| m.reads.iter().copied());
+            from_templates.chain(reads)
+        };
+        // Each field where it first appears.
+        all()
+            .enumerate()
+            .filter(move |&(i, field)| !all().take(i).any(|earlier| earlier == field))
+            .map(|(_, field)| field)
     }
 }
 

@@ -495,13 +495,13 @@ pub(super) fn stored_version(schema: &EntitySchema, item: Option<&Item>) -> Opti
 
 /// The attributes of the fields index `key` is built from, but for those of
 /// the primary key (which an update never changes).
-pub(crate) fn index_inputs(schema: &EntitySchema, key: &KeyDef) -> Vec<&'static str> {
-    let primary = schema.primary().input_fields();
-    key.input_fields()
-        .into_iter()
-        .filter(|field| !primary.contains(field))
+pub(crate) fn index_inputs<'a>(
+    schema: &'a EntitySchema,
+    key: &'a KeyDef,
+) -> impl Iterator<Item = &'static str> + 'a {
+    key.inputs()
+        .filter(|field| !schema.primary().inputs().any(|p| p == *field))
         .filter_map(|field| schema.field(field).map(|f| f.attribute))
-        .collect()
 }
 
 /// The version after `expected`; refused at the top of the integer range

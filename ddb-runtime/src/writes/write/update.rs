@@ -417,8 +417,8 @@ impl<E: Entity + 'static> Update<E> {
             .iter()
             .enumerate()
             .skip(1)
-            .map(|(position, key)| (position, index_inputs(schema, key)))
-            .filter(|(_, inputs)| inputs.iter().any(|a| touched.contains(a)))
+            .filter(|(_, key)| index_inputs(schema, key).any(|a| touched.contains(&a)))
+            .map(|(position, key)| (position, index_inputs(schema, key).collect()))
             .collect();
         let decided_by_update = |a: &str| known.contains_key(a) || removed.contains(&a);
         let decided = |position: usize, inputs: &[&str]| {
