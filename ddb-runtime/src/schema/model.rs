@@ -304,26 +304,26 @@ impl KeyDef {
     /// assert_eq!(open_orders.input_fields(), ["status", "placed_at", "order_id", "total"]);
     /// ```
     pub fn input_fields(&self) -> Vec<&'static str> {
-        self.inputs().collect()
+        let mut fields: Vec<&'static str> = Vec::new();
+        for field in self.inputs() {
+            if !fields.contains(&field) {
+                fields.push(field);
+            }
+        }
+        fields
     }
 
-    /// [`input_fields`](Self::input_fields), without collecting them.
+    /// [`input_fields`](Self::input_fields) without collecting them: a
+    /// field read twice comes twice.
     pub(crate) fn inputs(&self) -> impl Iterator<Item = &'static str> + '_ {
-        let all = move || {
-            let templates = std::iter::once(&self.pk).chain(self.sk.iter());
-            let parts = templates.flat_map(|t| t.parts.iter());
-            let from_templates = parts.filter_map(|part| match part {
-                Part::Field(field) => Some(*field),
-                Part::Literal(_) => None,
-            });
-            let reads = self.membership.iter().flat_map(|m| m.reads.iter().copied());
-            from_templates.chain(reads)
-        };
-        // Each field where it first appears.
-        all()
-            .enumerate()
-            .filter(move |&(i, field)| !all().take(i).any(|earlier| earlier == field))
-            .map(|(_, field)| field)
+        let templates = std::iter::once(&self.pk).chain(self.sk.iter());
+        let parts = templates.flat_map(|t| t.parts.iter());
+        let from_templates = parts.filter_map(|part| match part {
+            Part::Field(field) => Some(*field),
+            Part::Literal(_) => None,
+        });
+        let reads = self.membership.iter().flat_map(|m| m.reads.iter().copied());
+        from_templates.chain(reads)
     }
 }
 

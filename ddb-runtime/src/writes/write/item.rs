@@ -494,13 +494,14 @@ pub(super) fn stored_version(schema: &EntitySchema, item: Option<&Item>) -> Opti
 }
 
 /// The attributes of the fields index `key` is built from, but for those of
-/// the primary key (which an update never changes).
+/// the primary key (which an update never changes); one that the key reads
+/// twice comes twice.
 pub(crate) fn index_inputs<'a>(
     schema: &'a EntitySchema,
     key: &'a KeyDef,
 ) -> impl Iterator<Item = &'static str> + 'a {
     key.inputs()
-        .filter(|field| !schema.primary().inputs().any(|p| p == *field))
+        .filter(|field| !schema.primary().reads(field))
         .filter_map(|field| schema.field(field).map(|f| f.attribute))
 }
 
