@@ -118,14 +118,14 @@ impl Placeholders {
     /// Attribute `name` as an expression writes it: the name itself, or its
     /// placeholder (one per distinct name).
     pub fn name(&mut self, name: &str) -> String {
-        let mut placeholder = String::new();
+        let mut placeholder = String::with_capacity(name.len().max(5));
         self.write_name(name, &mut placeholder);
         placeholder
     }
 
     /// A new placeholder holding `value`.
     pub fn value(&mut self, value: AttributeValue) -> String {
-        let mut placeholder = String::new();
+        let mut placeholder = String::with_capacity(5);
         self.write_value(value, &mut placeholder);
         placeholder
     }
@@ -450,7 +450,9 @@ impl<E> Condition<E> {
 /// without the parentheses it takes inside another (the server would parse
 /// them for nothing).
 fn render(node: &Node, p: &mut Placeholders) -> Result<String, String> {
-    let mut out = String::with_capacity(48);
+    // A write's conditions run to 60-100 bytes (existence, schema version,
+    // expected version): room for them at once.
+    let mut out = String::with_capacity(96);
     match node {
         Node::And(..) | Node::Or(..) | Node::Not(..) => render_connective(node, p, &mut out)?,
         _ => render_into(node, p, &mut out)?,

@@ -559,7 +559,12 @@ impl<E: Entity + 'static> Update<E> {
             }
             first
         });
-        let mut expression = String::new();
+        let clauses = [&sets, &adds, &deletes]
+            .map(|c| c.0.len())
+            .iter()
+            .sum::<usize>();
+        let removing = removes.iter().map(|r| r.len() + 2).sum::<usize>();
+        let mut expression = String::with_capacity(clauses + removing + 28);
         sets.close("SET", &mut expression);
         for (i, name) in removes.iter().enumerate() {
             match i {
@@ -722,7 +727,11 @@ struct ClauseActions(String);
 impl ClauseActions {
     /// Where the next action goes, after a separator when one came before.
     fn next(&mut self) -> &mut String {
-        if !self.0.is_empty() {
+        if self.0.is_empty() {
+            // Room for a few actions: the string does not grow a step at a
+            // time from nothing.
+            self.0.reserve(64);
+        } else {
             self.0.push_str(", ");
         }
         &mut self.0
