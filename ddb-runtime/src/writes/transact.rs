@@ -355,9 +355,7 @@ impl TransactWrite {
             let resend = again && may_resend;
             if resend && !intercepted {
                 // Sent again, the actions are those just sent, read back.
-                items = attempts
-                    .sent()
-                    .and_then(|body| body.bytes().and_then(sent_transact_items));
+                items = attempts.sent().and_then(|body| sent_transact_items(&body));
                 if items.is_none() {
                     tracing::warn!(
                         "a transaction's actions could not be read back from the request \

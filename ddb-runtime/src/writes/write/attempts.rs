@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::config::http::{HttpRequest, HttpResponse};
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
-use aws_smithy_types::body::SdkBody;
 
 /// Set once an attempt sent on the wire ended other than with a client
 /// error (4xx): with no answer, a server error (5xx), or a success whose
@@ -37,9 +36,10 @@ struct Recorded {
     on_the_wire: AtomicBool,
     /// Whether to keep the body of what was sent.
     keeps_sent: bool,
-    /// The body of the last attempt sent, when kept: its bytes are shared
-    /// with the request, not copied.
-    sent: Mutex<Option<SdkBody>>,
+    /// The body of the last attempt sent, when kept: a copy of its bytes
+    /// (a few hundred for a create), cheaper than the SDK's clone of a body,
+    /// which rebuilds its wrappers.
+    sent: Mutex<Option<Vec<u8>>>,
 }
 
 tokio::task_local! {
@@ -60,15 +60,14 @@ impl Attempts {
 
     /// The JSON body of the last attempt that went on the wire, if these
     /// attempts keep it and one did.
-    pub(crate) fn sent(&self) -> Option<SdkBody> {
-        let sent = self.0.sent.lock().unwrap_or_else(|e| e.into_inner());
-        sent.as_ref().and_then(SdkBody::try_clone)
+    pub(crate) fn sent(&self) -> Option<Vec<u8>> {
+        self.0.sent.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Keeps the body of `request`, about to go on the wire, if asked to.
     pub(crate) fn sending_request(&self, request: &HttpRequest) {
         if self.0.keeps_sent {
-            let body = request.body().try_clone();
+            let body = request.body().bytes().map(<[u8]>::to_vec);
             *self.0.sent.lock().unwrap_or_else(|e| e.into_inner()) = body;
         }
     }

@@ -206,10 +206,7 @@ impl<E: Entity + 'static> Create<E> {
                 key,
                 existing: Some(ExistingItem(existing)),
             } => {
-                let sent = attempts.sent();
-                let ours = sent
-                    .as_ref()
-                    .and_then(|b| b.bytes().and_then(sent::put_item));
+                let ours = attempts.sent().and_then(|body| sent::put_item(&body));
                 if ours.is_none() && before_interceptors.is_none() {
                     tracing::warn!(
                         entity,
