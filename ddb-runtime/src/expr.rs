@@ -83,6 +83,12 @@ pub(crate) fn check_value_shape(name: &str, value: &AttributeValue) -> Result<()
         let invalid = || {
             format!("attribute `{name}` holds `{text}`, which DynamoDB cannot store as a number")
         };
+        // An integer of at most 38 digits is within every limit: ddb's own
+        // conversions of integer fields write nothing else.
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        if (1..=38).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Ok(());
+        }
         let decimal = crate::write::Decimal::parse(text).ok_or_else(invalid)?;
         if decimal.significant == 0 {
             return Ok(()); // zero

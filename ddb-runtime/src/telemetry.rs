@@ -12,7 +12,10 @@
 //! content: keys and items may be personal data. A `tracing-opentelemetry`
 //! layer exports them as OpenTelemetry spans.
 
+use std::sync::OnceLock;
+
 use aws_sdk_dynamodb::types::ConsumedCapacity;
+use tracing::field::Field;
 
 /// The capacity DynamoDB reported a request consumed: the total, the table's
 /// share and each index's (`ReturnConsumedCapacity::INDEXES`), so a write's
@@ -102,12 +105,41 @@ pub(crate) fn span(
     )
 }
 
+/// The fields [`span`]'s answer fills in, found once: recording by name
+/// searches the span's twelve fields on every request.
+struct AnswerFields {
+    capacity: Field,
+    count: Field,
+    attempts: Field,
+    error: Field,
+}
+
+/// The answer fields of `span` (made by [`span`], one call site); `None`
+/// when the span has no fields to record (no subscriber nor log wants it).
+fn answer_fields(span: &tracing::Span) -> Option<&'static AnswerFields> {
+    static FIELDS: OnceLock<AnswerFields> = OnceLock::new();
+    let fields = span.metadata()?.fields();
+    if let Some(found) = FIELDS.get() {
+        return Some(found);
+    }
+    let found = AnswerFields {
+        capacity: fields.field("aws.dynamodb.consumed_capacity")?,
+        count: fields.field("aws.dynamodb.count")?,
+        attempts: fields.field("ddb.attempts")?,
+        error: fields.field("error.type")?,
+    };
+    Some(FIELDS.get_or_init(|| found))
+}
+
 /// Records what the answer said on `span`.
 pub(crate) fn record(span: &tracing::Span, capacity: f64, count: usize, attempts: u32) {
-    span.record("aws.dynamodb.consumed_capacity", capacity);
-    span.record("aws.dynamodb.count", count as u64);
+    let Some(fields) = answer_fields(span) else {
+        return;
+    };
+    span.record(&fields.capacity, capacity);
+    span.record(&fields.count, count as u64);
     if attempts > 0 {
-        span.record("ddb.attempts", attempts);
+        span.record(&fields.attempts, attempts);
     }
 }
 
@@ -128,7 +160,9 @@ where
 /// Records a failed request on `span`: the error's kind, never its text
 /// (which can quote a key).
 pub(crate) fn record_error(span: &tracing::Span, error: &crate::Error) {
-    span.record("error.type", error_type(error));
+    if let Some(fields) = answer_fields(span) {
+        span.record(&fields.error, error_type(error));
+    }
 }
 
 /// The kind of `error`, for spans and logs (never its text, which can

@@ -115,7 +115,19 @@ async fn every_request_is_a_span_with_capacity_and_no_key_values() {
         "two orders, table and indexes: {batched:?}"
     );
 
+    // A failed request names its error's kind.
+    let again = db.create(&order("T1")).send().await;
+    assert!(
+        matches!(again, Err(ddb_runtime::Error::AlreadyExists { .. })),
+        "{again:?}"
+    );
+
     let spans = capture.spans.lock().unwrap().clone();
+    let failed: Vec<&str> = spans
+        .iter()
+        .filter_map(|s| s.get("error.type").map(String::as_str))
+        .collect();
+    assert_eq!(failed, ["ConditionalCheckFailed"], "{spans:?}");
     let operations: Vec<&str> = spans
         .iter()
         .map(|s| s["db.operation.name"].as_str())

@@ -61,7 +61,11 @@ impl Attempts {
     /// The JSON body of the last attempt that went on the wire, if these
     /// attempts keep it and one did.
     pub(crate) fn sent(&self) -> Option<Vec<u8>> {
-        self.0.sent.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.0
+            .sent
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Keeps the body of `request`, about to go on the wire, if asked to.
