@@ -209,8 +209,23 @@ fn check_roles(cx: &Ctxt, entity: &Entity) {
             ("created_at", &raw.created_at),
             ("updated_at", &raw.updated_at),
         ];
+        // A field holds one role: ddb writes each differently (a version
+        // counts, a ttl expires, created_at is written once, updated_at on
+        // every write).
+        let mut first_role: Option<&str> = None;
         for (i, (name, role)) in roles.iter().enumerate() {
             let Some(role) = role else { continue };
+            match first_role {
+                Some(other) => cx.error_spanned_by(
+                    &role.tokens,
+                    format!(
+                        "#[ddb({name})] and #[ddb({other})] are both on field `{}`; ddb writes \
+                         each differently, so give each its own field",
+                        field.ident
+                    ),
+                ),
+                None => first_role = Some(name),
+            }
             if let Some(first) = seen[i] {
                 cx.error_spanned_by(
                     &role.tokens,

@@ -198,12 +198,14 @@ pub(crate) fn version_attribute(schema: &EntitySchema) -> Option<&'static str> {
         .map(|f| f.attribute)
 }
 
-/// Whether `attribute` is the entity's `#[ddb(updated_at)]` stamp.
+/// Whether `attribute` is the entity's `#[ddb(updated_at)]` stamp (the
+/// derive refuses a field that is also `created_at`; a schema built by hand
+/// that has one is taken as `Entity::stamps` takes it, as `created_at`).
 pub(super) fn is_updated_at(schema: &EntitySchema, attribute: &str) -> bool {
     schema
         .fields
         .iter()
-        .any(|f| f.role.updated_at && f.attribute == attribute)
+        .any(|f| f.role.updated_at && !f.role.created_at && f.attribute == attribute)
 }
 
 pub(super) fn stamp_attributes(schema: &EntitySchema) -> Vec<&'static str> {
