@@ -15,9 +15,11 @@
 //! configuration, with the HTTP client and credentials cache those requests
 //! used (a handle made for one request never builds one).
 
+use std::any::Any;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use aws_sdk_dynamodb::config::http::{HttpRequest, HttpResponse};
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
@@ -42,6 +44,7 @@ pub(crate) struct Sdk {
     own: OnceLock<Client>,
     sent: AtomicU32,
     intercepted: bool,
+    slots: Slots,
 }
 
 impl Sdk {
@@ -52,6 +55,7 @@ impl Sdk {
             own: OnceLock::new(),
             sent: AtomicU32::new(0),
             intercepted,
+            slots: Slots::default(),
         })
     }
 
@@ -78,18 +82,40 @@ impl Sdk {
         attempts: &Attempts,
         build: impl FnOnce(&Client) -> O,
     ) -> Result<O::Output, SdkError<O::Error, HttpResponse>> {
-        // The SDK's request futures are large: boxed, they do not add
-        // their size to every future that sends one.
         match self.own.get() {
-            Some(own) => attempts.record(Box::pin(build(own).send_request())).await,
+            Some(own) => {
+                let slot = self.slots.holding(build(own).send_request());
+                self.send_in_slot(attempts, slot).await
+            }
             None => {
                 let recorder = Recorder {
                     building: self.clone(),
                 };
                 let request = build(&self.caller).send_intercepted(recorder);
-                attempts.record(Box::pin(request)).await
+                let slot = self.slots.holding(request);
+                self.send_in_slot(attempts, slot).await
             }
         }
+    }
+
+    /// Polls the request in `slot` to its end, then keeps the slot for the
+    /// next request of the same operation.
+    async fn send_in_slot<F: Future + Send + 'static>(
+        &self,
+        attempts: &Attempts,
+        mut slot: Slot<F>,
+    ) -> F::Output {
+        let output = attempts
+            .record(std::future::poll_fn(|cx| {
+                match slot.as_mut().as_pin_mut() {
+                    Some(request) => request.poll(cx),
+                    // Holding its request, and not polled again once ready.
+                    None => std::task::Poll::Pending,
+                }
+            }))
+            .await;
+        self.slots.give_back(slot);
+        output
     }
 
     /// Builds ddb's copy of the caller's client with the HTTP client and
@@ -108,6 +134,56 @@ impl Sdk {
                 .build();
             Client::from_conf(config)
         });
+    }
+}
+
+/// How many heap slots a handle keeps for its requests' futures (about
+/// 6 KB each).
+const KEPT_SLOTS: usize = 16;
+
+/// A request's future on the heap; `None` between requests.
+type Slot<F> = Pin<Box<Option<F>>>;
+
+/// The heap slots of finished requests, each of one operation's future
+/// type, kept for the next request of that operation.
+///
+/// The SDK's request futures are large (about 5.5 KB): on the heap, they do
+/// not add their size to every future that sends one, but a block that
+/// large takes glibc's slow path on every request, consolidating its free
+/// lists (about 3k instructions of a ship's client thread, by callgrind).
+/// A kept slot is reused instead. The slots are shared by the handle's
+/// clones and taken without waiting: when another request holds the lock,
+/// a request takes a new block and drops it after.
+#[derive(Default)]
+struct Slots(Mutex<Vec<Box<dyn Any + Send>>>);
+
+impl Slots {
+    /// `request` on the heap: in a kept slot for futures of its type, or
+    /// in a new one. Not async, so that the request is not held (and
+    /// copied) in the state of the future that sends it.
+    fn holding<F: Send + 'static>(&self, request: F) -> Slot<F> {
+        // Never waits: with the slots busy, the request takes a new one.
+        let kept = self.0.try_lock().ok().and_then(|mut slots| {
+            let kept = slots.iter().position(|slot| slot.is::<Slot<F>>());
+            kept.map(|i| slots.swap_remove(i))
+        });
+        match kept.map(|slot| slot.downcast::<Slot<F>>()) {
+            Some(Ok(mut slot)) => {
+                slot.set(Some(request));
+                *slot
+            }
+            _ => Box::pin(Some(request)),
+        }
+    }
+
+    /// Empties `slot` and keeps it, unless enough are kept.
+    fn give_back<F: Send + 'static>(&self, mut slot: Slot<F>) {
+        slot.set(None);
+        if let Ok(mut slots) = self.0.try_lock() {
+            if slots.len() < KEPT_SLOTS {
+                slots.push(Box::new(slot));
+            }
+        }
     }
 }
 
@@ -218,12 +294,12 @@ pub(crate) trait Operation: Sized {
 
     fn send_request(
         self,
-    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send;
+    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send + 'static;
 
     fn send_intercepted(
         self,
         recorder: Recorder,
-    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send;
+    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send + 'static;
 }
 
 macro_rules! operation {
@@ -234,7 +310,7 @@ macro_rules! operation {
 
             fn send_request(
                 self,
-            ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send
+            ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send + 'static
             {
                 self.send()
             }
@@ -242,7 +318,7 @@ macro_rules! operation {
             fn send_intercepted(
                 self,
                 recorder: Recorder,
-            ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send
+            ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send + 'static
             {
                 self.customize().interceptor(recorder).send()
             }
@@ -271,6 +347,41 @@ mod tests {
         fn name(&self) -> &'static str {
             "watching"
         }
+    }
+
+    /// A finished request's block serves the next request of its future
+    /// type; another type takes its own; a request that finds the slots
+    /// busy takes a new block and keeps none; no more than `KEPT_SLOTS`
+    /// are kept.
+    #[test]
+    fn a_finished_request_leaves_its_block_to_the_next_of_its_type() {
+        let slots = Slots::default();
+        let address = |slot: &Slot<std::future::Ready<u8>>| &**slot as *const _ as usize;
+        let first = slots.holding(std::future::ready(1u8));
+        let at = address(&first);
+        slots.give_back(first);
+        let other = slots.holding(std::future::ready("another type"));
+        let again = slots.holding(std::future::ready(2u8));
+        assert_eq!(address(&again), at, "the kept block is reused");
+        assert!(again.is_some() && other.is_some());
+        slots.give_back(again);
+        slots.give_back(other);
+        assert_eq!(slots.0.lock().unwrap().len(), 2);
+
+        let busy = slots.0.lock().unwrap();
+        let while_busy = slots.holding(std::future::ready(3u8));
+        assert_ne!(address(&while_busy), at, "a busy lock is not waited for");
+        slots.give_back(while_busy);
+        drop(busy);
+        assert_eq!(slots.0.lock().unwrap().len(), 2, "nor kept");
+
+        let many: Vec<_> = (0..KEPT_SLOTS + 4)
+            .map(|i| slots.holding(std::future::ready(i as u8)))
+            .collect();
+        for slot in many {
+            slots.give_back(slot);
+        }
+        assert_eq!(slots.0.lock().unwrap().len(), KEPT_SLOTS);
     }
 
     /// Only the caller's own interceptors make transactions keep copies: a plain

@@ -303,10 +303,12 @@ impl<E: Entity> Written<E> {
         decode: bool,
         capacity: Capacity,
     ) -> Self {
-        let item = returned
-            .clone()
-            .filter(|_| decode)
-            .and_then(|raw| E::from_item(raw).ok());
+        // Copied only to decode: an update that asked for no item gets the
+        // new version back, not a decoded entity.
+        let item = match &returned {
+            Some(raw) if decode => E::from_item(raw.clone()).ok(),
+            _ => None,
+        };
         Written {
             version,
             item,
