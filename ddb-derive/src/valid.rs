@@ -215,17 +215,20 @@ fn check_roles(cx: &Ctxt, entity: &Entity) {
         let mut first_role: Option<&str> = None;
         for (i, (name, role)) in roles.iter().enumerate() {
             let Some(role) = role else { continue };
-            match first_role {
-                Some(other) => cx.error_spanned_by(
+            if let Some(other) = first_role {
+                cx.error_spanned_by(
                     &role.tokens,
                     format!(
                         "#[ddb({name})] and #[ddb({other})] are both on field `{}`; ddb writes \
                          each differently, so give each its own field",
                         field.ident
                     ),
-                ),
-                None => first_role = Some(name),
+                );
+                // Refused here: not also reported against the field that
+                // rightly holds this role.
+                continue;
             }
+            first_role = Some(name);
             if let Some(first) = seen[i] {
                 cx.error_spanned_by(
                     &role.tokens,

@@ -85,37 +85,20 @@ impl Sdk {
         match self.own.get() {
             Some(own) => {
                 let slot = self.slots.holding(build(own).send_request());
-                self.send_in_slot(attempts, slot).await
+                let (output, slot) = send_in_slot(attempts, slot).await;
+                self.slots.give_back(slot);
+                output
             }
+            // The first requests of a handle: their slots are not kept, the
+            // handle's later requests go through its own client.
             None => {
                 let recorder = Recorder {
                     building: self.clone(),
                 };
                 let request = build(&self.caller).send_intercepted(recorder);
-                let slot = self.slots.holding(request);
-                self.send_in_slot(attempts, slot).await
+                send_in_slot(attempts, Box::pin(Some(request))).await.0
             }
         }
-    }
-
-    /// Polls the request in `slot` to its end, then keeps the slot for the
-    /// next request of the same operation.
-    async fn send_in_slot<F: Future + Send + 'static>(
-        &self,
-        attempts: &Attempts,
-        mut slot: Slot<F>,
-    ) -> F::Output {
-        let output = attempts
-            .record(std::future::poll_fn(|cx| {
-                match slot.as_mut().as_pin_mut() {
-                    Some(request) => request.poll(cx),
-                    // Holding its request, and not polled again once ready.
-                    None => std::task::Poll::Pending,
-                }
-            }))
-            .await;
-        self.slots.give_back(slot);
-        output
     }
 
     /// Builds ddb's copy of the caller's client with the HTTP client and
@@ -135,6 +118,21 @@ impl Sdk {
             Client::from_conf(config)
         });
     }
+}
+
+/// Polls the request in `slot` to its end, its attempts recorded into
+/// `attempts`; the slot comes back with the output.
+async fn send_in_slot<F: Future>(attempts: &Attempts, mut slot: Slot<F>) -> (F::Output, Slot<F>) {
+    let output = attempts
+        .record(std::future::poll_fn(|cx| {
+            match slot.as_mut().as_pin_mut() {
+                Some(request) => request.poll(cx),
+                // Holding its request, and not polled again once ready.
+                None => std::task::Poll::Pending,
+            }
+        }))
+        .await;
+    (output, slot)
 }
 
 /// How many heap slots a handle keeps for its requests' futures (about
@@ -176,12 +174,16 @@ impl Slots {
         }
     }
 
-    /// Empties `slot` and keeps it, unless enough are kept.
+    /// Empties `slot` and keeps it; with `KEPT_SLOTS` kept, it takes the
+    /// place of the first (so a burst of one operation cannot keep the
+    /// others from being kept).
     fn give_back<F: Send + 'static>(&self, mut slot: Slot<F>) {
         slot.set(None);
         if let Ok(mut slots) = self.0.try_lock() {
             if slots.len() < KEPT_SLOTS {
                 slots.push(Box::new(slot));
+            } else {
+                slots[0] = Box::new(slot);
             }
         }
     }
@@ -352,7 +354,7 @@ mod tests {
     /// A finished request's block serves the next request of its future
     /// type; another type takes its own; a request that finds the slots
     /// busy takes a new block and keeps none; no more than `KEPT_SLOTS`
-    /// are kept.
+    /// are kept, and a full set still takes a new type's slot.
     #[test]
     fn a_finished_request_leaves_its_block_to_the_next_of_its_type() {
         let slots = Slots::default();
@@ -382,6 +384,13 @@ mod tests {
             slots.give_back(slot);
         }
         assert_eq!(slots.0.lock().unwrap().len(), KEPT_SLOTS);
+        // Full of one type, another type's slot still takes a place.
+        slots.give_back(slots.holding(std::future::ready(())));
+        let kept = slots.0.lock().unwrap();
+        assert_eq!(kept.len(), KEPT_SLOTS);
+        assert!(kept
+            .iter()
+            .any(|slot| slot.is::<Slot<std::future::Ready<()>>>()));
     }
 
     /// Only the caller's own interceptors make transactions keep copies: a plain

@@ -13,5 +13,8 @@ pub struct Customer {
     pub customer_id: String,
     #[ddb(created_at, updated_at)]
     pub stamped: Option<Timestamp>,
+    // Rightly updated_at: not also reported as a second updated_at.
+    #[ddb(updated_at)]
+    pub updated: u64,
 }
 fn main() {}
