@@ -459,10 +459,7 @@ fn render(node: &Node, p: &mut Placeholders) -> Result<String, String> {
     // A write's conditions run to 60-100 bytes (existence, schema version,
     // expected version): room for them at once.
     let mut out = String::with_capacity(96);
-    match node {
-        Node::And(..) | Node::Or(..) | Node::Not(..) => render_connective(node, p, &mut out)?,
-        _ => render_into(node, p, &mut out)?,
-    }
+    render_bare(node, p, &mut out)?;
     Ok(out)
 }
 
@@ -514,7 +511,7 @@ fn render_into(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<()
         }
         Node::And(..) | Node::Or(..) | Node::Not(..) => {
             out.push('(');
-            render_connective(node, p, out)?;
+            render_bare(node, p, out)?;
             out.push(')');
         }
         Node::Invalid(reason) => return Err(reason.clone()),
@@ -522,9 +519,11 @@ fn render_into(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<()
     Ok(())
 }
 
-/// `a AND b`, `a OR b` or `NOT a`, its operands parenthesized where they
-/// are themselves connectives.
-fn render_connective(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<(), String> {
+/// The text of `node` without the parentheses an `AND`, `OR` or `NOT` takes
+/// inside another: `a AND b`, `a OR b` or `NOT a`, its operands
+/// parenthesized where they are themselves connectives; any other node as
+/// [`render_into`] writes it.
+fn render_bare(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<(), String> {
     match node {
         Node::And(a, b) | Node::Or(a, b) => {
             render_into(a, p, out)?;

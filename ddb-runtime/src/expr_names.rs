@@ -33,17 +33,15 @@ fn is_word(name: &str) -> bool {
     let Some(upper) = upper.get_mut(..name.len()) else {
         return false;
     };
-    let mut hash = FNV_OFFSET;
     for (u, b) in upper.iter_mut().zip(name.bytes()) {
         *u = b.to_ascii_uppercase();
-        hash = fnv(hash, *u);
     }
-    let mut slot = slot_of(hash);
+    let mut slot = slot_of(upper);
     loop {
         match WORD_SLOTS[slot] {
             0 => return false,
             w if word(usize::from(w) - 1).as_bytes() == upper => return true,
-            _ => slot = (slot + 1) % WORD_SLOTS.len(),
+            _ => slot = (slot + 1) % SLOTS,
         }
     }
 }
@@ -51,23 +49,19 @@ fn is_word(name: &str) -> bool {
 /// The longest word that needs a placeholder (`ATTRIBUTE_NOT_EXISTS`).
 const LONGEST_WORD: usize = 20;
 
+/// How many slots [`WORD_SLOTS`] has: about four per word, so that most
+/// names not in it find a free slot at once.
+const SLOTS: usize = 2048;
+
 /// Every word that needs a placeholder by [`word`]'s numbering, plus one,
-/// at the slot of its hash or the next free one after it; 0 is free. A
-/// quarter full, so that most names not in it find a free slot at once.
-static WORD_SLOTS: [u16; 2048] = {
-    let mut slots = [0u16; 2048];
+/// at the slot of its hash or the next free one after it; 0 is free.
+static WORD_SLOTS: [u16; SLOTS] = {
+    let mut slots = [0u16; SLOTS];
     let mut w = 0;
     while w < RESERVED_WORDS.len() + KEYWORDS.len() {
-        let bytes = word(w).as_bytes();
-        let mut hash = FNV_OFFSET;
-        let mut i = 0;
-        while i < bytes.len() {
-            hash = fnv(hash, bytes[i]);
-            i += 1;
-        }
-        let mut slot = slot_of(hash);
+        let mut slot = slot_of(word(w).as_bytes());
         while slots[slot] != 0 {
-            slot = (slot + 1) % slots.len();
+            slot = (slot + 1) % SLOTS;
         }
         slots[slot] = w as u16 + 1;
         w += 1;
@@ -84,15 +78,17 @@ const fn word(w: usize) -> &'static str {
     }
 }
 
-const FNV_OFFSET: u32 = 0x811c_9dc5;
-
-/// One byte into a 32-bit FNV-1a hash.
-const fn fnv(hash: u32, byte: u8) -> u32 {
-    (hash ^ byte as u32).wrapping_mul(0x0100_0193)
-}
-
-const fn slot_of(hash: u32) -> usize {
-    ((hash ^ (hash >> 16)) as usize) % 2048
+/// The slot of upper-case `bytes` in [`WORD_SLOTS`]: their 32-bit FNV-1a
+/// hash, folded. One function for the table built at compile time and for
+/// the lookup.
+const fn slot_of(bytes: &[u8]) -> usize {
+    let mut hash: u32 = 0x811c_9dc5;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash = (hash ^ bytes[i] as u32).wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    ((hash ^ (hash >> 16)) as usize) % SLOTS
 }
 
 /// The words of DynamoDB's expressions that are not reserved words: its

@@ -66,6 +66,16 @@ impl Capacity {
         capacity.and_then(|c| c.capacity_units()).unwrap_or(0.0)
     }
 
+    /// The capacity of an answer that reports it per table (a batch, a
+    /// transaction), summed over its tables.
+    pub(crate) fn of_tables(capacity: Option<Vec<ConsumedCapacity>>) -> Self {
+        let mut sum = Capacity::default();
+        for consumed in capacity.into_iter().flatten() {
+            sum.add(&Capacity::of(Some(consumed)));
+        }
+        sum
+    }
+
     /// The sum of several answers' capacity (a transaction's tables, a
     /// batch's requests).
     pub(crate) fn add(&mut self, other: &Capacity) {

@@ -277,14 +277,12 @@ impl Plan {
         });
         p.check(self.entity)?;
         let condition = p.fit(self.entity, "key condition", condition)?;
-        let filter = match filter {
-            Some(filter) => Some(p.fit(self.entity, "filter", filter)?),
-            None => None,
-        };
-        let projection = match projection {
-            Some(projection) => Some(p.fit(self.entity, "projection", projection)?),
-            None => None,
-        };
+        let filter = filter
+            .map(|f| p.fit(self.entity, "filter", f))
+            .transpose()?;
+        let projection = projection
+            .map(|f| p.fit(self.entity, "projection", f))
+            .transpose()?;
         let (names, values) = p.into_maps();
         let request = |client: &aws_sdk_dynamodb::Client| {
             client

@@ -384,7 +384,7 @@ async fn get_chunk<E: crate::Entity>(
             .responses
             .and_then(|mut responses| responses.remove(table))
             .unwrap_or_default();
-        let capacity = total(output.consumed_capacity);
+        let capacity = Capacity::of_tables(output.consumed_capacity);
         telemetry::record(&span, capacity.total, found.len(), 0);
         let mut items = Vec::with_capacity(found.len());
         for item in found {
@@ -472,7 +472,7 @@ async fn write_chunk(
             .and_then(|mut items| items.remove(table))
             .unwrap_or_default();
         let written = sent.saturating_sub(left.len());
-        let capacity = total(output.consumed_capacity);
+        let capacity = Capacity::of_tables(output.consumed_capacity);
         telemetry::record(&span, capacity.total, written, 0);
         Ok(Answer {
             left,
@@ -482,15 +482,6 @@ async fn write_chunk(
     };
     let key_of = |request: &WriteRequest| request_key(schema, request);
     until_processed(policy, chunk, key_of, true, send).await
-}
-
-/// A batch answer's consumed capacity, over its tables.
-fn total(capacity: Option<Vec<aws_sdk_dynamodb::types::ConsumedCapacity>>) -> Capacity {
-    let mut sum = Capacity::default();
-    for consumed in capacity.into_iter().flatten() {
-        sum.add(&Capacity::of(Some(consumed)));
-    }
-    sum
 }
 
 impl Db {

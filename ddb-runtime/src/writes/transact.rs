@@ -332,10 +332,7 @@ impl TransactWrite {
                 .await;
             let error = match result {
                 Ok(output) => {
-                    let mut capacity = Capacity::default();
-                    for consumed in output.consumed_capacity.into_iter().flatten() {
-                        capacity.add(&Capacity::of(Some(consumed)));
-                    }
+                    let capacity = Capacity::of_tables(output.consumed_capacity);
                     telemetry::record(&span, capacity.total, actions.len(), attempts.count());
                     return Ok((token, capacity));
                 }
@@ -552,10 +549,7 @@ impl TransactGet {
             .instrument(span.clone())
             .await
             .map_err(|e| telemetry::sdk_failure(&span, "TransactGetItems", e))?;
-        let mut capacity = Capacity::default();
-        for consumed in output.consumed_capacity.into_iter().flatten() {
-            capacity.add(&Capacity::of(Some(consumed)));
-        }
+        let capacity = Capacity::of_tables(output.consumed_capacity);
         let mut items: Vec<Option<Item>> = output
             .responses
             .unwrap_or_default()
