@@ -253,7 +253,6 @@ mod raw {
             .get_item()
             .table_name("Ecommerce")
             .set_key(Some(key_by_hand(order)))
-            .consistent_read(false)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
             .await

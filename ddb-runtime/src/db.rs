@@ -335,7 +335,8 @@ impl<E: Entity + 'static> GetItem<E> {
                 .get_item()
                 .table_name(table)
                 .set_key(Some(self.key.to_item()))
-                .consistent_read(self.consistent)
+                // Eventually consistent is the default: sent only when true.
+                .set_consistent_read(self.consistent.then_some(true))
                 .set_projection_expression(projection)
                 .set_expression_attribute_names(names.flatten())
                 .return_consumed_capacity(ReturnConsumedCapacity::Indexes)

@@ -523,16 +523,23 @@ fn render_into(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<()
 /// inside another: `a AND b`, `a OR b` or `NOT a`, its operands
 /// parenthesized where they are themselves connectives; any other node as
 /// [`render_into`] writes it.
+///
+/// A chain of one connective is written flat (`a AND b AND c`, not
+/// `(a AND b) AND c`): `AND` and `OR` are each associative, so the
+/// parentheses change nothing but the bytes DynamoDB parses.
 fn render_bare(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<(), String> {
     match node {
         Node::And(a, b) | Node::Or(a, b) => {
-            render_into(a, p, out)?;
-            out.push_str(if matches!(node, Node::And(..)) {
-                " AND "
-            } else {
-                " OR "
-            });
-            render_into(b, p, out)
+            let and = matches!(node, Node::And(..));
+            // An operand of the same connective continues the chain.
+            let operand = |n: &Node, p: &mut Placeholders, out: &mut String| match n {
+                Node::And(..) if and => render_bare(n, p, out),
+                Node::Or(..) if !and => render_bare(n, p, out),
+                _ => render_into(n, p, out),
+            };
+            operand(a, p, out)?;
+            out.push_str(if and { " AND " } else { " OR " });
+            operand(b, p, out)
         }
         Node::Not(a) => {
             out.push_str("NOT ");
@@ -811,7 +818,7 @@ mod tests {
         let text = condition.render(&mut p).unwrap();
         assert_eq!(
             text,
-            "((#n0 = :v0 OR #n0 = :v1) AND (NOT total_cents BETWEEN :v2 AND :v3)) AND attribute_exists(#n0)"
+            "(#n0 = :v0 OR #n0 = :v1) AND (NOT total_cents BETWEEN :v2 AND :v3) AND attribute_exists(#n0)"
         );
         let (names, values) = p.into_maps();
         let names = names.unwrap();
@@ -819,6 +826,36 @@ mod tests {
         assert_eq!(names.len(), 1);
         assert_eq!(values.unwrap()[":v1"], AttributeValue::S("SHIPPED".into()));
         assert!(!format!("{condition:?}").contains("SHIPPED"));
+    }
+
+    #[test]
+    fn a_chain_of_one_connective_is_flat_and_a_mixed_one_keeps_its_grouping() {
+        let a: Attr<Order, u64> = Attr::new("a");
+        let b: Attr<Order, u64> = Attr::new("b");
+        let c: Attr<Order, u64> = Attr::new("c");
+        let text =
+            |condition: Condition<Order>| condition.render(&mut Placeholders::default()).unwrap();
+        let (x, y, z) = (|| a.exists(), || b.exists(), || c.exists());
+        assert_eq!(
+            text(x() & (y() & z())),
+            "attribute_exists(a) AND attribute_exists(b) AND attribute_exists(c)"
+        );
+        assert_eq!(
+            text((x() | y()) | z()),
+            "attribute_exists(a) OR attribute_exists(b) OR attribute_exists(c)"
+        );
+        assert_eq!(
+            text((x() & y()) | z()),
+            "(attribute_exists(a) AND attribute_exists(b)) OR attribute_exists(c)"
+        );
+        assert_eq!(
+            text(x() & (y() | z())),
+            "attribute_exists(a) AND (attribute_exists(b) OR attribute_exists(c))"
+        );
+        assert_eq!(
+            text(!(x() & y()) & z()),
+            "(NOT (attribute_exists(a) AND attribute_exists(b))) AND attribute_exists(c)"
+        );
     }
 
     /// A condition's Debug names each attribute, with ten placeholders or

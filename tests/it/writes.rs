@@ -1902,7 +1902,7 @@ async fn update_expressions_are_written_as_pinned() {
       }
     },
     {
-      "condition": "(attribute_exists(PK) AND (attribute_not_exists(#n0) OR #n0 = :v2)) AND version = :v3",
+      "condition": "attribute_exists(PK) AND (attribute_not_exists(#n0) OR #n0 = :v2) AND version = :v3",
       "names": {
         "#n0": "_schema"
       },
