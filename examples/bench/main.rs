@@ -5,9 +5,10 @@
 //! local DynamoDB (or uses `DDB_ENDPOINT`). Each workload runs `DDB_BENCH_ROUNDS`
 //! rounds (default 9), ddb and raw alternating which goes first (which
 //! table is created and seeded first, and which side runs first), each on a
-//! fresh table. A workload that repeats its operation is cut into ten parts
+//! fresh table. A workload that repeats its operation is cut into parts
 //! the two sides take in turn (30 creates of one side, 30 of the other,
-//! ...), so a slow moment of the machine weighs on both. It prints the
+//! ...), so a slow moment of the machine weighs on both; a backfill, which
+//! changes its whole table, starts each part from fresh tables. It prints the
 //! medians (the ratio is the median of the rounds' own ratios):
 //! `workload: ddb X ms, raw Y ms, ratio Z`, with the read units per item
 //! returned where DynamoDB reports them.
@@ -114,14 +115,16 @@ fn repeats(workload: Workload) -> usize {
         Workload::Creates | Workload::ExactlyOnceCreates | Workload::Gets => 300,
         Workload::Latest20 | Workload::Ship => 100,
         Workload::Transactions => 50,
-        Workload::Collection => 10,
+        Workload::Collection | Workload::Backfill => 10,
+        Workload::AllPages => 5,
         _ => 1,
     }
 }
 
 /// A workload's operations cut into parts the two sides take in turn, so
-/// a slow moment of the machine weighs on both: ten parts (30 creates of
-/// one side, then 30 of the other, ...), or one for a single operation.
+/// a slow moment of the machine weighs on both: up to ten parts (30
+/// creates of one side, then 30 of the other, ...), or one for a single
+/// operation.
 fn parts(workload: Workload) -> Vec<Range<usize>> {
     let repeats = repeats(workload);
     let size = repeats.div_ceil(10);
@@ -323,7 +326,10 @@ const WORKLOADS: [(Workload, &str); 13] = [
         Workload::BatchPut,
         "batch put of 2,500 orders, 4 concurrent",
     ),
-    (Workload::AllPages, "all pages of a 2,500-order partition"),
+    (
+        Workload::AllPages,
+        "all pages of a 2,500-order partition, x5",
+    ),
     (Workload::Latest20, "latest 20 orders, newest first, x100"),
     (Workload::Ship, "ship 100 open orders"),
     (Workload::OpenOrders, "all open orders of a 4-shard index"),
@@ -336,7 +342,7 @@ const WORKLOADS: [(Workload, &str); 13] = [
     (Workload::Stream, "a 10,000-order partition streamed"),
     (
         Workload::Backfill,
-        "backfill of 2,500 open orders stored without GSI2",
+        "backfill of 250 open orders stored without GSI2, x10",
     ),
 ];
 
@@ -435,10 +441,55 @@ fn seed(workload: Workload) -> Vec<Order> {
         Workload::Stream => (0..10_000)
             .map(|i| order("C1", i, OrderStatus::Shipped))
             .collect(),
-        Workload::Backfill => (0..2500)
+        Workload::Backfill => (0..250)
             .map(|i| order(&format!("C{}", i % 50), i, OrderStatus::Open))
             .collect(),
     }
+}
+
+/// Two fresh tables, ddb's and the hand-written side's, seeded with what
+/// `workload` starts from (before the clock starts). `ddb_first` decides
+/// which is created and seeded first: the server's data of the table
+/// seeded last is the warmer.
+async fn prepare(
+    client: &Client,
+    handle: &Db,
+    workload: Workload,
+    ddb_first: bool,
+) -> Result<(String, String), BoxError> {
+    let seeded = seed(workload);
+    let (ddb_table, raw_table) = if ddb_first {
+        let ddb_table = fresh_table(client).await?;
+        (ddb_table, fresh_table(client).await?)
+    } else {
+        let raw_table = fresh_table(client).await?;
+        (fresh_table(client).await?, raw_table)
+    };
+    let db = handle.with_table_name::<Ecommerce>(ddb_table.clone());
+    for ddb_side in [ddb_first, !ddb_first] {
+        let table = if ddb_side { &ddb_table } else { &raw_table };
+        if matches!(workload, Workload::Backfill) {
+            raw_put_all(client, table, without_gsi2(&seeded)).await?;
+        } else if ddb_side && !seeded.is_empty() {
+            db.batch_put(&seeded).await?;
+        } else if !seeded.is_empty() {
+            raw_put_all(client, table, seeded.iter().map(raw_item).collect()).await?;
+        }
+        if !matches!(workload, Workload::Collection) {
+            continue;
+        }
+        if ddb_side {
+            db.create(&customer()).send().await?;
+        } else {
+            client
+                .put_item()
+                .table_name(table)
+                .set_item(Some(raw_customer_item(&customer())))
+                .send()
+                .await?;
+        }
+    }
+    Ok((ddb_table, raw_table))
 }
 
 /// Orders as an earlier version of the code stored them: before GSI2.
@@ -491,12 +542,14 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
             run.items = orders.len();
         }
         Workload::AllPages => {
-            let mut pages = db
-                .query(Order::by_customer(&CustomerId("C1".into())))
-                .pages();
-            while let Some(page) = pages.try_next().await? {
-                run.items += page.items.len();
-                run.read_units += page.consumed_capacity;
+            for _ in part.clone() {
+                let mut pages = db
+                    .query(Order::by_customer(&CustomerId("C1".into())))
+                    .pages();
+                while let Some(page) = pages.try_next().await? {
+                    run.items += page.items.len();
+                    run.read_units += page.consumed_capacity;
+                }
             }
         }
         Workload::Latest20 => {
@@ -660,7 +713,7 @@ async fn run_raw(
         }
         Workload::AllPages | Workload::Latest20 => {
             let (rounds, limit, forward) = match workload {
-                Workload::AllPages => (1, None, true),
+                Workload::AllPages => (part.len(), None, true),
                 _ => (part.len(), Some(20), false),
             };
             for _ in 0..rounds {
@@ -1047,44 +1100,25 @@ async fn main() -> Result<(), BoxError> {
             // which table is created and seeded first (the server's data of
             // the table seeded last is the warmer) and which side runs first.
             let ddb_first = round % 2 == 0;
-            let seeded = seed(workload);
-            let (ddb_table, raw_table) = if ddb_first {
-                let ddb_table = fresh_table(&client).await?;
-                (ddb_table, fresh_table(&client).await?)
+            // A backfill changes every item of its table: each of its parts
+            // starts from fresh tables; the other workloads seed once a round.
+            let per_part = matches!(workload, Workload::Backfill);
+            let round_tables = if per_part {
+                None
             } else {
-                let raw_table = fresh_table(&client).await?;
-                (fresh_table(&client).await?, raw_table)
+                Some(prepare(&client, &handle, workload, ddb_first).await?)
             };
-            // One handle for the whole run, as a service makes one at
-            // startup: each round only points it at its table.
-            let db = handle.with_table_name::<Ecommerce>(ddb_table.clone());
-            for ddb_side in [ddb_first, !ddb_first] {
-                let table = if ddb_side { &ddb_table } else { &raw_table };
-                if matches!(workload, Workload::Backfill) {
-                    raw_put_all(&client, table, without_gsi2(&seeded)).await?;
-                } else if ddb_side && !seeded.is_empty() {
-                    db.batch_put(&seeded).await?;
-                } else if !seeded.is_empty() {
-                    raw_put_all(&client, table, seeded.iter().map(raw_item).collect()).await?;
-                }
-                if !matches!(workload, Workload::Collection) {
-                    continue;
-                }
-                if ddb_side {
-                    db.create(&customer()).send().await?;
-                } else {
-                    client
-                        .put_item()
-                        .table_name(table)
-                        .set_item(Some(raw_customer_item(&customer())))
-                        .send()
-                        .await?;
-                }
-            }
             // The parts alternate which side goes first, starting with the
             // side of the round.
             (ddb_last, raw_last) = (Run::default(), Run::default());
             for (p, part) in parts(workload).into_iter().enumerate() {
+                let (ddb_table, raw_table) = match &round_tables {
+                    Some(tables) => tables.clone(),
+                    None => prepare(&client, &handle, workload, ddb_first == (p % 2 == 0)).await?,
+                };
+                // One handle for the whole run, as a service makes one at
+                // startup: each round only points it at its table.
+                let db = handle.with_table_name::<Ecommerce>(ddb_table.clone());
                 let ddb_part = || with_cpu(run_ddb(&db, workload, part.clone()));
                 let raw_part = || with_cpu(run_raw(&client, &raw_table, workload, part.clone()));
                 if one_side == Some("ddb") {
@@ -1097,6 +1131,11 @@ async fn main() -> Result<(), BoxError> {
                 } else {
                     raw_last = raw_last.and(raw_part().await?);
                     ddb_last = ddb_last.and(ddb_part().await?);
+                }
+                if round_tables.is_none() {
+                    for table in [ddb_table, raw_table] {
+                        client.delete_table().table_name(table).send().await?;
+                    }
                 }
             }
             match one_side {
@@ -1118,7 +1157,7 @@ async fn main() -> Result<(), BoxError> {
                 cpu.1.push(run.server_cpu.as_secs_f64() * 1000.0);
             }
             ratios.push(ddb_last.elapsed.as_secs_f64() / raw_last.elapsed.as_secs_f64());
-            for table in [ddb_table, raw_table] {
+            for table in round_tables.into_iter().flat_map(|(d, r)| [d, r]) {
                 client.delete_table().table_name(table).send().await?;
             }
         }
