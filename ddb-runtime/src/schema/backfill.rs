@@ -886,8 +886,9 @@ fn update<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option
         .and_then(|entity| entity.to_item())
         .map_err(|e| e.with_key(&key))?;
     let mut p = Placeholders::default();
-    let mut sets = Vec::new();
-    let mut removes = Vec::new();
+    // The SET clause is written as it grows; REMOVE's names wait for it.
+    let mut expression = String::with_capacity(64);
+    let mut removes: Vec<String> = Vec::new();
     for attribute in written::<E>() {
         let same = |want: &AttributeValue| {
             item.get(attribute)
@@ -895,7 +896,10 @@ fn update<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option
         };
         match (expected.get(attribute), item.get(attribute)) {
             (Some(want), _) if !same(want) => {
-                sets.push(format!("{} = {}", p.name(attribute), p.value(want.clone())));
+                expression.push_str(if expression.is_empty() { "SET " } else { ", " });
+                p.write_name(attribute, &mut expression);
+                expression.push_str(" = ");
+                p.write_value(want.clone(), &mut expression);
             }
             (None, Some(_)) => removes.push(p.name(attribute)),
             _ => {}
@@ -904,27 +908,29 @@ fn update<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option
     for attribute in cleared.iter().filter(|a| item.contains_key(a.as_str())) {
         removes.push(p.name(attribute));
     }
-    if sets.is_empty() && removes.is_empty() {
+    if expression.is_empty() && removes.is_empty() {
         return Ok(None);
     }
-    let mut clauses = Vec::new();
-    if !sets.is_empty() {
-        clauses.push(format!("SET {}", sets.join(", ")));
-    }
-    if !removes.is_empty() {
-        clauses.push(format!("REMOVE {}", removes.join(", ")));
+    for (i, name) in removes.iter().enumerate() {
+        expression.push_str(match (i, expression.is_empty()) {
+            (0, true) => "REMOVE ",
+            (0, false) => " REMOVE ",
+            _ => ", ",
+        });
+        expression.push_str(name);
     }
     // The item as read: it exists, at the same version, with the same value
-    // (or absence) of every attribute an index key is built from.
-    let mut inputs: HashSet<&'static str> = HashSet::new();
-    for key in schema.keys.iter().skip(1) {
-        inputs.extend(crate::write::index_inputs(schema, key));
-    }
-    if let Some(version) = crate::write::version_attribute(schema) {
-        inputs.insert(version);
-    }
-    let mut inputs: Vec<&'static str> = inputs.into_iter().collect();
+    // (or absence) of every attribute an index key is built from. A
+    // handful of names: a sorted vector, not a hash set.
+    let mut inputs: Vec<&'static str> = schema
+        .keys
+        .iter()
+        .skip(1)
+        .flat_map(|key| crate::write::index_inputs(schema, key))
+        .chain(crate::write::version_attribute(schema))
+        .collect();
     inputs.sort_unstable();
+    inputs.dedup();
     let mut condition = Condition::<E>::attribute_exists(schema.table.pk.name)
         & Condition::compare_value(
             schema.table.entity_attribute,
@@ -938,7 +944,7 @@ fn update<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option
                 None => Condition::attribute_not_exists(attribute),
             };
     }
-    let expression = p.fit(schema.entity_type, "update", clauses.join(" "))?;
+    let expression = p.fit(schema.entity_type, "update", expression)?;
     WritePlan::new(key, Action::Update(expression), Some(&condition), p).map(Some)
 }
 
