@@ -469,3 +469,35 @@ async fn a_write_between_the_scan_and_the_update_is_not_overwritten() {
         .unwrap();
     assert_eq!(moved.len(), 1);
 }
+
+/// The table's item count is asked for (DescribeTable) only by a backfill
+/// that reports its progress, beside its scans; a backfill that reports
+/// nothing sends only its scans and writes.
+#[tokio::test]
+async fn only_a_backfill_that_reports_progress_describes_the_table() {
+    let (_old, db) = shipped(40).await;
+    db.sync_table::<Catalog>().await.unwrap();
+    let proxy = ddb_tests::proxy::Proxy::start(ddb_tests::local().endpoint())
+        .await
+        .unwrap();
+    let through = Db::new(ddb_tests::patient_client(&proxy))
+        .with_table_name::<Catalog>(db.table_name::<Catalog>());
+
+    let silent = through.backfill::<Product>().send().await.unwrap();
+    assert_eq!(silent.updated, 40);
+    assert_eq!(proxy.seen("DescribeTable"), 0);
+    assert_eq!(silent.table_items, None);
+
+    let reports = Arc::new(Mutex::new(0));
+    let counted = reports.clone();
+    let watched = through
+        .backfill::<Product>()
+        .on_progress(move |_| *counted.lock().unwrap() += 1)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(watched.updated, 0, "in line after the first run");
+    assert_eq!(proxy.seen("DescribeTable"), 1);
+    assert_eq!(watched.table_items, Some(90), "40 products and 50 reviews");
+    assert!(*reports.lock().unwrap() >= 1);
+}

@@ -135,8 +135,12 @@ pub struct Progress {
     /// Capacity units DynamoDB reported for the check pass, the scan and the
     /// writes that were applied (not for the conditional writes that failed).
     pub consumed_capacity: f64,
-    /// The table's item count by DescribeTable when the run started (DynamoDB
-    /// refreshes it about every six hours): the base of the estimate.
+    /// The table's item count by DescribeTable, asked for as the run starts
+    /// when the backfill reports its progress
+    /// ([`on_progress`](Backfill::on_progress)); DynamoDB refreshes it
+    /// about every six hours. The base of the estimate. `None` without
+    /// `on_progress`, when unavailable, and in a report that comes before
+    /// DynamoDB answered (a first page scanned faster than a DescribeTable).
     pub table_items: Option<u64>,
     /// Segments finished, of `segments`.
     pub segments_done: u32,
@@ -386,11 +390,21 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
             }
             checked = consumed;
         }
-        let table_items = self.table_items().await;
-        let run = Run::<E>::new(&self, positions, scanned, table_items);
+        let run = Run::<E>::new(&self, positions, scanned, None);
         run.state().consumed = checked;
-        futures::future::try_join_all((0..self.segments).map(|s| run.segment(s, Pass::Write)))
-            .await?;
+        // The estimate's base is asked for beside the first scans, not
+        // before them (the backfill does not wait a round trip for it), and
+        // only for a backfill that reports its progress.
+        let estimate = async {
+            if self.report.is_some() {
+                let table_items = self.table_items().await;
+                run.state().table_items = table_items;
+            }
+            Ok::<(), Error>(())
+        };
+        let segments =
+            futures::future::try_join_all((0..self.segments).map(|s| run.segment(s, Pass::Write)));
+        futures::future::try_join(estimate, segments).await?;
         let progress = run.state().progress::<E>(&table);
         Ok(progress)
     }
@@ -586,23 +600,24 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             if let Some(pacer) = &self.items {
                 pacer.take(page.scanned_count.max(1) as f64).await;
             }
+            let matched = items.len() as u64;
             let mut written = Vec::with_capacity(items.len());
-            for item in &items {
+            for item in items {
                 match pass {
                     Pass::Check => {
-                        let found = violations::<E>(item);
+                        let found = violations::<E>(&item);
                         if !found.is_empty() {
                             self.state().violations.extend(found);
                         }
                     }
-                    Pass::Write => written.push(self.bring_in_line(item.clone()).await?),
+                    Pass::Write => written.push(self.bring_in_line(item).await?),
                 }
             }
             start = page.last_evaluated_key;
             let progress = {
                 let mut state = self.state();
                 state.scanned += page.scanned_count.max(0) as u64;
-                state.matched += items.len() as u64;
+                state.matched += matched;
                 state.consumed += units;
                 for outcome in written {
                     state.consumed += outcome.units;
