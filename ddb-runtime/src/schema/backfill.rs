@@ -32,7 +32,7 @@ use crate::model::{EntitySchema, KeyAttribute, ScalarType};
 use tracing::Instrument;
 
 use crate::telemetry::Capacity;
-use crate::write::{key_text, Action, WritePlan};
+use crate::write::{key_text, Action, ClauseActions, WritePlan};
 use crate::{Cursor, Entity, Item, Key};
 
 /// Where a backfill stands: per scan segment, the key it stopped after (or
@@ -901,39 +901,28 @@ fn update<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option
         .and_then(|entity| entity.to_item())
         .map_err(|e| e.with_key(&key))?;
     let mut p = Placeholders::default();
-    // The SET clause is written as it grows; REMOVE's names wait for it.
-    let mut expression = String::with_capacity(64);
-    let mut removes: Vec<String> = Vec::new();
+    let mut sets = ClauseActions::default();
+    let mut removes = ClauseActions::default();
     for attribute in written::<E>() {
         let same = |want: &AttributeValue| {
             item.get(attribute)
                 .is_some_and(|have| crate::write::same_value(have, want))
         };
         match (expected.get(attribute), item.get(attribute)) {
-            (Some(want), _) if !same(want) => {
-                expression.push_str(if expression.is_empty() { "SET " } else { ", " });
-                p.write_name(attribute, &mut expression);
-                expression.push_str(" = ");
-                p.write_value(want.clone(), &mut expression);
-            }
-            (None, Some(_)) => removes.push(p.name(attribute)),
+            (Some(want), _) if !same(want) => sets.assign(&mut p, attribute, want.clone()),
+            (None, Some(_)) => removes.name(&mut p, attribute),
             _ => {}
         }
     }
     for attribute in cleared.iter().filter(|a| item.contains_key(a.as_str())) {
-        removes.push(p.name(attribute));
+        removes.name(&mut p, attribute);
     }
-    if expression.is_empty() && removes.is_empty() {
+    if sets.is_empty() && removes.is_empty() {
         return Ok(None);
     }
-    for (i, name) in removes.iter().enumerate() {
-        expression.push_str(match (i, expression.is_empty()) {
-            (0, true) => "REMOVE ",
-            (0, false) => " REMOVE ",
-            _ => ", ",
-        });
-        expression.push_str(name);
-    }
+    let mut expression = String::new();
+    sets.close("SET", &mut expression);
+    removes.close("REMOVE", &mut expression);
     // The item as read: it exists, at the same version, with the same value
     // (or absence) of every attribute an index key is built from. A
     // handful of names: a sorted vector, not a hash set.

@@ -24,6 +24,7 @@ pub use item::{item_size, ITEM_SIZE_LIMIT};
 pub(crate) use item::{value_size, Decimal};
 pub(crate) use plan::{Action, WritePlan};
 pub(crate) use sent::transact_items as sent_transact_items;
+pub(crate) use update::ClauseActions;
 pub use update::{Addable, Updatable, Update};
 
 use item::{next_version, same_item, stamp_attributes, version_is};
