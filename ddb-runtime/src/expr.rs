@@ -153,14 +153,14 @@ impl Placeholders {
             out.push_str(placeholder);
             return;
         }
-        let placeholder = format!("#n{}", self.names.len());
+        let placeholder = numbered("#n", self.names.len());
         out.push_str(&placeholder);
         self.names.insert(placeholder, name.to_owned());
     }
 
     /// [`value`](Self::value), written at the end of `out`.
     pub(crate) fn write_value(&mut self, value: AttributeValue, out: &mut String) {
-        let placeholder = format!(":v{}", self.values.len());
+        let placeholder = numbered(":v", self.values.len());
         if self.invalid.is_none() {
             if let Err(reason) = check_value(&placeholder, &value) {
                 let named = format!("attribute `{placeholder}`");
@@ -170,6 +170,40 @@ impl Placeholders {
         }
         out.push_str(&placeholder);
         self.values.insert(placeholder, value);
+    }
+
+    /// `function(name)`, or `function(name, :value)`, written at the end of
+    /// `out`.
+    pub(crate) fn write_call(
+        &mut self,
+        function: &str,
+        name: &str,
+        value: Option<AttributeValue>,
+        out: &mut String,
+    ) {
+        out.push_str(function);
+        out.push('(');
+        self.write_name(name, out);
+        if let Some(value) = value {
+            out.push_str(", ");
+            self.write_value(value, out);
+        }
+        out.push(')');
+    }
+
+    /// `name op :value`, written at the end of `out`.
+    pub(crate) fn write_comparison(
+        &mut self,
+        name: &str,
+        op: &str,
+        value: AttributeValue,
+        out: &mut String,
+    ) {
+        self.write_name(name, out);
+        out.push(' ');
+        out.push_str(op);
+        out.push(' ');
+        self.write_value(value, out);
     }
 
     /// `text`, an expression of `kind` rendered into these placeholders,
@@ -255,6 +289,21 @@ impl Placeholders {
         let values = (!self.values.is_empty()).then_some(self.values);
         (names, values)
     }
+}
+
+/// A placeholder: `sigil` and `n` in decimal (`#n0`, `:v12`), written
+/// without the formatting machinery (a request numbers several).
+fn numbered(sigil: &str, n: usize) -> String {
+    fn digits(n: usize, out: &mut String) {
+        if n >= 10 {
+            digits(n / 10, out);
+        }
+        out.push(char::from(b'0' + (n % 10) as u8));
+    }
+    let mut placeholder = String::with_capacity(sigil.len() + 3);
+    placeholder.push_str(sigil);
+    digits(n, &mut placeholder);
+    placeholder
 }
 
 /// A request's `ExpressionAttributeNames`, `None` when empty.
@@ -467,24 +516,8 @@ fn render(node: &Node, p: &mut Placeholders) -> Result<String, String> {
 /// whole expression, its names and values registered in `p` in the order
 /// they appear.
 fn render_into(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<(), String> {
-    let mut call = |function: &str, name: &str, value: Option<AttributeValue>, out: &mut String| {
-        out.push_str(function);
-        out.push('(');
-        p.write_name(name, out);
-        if let Some(value) = value {
-            out.push_str(", ");
-            p.write_value(value, out);
-        }
-        out.push(')');
-    };
     match node {
-        Node::Compare(name, op, value) => {
-            p.write_name(name, out);
-            out.push(' ');
-            out.push_str(op);
-            out.push(' ');
-            p.write_value(value.clone(), out);
-        }
+        Node::Compare(name, op, value) => p.write_comparison(name, op, value.clone(), out),
         Node::Between(name, lo, hi) => {
             p.write_name(name, out);
             out.push_str(" BETWEEN ");
@@ -492,18 +525,20 @@ fn render_into(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<()
             out.push_str(" AND ");
             p.write_value(hi.clone(), out);
         }
-        Node::BeginsWith(name, value) => call("begins_with", name, Some(value.clone()), out),
-        Node::Contains(name, value) => call("contains", name, Some(value.clone()), out),
-        Node::Exists(name) => call("attribute_exists", name, None, out),
-        Node::NotExists(name) => call("attribute_not_exists", name, None, out),
-        Node::Type(name, ty) => call(
+        Node::BeginsWith(name, value) => {
+            p.write_call("begins_with", name, Some(value.clone()), out)
+        }
+        Node::Contains(name, value) => p.write_call("contains", name, Some(value.clone()), out),
+        Node::Exists(name) => p.write_call("attribute_exists", name, None, out),
+        Node::NotExists(name) => p.write_call("attribute_not_exists", name, None, out),
+        Node::Type(name, ty) => p.write_call(
             "attribute_type",
             name,
             Some(AttributeValue::S((*ty).to_owned())),
             out,
         ),
         Node::Size(name, op, n) => {
-            call("size", name, None, out);
+            p.write_call("size", name, None, out);
             out.push(' ');
             out.push_str(op);
             out.push(' ');
@@ -546,6 +581,53 @@ fn render_bare(node: &Node, p: &mut Placeholders, out: &mut String) -> Result<()
             render_into(a, p, out)
         }
         _ => render_into(node, p, out),
+    }
+}
+
+/// A condition written term by term, its terms joined by `AND`: a write's
+/// condition (the caller's, then ddb's own terms) without a tree of nodes
+/// to build, render and drop. Its text is that of the terms joined with
+/// [`Condition::and`] and rendered (but for a lone `OR` or `NOT`, which
+/// keeps its parentheses).
+#[derive(Default)]
+pub(crate) struct Conjunction {
+    text: String,
+    invalid: Option<String>,
+}
+
+impl Conjunction {
+    /// Where the next term goes, after `AND` when one came before.
+    pub(crate) fn term(&mut self) -> &mut String {
+        if self.text.is_empty() {
+            // A write's condition runs to 60-100 bytes.
+            self.text.reserve(96);
+        } else {
+            self.text.push_str(" AND ");
+        }
+        &mut self.text
+    }
+
+    /// `condition`'s terms: an `AND` continues this chain, any other
+    /// connective is one parenthesized term.
+    pub(crate) fn condition<E>(&mut self, condition: &Condition<E>, p: &mut Placeholders) {
+        let node = &condition.node;
+        let out = self.term();
+        let written = match node {
+            Node::And(..) => render_bare(node, p, out),
+            _ => render_into(node, p, out),
+        };
+        if let Err(reason) = written {
+            self.invalid = self.invalid.take().or(Some(reason));
+        }
+    }
+
+    /// The condition's text, `None` without terms, or the first value that
+    /// could not be converted.
+    pub(crate) fn finish(self) -> Result<Option<String>, String> {
+        match self.invalid {
+            Some(reason) => Err(reason),
+            None => Ok((!self.text.is_empty()).then_some(self.text)),
+        }
     }
 }
 
@@ -856,6 +938,57 @@ mod tests {
             text(!(x() & y()) & z()),
             "(NOT (attribute_exists(a) AND attribute_exists(b))) AND attribute_exists(c)"
         );
+    }
+
+    #[test]
+    fn placeholders_are_numbered_in_decimal() {
+        for n in [0, 7, 9, 10, 11, 99, 100, 1234, usize::MAX] {
+            assert_eq!(numbered("#n", n), format!("#n{n}"));
+            assert_eq!(numbered(":v", n), format!(":v{n}"));
+        }
+    }
+
+    /// A condition written term by term reads as the same terms joined
+    /// with `and` and rendered, its placeholders numbered alike: an `AND`
+    /// chain continues the conjunction, any other connective is one
+    /// parenthesized term.
+    #[test]
+    fn a_conjunction_reads_as_its_terms_joined_with_and() {
+        let a: Attr<Order, u64> = Attr::new("a");
+        let status: Attr<Order, String> = Attr::new("status");
+        let callers = [
+            a.gt(1u64),
+            a.gt(1u64) & status.eq("OPEN"),
+            a.gt(1u64) | status.eq("OPEN"),
+            !(a.gt(1u64) & status.exists()),
+            (a.gt(1u64) | a.lt(0u64)) & (status.eq("OPEN") & a.exists()),
+        ];
+        for caller in callers {
+            let joined = caller.clone()
+                & Condition::attribute_exists("PK")
+                & Condition::compare_value("status", "=", AttributeValue::N("2".into()));
+            let mut expected = Placeholders::default();
+            let expected_text = joined.render(&mut expected).unwrap();
+
+            let mut p = Placeholders::default();
+            let mut conjunction = Conjunction::default();
+            conjunction.condition(&caller, &mut p);
+            p.write_call("attribute_exists", "PK", None, conjunction.term());
+            p.write_comparison(
+                "status",
+                "=",
+                AttributeValue::N("2".into()),
+                conjunction.term(),
+            );
+            assert_eq!(conjunction.finish().unwrap().unwrap(), expected_text);
+            assert_eq!(p.into_maps(), expected.into_maps());
+        }
+        assert_eq!(Conjunction::default().finish(), Ok(None));
+        let mut invalid = Conjunction::default();
+        let mut p = Placeholders::default();
+        invalid.condition(&Condition::<Order>::new(Node::Invalid("no".into())), &mut p);
+        p.write_call("attribute_exists", "PK", None, invalid.term());
+        assert_eq!(invalid.finish(), Err("no".to_string()));
     }
 
     /// A condition's Debug names each attribute, with ten placeholders or

@@ -89,8 +89,24 @@ impl<E: Entity + 'static> WritePlan<E> {
         condition: Option<&Condition<E>>,
         mut placeholders: Placeholders,
     ) -> Result<Self> {
-        let condition = render_condition(condition, &mut placeholders)?;
-        placeholders.check(E::SCHEMA.entity_type)?;
+        let condition = condition.map(|c| c.render(&mut placeholders)).transpose();
+        Self::with_condition(key, action, condition, placeholders)
+    }
+
+    /// [`new`](Self::new) with the condition already rendered into
+    /// `placeholders` (or the first value that could not be converted).
+    pub(crate) fn with_condition(
+        key: Key<E>,
+        action: Action,
+        condition: std::result::Result<Option<String>, String>,
+        mut placeholders: Placeholders,
+    ) -> Result<Self> {
+        let entity = E::SCHEMA.entity_type;
+        let condition = condition
+            .map_err(|reason| Error::InvalidRequest { entity, reason })?
+            .map(|text| placeholders.fit(entity, "condition", text))
+            .transpose()?;
+        placeholders.check(entity)?;
         Ok(Self {
             key,
             action,
@@ -481,22 +497,6 @@ impl<E: Entity + 'static> WritePlan<E> {
             existing: existing.map(ExistingItem),
         }
     }
-}
-
-/// A write's condition expression, its names and values registered in
-/// `placeholders`, checked against DynamoDB's expression limit.
-fn render_condition<E: Entity>(
-    condition: Option<&Condition<E>>,
-    placeholders: &mut Placeholders,
-) -> Result<Option<String>> {
-    let entity = E::SCHEMA.entity_type;
-    let Some(condition) = condition else {
-        return Ok(None);
-    };
-    let text = condition
-        .render(placeholders)
-        .map_err(|reason| Error::InvalidRequest { entity, reason })?;
-    placeholders.fit(entity, "condition", text).map(Some)
 }
 
 /// `a AND b`, where `a` may be absent.

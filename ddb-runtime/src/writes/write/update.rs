@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::expr::{Attr, Condition, IntoValue, Placeholders, Value};
+use crate::expr::{Attr, Condition, Conjunction, IntoValue, Placeholders, Value};
 use crate::{Entity, Item, Key, KeyValues};
 
 use super::item::{
@@ -326,13 +326,13 @@ impl<E: Entity + 'static> Update<E> {
         // placeholder straight into its list; REMOVE keeps its names apart,
         // to drop those another index SETs.
         let mut sets = ClauseActions::default();
-        let mut removes: Vec<String> = Vec::new();
+        let mut removes: Vec<(&str, String)> = Vec::new();
         let mut adds = ClauseActions::default();
         let mut deletes = ClauseActions::default();
         for op in &self.ops {
             match op {
                 Op::Set(a, v) => sets.assign(&mut p, a, v.clone()),
-                Op::Remove(a) => removes.push(p.name(a)),
+                Op::Remove(a) => removes.push((a, p.name(a))),
                 Op::Add(a, v) => adds.pair(&mut p, a, v.clone()),
                 Op::Append(a, v) => {
                     let name = p.name(a);
@@ -349,9 +349,7 @@ impl<E: Entity + 'static> Update<E> {
         // alone decides them: values it sets, and attributes it removes.
         let mut known: Item = Item::new();
         let mut removed: Vec<&str> = Vec::new();
-        let mut touched: Vec<&str> = Vec::with_capacity(self.ops.len() + 2);
         for op in &self.ops {
-            touched.push(op.attribute());
             match op {
                 Op::Set(a, v) => {
                     known.insert((*a).to_owned(), v.clone());
@@ -365,7 +363,6 @@ impl<E: Entity + 'static> Update<E> {
             if is_updated_at(schema, attribute) {
                 sets.assign(&mut p, attribute, value.clone());
                 known.insert(attribute.to_owned(), value.clone());
-                touched.push(attribute);
                 updated.push((attribute, value));
             } else {
                 let name = p.name(attribute);
@@ -377,61 +374,38 @@ impl<E: Entity + 'static> Update<E> {
         }
         let version = version_attribute(schema);
         if let Some(attribute) = version {
-            touched.push(attribute);
             if let Some(expected) = self.expected_version {
                 known.insert(attribute.to_owned(), version_value(entity, expected)?);
             }
         }
 
-        let mut condition = Some(and(
-            self.condition.clone(),
-            Condition::attribute_exists(table.pk.name),
-        ));
-        // An item stored at another schema version has other attribute
-        // names: an update of today's would mix the two. (Version 1 is also
-        // an item without the attribute.)
-        let current = AttributeValue::N(schema.schema_version.to_string());
-        let version_attribute = crate::schema::SCHEMA_VERSION_ATTRIBUTE;
-        let same_version = Condition::compare_value(version_attribute, "=", current);
-        condition = Some(and(
-            condition,
-            if schema.schema_version == 1 {
-                Condition::attribute_not_exists(version_attribute) | same_version
-            } else {
-                same_version
-            },
-        ));
-        // An item past its time to live is gone but for DynamoDB's sweep: an
-        // update must not bring it back.
-        if let Some(ttl) = crate::timestamp::ttl_attribute(schema) {
-            let now = AttributeValue::N(crate::timestamp::now_epoch_seconds().to_string());
-            let expired =
-                Condition::attribute_is_number(ttl) & Condition::compare_value(ttl, "<=", now);
-            condition = Some(and(condition, !expired));
-        }
-
         // The indexes whose keys or membership this update can change, and
         // whether the update alone decides every input of each.
-        let stale: Vec<(usize, Vec<&'static str>)> = schema
-            .keys
-            .iter()
-            .enumerate()
-            .skip(1)
-            .filter(|(_, key)| index_inputs(schema, key).any(|a| touched.contains(&a)))
-            .map(|(position, key)| (position, index_inputs(schema, key).collect()))
+        // (The attributes it writes: its changes, the updated_at stamp, the
+        // version.)
+        let touched = |a: &str| {
+            self.ops.iter().any(|op| op.attribute() == a)
+                || updated.iter().any(|(u, _)| *u == a)
+                || version == Some(a)
+        };
+        let inputs = |position: usize| index_inputs(schema, &schema.keys[position]);
+        let stale: Vec<usize> = (1..schema.keys.len())
+            .filter(|&position| inputs(position).any(touched))
             .collect();
         let decided_by_update = |a: &str| known.contains_key(a) || removed.contains(&a);
-        let decided = |position: usize, inputs: &[&str]| {
-            schema.keys[position].membership.is_none_or(|m| m.evaluable)
-                && inputs.iter().all(|a| decided_by_update(a))
-        };
-        let needs_read = stale
-            .iter()
-            .any(|(position, inputs)| !decided(*position, inputs));
+        let needs_read = stale.iter().any(|&position| {
+            schema.keys[position]
+                .membership
+                .is_some_and(|m| !m.evaluable)
+                || !inputs(position).all(decided_by_update)
+        });
 
         let mut expected = self.expected_version;
         let mut read = None;
-        let new_keys: Vec<(usize, Option<KeyValues>)> = if needs_read {
+        // The index keys of the item as it is after the update, when they
+        // are computed from the item read first.
+        let mut read_keys: Option<HashMap<&'static str, KeyValues>> = None;
+        if needs_read {
             let current = self
                 .db
                 .get(self.key.clone())
@@ -460,57 +434,42 @@ impl<E: Entity + 'static> Update<E> {
                 }
             }
             let mut conditioned: Vec<&'static str> = Vec::new();
-            for attribute in stale.iter().flat_map(|(_, inputs)| inputs) {
-                if !decided_by_update(attribute) && !conditioned.contains(attribute) {
-                    conditioned.push(attribute);
+            for &position in &stale {
+                for attribute in inputs(position) {
+                    if !decided_by_update(attribute) && !conditioned.contains(&attribute) {
+                        conditioned.push(attribute);
+                    }
                 }
-            }
-            for attribute in &conditioned {
-                condition = Some(and(
-                    condition,
-                    match current.get(*attribute) {
-                        Some(value) => Condition::compare_value(attribute, "=", value.clone()),
-                        None => Condition::attribute_not_exists(attribute),
-                    },
-                ));
             }
             check_size::<E>(&next, &self.key)?;
             let entity_now = E::from_item(next).map_err(|e| e.with_key(&self.key))?;
-            let mut all: HashMap<&'static str, KeyValues> =
-                entity_now.index_keys()?.into_iter().collect();
+            read_keys = Some(entity_now.index_keys()?.into_iter().collect());
             read = Some(ReadFirst {
                 item: current,
                 conditioned,
                 version_derived: self.expected_version.is_none() && expected.is_some(),
             });
-            stale
-                .iter()
-                .map(|(position, _)| {
-                    let name = schema.keys[*position].index.unwrap_or_default();
-                    (*position, all.remove(name))
-                })
-                .collect()
-        } else {
-            stale
-                .iter()
-                .map(|(position, _)| {
-                    E::index_key_from(*position, &self.key, &known).map(|keys| (*position, keys))
-                })
-                .collect::<Result<_>>()?
-        };
+        }
 
         // SET the index attributes of the indexes the item is in, REMOVE
         // those of the sparse ones it left. The table's own key never
         // changes, and a raw-key index attribute that is a field's own
         // attribute is written by the field.
         let mut index_set: Vec<&str> = Vec::new();
-        for (position, values) in &new_keys {
-            let Some(index) = schema.keys[*position].index.and_then(|n| table.index(n)) else {
+        for &position in &stale {
+            let Some(name) = schema.keys[position].index else {
+                continue;
+            };
+            let values = match &mut read_keys {
+                Some(all) => all.remove(name),
+                None => E::index_key_from(position, &self.key, &known)?,
+            };
+            let Some(index) = table.index(name) else {
                 continue;
             };
             match values {
                 Some(values) => {
-                    for (attribute, value) in index_pairs(index, values) {
+                    for (attribute, value) in index_pairs(index, &values) {
                         // Two indexes sharing an attribute hold one value.
                         if maintained_by_ddb(schema, attribute.name)
                             && !index_set.contains(&attribute.name)
@@ -523,7 +482,7 @@ impl<E: Entity + 'static> Update<E> {
                 None => {
                     for attribute in std::iter::once(index.pk).chain(index.sk) {
                         if maintained_by_ddb(schema, attribute.name) {
-                            removes.push(p.name(attribute.name));
+                            removes.push((attribute.name, p.name(attribute.name)));
                         }
                     }
                 }
@@ -533,7 +492,6 @@ impl<E: Entity + 'static> Update<E> {
             let name = p.name(version);
             match expected {
                 Some(expected) => {
-                    condition = Some(and(condition, version_is(version, expected)));
                     let value = version_value(entity, expected)?;
                     let out = sets.next();
                     out.push_str(&name);
@@ -548,25 +506,25 @@ impl<E: Entity + 'static> Update<E> {
                 }
             }
         }
-        // An attribute one index SETs is not REMOVEd for another.
-        let set_names: Vec<String> = index_set.iter().map(|a| p.name(a)).collect();
-        removes.retain(|r| !set_names.contains(r));
-        let mut removed_names: Vec<String> = Vec::with_capacity(removes.len());
-        removes.retain(|r| {
-            let first = !removed_names.contains(r);
-            if first {
-                removed_names.push(r.clone());
+        // An attribute one index SETs is not REMOVEd for another, nor
+        // REMOVEd twice.
+        let mut i = 0;
+        while i < removes.len() {
+            let (attribute, _) = removes[i];
+            if index_set.contains(&attribute) || removes[..i].iter().any(|(a, _)| *a == attribute) {
+                removes.remove(i);
+            } else {
+                i += 1;
             }
-            first
-        });
+        }
         let clauses = [&sets, &adds, &deletes]
             .map(|c| c.0.len())
             .iter()
             .sum::<usize>();
-        let removing = removes.iter().map(|r| r.len() + 2).sum::<usize>();
+        let removing = removes.iter().map(|(_, r)| r.len() + 2).sum::<usize>();
         let mut expression = String::with_capacity(clauses + removing + 28);
         sets.close("SET", &mut expression);
-        for (i, name) in removes.iter().enumerate() {
+        for (i, (_, name)) in removes.iter().enumerate() {
             match i {
                 0 => ClauseActions::keyword("REMOVE", &mut expression),
                 _ => expression.push_str(", "),
@@ -576,7 +534,53 @@ impl<E: Entity + 'static> Update<E> {
         adds.close("ADD", &mut expression);
         deletes.close("DELETE", &mut expression);
         let expression = p.fit(entity, "update", expression)?;
-        let mut plan = WritePlan::new(self.key, Action::Update(expression), condition.as_ref(), p)?;
+
+        // The condition, written after the update expression (its
+        // placeholders are numbered after the update's): the caller's, the
+        // item's existence, its schema version, its time to live, what was
+        // read first and the version.
+        let mut condition = Conjunction::default();
+        if let Some(caller) = &self.condition {
+            condition.condition(caller, &mut p);
+        }
+        p.write_call("attribute_exists", table.pk.name, None, condition.term());
+        // An item stored at another schema version has other attribute
+        // names: an update of today's would mix the two. (Version 1 is also
+        // an item without the attribute.)
+        let stored_schema = crate::schema::SCHEMA_VERSION_ATTRIBUTE;
+        let current = AttributeValue::N(schema.schema_version.to_string());
+        let out = condition.term();
+        if schema.schema_version == 1 {
+            out.push('(');
+            p.write_call("attribute_not_exists", stored_schema, None, out);
+            out.push_str(" OR ");
+            p.write_comparison(stored_schema, "=", current, out);
+            out.push(')');
+        } else {
+            p.write_comparison(stored_schema, "=", current, out);
+        }
+        // An item past its time to live is gone but for DynamoDB's sweep: an
+        // update must not bring it back.
+        if let Some(ttl) = crate::timestamp::ttl_attribute(schema) {
+            let now = AttributeValue::N(crate::timestamp::now_epoch_seconds().to_string());
+            let expired: Condition<E> =
+                Condition::attribute_is_number(ttl) & Condition::compare_value(ttl, "<=", now);
+            condition.condition(&!expired, &mut p);
+        }
+        if let Some(read) = &read {
+            for &attribute in &read.conditioned {
+                let out = condition.term();
+                match read.item.get(attribute) {
+                    Some(value) => p.write_comparison(attribute, "=", value.clone(), out),
+                    None => p.write_call("attribute_not_exists", attribute, None, out),
+                }
+            }
+        }
+        if let (Some(version), Some(expected)) = (version, expected) {
+            condition.condition(&version_is::<E>(version, expected), &mut p);
+        }
+        let mut plan =
+            WritePlan::with_condition(self.key, Action::Update(expression), condition.finish(), p)?;
         plan.expected_version = self.expected_version;
         plan.must_exist = true;
         plan.read = read;
