@@ -112,6 +112,76 @@ struct Counter {
     version: u64,
 }
 
+#[derive(Table)]
+#[ddb(name = "Tallies", pk = "PK")]
+struct Tallies;
+
+/// An entity whose keys read as a `Counter`'s, on another table.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Tallies, pk = "COUNTER#{name}")]
+struct Tally {
+    name: String,
+}
+
+/// A transaction names an item by its table and key: the same key on two
+/// tables is two items, the same key twice on one table is refused before
+/// anything is sent, the error naming the key.
+#[tokio::test]
+async fn a_transaction_names_each_item_by_table_and_key() {
+    let counters = ddb_tests::db_with_table::<Counters>().await;
+    let tallies = ddb_tests::db_with_table::<Tallies>().await;
+    let db = counters.with_table_name::<Tallies>(tallies.table_name::<Tallies>());
+    let counter = |name: &str| Counter {
+        name: name.into(),
+        value: 1,
+        version: 0,
+    };
+    let tally = |name: &str| Tally { name: name.into() };
+    db.transaction()
+        .create(&counter("a"))
+        .create(&tally("a"))
+        .send()
+        .await
+        .unwrap();
+    assert!(counters
+        .get(Counter::key(&"a".to_string()).unwrap())
+        .send()
+        .await
+        .unwrap()
+        .is_some());
+    assert!(db
+        .get(Tally::key(&"a".to_string()).unwrap())
+        .send()
+        .await
+        .unwrap()
+        .is_some());
+
+    let twice = db
+        .transaction()
+        .create(&counter("b"))
+        .create(&tally("b"))
+        .create(&tally("c"))
+        .delete(db.delete(Tally::key(&"b".to_string()).unwrap()))
+        .send()
+        .await;
+    match twice {
+        Err(Error::DuplicateKey {
+            entity,
+            key,
+            operation: "transaction",
+        }) => {
+            assert_eq!((entity, key.as_str()), ("Tally", "COUNTER#b"));
+        }
+        other => panic!("expected DuplicateKey, got {other:?}"),
+    }
+    assert!(db
+        .get(Tally::key(&"c".to_string()).unwrap())
+        .send()
+        .await
+        .unwrap()
+        .is_none());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_versioned_increments_lose_nothing() {
     let db = ddb_tests::db_with_table::<Counters>().await;

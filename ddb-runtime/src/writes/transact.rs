@@ -1,8 +1,6 @@
 //! Transactions: TransactWriteItems over mixed entities with a pinned
 //! ClientRequestToken, and TransactGetItems.
 
-use std::collections::HashSet;
-
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{Get, ReturnConsumedCapacity, TransactGetItem, TransactWriteItem};
 use futures::future::BoxFuture;
@@ -14,10 +12,10 @@ use crate::error::{ActionFailure, Error, ExistingItem, Result};
 use crate::expr::{Condition, Placeholders};
 use crate::telemetry::{self, Capacity};
 use crate::write::{
-    key_text, sent_transact_items, Action as WriteAction, Attempts, Delete, Put, Update, WritePlan,
+    sent_transact_items, Action as WriteAction, Attempts, Delete, Put, Update, WritePlan,
     ITEM_SIZE_LIMIT,
 };
-use crate::{Entity, Item, Key, Table};
+use crate::{Entity, Item, Key, KeyValues, Table};
 
 /// DynamoDB's limit on actions in one transaction.
 pub const MAX_ACTIONS: usize = 100;
@@ -27,8 +25,7 @@ pub const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 /// What to say about one prepared action.
 struct Action {
     entity: &'static str,
-    table: String,
-    key: String,
+    key: KeyValues,
     size: usize,
 }
 
@@ -142,7 +139,10 @@ impl TransactWrite {
     /// A write already planned (an exactly-once write sends itself this
     /// way); a put's item moves into the transaction.
     pub(crate) fn plan<E: Entity + 'static>(self, plan: &mut WritePlan<E>) -> Self {
-        let action = action(&self.db, plan);
+        let action = rendered(&self.db, plan).map(|(item, size)| {
+            let key = plan.key.values().clone();
+            (item, Action::new::<E>(key, size))
+        });
         self.push(Pending::Ready(action))
     }
 
@@ -163,7 +163,7 @@ impl TransactWrite {
     pub fn update<E: Entity + 'static>(self, update: Update<E>) -> Self {
         let db = self.db.clone();
         self.push(Pending::Later(Box::pin(async move {
-            action(&db, &mut update.plan().await?)
+            action(&db, update.plan().await?)
         })))
     }
 
@@ -196,7 +196,7 @@ impl TransactWrite {
     /// `plan`, made when the action was added, as a ready action (or the
     /// error of making it, returned at send).
     fn push_plan<E: Entity + 'static>(self, plan: Result<WritePlan<E>>) -> Self {
-        let action = plan.and_then(|mut plan| action(&self.db, &mut plan));
+        let action = plan.and_then(|plan| action(&self.db, plan));
         self.push(Pending::Ready(action))
     }
 
@@ -274,20 +274,26 @@ impl TransactWrite {
         }
         let (items, actions): (Vec<TransactWriteItem>, Vec<Action>) =
             prepared.into_iter().flatten().unzip();
-        let mut seen = HashSet::with_capacity(actions.len());
         let mut total = 0;
-        for action in &actions {
-            if !seen.insert((action.table.as_str(), action.key.as_str())) {
+        for (i, (action, item)) in actions.iter().zip(&items).enumerate() {
+            // At most 100 actions: a search of those before is cheaper than
+            // hashing each key.
+            let table = table_of(item);
+            let before = actions[..i].iter().zip(&items);
+            if before
+                .into_iter()
+                .any(|(a, other)| a.key == action.key && table_of(other) == table)
+            {
                 return Err(Error::DuplicateKey {
                     entity: action.entity,
-                    key: action.key.clone(),
+                    key: action.key.text(),
                     operation: "transaction",
                 });
             }
             if action.size > ITEM_SIZE_LIMIT {
                 return Err(Error::ItemTooLarge {
                     entity: action.entity,
-                    key: action.key.clone(),
+                    key: action.key.text(),
                     size: action.size,
                     limit: ITEM_SIZE_LIMIT,
                 });
@@ -305,7 +311,8 @@ impl TransactWrite {
         let mut attempt = 0;
         let mut items = Some(items);
         let intercepted = self.db.sdk().intercepted();
-        let (tables, entity) = span_names(actions.iter().map(|a| (a.entity, a.table.as_str())));
+        let named = actions.iter().zip(items.iter().flatten());
+        let (tables, entity) = span_names(named.map(|(a, item)| (a.entity, table_of(item))));
         let span = telemetry::span("TransactWriteItems", &tables, None, entity);
         loop {
             attempt += 1;
@@ -430,7 +437,7 @@ fn canceled(
                     ActionFailure {
                         index,
                         entity: action.map(|a| a.entity).unwrap_or(""),
-                        key: action.map(|a| a.key.clone()).unwrap_or_default(),
+                        key: action.map(|a| a.key.text()).unwrap_or_default(),
                         code: reason.code().unwrap_or("None").to_owned(),
                         message: reason.message().map(str::to_owned),
                         existing: reason.item().cloned().map(ExistingItem),
@@ -443,22 +450,51 @@ fn canceled(
     }
 }
 
-/// One action of the transaction, rendered from its write plan.
-/// The plan as a prepared action; a put's item moves into it.
+/// The plan as a prepared action of the transaction; a put's item moves
+/// into it.
 fn action<E: Entity + 'static>(
     db: &Db,
-    plan: &mut WritePlan<E>,
+    mut plan: WritePlan<E>,
 ) -> Result<(TransactWriteItem, Action)> {
-    let table = db.table_name::<E::Table>().to_owned();
+    let (item, size) = rendered(db, &mut plan)?;
+    Ok((item, Action::new::<E>(plan.key.into_values(), size)))
+}
+
+/// The plan as one action of a TransactWriteItems, and the size DynamoDB
+/// counts for it; a put's item moves into the action.
+fn rendered<E: Entity + 'static>(
+    db: &Db,
+    plan: &mut WritePlan<E>,
+) -> Result<(TransactWriteItem, usize)> {
     let size = plan.size();
-    let item = plan.transact_item(&table)?;
-    let action = Action {
-        entity: E::SCHEMA.entity_type,
-        key: key_text(&plan.key),
-        size,
-        table,
-    };
-    Ok((item, action))
+    let item = plan.transact_item(db.table_name::<E::Table>())?;
+    Ok((item, size))
+}
+
+impl Action {
+    fn new<E: Entity>(key: KeyValues, size: usize) -> Self {
+        Self {
+            entity: E::SCHEMA.entity_type,
+            key,
+            size,
+        }
+    }
+}
+
+/// The table an action writes, as its request names it.
+fn table_of(item: &TransactWriteItem) -> &str {
+    match (
+        item.put(),
+        item.update(),
+        item.delete(),
+        item.condition_check(),
+    ) {
+        (Some(put), ..) => put.table_name(),
+        (_, Some(update), ..) => update.table_name(),
+        (_, _, Some(delete), _) => delete.table_name(),
+        (.., Some(check)) => check.table_name(),
+        _ => "",
+    }
 }
 
 /// A TransactGetItems: consistent reads of up to 100 items of any entities.

@@ -221,6 +221,8 @@ pub(super) fn stamp_attributes(schema: &EntitySchema) -> Vec<&'static str> {
 pub(crate) struct Prepared<E> {
     pub item: Item,
     pub key: Key<E>,
+    /// The item's size as DynamoDB counts it, measured as it was checked.
+    pub size: usize,
 }
 
 pub(crate) fn prepare<E: Entity>(
@@ -252,8 +254,8 @@ pub(crate) fn prepare<E: Entity>(
     }
     rebuild_stamped_index_keys::<E>(&mut item, &key)?;
     check_attribute_keys(&E::SCHEMA, &mut item)?;
-    check_item(&item, &key)?;
-    Ok(Prepared { item, key })
+    let size = check_item(&item, &key)?;
+    Ok(Prepared { item, key, size })
 }
 
 /// Whether an index key is built from a field ddb stamps (the version,
@@ -418,8 +420,8 @@ fn within_item_limit<E: Entity>(size: usize, key: &Key<E>) -> Result<()> {
 /// Refuses an item DynamoDB would, in one pass over it: larger than 400 KB
 /// (`ItemTooLarge`, whatever else is wrong), else any value DynamoDB refuses
 /// (`InvalidValue`, see [`crate::expr::check_value`]; a value within the
-/// item's size is within a value's).
-fn check_item<E: Entity>(item: &Item, key: &Key<E>) -> Result<()> {
+/// item's size is within a value's). Returns the item's size.
+fn check_item<E: Entity>(item: &Item, key: &Key<E>) -> Result<usize> {
     let mut size = 0;
     let mut invalid = None;
     for (name, value) in item {
@@ -434,7 +436,7 @@ fn check_item<E: Entity>(item: &Item, key: &Key<E>) -> Result<()> {
             entity: E::SCHEMA.entity_type,
             reason: format!("{} {reason}", key_text(key)),
         }),
-        None => Ok(()),
+        None => Ok(size),
     }
 }
 

@@ -134,8 +134,10 @@ fn absent_or_expired<E: Entity>() -> Condition<E> {
 impl<E: Entity + 'static> Create<E> {
     /// The create as a put conditioned on no item having the key.
     pub(crate) fn plan(self) -> Result<WritePlan<E>> {
-        let Prepared { item, key } = self.prepared?;
-        put_if_absent(key, item)
+        let Prepared { item, key, size } = self.prepared?;
+        let mut plan = put_if_absent(key, item)?;
+        plan.item_size = Some(size);
+        Ok(plan)
     }
 
     /// Reports [`Created::Created`] exactly when this call wrote the item,
@@ -361,7 +363,7 @@ impl<E: Entity + 'static> Put<E> {
     /// The put as a write plan, its version check included.
     pub(crate) fn plan(self) -> Result<WritePlan<E>> {
         let condition = self.full_condition();
-        let Prepared { item, key } = self.prepared?;
+        let Prepared { item, key, size } = self.prepared?;
         let mut plan = WritePlan::new(
             key,
             Action::Put(item),
@@ -369,6 +371,7 @@ impl<E: Entity + 'static> Put<E> {
             Placeholders::default(),
         )?;
         plan.expected_version = self.expected_version;
+        plan.item_size = Some(size);
         Ok(plan)
     }
 

@@ -47,6 +47,8 @@ pub(crate) struct WritePlan<E> {
     pub must_exist: bool,
     /// The item an update read first, if it did.
     pub read: Option<ReadFirst>,
+    /// A put's item size, when it was measured as the item was checked.
+    pub item_size: Option<usize>,
 }
 
 /// What an update read before writing, and what its write is conditioned on.
@@ -115,6 +117,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             expected_version: None,
             must_exist: false,
             read: None,
+            item_size: None,
         })
     }
 
@@ -122,7 +125,7 @@ impl<E: Entity + 'static> WritePlan<E> {
     /// and expression otherwise.
     pub(crate) fn size(&self) -> usize {
         match &self.action {
-            Action::Put(item) => item_size(item),
+            Action::Put(item) => self.item_size.unwrap_or_else(|| item_size(item)),
             Action::Update(expression) => item_size(&self.key.to_item()) + expression.len(),
             Action::Delete | Action::ConditionCheck => item_size(&self.key.to_item()),
         }
