@@ -7,7 +7,7 @@ use syn::{Data, DeriveInput, Fields, Path};
 
 use crate::attr::{for_each_ddb, serde_conversion, serde_value, unknown};
 use crate::ctxt::Ctxt;
-use crate::expand::convert::read_field;
+use crate::expand::convert::{read_fields, FieldRead};
 use crate::symbol::{ENTITY, PROJECTION_KEYS, RENAME, RENAME_ALL};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
@@ -64,9 +64,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         attributes.push(quote!(<#entity as #p::Entity>::SCHEMA.attribute_of(#rust_name)));
         let conversion = serde_conversion(&field.attrs, &[RENAME]);
         generated &= !conversion.unfollowed;
-        let binding = format_ident!("__field_{}", reads.len());
-        reads.push(read_field(&entity_type, &binding, ty, &own, &conversion));
+        let binding = format_ident!("__field_{}", assigned.len());
         assigned.push(quote!(#name: #binding));
+        reads.push((binding, ty, own.clone(), conversion));
         // The field exists on the entity with the same type.
         fn_checks.push(quote_spanned! {ty.span()=>
             let _: &#ty = &entity.#name;
@@ -82,13 +82,21 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     }
     let errors = cx.into_compile_errors();
     let from_item = generated.then(|| {
+        let reads: Vec<FieldRead> = reads
+            .iter()
+            .map(|(binding, ty, attribute, conversion)| FieldRead {
+                binding: binding.clone(),
+                ty,
+                attribute,
+                conversion,
+            })
+            .collect();
+        let reads = read_fields(&entity_type, &reads);
         quote! {
             fn __from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
                 #[allow(unused_imports)]
                 use #p::{DirectConv as _, SerdeConv as _, SerdeDecode as _};
-                #[allow(unused_mut)]
-                let mut __item = __item;
-                #(#reads)*
+                #reads
                 ::core::result::Result::Ok(Self { #(#assigned,)* })
             }
         }

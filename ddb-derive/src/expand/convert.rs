@@ -97,22 +97,48 @@ fn missing(
     }
 }
 
-/// `let #binding: #ty = ...;`: the field taken out of `__item` and decoded,
+/// One field `read_fields` reads: `let #binding: #ty` from `attribute`.
+pub struct FieldRead<'a> {
+    pub binding: syn::Ident,
+    pub ty: &'a syn::Type,
+    pub attribute: &'a str,
+    pub conversion: &'a SerdeConversion,
+}
+
+/// `let #binding: #ty = ...;` for each field: the fields' values taken out
+/// of `__item` in one pass over it (a match on each attribute's name, where
+/// a lookup per field would hash each name), then each decoded in order,
 /// or, when the item does not have it, what serde makes of a missing field.
-pub fn read_field(
-    entity_type: &TokenStream,
-    binding: &syn::Ident,
-    ty: &syn::Type,
-    attribute: &str,
-    conversion: &SerdeConversion,
-) -> TokenStream {
-    let decode = decode(entity_type, ty, conversion);
-    let missing = missing(entity_type, ty, attribute, conversion);
+pub fn read_fields(entity_type: &TokenStream, fields: &[FieldRead<'_>]) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let slots: Vec<_> = (0..fields.len())
+        .map(|i| format_ident!("__slot_{}", i))
+        .collect();
+    let arms = fields.iter().zip(&slots).map(|(field, slot)| {
+        let attribute = field.attribute;
+        quote!(#attribute => #slot = ::core::option::Option::Some(__value),)
+    });
+    let lets = fields.iter().zip(&slots).map(|(field, slot)| {
+        let (binding, ty) = (&field.binding, field.ty);
+        let decode = decode(entity_type, ty, field.conversion);
+        let missing = missing(entity_type, ty, field.attribute, field.conversion);
+        quote! {
+            let #binding: #ty = match #slot {
+                ::core::option::Option::Some(__value) => #decode,
+                ::core::option::Option::None => #missing,
+            };
+        }
+    });
     quote! {
-        let #binding: #ty = match __item.remove(#attribute) {
-            ::core::option::Option::Some(__value) => #decode,
-            ::core::option::Option::None => #missing,
-        };
+        #(let mut #slots: ::core::option::Option<#p::AttributeValue> = ::core::option::Option::None;)*
+        for (__name, __value) in __item {
+            #[allow(unreachable_patterns)]
+            match __name.as_str() {
+                #(#arms)*
+                _ => {}
+            }
+        }
+        #(#lets)*
     }
 }
 
@@ -169,18 +195,18 @@ pub fn item_to_fields(entity: &Entity) -> TokenStream {
     if !follows(entity) {
         return quote!(#p::item_to_fields(#entity_type, &<#table as #p::Table>::DEF, __item));
     }
-    let entity_type_expr = quote!(#entity_type);
-    let lets = entity.fields.iter().enumerate().map(|(i, field)| {
-        let binding = format_ident!("__field_{}", i);
-        let conversion = &field.raw.conversion;
-        read_field(
-            &entity_type_expr,
-            &binding,
-            field.ty,
-            &field.attribute,
-            conversion,
-        )
-    });
+    let reads: Vec<FieldRead> = entity
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, field)| FieldRead {
+            binding: format_ident!("__field_{}", i),
+            ty: field.ty,
+            attribute: &field.attribute,
+            conversion: &field.raw.conversion,
+        })
+        .collect();
+    let lets = read_fields(&quote!(#entity_type), &reads);
     let assigned = entity.fields.iter().enumerate().map(|(i, field)| {
         let ident = field.ident;
         let binding = format_ident!("__field_{}", i);
@@ -202,8 +228,7 @@ pub fn item_to_fields(entity: &Entity) -> TokenStream {
         #[allow(unused_imports)]
         use #p::{DirectConv as _, SerdeConv as _, SerdeDecode as _};
         #p::check_entity_type(#entity_type, &<#table as #p::Table>::DEF, &__item)?;
-        let mut __item = __item;
-        #(#lets)*
+        #lets
         ::core::result::Result::Ok(Self { #(#assigned,)* #(#skipped,)* })
     }}
 }
