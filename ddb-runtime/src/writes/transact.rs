@@ -250,14 +250,28 @@ impl TransactWrite {
         }
         // The items move out of their actions; what describes each action
         // stays, to check the transaction and to report its failures.
-        let mut prepared = Vec::with_capacity(self.actions.len());
+        let count = self.actions.len();
+        let (mut items, mut actions) = (Vec::with_capacity(count), Vec::with_capacity(count));
         let mut later = Vec::new();
         for action in self.actions {
             match action {
-                Pending::Ready(action) => prepared.push(Some(action?)),
+                Pending::Ready(action) => {
+                    let (item, action) = action?;
+                    items.push(item);
+                    actions.push(action);
+                }
                 Pending::Later(action) => {
-                    later.push((prepared.len(), action));
-                    prepared.push(None);
+                    // A place the update's action takes once it has read.
+                    later.push((items.len(), action));
+                    items.push(TransactWriteItem::builder().build());
+                    actions.push(Action {
+                        entity: "",
+                        key: KeyValues {
+                            pk: crate::KeyValue::S(String::new()),
+                            sk: None,
+                        },
+                        size: 0,
+                    });
                 }
             }
         }
@@ -266,14 +280,11 @@ impl TransactWrite {
             let read = later
                 .into_iter()
                 .map(|(at, action)| async move { action.await.map(|action| (at, action)) });
-            for (at, action) in futures::future::try_join_all(read).await? {
-                if let Some(slot) = prepared.get_mut(at) {
-                    *slot = Some(action);
-                }
+            for (at, (item, action)) in futures::future::try_join_all(read).await? {
+                items[at] = item;
+                actions[at] = action;
             }
         }
-        let (items, actions): (Vec<TransactWriteItem>, Vec<Action>) =
-            prepared.into_iter().flatten().unzip();
         let mut total = 0;
         for (i, (action, item)) in actions.iter().zip(&items).enumerate() {
             // At most 100 actions: a search of those before is cheaper than
