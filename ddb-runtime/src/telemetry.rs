@@ -69,9 +69,14 @@ impl Capacity {
     /// The capacity of an answer that reports it per table (a batch, a
     /// transaction), summed over its tables.
     pub(crate) fn of_tables(capacity: Option<Vec<ConsumedCapacity>>) -> Self {
-        let mut sum = Capacity::default();
-        for consumed in capacity.into_iter().flatten() {
-            sum.add(&Capacity::of(Some(consumed)));
+        let mut tables = capacity
+            .into_iter()
+            .flatten()
+            .map(|c| Capacity::of(Some(c)));
+        // The first table's capacity is the sum so far, as it is.
+        let mut sum = tables.next().unwrap_or_default();
+        for other in tables {
+            sum.add(&other);
         }
         sum
     }
