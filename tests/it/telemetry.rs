@@ -74,6 +74,11 @@ async fn every_request_is_a_span_with_capacity_and_no_key_values() {
     let table = db.table_name::<Ecommerce>().to_owned();
     let capture = Capture::default();
     let _guard = tracing::subscriber::set_default(capture.clone());
+    // A call site another test's thread was registering while this
+    // subscriber was set may have cached that no subscriber wants it
+    // (tracing's interest cache is global, this subscriber is the thread's):
+    // its interest is asked again, now that this subscriber is there.
+    tracing::callsite::rebuild_interest_cache();
 
     let (_, created) = db.create(&order("T1")).send_with_capacity().await.unwrap();
     let key = ddb_runtime::Entity::primary_key(&order("T1")).unwrap();
