@@ -206,6 +206,20 @@ impl Placeholders {
         self.write_value(value, out);
     }
 
+    /// `name = :value`, or `attribute_not_exists(name)` when `value` is
+    /// `None`: the attribute as it was read, written at the end of `out`.
+    pub(crate) fn write_as_read(
+        &mut self,
+        name: &str,
+        value: Option<AttributeValue>,
+        out: &mut String,
+    ) {
+        match value {
+            Some(value) => self.write_comparison(name, "=", value, out),
+            None => self.write_call("attribute_not_exists", name, None, out),
+        }
+    }
+
     /// `text`, an expression of `kind` rendered into these placeholders,
     /// within DynamoDB's [`EXPRESSION_LIMIT`]: as it is when it fits, else
     /// with every name it writes as it is put through a placeholder (as ddb

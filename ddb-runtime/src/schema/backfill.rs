@@ -27,7 +27,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use crate::cursor::{self, Position};
 use crate::db::Db;
 use crate::error::{Error, ExistingItem, Result};
-use crate::expr::{Condition, Placeholders};
+use crate::expr::{Condition, Conjunction, Placeholders};
 use crate::model::{EntitySchema, KeyAttribute, ScalarType};
 use tracing::Instrument;
 
@@ -655,7 +655,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
         let mut outcome = Outcome::default();
         let policy = self.db.retry_policy();
         loop {
-            let mut plan = match plan::<E>(&item, &self.cleared) {
+            let mut plan = match plan::<E>(item, &self.cleared) {
                 Ok(Some(plan)) => plan,
                 Ok(None) => return Ok(outcome),
                 Err(error) => {
@@ -808,14 +808,16 @@ enum Step<E> {
 
 /// What brings `item` in line: its upgrade when it is stored at an older
 /// schema version, else the update of its index attributes; `None` when
-/// it is in line.
-fn plan<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option<Step<E>>> {
-    let stored = super::schema::stored_schema_version(item).map_err(|reason| Error::Migration {
-        entity: E::SCHEMA.entity_type,
-        key: super::schema::item_key_text(E::SCHEMA.table, item),
-        from: 0,
-        reason,
-    })?;
+/// it is in line. The item is taken, not copied: what a write is
+/// conditioned on is copied out of it before it is decoded.
+fn plan<E: Entity + 'static>(item: Item, cleared: &[String]) -> Result<Option<Step<E>>> {
+    let stored =
+        super::schema::stored_schema_version(&item).map_err(|reason| Error::Migration {
+            entity: E::SCHEMA.entity_type,
+            key: super::schema::item_key_text(E::SCHEMA.table, &item),
+            from: 0,
+            reason,
+        })?;
     if stored < E::SCHEMA.schema_version {
         return upgrade::<E>(item, cleared).map(Some);
     }
@@ -823,26 +825,23 @@ fn plan<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option<S
 }
 
 /// `item`, stored at an older schema version, in today's shape.
-fn upgrade<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Step<E>> {
+fn upgrade<E: Entity + 'static>(item: Item, cleared: &[String]) -> Result<Step<E>> {
     let schema = &E::SCHEMA;
     // Under the key template it was stored with, which may not be today's.
-    let old_key = Key::<E>::read_item(item)?;
-    let entity = E::from_item(item.clone()).map_err(|e| e.with_key(&old_key))?;
+    let old_key = Key::<E>::read_item(&item)?;
+    let mut p = Placeholders::default();
+    let unchanged = unchanged::<E>(&item, &mut p);
+    let entity = E::from_item(item).map_err(|e| e.with_key(&old_key))?;
     let mut new_item = entity.to_item()?;
     for attribute in cleared {
         new_item.remove(attribute);
     }
     let new_key = entity.primary_key()?;
-    let mut p = Placeholders::default();
-    let unchanged = unchanged::<E>(item, &mut p);
-    let unchanged = p.fit(schema.entity_type, "condition", unchanged)?;
     if new_key.to_item() == old_key.to_item() {
-        let mut put = WritePlan::new(old_key, Action::Put(new_item), None, p)?;
-        put.condition = Some(unchanged);
+        let put = WritePlan::with_condition(old_key, Action::Put(new_item), unchanged, p)?;
         return Ok(Step::Upgrade(put));
     }
-    let mut delete = WritePlan::new(old_key, Action::Delete, None, p)?;
-    delete.condition = Some(unchanged);
+    let delete = WritePlan::with_condition(old_key, Action::Delete, unchanged, p)?;
     let absent = Condition::<E>::attribute_not_exists(schema.table.pk.name);
     let put = WritePlan::new(
         new_key,
@@ -860,18 +859,18 @@ fn upgrade<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Step<
 /// entity keeps a version and the item has it, that version and schema
 /// version (every write of the entity moves the version); otherwise every
 /// attribute equal, and today's attributes it lacks still absent.
-fn unchanged<E: Entity>(item: &Item, p: &mut Placeholders) -> String {
+fn unchanged<E: Entity>(
+    item: &Item,
+    p: &mut Placeholders,
+) -> std::result::Result<Option<String>, String> {
     let schema_version = super::schema::SCHEMA_VERSION_ATTRIBUTE;
-    let mut parts = Vec::new();
-    let mut equal = |name: &str, parts: &mut Vec<String>| match item.get(name) {
-        Some(value) => parts.push(format!("{} = {}", p.name(name), p.value(value.clone()))),
-        None => parts.push(format!("attribute_not_exists({})", p.name(name))),
-    };
+    let mut condition = Conjunction::default();
+    let mut equal = |name: &str| p.write_as_read(name, item.get(name).cloned(), condition.term());
     let version = crate::write::version_attribute(&E::SCHEMA).filter(|v| item.contains_key(*v));
     match version {
         Some(version) => {
             for name in [E::SCHEMA.table.pk.name, version, schema_version] {
-                equal(name, &mut parts);
+                equal(name);
             }
         }
         None => {
@@ -886,46 +885,20 @@ fn unchanged<E: Entity>(item: &Item, p: &mut Placeholders) -> String {
             }
             names.sort_unstable();
             for name in names {
-                equal(name, &mut parts);
+                equal(name);
             }
         }
     }
-    parts.join(" AND ")
+    condition.finish()
 }
 
 /// The UpdateItem of `item`'s index attributes, `None` when they are right.
-fn update<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option<WritePlan<E>>> {
+fn update<E: Entity + 'static>(mut item: Item, cleared: &[String]) -> Result<Option<WritePlan<E>>> {
     let schema = &E::SCHEMA;
-    let key = Key::<E>::from_item(item)?;
-    let expected = E::from_item(item.clone())
-        .and_then(|entity| entity.to_item())
-        .map_err(|e| e.with_key(&key))?;
-    let mut p = Placeholders::default();
-    let mut sets = ClauseActions::default();
-    let mut removes = ClauseActions::default();
-    for attribute in written::<E>() {
-        let same = |want: &AttributeValue| {
-            item.get(attribute)
-                .is_some_and(|have| crate::write::same_value(have, want))
-        };
-        match (expected.get(attribute), item.get(attribute)) {
-            (Some(want), _) if !same(want) => sets.assign(&mut p, attribute, want.clone()),
-            (None, Some(_)) => removes.name(&mut p, attribute),
-            _ => {}
-        }
-    }
-    for attribute in cleared.iter().filter(|a| item.contains_key(a.as_str())) {
-        removes.name(&mut p, attribute);
-    }
-    if sets.is_empty() && removes.is_empty() {
-        return Ok(None);
-    }
-    let mut expression = String::new();
-    sets.close("SET", &mut expression);
-    removes.close("REMOVE", &mut expression);
-    // The item as read: it exists, at the same version, with the same value
-    // (or absence) of every attribute an index key is built from. A
-    // handful of names: a sorted vector, not a hash set.
+    let key = Key::<E>::from_item(&item)?;
+    // What the write is conditioned on, copied before the item is decoded:
+    // the value (or absence) of every attribute an index key is built from
+    // and the version. A handful of names: a sorted vector, not a hash set.
     let mut inputs: Vec<&'static str> = schema
         .keys
         .iter()
@@ -935,21 +908,64 @@ fn update<E: Entity + 'static>(item: &Item, cleared: &[String]) -> Result<Option
         .collect();
     inputs.sort_unstable();
     inputs.dedup();
-    let mut condition = Condition::<E>::attribute_exists(schema.table.pk.name)
-        & Condition::compare_value(
-            schema.table.entity_attribute,
-            "=",
-            AttributeValue::S(schema.entity_type.to_owned()),
-        );
-    for attribute in inputs {
-        condition = condition
-            & match item.get(attribute) {
-                Some(value) => Condition::compare_value(attribute, "=", value.clone()),
-                None => Condition::attribute_not_exists(attribute),
-            };
+    let read: Vec<(&str, Option<AttributeValue>)> = inputs
+        .into_iter()
+        .map(|attribute| (attribute, item.get(attribute).cloned()))
+        .collect();
+    let cleared: Vec<&str> = cleared
+        .iter()
+        .map(String::as_str)
+        .filter(|attribute| item.contains_key(*attribute))
+        .collect();
+    // The index attributes as stored, taken out of the item: they are no
+    // field's own, so decoding it does not read them.
+    let written = written::<E>();
+    let stored: Vec<Option<AttributeValue>> = written.iter().map(|a| item.remove(*a)).collect();
+    let mut expected = E::from_item(item)
+        .and_then(|entity| entity.to_item())
+        .map_err(|e| e.with_key(&key))?;
+    let mut p = Placeholders::default();
+    let mut sets = ClauseActions::default();
+    let mut removes = ClauseActions::default();
+    for (attribute, have) in written.into_iter().zip(stored) {
+        match (expected.remove(attribute), have) {
+            (Some(want), Some(have)) if crate::write::same_value(&have, &want) => {}
+            (Some(want), _) => sets.assign(&mut p, attribute, want),
+            (None, Some(_)) => removes.name(&mut p, attribute),
+            (None, None) => {}
+        }
     }
+    for attribute in cleared {
+        removes.name(&mut p, attribute);
+    }
+    if sets.is_empty() && removes.is_empty() {
+        return Ok(None);
+    }
+    let mut expression = String::new();
+    sets.close("SET", &mut expression);
+    removes.close("REMOVE", &mut expression);
     let expression = p.fit(schema.entity_type, "update", expression)?;
-    WritePlan::new(key, Action::Update(expression), Some(&condition), p).map(Some)
+    // The item as read, written after the update expression (its
+    // placeholders are numbered after the update's): it exists, is still
+    // this entity, with the values read above.
+    let mut condition = Conjunction::default();
+    p.write_call(
+        "attribute_exists",
+        schema.table.pk.name,
+        None,
+        condition.term(),
+    );
+    let entity_type = AttributeValue::S(schema.entity_type.to_owned());
+    p.write_comparison(
+        schema.table.entity_attribute,
+        "=",
+        entity_type,
+        condition.term(),
+    );
+    for (attribute, value) in read {
+        p.write_as_read(attribute, value, condition.term());
+    }
+    WritePlan::with_condition(key, Action::Update(expression), condition.finish(), p).map(Some)
 }
 
 /// What keeps `item` out of `E`'s indexes, or makes writes to it fail.

@@ -569,11 +569,8 @@ impl<E: Entity + 'static> Update<E> {
         }
         if let Some(read) = &read {
             for &attribute in &read.conditioned {
-                let out = condition.term();
-                match read.item.get(attribute) {
-                    Some(value) => p.write_comparison(attribute, "=", value.clone(), out),
-                    None => p.write_call("attribute_not_exists", attribute, None, out),
-                }
+                let value = read.item.get(attribute).cloned();
+                p.write_as_read(attribute, value, condition.term());
             }
         }
         if let (Some(version), Some(expected)) = (version, expected) {
