@@ -501,3 +501,48 @@ async fn only_a_backfill_that_reports_progress_describes_the_table() {
     assert_eq!(watched.table_items, Some(90), "40 products and 50 reviews");
     assert!(*reports.lock().unwrap() >= 1);
 }
+
+/// A table whose index is keyed on the entity-type attribute ("every item of
+/// a type, by its tag").
+#[derive(Table)]
+#[ddb(name = "Tags", pk = "PK", sk = "SK")]
+#[ddb(index(name = "ByType", pk = "_type", sk = "TypeSK"))]
+struct Tags;
+
+/// An entity whose index key writes the entity-type attribute (its template
+/// is the entity type itself) and a sort key ddb maintains.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Tags, entity = "Tag", pk = "TAG#{id}", sk = "TAG")]
+#[ddb(index(name = "ByType", pk = "Tag", sk = "TAG#{id}", query = "all_tags"))]
+struct Tag {
+    id: String,
+    label: String,
+}
+
+/// The backfill decodes each item it scans: an index keyed on the entity-type
+/// attribute, which decoding reads, still has every item brought in line.
+#[tokio::test]
+async fn an_index_keyed_on_the_entity_type_is_backfilled() {
+    let db = ddb_tests::db_with_table::<Tags>().await;
+    for i in 0..5 {
+        // Stored before the index: the type and fields, no TypeSK.
+        let item = HashMap::from([
+            ("PK".to_owned(), AttributeValue::S(format!("TAG#T{i}"))),
+            ("SK".to_owned(), AttributeValue::S("TAG".into())),
+            ("_type".to_owned(), AttributeValue::S("Tag".into())),
+            ("id".to_owned(), AttributeValue::S(format!("T{i}"))),
+            ("label".to_owned(), AttributeValue::S(format!("label {i}"))),
+        ]);
+        db.client()
+            .put_item()
+            .table_name(db.table_name::<Tags>())
+            .set_item(Some(item))
+            .send()
+            .await
+            .unwrap();
+    }
+    let done = db.backfill::<Tag>().send().await.unwrap();
+    assert_eq!((done.updated, done.failed), (5, 0), "{done:?}");
+    let tags = db.query(Tag::all_tags()).collect().await.unwrap();
+    assert_eq!(tags.len(), 5);
+}

@@ -213,12 +213,6 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
         // not carry the entity type cannot filter it), or one whose time to
         // live has passed (an index without the attribute cannot filter
         // it either), is skipped.
-        fn of_entity<E: Entity>(item: &Item) -> bool {
-            let entity_type = item
-                .get(E::SCHEMA.table.entity_attribute)
-                .and_then(|t| t.as_s().ok());
-            entity_type.map(String::as_str) == Some(E::SCHEMA.entity_type)
-        }
         let decode: fn(Item) -> Option<Result<E>> = if include_expired {
             |item| of_entity::<E>(&item).then(|| E::from_item(item))
         } else {
@@ -385,6 +379,14 @@ impl Db {
 }
 
 /// Whether `key` (a cursor's key item) is a primary key of entity `E`.
+/// Whether `item` is an `E` by its entity-type attribute.
+pub(crate) fn of_entity<E: Entity>(item: &Item) -> bool {
+    let entity_type = item
+        .get(E::SCHEMA.table.entity_attribute)
+        .and_then(|t| t.as_s().ok());
+    entity_type.map(String::as_str) == Some(E::SCHEMA.entity_type)
+}
+
 fn owns_key<E: Entity>(key: &Item) -> bool {
     crate::Key::<E>::from_item(key).is_ok()
 }
@@ -651,7 +653,14 @@ where
         let entity_attribute = table.entity_attribute;
         let entity_type = schema.entity_type;
         let check_type = projection::carries(schema, index_name, entity_attribute);
-        let type_filter = check_type.then(|| {
+        // DynamoDB refuses a filter on a key attribute of what is queried
+        // (an index keyed on the entity type): there, each item read is
+        // checked instead.
+        let type_is_key = pk_attributes
+            .iter()
+            .chain(&sk_attributes)
+            .any(|&name| name == entity_attribute);
+        let type_filter = (check_type && !type_is_key).then(|| {
             Expression::compare(
                 entity_attribute,
                 "=",
@@ -719,7 +728,11 @@ where
             fingerprint,
             cursor_keys: self.db.cursor_keys(),
             // Without the entity type to filter on, the table key tells.
-            keep: (!check_type).then_some(owns_key::<E> as fn(&Item) -> bool),
+            keep: match (check_type, type_is_key) {
+                (false, _) => Some(owns_key::<E> as fn(&Item) -> bool),
+                (true, true) => Some(of_entity::<E>),
+                (true, false) => None,
+            },
         })
     }
 

@@ -508,8 +508,8 @@ impl Pacer {
 struct Run<E> {
     db: Db,
     table: String,
-    /// Attributes `E`'s items must not keep ([`Backfill::remove_attributes`]).
-    cleared: Vec<String>,
+    /// What each item's update reads and writes.
+    shape: UpdateShape,
     segments: u32,
     page_size: Option<i32>,
     items: Option<Pacer>,
@@ -529,7 +529,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
         Run {
             db: backfill.db.clone(),
             table: backfill.db.table_name::<E::Table>().to_owned(),
-            cleared: backfill.removed.clone(),
+            shape: UpdateShape::of::<E>(backfill.removed.clone()),
             segments: positions.len() as u32,
             page_size: backfill.page_size,
             items: backfill.items_per_second.map(Pacer::new),
@@ -655,7 +655,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
         let mut outcome = Outcome::default();
         let policy = self.db.retry_policy();
         loop {
-            let mut plan = match plan::<E>(item, &self.cleared) {
+            let mut plan = match plan::<E>(item, &self.shape) {
                 Ok(Some(plan)) => plan,
                 Ok(None) => return Ok(outcome),
                 Err(error) => {
@@ -739,7 +739,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 }
             };
             match now {
-                Some(now) if is_entity::<E>(&now) => item = now,
+                Some(now) if crate::query::of_entity::<E>(&now) => item = now,
                 // Deleted, or replaced by another entity: nothing to do.
                 _ => return Ok(outcome),
             }
@@ -777,12 +777,6 @@ struct Outcome {
     units: f64,
 }
 
-fn is_entity<E: Entity>(item: &Item) -> bool {
-    item.get(E::SCHEMA.table.entity_attribute)
-        .and_then(|t| t.as_s().ok())
-        .is_some_and(|t| t == E::SCHEMA.entity_type)
-}
-
 /// The index key attributes ddb writes for `E` (not the fields' own
 /// attributes, which DynamoDB indexes as they are).
 fn written<E: Entity>() -> Vec<&'static str> {
@@ -810,7 +804,7 @@ enum Step<E> {
 /// schema version, else the update of its index attributes; `None` when
 /// it is in line. The item is taken, not copied: what a write is
 /// conditioned on is copied out of it before it is decoded.
-fn plan<E: Entity + 'static>(item: Item, cleared: &[String]) -> Result<Option<Step<E>>> {
+fn plan<E: Entity + 'static>(item: Item, shape: &UpdateShape) -> Result<Option<Step<E>>> {
     let stored =
         super::schema::stored_schema_version(&item).map_err(|reason| Error::Migration {
             entity: E::SCHEMA.entity_type,
@@ -819,9 +813,9 @@ fn plan<E: Entity + 'static>(item: Item, cleared: &[String]) -> Result<Option<St
             reason,
         })?;
     if stored < E::SCHEMA.schema_version {
-        return upgrade::<E>(item, cleared).map(Some);
+        return upgrade::<E>(item, &shape.cleared).map(Some);
     }
-    Ok(update::<E>(item, cleared)?.map(Step::Update))
+    Ok(update::<E>(item, shape)?.map(Step::Update))
 }
 
 /// `item`, stored at an older schema version, in today's shape.
@@ -892,42 +886,84 @@ fn unchanged<E: Entity>(
     condition.finish()
 }
 
+/// What the update of an item's index attributes reads and writes, worked
+/// out once per run from the schema.
+struct UpdateShape {
+    /// The index key attributes ddb writes ([`written`]), each with whether
+    /// decoding the item reads it: the entity type or the schema version,
+    /// when an index is keyed on them. Those are copied out of a scanned
+    /// item, the others (no field's own) taken out.
+    written: Vec<(&'static str, bool)>,
+    /// What the update is conditioned on beside the item's existence and
+    /// type: the attributes an index key is built from, and the version.
+    conditioned: Vec<&'static str>,
+    /// Attributes the items must not keep ([`Backfill::remove_attributes`]).
+    cleared: Vec<String>,
+}
+
+impl UpdateShape {
+    fn of<E: Entity>(cleared: Vec<String>) -> Self {
+        let schema = &E::SCHEMA;
+        let decoded = |name: &str| {
+            name == schema.table.entity_attribute || name == super::schema::SCHEMA_VERSION_ATTRIBUTE
+        };
+        let written = written::<E>()
+            .into_iter()
+            .map(|a| (a, decoded(a)))
+            .collect();
+        // A handful of names: a sorted vector, not a hash set.
+        let mut conditioned: Vec<&'static str> = schema
+            .keys
+            .iter()
+            .skip(1)
+            .flat_map(|key| crate::write::index_inputs(schema, key))
+            .chain(crate::write::version_attribute(schema))
+            .collect();
+        conditioned.sort_unstable();
+        conditioned.dedup();
+        Self {
+            written,
+            conditioned,
+            cleared,
+        }
+    }
+}
+
 /// The UpdateItem of `item`'s index attributes, `None` when they are right.
-fn update<E: Entity + 'static>(mut item: Item, cleared: &[String]) -> Result<Option<WritePlan<E>>> {
+fn update<E: Entity + 'static>(
+    mut item: Item,
+    shape: &UpdateShape,
+) -> Result<Option<WritePlan<E>>> {
     let schema = &E::SCHEMA;
     let key = Key::<E>::from_item(&item)?;
-    // What the write is conditioned on, copied before the item is decoded:
-    // the value (or absence) of every attribute an index key is built from
-    // and the version. A handful of names: a sorted vector, not a hash set.
-    let mut inputs: Vec<&'static str> = schema
-        .keys
+    // What the write is conditioned on, copied before the item is decoded.
+    let read: Vec<(&str, Option<AttributeValue>)> = shape
+        .conditioned
         .iter()
-        .skip(1)
-        .flat_map(|key| crate::write::index_inputs(schema, key))
-        .chain(crate::write::version_attribute(schema))
+        .map(|&attribute| (attribute, item.get(attribute).cloned()))
         .collect();
-    inputs.sort_unstable();
-    inputs.dedup();
-    let read: Vec<(&str, Option<AttributeValue>)> = inputs
-        .into_iter()
-        .map(|attribute| (attribute, item.get(attribute).cloned()))
-        .collect();
-    let cleared: Vec<&str> = cleared
+    let cleared: Vec<&str> = shape
+        .cleared
         .iter()
         .map(String::as_str)
         .filter(|attribute| item.contains_key(*attribute))
         .collect();
-    // The index attributes as stored, taken out of the item: they are no
-    // field's own, so decoding it does not read them.
-    let written = written::<E>();
-    let stored: Vec<Option<AttributeValue>> = written.iter().map(|a| item.remove(*a)).collect();
+    // The index attributes as stored.
+    let stored: Vec<Option<AttributeValue>> = shape
+        .written
+        .iter()
+        .map(|&(attribute, decoded)| match decoded {
+            true => item.get(attribute).cloned(),
+            false => item.remove(attribute),
+        })
+        .collect();
     let mut expected = E::from_item(item)
         .and_then(|entity| entity.to_item())
         .map_err(|e| e.with_key(&key))?;
     let mut p = Placeholders::default();
     let mut sets = ClauseActions::default();
     let mut removes = ClauseActions::default();
-    for (attribute, have) in written.into_iter().zip(stored) {
+    for (&(attribute, _), have) in shape.written.iter().zip(stored) {
         match (expected.remove(attribute), have) {
             (Some(want), Some(have)) if crate::write::same_value(&have, &want) => {}
             (Some(want), _) => sets.assign(&mut p, attribute, want),
