@@ -56,7 +56,8 @@ pub(crate) struct Plan {
     /// The keys cursors are signed with, when the `Db` has them.
     pub cursor_keys: Option<std::sync::Arc<cursor::CursorKeys>>,
     /// Items to keep, when DynamoDB cannot filter them: an index that does
-    /// not carry the entity type tells entities apart by their table key.
+    /// not carry the entity type tells entities apart by their table key;
+    /// one keyed on the entity type (which a filter may not name), by it.
     pub keep: Option<fn(&Item) -> bool>,
 }
 

@@ -378,7 +378,6 @@ impl Db {
     }
 }
 
-/// Whether `key` (a cursor's key item) is a primary key of entity `E`.
 /// Whether `item` is an `E` by its entity-type attribute.
 pub(crate) fn of_entity<E: Entity>(item: &Item) -> bool {
     let entity_type = item
@@ -387,6 +386,7 @@ pub(crate) fn of_entity<E: Entity>(item: &Item) -> bool {
     entity_type.map(String::as_str) == Some(E::SCHEMA.entity_type)
 }
 
+/// Whether `key` (an item's table key) is a primary key of entity `E`.
 fn owns_key<E: Entity>(key: &Item) -> bool {
     crate::Key::<E>::from_item(key).is_ok()
 }
@@ -727,7 +727,8 @@ where
             consistent,
             fingerprint,
             cursor_keys: self.db.cursor_keys(),
-            // Without the entity type to filter on, the table key tells.
+            // Without the entity type to filter on, the table key tells;
+            // with the type a key attribute of the index, each item's type.
             keep: match (check_type, type_is_key) {
                 (false, _) => Some(owns_key::<E> as fn(&Item) -> bool),
                 (true, true) => Some(of_entity::<E>),

@@ -783,8 +783,6 @@ fn written<E: Entity>() -> Vec<&'static str> {
     crate::write::maintained_index_attributes(&E::SCHEMA)
 }
 
-/// The UpdateItem that brings `item`'s index attributes in line, `None`
-/// when they are.
 /// What the backfill sends for one item.
 enum Step<E> {
     /// An UpdateItem of its index attributes.
