@@ -121,9 +121,10 @@ impl Default for Message {
 
 /// Checks key `k` of an entity against its table: the index exists, the
 /// entity gives a sort key exactly when the table or index has one, Number
-/// keys are single numeric fields, sharded keys are Strings, and a local
-/// index keeps the table's partition key. The derive evaluates it in a
-/// `const`, spanned at the key's declaration.
+/// keys are single numeric fields, sharded keys are Strings, a local
+/// index keeps the table's partition key, and a key attribute that is the
+/// table's entity-type attribute is given exactly the entity type. The
+/// derive evaluates it in a `const`, spanned at the key's declaration.
 ///
 /// `numeric` tells whether the partition and sort key templates are one field
 /// of a numeric [`KeySegment`](crate::KeySegment) type.
@@ -185,6 +186,19 @@ pub const fn check_key(schema: &EntitySchema, k: usize, numeric: [bool; 2]) -> O
         pk_attr,
         numeric[0]
     ));
+    check!(check_entity_type_key(
+        schema,
+        key,
+        "partition key",
+        &key.pk,
+        pk_attr,
+        key.shards > 1
+    ));
+    if let (Some(sk), Some(attr)) = (key.sk, sk_attr) {
+        check!(check_entity_type_key(
+            schema, key, "sort key", &sk, attr, false
+        ));
+    }
     if key.shards > 1 && matches!(pk_attr.ty, ScalarType::N) {
         return Message::new()
             .push_key(key)
@@ -288,6 +302,53 @@ pub const fn check_ttl_field(schema: &EntitySchema, field: &str) -> Option<Messa
         .push("` does not name it its time-to-live attribute, so DynamoDB would never delete the item; declare #[ddb(ttl = \"")
         .push(attribute)
         .push("\")] on the table")
+        .into_error()
+}
+
+/// A key attribute that is the table's entity-type attribute: ddb writes
+/// the entity type there on every item, over any other value, so the key's
+/// template must be exactly the entity type, unsharded, or no query would
+/// find the items under the value it asks for.
+const fn check_entity_type_key(
+    schema: &EntitySchema,
+    key: &KeyDef,
+    which: &str,
+    template: &Template,
+    attribute: KeyAttribute,
+    sharded: bool,
+) -> Option<Message> {
+    let exact = template.is_constant() && str_eq(template.source, schema.entity_type);
+    if !str_eq(attribute.name, schema.table.entity_attribute) || (exact && !sharded) {
+        return None;
+    }
+    let mut message = Message::new()
+        .push("the ")
+        .push(which)
+        .push(" of the ")
+        .push_key(key)
+        .push(" of entity `")
+        .push(schema.rust_name)
+        .push("` is the table's entity-type attribute `")
+        .push(attribute.name)
+        .push("`, where ddb writes \"")
+        .push(schema.entity_type)
+        .push("\" on every item; ");
+    if !exact {
+        message = message
+            .push("give it exactly \"")
+            .push(schema.entity_type)
+            .push("\" (not \"")
+            .push(template.source)
+            .push("\")");
+        if sharded {
+            message = message.push(" and ");
+        }
+    }
+    if sharded {
+        message = message.push("do not shard it (the shard would follow the entity type)");
+    }
+    message
+        .push(", or key the index on another attribute")
         .into_error()
 }
 
