@@ -275,3 +275,68 @@ async fn sync_brings_a_table_in_line_with_the_code() {
         .unwrap();
     assert_eq!(plan.changes, [SyncChange::CreateTable]);
 }
+
+/// A table whose INCLUDE lists name key attributes: the entity-type
+/// attribute keys one index, and the lists name the table's and the
+/// indexes' own keys.
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Labels", pk = "PK", sk = "SK")]
+#[ddb(index(
+    name = "ByType",
+    pk = "_type",
+    sk = "TypeSK",
+    include("label", "PK", "TypeSK", "GSI1PK")
+))]
+#[ddb(index(
+    name = "GSI1",
+    pk = "GSI1PK",
+    sk = "GSI1SK",
+    include("SK", "GSI1SK", "label")
+))]
+#[ddb(local_index(name = "ByLabel", sk = "LabelSK", include("label", "LabelSK", "PK")))]
+struct Labels;
+
+/// An index's key attributes and the table's are in every index already:
+/// `NonKeyAttributes` names none of them (not the entity type where it keys
+/// the index), only what the index would not hold otherwise, another
+/// index's key included. The table is created.
+#[tokio::test]
+async fn include_projections_list_no_key_attribute_of_the_index_or_table() {
+    let input = ddb_runtime::schema::create_table_input(&Labels::DEF, "Labels");
+    let include = |projection: Option<&aws_sdk_dynamodb::types::Projection>| {
+        let projection = projection.expect("a projection");
+        assert_eq!(projection.projection_type(), Some(&ProjectionType::Include));
+        let mut names = projection.non_key_attributes().to_vec();
+        names.sort();
+        names
+    };
+    let globals = input.global_secondary_indexes();
+    assert_eq!(
+        include(globals[0].projection()),
+        ["GSI1PK", "_schema", "label"],
+        "ByType, keyed on _type / TypeSK"
+    );
+    assert_eq!(
+        include(globals[1].projection()),
+        ["_schema", "_type", "label"],
+        "GSI1"
+    );
+    assert_eq!(
+        include(input.local_secondary_indexes()[0].projection()),
+        ["_schema", "_type", "label"],
+        "ByLabel, keyed on PK / LabelSK"
+    );
+
+    let client = ddb_tests::client();
+    let name = ddb_tests::create_table(&client, &Labels::DEF).await;
+    let table = client.describe_table().table_name(&name).send().await;
+    assert_eq!(
+        table
+            .unwrap()
+            .table
+            .unwrap()
+            .global_secondary_indexes()
+            .len(),
+        2
+    );
+}

@@ -93,37 +93,38 @@ fn index_key_schema(index: &IndexDef) -> Vec<KeySchemaElement> {
     partition.chain(sort).collect()
 }
 
-/// The index projection; an INCLUDE list always carries the entity-type
-/// attribute too, so items read from the index can be told apart.
-fn projection(projection: Projection, entity_attribute: &str) -> SdkProjection {
-    match projection {
-        Projection::All => SdkProjection::builder()
-            .projection_type(ProjectionType::All)
-            .build(),
-        Projection::KeysOnly => SdkProjection::builder()
-            .projection_type(ProjectionType::KeysOnly)
-            .build(),
-        // ddb adds the entity type and the schema version to every INCLUDE
-        // list: index items can be told apart, and read at their version.
-        Projection::Include(attributes) => SdkProjection::builder()
-            .projection_type(ProjectionType::Include)
-            .set_non_key_attributes(Some(
-                attributes
-                    .iter()
-                    .copied()
-                    .chain([entity_attribute, SCHEMA_VERSION_ATTRIBUTE])
-                    .fold(Vec::new(), |mut list, name| {
-                        if !list.contains(&name) {
-                            list.push(name);
-                        }
-                        list
-                    })
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect(),
-            ))
-            .build(),
+/// `index`'s projection. ddb adds the entity type and the schema version to
+/// every INCLUDE list (index items can be told apart, and read at their
+/// version), and leaves out the table's and the index's own key attributes:
+/// DynamoDB projects those into every index, and they are not its
+/// `NonKeyAttributes` (the entity type, where it keys the index, included).
+fn projection(index: &IndexDef, table: &TableDef) -> SdkProjection {
+    let kind = match index.projection {
+        Projection::All => ProjectionType::All,
+        Projection::KeysOnly => ProjectionType::KeysOnly,
+        Projection::Include(_) => ProjectionType::Include,
+    };
+    let mut builder = SdkProjection::builder().projection_type(kind);
+    if let Projection::Include(attributes) = index.projection {
+        let is_key = |name: &str| {
+            let table_keys = std::iter::once(table.pk).chain(table.sk);
+            table_keys
+                .chain(index.key_attributes())
+                .any(|key| key.name == name)
+        };
+        let mut listed: Vec<String> = Vec::new();
+        let names = attributes
+            .iter()
+            .copied()
+            .chain([table.entity_attribute, SCHEMA_VERSION_ATTRIBUTE]);
+        for name in names {
+            if !is_key(name) && !listed.iter().any(|n| n == name) {
+                listed.push(name.to_owned());
+            }
+        }
+        builder = builder.set_non_key_attributes(Some(listed));
     }
+    builder.build()
 }
 
 fn scalar(ty: ScalarType) -> ScalarAttributeType {
@@ -186,7 +187,7 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
                 GlobalSecondaryIndex::builder()
                     .index_name(index.name)
                     .set_key_schema(Some(index_key_schema(index)))
-                    .projection(projection(index.projection, table.entity_attribute))
+                    .projection(projection(index, table))
                     .build()
                     .expect("name, key schema and projection are set"),
             ),
@@ -194,7 +195,7 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
                 LocalSecondaryIndex::builder()
                     .index_name(index.name)
                     .set_key_schema(Some(key_schema(table.pk, index.sk)))
-                    .projection(projection(index.projection, table.entity_attribute))
+                    .projection(projection(index, table))
                     .build()
                     .expect("name, key schema and projection are set"),
             ),
@@ -550,7 +551,7 @@ pub async fn sync_table(
                 let create = aws_sdk_dynamodb::types::CreateGlobalSecondaryIndexAction::builder()
                     .index_name(index.name)
                     .set_key_schema(Some(index_key_schema(index)))
-                    .projection(projection(index.projection, table.entity_attribute))
+                    .projection(projection(index, table))
                     .build()
                     .map_err(|e| Error::InvalidRequest {
                         entity: "",
