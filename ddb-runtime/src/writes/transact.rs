@@ -29,14 +29,8 @@ struct Action {
     size: usize,
 }
 
-/// One action as added: what to send and what to say about it, ready or
-/// (an update that may read first) once its future resolves. Most are
-/// ready: they sit in the transaction's vector unboxed.
-#[allow(clippy::large_enum_variant)]
-enum Pending {
-    Ready(Result<(TransactWriteItem, Action)>),
-    Later(BoxFuture<'static, Result<(TransactWriteItem, Action)>>),
-}
+/// An update that may read first: the action it makes once it has read.
+type Later = BoxFuture<'static, Result<(TransactWriteItem, Action)>>;
 
 /// A TransactWriteItems; add actions, then [`send`](TransactWrite::send).
 ///
@@ -47,9 +41,16 @@ enum Pending {
 #[must_use = "a transaction does nothing until it is sent"]
 pub struct TransactWrite {
     db: Db,
-    actions: Vec<Pending>,
+    /// The actions to send, in the order added; an update that reads first
+    /// holds its place with an empty one until it has read.
+    items: Vec<TransactWriteItem>,
+    /// What to say about each action, at the same positions.
+    actions: Vec<Action>,
+    /// The updates that read first, and the positions their actions take.
+    later: Vec<(usize, Later)>,
     token: String,
     pinned: bool,
+    /// The first failure of building the transaction, returned at send.
     error: Option<Error>,
 }
 
@@ -58,7 +59,9 @@ impl Db {
     pub fn transaction(&self) -> TransactWrite {
         TransactWrite {
             db: self.clone(),
+            items: Vec::new(),
             actions: Vec::new(),
+            later: Vec::new(),
             token: request_token(),
             pinned: false,
             error: None,
@@ -121,7 +124,7 @@ impl TransactWrite {
     pub fn client_request_token(mut self, token: impl Into<String>) -> Self {
         let token = token.into();
         if token.is_empty() || token.len() > 36 {
-            self.error = Some(invalid(
+            self.failed(invalid(
                 "transaction",
                 "a ClientRequestToken has 1 to 36 characters".into(),
             ));
@@ -131,19 +134,36 @@ impl TransactWrite {
         self
     }
 
-    fn push(mut self, action: Pending) -> Self {
-        self.actions.push(action);
-        self
+    /// Keeps `error` to return at send, unless an earlier one is kept.
+    fn failed(&mut self, error: Error) {
+        self.error.get_or_insert(error);
+    }
+
+    /// Adds the action `plan` renders (a put's item moves into it) and
+    /// returns the size DynamoDB counts for it, for the description that
+    /// goes with it; `None` when it could not be rendered.
+    fn push_item<E: Entity + 'static>(&mut self, plan: &mut WritePlan<E>) -> Option<usize> {
+        let size = plan.size();
+        match plan.transact_item(self.db.table_name::<E::Table>()) {
+            Ok(item) => {
+                self.items.push(item);
+                Some(size)
+            }
+            Err(error) => {
+                self.failed(error);
+                None
+            }
+        }
     }
 
     /// A write already planned (an exactly-once write sends itself this
     /// way); a put's item moves into the transaction.
-    pub(crate) fn plan<E: Entity + 'static>(self, plan: &mut WritePlan<E>) -> Self {
-        let action = rendered(&self.db, plan).map(|(item, size)| {
+    pub(crate) fn plan<E: Entity + 'static>(mut self, plan: &mut WritePlan<E>) -> Self {
+        if let Some(size) = self.push_item(plan) {
             let key = plan.key.values().clone();
-            (item, Action::new::<E>(key, size))
-        });
-        self.push(Pending::Ready(action))
+            self.actions.push(Action::new::<E>(key, size));
+        }
+        self
     }
 
     /// Creates `entity` only if no item has its key (an item past its
@@ -160,11 +180,26 @@ impl TransactWrite {
     }
 
     /// An update built with [`Db::update`].
-    pub fn update<E: Entity + 'static>(self, update: Update<E>) -> Self {
+    pub fn update<E: Entity + 'static>(mut self, update: Update<E>) -> Self {
         let db = self.db.clone();
-        self.push(Pending::Later(Box::pin(async move {
-            action(&db, update.plan().await?)
-        })))
+        let read = Box::pin(async move {
+            let mut plan = update.plan().await?;
+            let size = plan.size();
+            let item = plan.transact_item(db.table_name::<E::Table>())?;
+            Ok((item, Action::new::<E>(plan.key.into_values(), size)))
+        });
+        // A place the update's action takes once it has read.
+        self.later.push((self.items.len(), read));
+        self.items.push(TransactWriteItem::builder().build());
+        self.actions.push(Action {
+            entity: E::SCHEMA.entity_type,
+            key: KeyValues {
+                pk: crate::KeyValue::S(String::new()),
+                sk: None,
+            },
+            size: 0,
+        });
+        self
     }
 
     /// A delete built with [`Db::delete`] or [`Db::delete_entity`].
@@ -193,11 +228,19 @@ impl TransactWrite {
         self.push_plan(plan)
     }
 
-    /// `plan`, made when the action was added, as a ready action (or the
-    /// error of making it, returned at send).
-    fn push_plan<E: Entity + 'static>(self, plan: Result<WritePlan<E>>) -> Self {
-        let action = plan.and_then(|plan| action(&self.db, plan));
-        self.push(Pending::Ready(action))
+    /// `plan`, made when the action was added, as an action (or the error
+    /// of making it, returned at send).
+    fn push_plan<E: Entity + 'static>(mut self, plan: Result<WritePlan<E>>) -> Self {
+        match plan {
+            Ok(mut plan) => {
+                if let Some(size) = self.push_item(&mut plan) {
+                    let key = plan.key.into_values();
+                    self.actions.push(Action::new::<E>(key, size));
+                }
+            }
+            Err(error) => self.failed(error),
+        }
+        self
     }
 
     /// Sends the TransactWriteItems and returns the ClientRequestToken that
@@ -233,51 +276,26 @@ impl TransactWrite {
         if let Some(error) = self.error {
             return Err(error);
         }
-        if self.actions.is_empty() {
+        if self.items.is_empty() {
             return Err(invalid(
                 "transaction",
                 "a transaction needs at least one action".into(),
             ));
         }
-        if self.actions.len() > MAX_ACTIONS {
+        if self.items.len() > MAX_ACTIONS {
             return Err(invalid(
                 "transaction",
                 format!(
                     "{} actions; a transaction holds at most {MAX_ACTIONS}",
-                    self.actions.len()
+                    self.items.len()
                 ),
             ));
         }
-        // The items move out of their actions; what describes each action
-        // stays, to check the transaction and to report its failures.
-        let count = self.actions.len();
-        let (mut items, mut actions) = (Vec::with_capacity(count), Vec::with_capacity(count));
-        let mut later = Vec::new();
-        for action in self.actions {
-            match action {
-                Pending::Ready(action) => {
-                    let (item, action) = action?;
-                    items.push(item);
-                    actions.push(action);
-                }
-                Pending::Later(action) => {
-                    // A place the update's action takes once it has read.
-                    later.push((items.len(), action));
-                    items.push(TransactWriteItem::builder().build());
-                    actions.push(Action {
-                        entity: "",
-                        key: KeyValues {
-                            pk: crate::KeyValue::S(String::new()),
-                            sk: None,
-                        },
-                        size: 0,
-                    });
-                }
-            }
-        }
+        let (mut items, mut actions) = (self.items, self.actions);
         // The updates that read first read at the same time.
-        if !later.is_empty() {
-            let read = later
+        if !self.later.is_empty() {
+            let read = self
+                .later
                 .into_iter()
                 .map(|(at, action)| async move { action.await.map(|action| (at, action)) });
             for (at, (item, action)) in futures::future::try_join_all(read).await? {
@@ -459,27 +477,6 @@ fn canceled(
         }
         _ => Error::sdk("TransactWriteItems", error),
     }
-}
-
-/// The plan as a prepared action of the transaction; a put's item moves
-/// into it.
-fn action<E: Entity + 'static>(
-    db: &Db,
-    mut plan: WritePlan<E>,
-) -> Result<(TransactWriteItem, Action)> {
-    let (item, size) = rendered(db, &mut plan)?;
-    Ok((item, Action::new::<E>(plan.key.into_values(), size)))
-}
-
-/// The plan as one action of a TransactWriteItems, and the size DynamoDB
-/// counts for it; a put's item moves into the action.
-fn rendered<E: Entity + 'static>(
-    db: &Db,
-    plan: &mut WritePlan<E>,
-) -> Result<(TransactWriteItem, usize)> {
-    let size = plan.size();
-    let item = plan.transact_item(db.table_name::<E::Table>())?;
-    Ok((item, size))
 }
 
 impl Action {
