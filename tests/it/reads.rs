@@ -1013,3 +1013,56 @@ async fn a_number_key_in_another_form_is_matched_by_value() {
         .collect();
     assert_eq!(db.batch_get::<Price>(keys).await.unwrap(), prices);
 }
+
+/// What goes on the wire for `consistent_read`: `true` sends
+/// `ConsistentRead: true`; the default and `false` leave it out (DynamoDB's
+/// default, an eventually consistent read), for a GetItem, a query and a
+/// collection read.
+#[tokio::test]
+async fn consistent_read_is_sent_exactly_when_asked() {
+    let db = store().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let consistent = |target: &str| -> Vec<Option<bool>> {
+        proxy
+            .recorded(target)
+            .iter()
+            .map(|body| {
+                let body: serde_json::Value = serde_json::from_slice(body).unwrap();
+                body.get("ConsistentRead").map(|v| v.as_bool().unwrap())
+            })
+            .collect()
+    };
+    proxy.record("GetItem");
+    proxy.record("Query");
+
+    let key = || Customer::key(&CustomerId("123".into())).unwrap();
+    for read in [None, Some(true), Some(false)] {
+        let get = through.get(key());
+        let get = match read {
+            Some(consistent) => get.consistent_read(consistent),
+            None => get,
+        };
+        assert_eq!(get.send().await.unwrap(), Some(customer("123")));
+    }
+    assert_eq!(consistent("GetItem"), [None, Some(true), None]);
+
+    let customer_id = CustomerId("123".into());
+    for read in [None, Some(true), Some(false)] {
+        let query = through.query(Order::by_customer(&customer_id));
+        let query = match read {
+            Some(consistent) => query.consistent_read(consistent),
+            None => query,
+        };
+        assert!(!query.send().await.unwrap().items.is_empty());
+    }
+    let partition = Customer::pk(&customer_id).unwrap();
+    let profile_and_orders =
+        through.collection::<ddb_examples::single_table::CustomerItem>(partition);
+    let page = profile_and_orders
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    assert!(!page.items.is_empty());
+    assert_eq!(consistent("Query"), [None, Some(true), None, Some(true)]);
+}
