@@ -139,30 +139,24 @@ impl TransactWrite {
         self.error.get_or_insert(error);
     }
 
-    /// Adds the action `plan` renders (a put's item moves into it) and
-    /// returns the size DynamoDB counts for it, for the description that
-    /// goes with it; `None` when it could not be rendered.
-    fn push_item<E: Entity + 'static>(&mut self, plan: &mut WritePlan<E>) -> Option<usize> {
-        let size = plan.size();
-        match plan.transact_item(self.db.table_name::<E::Table>()) {
-            Ok(item) => {
+    /// Adds an action and what describes it, at the same position; or
+    /// keeps the failure of making it, returned at send.
+    fn push(&mut self, action: Result<(TransactWriteItem, Action)>) {
+        match action {
+            Ok((item, action)) => {
                 self.items.push(item);
-                Some(size)
+                self.actions.push(action);
             }
-            Err(error) => {
-                self.failed(error);
-                None
-            }
+            Err(error) => self.failed(error),
         }
     }
 
     /// A write already planned (an exactly-once write sends itself this
-    /// way); a put's item moves into the transaction.
+    /// way); a put's item moves into the transaction, the plan keeps its key.
     pub(crate) fn plan<E: Entity + 'static>(mut self, plan: &mut WritePlan<E>) -> Self {
-        if let Some(size) = self.push_item(plan) {
-            let key = plan.key.values().clone();
-            self.actions.push(Action::new::<E>(key, size));
-        }
+        let action = rendered(&self.db, plan)
+            .map(|(item, size)| (item, Action::new::<E>(plan.key.values().clone(), size)));
+        self.push(action);
         self
     }
 
@@ -182,12 +176,7 @@ impl TransactWrite {
     /// An update built with [`Db::update`].
     pub fn update<E: Entity + 'static>(mut self, update: Update<E>) -> Self {
         let db = self.db.clone();
-        let read = Box::pin(async move {
-            let mut plan = update.plan().await?;
-            let size = plan.size();
-            let item = plan.transact_item(db.table_name::<E::Table>())?;
-            Ok((item, Action::new::<E>(plan.key.into_values(), size)))
-        });
+        let read = Box::pin(async move { action(&db, update.plan().await?) });
         // A place the update's action takes once it has read.
         self.later.push((self.items.len(), read));
         self.items.push(TransactWriteItem::builder().build());
@@ -231,15 +220,8 @@ impl TransactWrite {
     /// `plan`, made when the action was added, as an action (or the error
     /// of making it, returned at send).
     fn push_plan<E: Entity + 'static>(mut self, plan: Result<WritePlan<E>>) -> Self {
-        match plan {
-            Ok(mut plan) => {
-                if let Some(size) = self.push_item(&mut plan) {
-                    let key = plan.key.into_values();
-                    self.actions.push(Action::new::<E>(key, size));
-                }
-            }
-            Err(error) => self.failed(error),
-        }
+        let action = plan.and_then(|plan| action(&self.db, plan));
+        self.push(action);
         self
     }
 
@@ -477,6 +459,27 @@ fn canceled(
         }
         _ => Error::sdk("TransactWriteItems", error),
     }
+}
+
+/// The plan as one action of a TransactWriteItems, and what describes it;
+/// a put's item moves into the action.
+fn action<E: Entity + 'static>(
+    db: &Db,
+    mut plan: WritePlan<E>,
+) -> Result<(TransactWriteItem, Action)> {
+    let (item, size) = rendered(db, &mut plan)?;
+    Ok((item, Action::new::<E>(plan.key.into_values(), size)))
+}
+
+/// The plan as one action of a TransactWriteItems, and the size DynamoDB
+/// counts for it; a put's item moves into the action.
+fn rendered<E: Entity + 'static>(
+    db: &Db,
+    plan: &mut WritePlan<E>,
+) -> Result<(TransactWriteItem, usize)> {
+    let size = plan.size();
+    let item = plan.transact_item(db.table_name::<E::Table>())?;
+    Ok((item, size))
 }
 
 impl Action {
