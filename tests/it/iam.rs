@@ -176,3 +176,51 @@ fn literals_are_escaped_and_other_fields_become_wildcards() {
         policy.left_out
     );
 }
+
+/// The attributes a policy lets a caller read from an index are those ddb's
+/// own projected queries of it name: every name in the ProjectionExpression
+/// of a `.project::<OpenOrder>()` query of GSI2 (INCLUDE), the entity type
+/// and schema version ddb adds included, is in the statement's
+/// `dynamodb:Attributes`; else IAM would deny the query ddb sends.
+#[tokio::test]
+async fn a_projected_index_query_names_only_attributes_its_policy_allows() {
+    let policy = PolicyBuilder::new(TABLE)
+        .entity(&Order::SCHEMA, Access::Read)
+        .build();
+    let statements = check_shape(&policy.document);
+    let gsi2 = statements
+        .iter()
+        .find(|s| s["Resource"][0] == format!("{TABLE}/index/GSI2"))
+        .expect("a statement for GSI2");
+    let allowed: Vec<&str> = gsi2["Condition"]["ForAllValues:StringEquals"]["dynamodb:Attributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+
+    let db = ddb_tests::db_with_table::<ddb_examples::single_table::Ecommerce>().await;
+    let (proxy, through) =
+        ddb_tests::through_proxy::<ddb_examples::single_table::Ecommerce>(&db).await;
+    proxy.record("Query");
+    through
+        .query(Order::open_orders(&OrderStatus::Open))
+        .project::<ddb_examples::single_table::OpenOrder>()
+        .send()
+        .await
+        .unwrap();
+    let sent = proxy.recorded("Query");
+    assert!(!sent.is_empty());
+    for body in sent {
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        let names = &body["ExpressionAttributeNames"];
+        let projection = body["ProjectionExpression"].as_str().unwrap();
+        for name in projection.split(',').map(str::trim) {
+            let name = names[name].as_str().unwrap_or(name);
+            assert!(
+                allowed.contains(&name),
+                "{name} is read but not allowed: {allowed:?}"
+            );
+        }
+    }
+}

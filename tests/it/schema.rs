@@ -277,9 +277,12 @@ async fn sync_brings_a_table_in_line_with_the_code() {
 }
 
 /// A table whose INCLUDE lists name key attributes: the entity-type
-/// attribute keys one index, and the lists name the table's and the
-/// indexes' own keys.
+/// attribute keys two indexes (one sorted by the schema version), and the
+/// lists name the table's and the indexes' own keys.
 #[derive(ddb_runtime::Table)]
+// Two indexes keyed on `_type`: clippy reads the equal `pk = "_type"`
+// arguments of two `#[ddb(index(...))]` attributes as one attribute twice.
+#[allow(clippy::duplicated_attributes)]
 #[ddb(name = "Labels", pk = "PK", sk = "SK")]
 #[ddb(index(
     name = "ByType",
@@ -294,12 +297,21 @@ async fn sync_brings_a_table_in_line_with_the_code() {
     include("SK", "GSI1SK", "label")
 ))]
 #[ddb(local_index(name = "ByLabel", sk = "LabelSK", include("label", "LabelSK", "PK")))]
+#[ddb(index(
+    name = "ByVersion",
+    pk = "_type",
+    sk = "_schema",
+    sk_type = "N",
+    include("PK")
+))]
 struct Labels;
 
 /// An index's key attributes and the table's are in every index already:
 /// `NonKeyAttributes` names none of them (not the entity type where it keys
 /// the index), only what the index would not hold otherwise, another
-/// index's key included. The table is created.
+/// index's key included. An INCLUDE list of keys alone (ddb's additions
+/// included) would be empty, which DynamoDB refuses: it is KEYS_ONLY,
+/// which holds the same. The table is created.
 #[tokio::test]
 async fn include_projections_list_no_key_attribute_of_the_index_or_table() {
     let input = ddb_runtime::schema::create_table_input(&Labels::DEF, "Labels");
@@ -321,6 +333,12 @@ async fn include_projections_list_no_key_attribute_of_the_index_or_table() {
         ["_schema", "_type", "label"],
         "GSI1"
     );
+    let by_version = globals[2].projection().unwrap();
+    assert_eq!(
+        by_version.projection_type(),
+        Some(&ProjectionType::KeysOnly)
+    );
+    assert!(by_version.non_key_attributes.is_none());
     assert_eq!(
         include(input.local_secondary_indexes()[0].projection()),
         ["_schema", "_type", "label"],
@@ -337,6 +355,6 @@ async fn include_projections_list_no_key_attribute_of_the_index_or_table() {
             .unwrap()
             .global_secondary_indexes()
             .len(),
-        2
+        3
     );
 }

@@ -4,7 +4,7 @@
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
-use crate::model::{EntitySchema, IndexKind, Projection as IndexProjection};
+use crate::model::{EntitySchema, IndexKind};
 use crate::{Entity, Item};
 
 /// A subset of entity `E`'s fields. Derive it; the derive checks at compile
@@ -80,12 +80,10 @@ pub(crate) fn decode<E: Entity, P: Projection<E>>(item: Item) -> Result<P> {
 }
 
 /// Whether a query of `index` (`None`: the table) carries `attribute`,
-/// exactly as DynamoDB projects it: the table's key attributes and the
-/// index's own, then everything (ALL), nothing more (KEYS_ONLY), or the
-/// INCLUDE list and the entity type ddb adds to it. A base-table query, and
-/// a local index (which fetches from the table), carry everything.
+/// exactly as DynamoDB projects it (`IndexDef::projects`). A base-table
+/// query, and a local index (which fetches from the table what it does not
+/// project), carry everything.
 pub(crate) const fn carries(schema: &EntitySchema, index: Option<&str>, attribute: &str) -> bool {
-    use crate::check::str_eq;
     let table = schema.table;
     let Some(name) = index else {
         return true;
@@ -93,61 +91,7 @@ pub(crate) const fn carries(schema: &EntitySchema, index: Option<&str>, attribut
     let Some(index) = table.index(name) else {
         return true;
     };
-    let table_key = match table.sk {
-        Some(sk) => str_eq(sk.name, attribute),
-        None => false,
-    };
-    if str_eq(table.pk.name, attribute) || table_key || is_key_of(index, attribute) {
-        return true;
-    }
-    match index.projection {
-        IndexProjection::All => true,
-        _ if matches!(index.kind, IndexKind::Local) => true,
-        IndexProjection::KeysOnly => false,
-        IndexProjection::Include(list) => {
-            if str_eq(table.entity_attribute, attribute)
-                || str_eq(crate::schema::SCHEMA_VERSION_ATTRIBUTE, attribute)
-            {
-                return true;
-            }
-            let mut i = 0;
-            while i < list.len() {
-                if str_eq(list[i], attribute) {
-                    return true;
-                }
-                i += 1;
-            }
-            false
-        }
-    }
-}
-
-/// Whether `attribute` is one of `index`'s own key attributes.
-const fn is_key_of(index: &crate::model::IndexDef, attribute: &str) -> bool {
-    use crate::check::str_eq;
-    if str_eq(index.pk.name, attribute) {
-        return true;
-    }
-    if let Some(sk) = index.sk {
-        if str_eq(sk.name, attribute) {
-            return true;
-        }
-    }
-    let mut i = 0;
-    while i < index.pk_more.len() {
-        if str_eq(index.pk_more[i].name, attribute) {
-            return true;
-        }
-        i += 1;
-    }
-    let mut i = 0;
-    while i < index.sk_more.len() {
-        if str_eq(index.sk_more[i].name, attribute) {
-            return true;
-        }
-        i += 1;
-    }
-    false
+    matches!(index.kind, IndexKind::Local) || index.projects(table, attribute)
 }
 
 /// Whether a query of `index` carries every attribute of the entity (so

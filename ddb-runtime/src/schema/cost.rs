@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::model::{EntitySchema, Projection};
+use crate::model::EntitySchema;
 use crate::write::item_size;
 use crate::Item;
 
@@ -54,31 +54,11 @@ pub fn write_cost(entity: &EntitySchema, item: &Item) -> WriteCost {
         .iter()
         .filter(|index| index.key_attributes().all(|a| item.contains_key(a.name)))
         .map(|index| {
-            let projected: Item = match index.projection {
-                Projection::All => item.clone(),
-                Projection::KeysOnly | Projection::Include(_) => {
-                    let extra: &[&str] = match index.projection {
-                        Projection::Include(attributes) => attributes,
-                        _ => &[],
-                    };
-                    // ddb adds the entity type and schema version to an
-                    // INCLUDE list, never to KEYS_ONLY.
-                    let include = matches!(index.projection, Projection::Include(_));
-                    let keep = |name: &str| {
-                        name == table.pk.name
-                            || table.sk.is_some_and(|sk| sk.name == name)
-                            || index.key_attributes().any(|a| a.name == name)
-                            || extra.contains(&name)
-                            || (include
-                                && (name == table.entity_attribute
-                                    || name == super::schema::SCHEMA_VERSION_ATTRIBUTE))
-                    };
-                    item.iter()
-                        .filter(|(name, _)| keep(name))
-                        .map(|(n, v)| (n.clone(), v.clone()))
-                        .collect()
-                }
-            };
+            let projected: Item = item
+                .iter()
+                .filter(|(name, _)| index.projects(table, name))
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect();
             (index.name, units(item_size(&projected), WRITE_UNIT))
         })
         .collect();

@@ -281,18 +281,24 @@ fn indexes_queried(entity: &EntitySchema) -> Vec<&'static crate::model::IndexDef
     names.into_iter().filter_map(|n| table.index(n)).collect()
 }
 
-/// The attributes a query of `index` can read, when it projects only some.
+/// The attributes a query of `index` can read, when it projects only some:
+/// those DynamoDB holds in it (`IndexDef::projects`), each once, sorted.
 fn projected(table: &TableDef, index: &crate::model::IndexDef) -> Option<Vec<&'static str>> {
-    let extra: &[&'static str] = match index.projection {
+    let listed: &[&'static str] = match index.projection {
         Projection::All => return None,
         Projection::KeysOnly => &[],
         Projection::Include(attributes) => attributes,
     };
+    let ddb_adds = [
+        table.entity_attribute,
+        super::schema::SCHEMA_VERSION_ATTRIBUTE,
+    ];
     let mut attributes: Vec<&'static str> = std::iter::once(table.pk.name)
         .chain(table.sk.map(|a| a.name))
         .chain(index.key_attributes().map(|a| a.name))
-        .chain(extra.iter().copied())
-        .chain([table.entity_attribute])
+        .chain(listed.iter().copied())
+        .chain(ddb_adds)
+        .filter(|name| index.projects(table, name))
         .collect();
     attributes.sort_unstable();
     attributes.dedup();

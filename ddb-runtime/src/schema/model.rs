@@ -121,6 +121,69 @@ impl IndexDef {
     pub const fn is_multi_attribute(&self) -> bool {
         self.multi_attribute
     }
+
+    /// Whether `attribute` is a key attribute of `table` or of this index:
+    /// DynamoDB holds those in every index, whatever it projects.
+    pub(crate) const fn is_key(&self, table: &TableDef, attribute: &str) -> bool {
+        use crate::check::str_eq;
+        const fn named(key: Option<KeyAttribute>, attribute: &str) -> bool {
+            match key {
+                Some(key) => str_eq(key.name, attribute),
+                None => false,
+            }
+        }
+        if named(Some(table.pk), attribute) || named(table.sk, attribute) {
+            return true;
+        }
+        if named(Some(self.pk), attribute) || named(self.sk, attribute) {
+            return true;
+        }
+        let mut i = 0;
+        while i < self.pk_more.len() {
+            if str_eq(self.pk_more[i].name, attribute) {
+                return true;
+            }
+            i += 1;
+        }
+        let mut i = 0;
+        while i < self.sk_more.len() {
+            if str_eq(self.sk_more[i].name, attribute) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Whether DynamoDB holds `attribute` in this index's items: the keys
+    /// ([`is_key`](Self::is_key)), then everything (ALL), nothing more
+    /// (KEYS_ONLY), or the INCLUDE list and the entity-type and
+    /// schema-version attributes ddb adds to every INCLUDE list.
+    pub(crate) const fn projects(&self, table: &TableDef, attribute: &str) -> bool {
+        use crate::check::str_eq;
+        if self.is_key(table, attribute) {
+            return true;
+        }
+        match self.projection {
+            Projection::All => true,
+            Projection::KeysOnly => false,
+            Projection::Include(listed) => {
+                if str_eq(table.entity_attribute, attribute)
+                    || str_eq(crate::schema::SCHEMA_VERSION_ATTRIBUTE, attribute)
+                {
+                    return true;
+                }
+                let mut i = 0;
+                while i < listed.len() {
+                    if str_eq(listed[i], attribute) {
+                        return true;
+                    }
+                    i += 1;
+                }
+                false
+            }
+        }
+    }
 }
 
 /// A table as `#[derive(Table)]` declares it.

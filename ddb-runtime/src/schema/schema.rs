@@ -93,38 +93,32 @@ fn index_key_schema(index: &IndexDef) -> Vec<KeySchemaElement> {
     partition.chain(sort).collect()
 }
 
-/// `index`'s projection. ddb adds the entity type and the schema version to
-/// every INCLUDE list (index items can be told apart, and read at their
-/// version), and leaves out the table's and the index's own key attributes:
-/// DynamoDB projects those into every index, and they are not its
-/// `NonKeyAttributes` (the entity type, where it keys the index, included).
+/// `index`'s projection. An INCLUDE list names what the index holds
+/// (`IndexDef::projects`: the declared list, and the entity type and
+/// schema version ddb adds to it) but not the table's and the index's own
+/// key attributes, which DynamoDB projects into every index and does not
+/// take as `NonKeyAttributes`; a list left empty (every name a key) is
+/// KEYS_ONLY, which holds the same.
 fn projection(index: &IndexDef, table: &TableDef) -> SdkProjection {
-    let kind = match index.projection {
-        Projection::All => ProjectionType::All,
-        Projection::KeysOnly => ProjectionType::KeysOnly,
-        Projection::Include(_) => ProjectionType::Include,
+    let of_kind = |kind| SdkProjection::builder().projection_type(kind);
+    let listed = match index.projection {
+        Projection::All => return of_kind(ProjectionType::All).build(),
+        Projection::KeysOnly => return of_kind(ProjectionType::KeysOnly).build(),
+        Projection::Include(listed) => listed,
     };
-    let mut builder = SdkProjection::builder().projection_type(kind);
-    if let Projection::Include(attributes) = index.projection {
-        let is_key = |name: &str| {
-            let table_keys = std::iter::once(table.pk).chain(table.sk);
-            table_keys
-                .chain(index.key_attributes())
-                .any(|key| key.name == name)
-        };
-        let mut listed: Vec<String> = Vec::new();
-        let names = attributes
-            .iter()
-            .copied()
-            .chain([table.entity_attribute, SCHEMA_VERSION_ATTRIBUTE]);
-        for name in names {
-            if !is_key(name) && !listed.iter().any(|n| n == name) {
-                listed.push(name.to_owned());
-            }
+    let ddb_adds = [table.entity_attribute, SCHEMA_VERSION_ATTRIBUTE];
+    let mut non_key: Vec<String> = Vec::new();
+    for name in listed.iter().copied().chain(ddb_adds) {
+        if !index.is_key(table, name) && !non_key.iter().any(|n| n == name) {
+            non_key.push(name.to_owned());
         }
-        builder = builder.set_non_key_attributes(Some(listed));
     }
-    builder.build()
+    if non_key.is_empty() {
+        return of_kind(ProjectionType::KeysOnly).build();
+    }
+    of_kind(ProjectionType::Include)
+        .set_non_key_attributes(Some(non_key))
+        .build()
 }
 
 fn scalar(ty: ScalarType) -> ScalarAttributeType {
