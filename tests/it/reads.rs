@@ -1055,14 +1055,15 @@ async fn consistent_read_is_sent_exactly_when_asked() {
         };
         assert!(!query.send().await.unwrap().items.is_empty());
     }
-    let partition = Customer::pk(&customer_id).unwrap();
-    let profile_and_orders =
-        through.collection::<ddb_examples::single_table::CustomerItem>(partition);
-    let page = profile_and_orders
-        .consistent_read(true)
-        .send()
-        .await
-        .unwrap();
-    assert!(!page.items.is_empty());
-    assert_eq!(consistent("Query"), [None, Some(true), None, Some(true)]);
+    for read in [None, Some(true), Some(false)] {
+        let partition = Customer::pk(&customer_id).unwrap();
+        let collection = through.collection::<CustomerItem>(partition);
+        let collection = match read {
+            Some(consistent) => collection.consistent_read(consistent),
+            None => collection,
+        };
+        assert!(!collection.send().await.unwrap().items.is_empty());
+    }
+    let expected = [None, Some(true), None];
+    assert_eq!(consistent("Query"), [expected, expected].concat());
 }
