@@ -240,8 +240,8 @@ impl Db {
 
     /// Brings table `T` in line with its declaration (see
     /// [`schema::sync_table`]): creates it if missing, adds the global indexes
-    /// it lacks, turns on time to live; never deletes or re-keys. Returns
-    /// what it did and what it left.
+    /// it lacks, turns on time to live; never deletes, re-keys or changes a
+    /// projection. Returns what it did and what it left.
     pub async fn sync_table<T: Table + 'static>(&self) -> Result<schema::SyncPlan> {
         schema::sync_table(
             self.client(),

@@ -246,9 +246,22 @@ fn raw_open_order(item: &Item) -> Result<OpenOrder, BoxError> {
     })
 }
 
+/// The tables the run created and has not deleted: a workload that fails
+/// leaves its tables, and they are deleted before the error is returned (on
+/// DynamoDB, `DDB_ENDPOINT` or real AWS, a table left behind stays, and is
+/// billed).
+static CREATED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn created() -> std::sync::MutexGuard<'static, Vec<String>> {
+    CREATED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A fresh copy of the store's table, for one side of one round.
 async fn fresh_table(client: &Client) -> Result<String, BoxError> {
     let name = ddb_runtime::local::unique_table_name("Bench");
+    // Kept before it is asked for: a table whose creation failed after
+    // DynamoDB took it is deleted too.
+    created().push(name.clone());
     ddb_runtime::schema::create_table_if_missing(
         client,
         &Ecommerce::DEF,
@@ -257,6 +270,13 @@ async fn fresh_table(client: &Client) -> Result<String, BoxError> {
     )
     .await?;
     Ok(name)
+}
+
+/// Deletes a table the run created.
+async fn delete_table(client: &Client, name: String) -> Result<(), BoxError> {
+    client.delete_table().table_name(&name).send().await?;
+    created().retain(|table| *table != name);
+    Ok(())
 }
 
 async fn raw_put_all(client: &Client, table: &str, items: Vec<Item>) -> Result<(), BoxError> {
@@ -1083,10 +1103,38 @@ async fn main() -> Result<(), BoxError> {
     // `DDB_BENCH_SIDE=ddb` (or `raw`) runs that side alone, for a profiler
     // counting one side's work (`valgrind --tool=callgrind`).
     let one_side = std::env::var("DDB_BENCH_SIDE").ok();
-    let one_side = one_side.as_deref();
+    let outcome = run_workloads(client.clone(), rounds, &only, one_side.as_deref()).await;
+    // A failed workload leaves its tables: deleted before it is reported.
+    let left = std::mem::take(&mut *created());
+    for table in left {
+        let deleted = client.delete_table().table_name(&table).send().await;
+        match deleted {
+            // Named before it was asked for, and never created.
+            Err(error)
+                if error
+                    .as_service_error()
+                    .is_some_and(|e| e.is_resource_not_found_exception()) => {}
+            Err(error) => eprintln!(
+                "the bench table {table} could not be deleted: {}",
+                aws_sdk_dynamodb::error::DisplayErrorContext(&error)
+            ),
+            Ok(_) => {}
+        }
+    }
+    outcome
+}
+
+/// Runs the workloads whose name contains `only`, `rounds` rounds each,
+/// and prints their lines.
+async fn run_workloads(
+    client: Client,
+    rounds: usize,
+    only: &str,
+    one_side: Option<&str>,
+) -> Result<(), BoxError> {
     let handle = Db::new(client.clone());
     for (workload, name) in WORKLOADS {
-        if !name.contains(only.as_str()) {
+        if !name.contains(only) {
             continue;
         }
         let mut ddb_ms = Vec::new();
@@ -1134,7 +1182,7 @@ async fn main() -> Result<(), BoxError> {
                 }
                 if round_tables.is_none() {
                     for table in [ddb_table, raw_table] {
-                        client.delete_table().table_name(table).send().await?;
+                        delete_table(&client, table).await?;
                     }
                 }
             }
@@ -1158,7 +1206,7 @@ async fn main() -> Result<(), BoxError> {
             }
             ratios.push(ddb_last.elapsed.as_secs_f64() / raw_last.elapsed.as_secs_f64());
             for table in round_tables.into_iter().flat_map(|(d, r)| [d, r]) {
-                client.delete_table().table_name(table).send().await?;
+                delete_table(&client, table).await?;
             }
         }
         // The ratio is the median of the rounds' own ratios: each round runs

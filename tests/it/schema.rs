@@ -276,6 +276,60 @@ async fn sync_brings_a_table_in_line_with_the_code() {
     assert_eq!(plan.changes, [SyncChange::CreateTable]);
 }
 
+/// A table as first deployed: an INCLUDE index and two KEYS_ONLY ones.
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Projected", pk = "PK", sk = "SK")]
+#[ddb(index(name = "ByStatus", pk = "GSI1PK", sk = "GSI1SK", include("status")))]
+#[ddb(index(name = "ByOrder", pk = "GSI2PK", projection = "keys_only"))]
+#[ddb(local_index(name = "ByTotal", sk = "LSI1SK", projection = "keys_only"))]
+struct ProjectedV1;
+
+/// The code later: the INCLUDE index holds one more attribute, the
+/// KEYS_ONLY one everything, the local one an INCLUDE list.
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Projected", pk = "PK", sk = "SK")]
+#[ddb(index(
+    name = "ByStatus",
+    pk = "GSI1PK",
+    sk = "GSI1SK",
+    include("status", "total")
+))]
+#[ddb(index(name = "ByOrder", pk = "GSI2PK"))]
+#[ddb(local_index(name = "ByTotal", sk = "LSI1SK", include("total")))]
+struct ProjectedV2;
+
+/// Sync reports an index whose projection differs from the code's (DynamoDB
+/// cannot change it in place, and ddb's queries read what the code
+/// declares) and changes nothing; a table created from the code, INCLUDE
+/// lists that name keys and an INCLUDE of keys alone included, has no
+/// difference.
+#[tokio::test]
+async fn sync_reports_an_index_projection_other_than_the_code() {
+    use ddb_runtime::schema::plan_sync;
+    let client = ddb_tests::client();
+    let name = ddb_tests::create_table(&client, &ProjectedV1::DEF).await;
+    let same = plan_sync(&client, &ProjectedV1::DEF, &name).await.unwrap();
+    assert!(same.is_empty(), "{same}");
+
+    let plan = plan_sync(&client, &ProjectedV2::DEF, &name).await.unwrap();
+    assert!(plan.changes.is_empty(), "{plan}");
+    assert_eq!(
+        plan.differences,
+        [
+            "global index ByStatus holds its keys and _schema, _type, status in the table, \
+             and the code declares its keys and _schema, _type, status, total",
+            "global index ByOrder holds its keys only (KEYS_ONLY) in the table, \
+             and the code declares every attribute (ALL)",
+            "local index ByTotal holds its keys only (KEYS_ONLY) in the table, \
+             and the code declares its keys and _schema, _type, total",
+        ]
+    );
+
+    let labels = ddb_tests::create_table(&client, &Labels::DEF).await;
+    let same = plan_sync(&client, &Labels::DEF, &labels).await.unwrap();
+    assert!(same.is_empty(), "{same}");
+}
+
 /// A table whose INCLUDE lists name key attributes: the entity-type
 /// attribute keys two indexes (one sorted by the schema version), and the
 /// lists name the table's and the indexes' own keys.

@@ -382,7 +382,8 @@ pub enum SyncChange {
 
 /// What [`sync_table`] does (or, as a dry run, would do): the changes it
 /// applies, and the differences it never applies (it neither deletes nor
-/// re-keys anything) for a person to decide. Its `Display` is a readable diff.
+/// re-keys anything, nor changes what an index projects) for a person to
+/// decide. Its `Display` is a readable diff.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SyncPlan {
     /// The changes, in the order they are applied.
@@ -424,6 +425,60 @@ fn described_keys(schema: &[KeySchemaElement]) -> Vec<String> {
         .collect()
 }
 
+/// What an index holds besides its keys, from its projection: `None` for
+/// every attribute (ALL), else the other attributes it projects, sorted
+/// (none for KEYS_ONLY). Compared so, a list that also names keys, or an
+/// INCLUDE of keys alone sent as KEYS_ONLY, is no difference.
+fn held_besides_keys(
+    projection: &SdkProjection,
+    index: &IndexDef,
+    table: &TableDef,
+) -> Option<Vec<String>> {
+    if projection.projection_type() == Some(&ProjectionType::All) {
+        return None;
+    }
+    let mut names: Vec<String> = projection
+        .non_key_attributes()
+        .iter()
+        .filter(|name| !index.is_key(table, name))
+        .cloned()
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    Some(names)
+}
+
+/// [`held_besides_keys`], in words.
+fn describe_held(held: &Option<Vec<String>>) -> String {
+    match held {
+        None => "every attribute (ALL)".to_owned(),
+        Some(names) if names.is_empty() => "its keys only (KEYS_ONLY)".to_owned(),
+        Some(names) => format!("its keys and {}", names.join(", ")),
+    }
+}
+
+/// The difference between the projection of `index` in the table
+/// (`described`) and the code's, if any: DynamoDB cannot change an index's
+/// projection in place, and a query of ddb reads what the code declares
+/// (the entity type and schema version of an INCLUDE list among it).
+fn projection_difference(
+    kind: &str,
+    index: &IndexDef,
+    table: &TableDef,
+    described: Option<&SdkProjection>,
+) -> Option<String> {
+    let found = held_besides_keys(described?, index, table);
+    let declared = held_besides_keys(&projection(index, table), index, table);
+    (found != declared).then(|| {
+        format!(
+            "{kind} index {} holds {} in the table, and the code declares {}",
+            index.name,
+            describe_held(&found),
+            describe_held(&declared)
+        )
+    })
+}
+
 /// What [`sync_table`] would change in table `name` to match `table`,
 /// without changing anything (a dry run).
 pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<SyncPlan, Error> {
@@ -456,39 +511,55 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
         plan.differences
             .push("the table's primary key differs from the code's".to_owned());
     }
-    let existing: Vec<(&str, Vec<String>)> = current
+    let existing: Vec<(&str, Vec<String>, Option<&SdkProjection>)> = current
         .global_secondary_indexes()
         .iter()
         .map(|i| {
             (
                 i.index_name().unwrap_or_default(),
                 described_keys(i.key_schema()),
+                i.projection(),
             )
         })
         .collect();
     for index in table.indexes {
         let wanted = described_keys(&index_key_schema(index));
-        match (index.kind, existing.iter().find(|(n, _)| *n == index.name)) {
+        match (index.kind, existing.iter().find(|(n, ..)| *n == index.name)) {
             (IndexKind::Global, None) => plan.changes.push(SyncChange::AddIndex(index.name)),
-            (IndexKind::Global, Some((_, keys))) if *keys != wanted => plan.differences.push(
+            (IndexKind::Global, Some((_, keys, _))) if *keys != wanted => plan.differences.push(
                 format!("global index {} has another key in the table", index.name),
             ),
-            (IndexKind::Global, Some(_)) => {}
+            (IndexKind::Global, Some((.., described))) => {
+                let difference = projection_difference("global", index, table, *described);
+                plan.differences.extend(difference);
+            }
             (IndexKind::Local, _) => {
                 let present = current
                     .local_secondary_indexes()
                     .iter()
-                    .any(|i| i.index_name() == Some(index.name));
-                if !present {
-                    plan.differences.push(format!(
+                    .find(|i| i.index_name() == Some(index.name));
+                let keys = described_keys(&key_schema(table.pk, index.sk));
+                match present {
+                    Some(local) if described_keys(local.key_schema()) != keys => {
+                        plan.differences.push(format!(
+                            "local index {} has another key in the table",
+                            index.name
+                        ));
+                    }
+                    Some(local) => {
+                        let described = local.projection();
+                        let difference = projection_difference("local", index, table, described);
+                        plan.differences.extend(difference);
+                    }
+                    None => plan.differences.push(format!(
                         "local index {} is missing: DynamoDB creates local indexes with the table only",
                         index.name
-                    ));
+                    )),
                 }
             }
         }
     }
-    for (existing_name, _) in &existing {
+    for (existing_name, ..) in &existing {
         if !table.indexes.iter().any(|i| i.name == *existing_name) {
             plan.differences.push(format!(
                 "global index {existing_name} is in the table and not in the code"
@@ -511,8 +582,9 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
 /// Brings table `name` in line with `table`: creates it if missing, adds the
 /// global indexes it lacks (one UpdateTable at a time, waiting for each to be
 /// ACTIVE, as DynamoDB requires), and turns on time to live. It never deletes
-/// an index or changes a key schema: those differences come back in the plan,
-/// with the changes it applied. [`plan_sync`] is the dry run.
+/// an index, changes a key schema or an index's projection (which DynamoDB
+/// cannot change in place): those differences come back in the plan, with
+/// the changes it applied. [`plan_sync`] is the dry run.
 ///
 /// ```no_run
 /// # async fn demo(client: aws_sdk_dynamodb::Client) -> Result<(), ddb_runtime::Error> {
