@@ -209,10 +209,9 @@ async fn a_projected_index_query_names_only_attributes_its_policy_allows() {
         .send()
         .await
         .unwrap();
-    let sent = proxy.recorded("Query");
+    let sent = ddb_tests::recorded_json(&proxy, "Query");
     assert!(!sent.is_empty());
     for body in sent {
-        let body: Value = serde_json::from_slice(&body).unwrap();
         let names = &body["ExpressionAttributeNames"];
         let projection = body["ProjectionExpression"].as_str().unwrap();
         for name in projection.split(',').map(str::trim) {

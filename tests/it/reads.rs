@@ -1023,13 +1023,9 @@ async fn consistent_read_is_sent_exactly_when_asked() {
     let db = store().await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     let consistent = |target: &str| -> Vec<Option<bool>> {
-        proxy
-            .recorded(target)
+        ddb_tests::recorded_json(&proxy, target)
             .iter()
-            .map(|body| {
-                let body: serde_json::Value = serde_json::from_slice(body).unwrap();
-                body.get("ConsistentRead").map(|v| v.as_bool().unwrap())
-            })
+            .map(|body| body.get("ConsistentRead").map(|v| v.as_bool().unwrap()))
             .collect()
     };
     proxy.record("GetItem");

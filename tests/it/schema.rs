@@ -328,6 +328,12 @@ async fn sync_reports_an_index_projection_other_than_the_code() {
     let labels = ddb_tests::create_table(&client, &Labels::DEF).await;
     let same = plan_sync(&client, &Labels::DEF, &labels).await.unwrap();
     assert!(same.is_empty(), "{same}");
+
+    // The code without the local index: reported, never deleted.
+    let plan = plan_sync(&client, &EvolvingV1::DEF, &name).await.unwrap();
+    assert!(plan
+        .differences
+        .contains(&"local index ByTotal is in the table and not in the code".to_owned()));
 }
 
 /// A table whose INCLUDE lists name key attributes: the entity-type

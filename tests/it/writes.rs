@@ -1695,11 +1695,7 @@ async fn a_transaction_sent_again_after_a_conflict_sends_the_same_actions() {
         .await
         .unwrap();
 
-    let mut sent: Vec<serde_json::Value> = proxy
-        .recorded("TransactWriteItems")
-        .iter()
-        .map(|body| serde_json::from_slice(body).unwrap())
-        .collect();
+    let mut sent = ddb_tests::recorded_json(&proxy, "TransactWriteItems");
     assert_eq!(sent.len(), 3, "two conflicts, then applied");
     let tokens: Vec<_> = sent
         .iter_mut()
@@ -1830,11 +1826,9 @@ async fn a_transaction_sent_again_through_rewriting_interceptors_is_rewritten_on
 #[tokio::test]
 async fn update_expressions_are_written_as_pinned() {
     let sent = |proxy: &ddb_tests::proxy::Proxy| -> Vec<serde_json::Value> {
-        proxy
-            .recorded("UpdateItem")
+        ddb_tests::recorded_json(proxy, "UpdateItem")
             .iter()
             .map(|body| {
-                let body: serde_json::Value = serde_json::from_slice(body).unwrap();
                 serde_json::json!({
                     "update": body["UpdateExpression"],
                     "condition": body["ConditionExpression"],
@@ -2095,12 +2089,11 @@ async fn long_attribute_names_fall_back_to_placeholders_when_an_expression_would
     assert_eq!(page.items[0].balance, 20);
 
     let name = "balance_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_in_cents_of_the_ledger_";
-    for body in proxy
-        .recorded("UpdateItem")
+    let sent = ddb_tests::recorded_json(&proxy, "UpdateItem");
+    for body in sent
         .iter()
-        .chain(&proxy.recorded("Query"))
+        .chain(&ddb_tests::recorded_json(&proxy, "Query"))
     {
-        let body: serde_json::Value = serde_json::from_slice(body).unwrap();
         for expression in ["ConditionExpression", "FilterExpression"] {
             if let Some(text) = body[expression].as_str() {
                 assert!(text.len() <= ddb_runtime::expr::EXPRESSION_LIMIT);

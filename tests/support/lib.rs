@@ -130,6 +130,16 @@ pub fn patient_client(proxy: &proxy::Proxy) -> Client {
     Client::from_conf(config)
 }
 
+/// The JSON bodies of the `target` requests (`"Query"`, `"UpdateItem"`, ...)
+/// `proxy` recorded, in the order they arrived (see `Proxy::record`).
+pub fn recorded_json(proxy: &proxy::Proxy, target: &str) -> Vec<serde_json::Value> {
+    proxy
+        .recorded(target)
+        .iter()
+        .map(|body| serde_json::from_slice(body).expect("a JSON request body"))
+        .collect()
+}
+
 /// A fault-injecting proxy in front of the local server, and a `Db` that
 /// reaches `db`'s copy of table `T` through it.
 pub async fn through_proxy<T: ddb_runtime::Table + 'static>(

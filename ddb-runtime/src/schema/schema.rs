@@ -566,6 +566,14 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
             ));
         }
     }
+    for local in current.local_secondary_indexes() {
+        let name = local.index_name().unwrap_or_default();
+        if !table.indexes.iter().any(|i| i.name == name) {
+            plan.differences.push(format!(
+                "local index {name} is in the table and not in the code"
+            ));
+        }
+    }
     if let Some(attribute) = table.ttl {
         let (on, current) = time_to_live(client, name).await?;
         match current.as_deref() {
