@@ -289,15 +289,11 @@ fn projected(table: &TableDef, index: &crate::model::IndexDef) -> Option<Vec<&'s
         Projection::KeysOnly => &[],
         Projection::Include(attributes) => attributes,
     };
-    let ddb_adds = [
-        table.entity_attribute,
-        super::schema::SCHEMA_VERSION_ATTRIBUTE,
-    ];
     let mut attributes: Vec<&'static str> = std::iter::once(table.pk.name)
         .chain(table.sk.map(|a| a.name))
         .chain(index.key_attributes().map(|a| a.name))
         .chain(listed.iter().copied())
-        .chain(ddb_adds)
+        .chain(table.added_to_include())
         .filter(|name| index.projects(table, name))
         .collect();
     attributes.sort_unstable();

@@ -168,9 +168,8 @@ impl IndexDef {
             Projection::All => true,
             Projection::KeysOnly => false,
             Projection::Include(listed) => {
-                if str_eq(table.entity_attribute, attribute)
-                    || str_eq(crate::schema::SCHEMA_VERSION_ATTRIBUTE, attribute)
-                {
+                let [entity, version] = table.added_to_include();
+                if str_eq(entity, attribute) || str_eq(version, attribute) {
                     return true;
                 }
                 let mut i = 0;
@@ -234,6 +233,16 @@ impl TableDef {
             i += 1;
         }
         None
+    }
+
+    /// The attributes ddb adds to every INCLUDE list of the table's indexes:
+    /// the entity type, so index items can be told apart, and the schema
+    /// version, so they are read at their version.
+    pub(crate) const fn added_to_include(&self) -> [&'static str; 2] {
+        [
+            self.entity_attribute,
+            crate::schema::SCHEMA_VERSION_ATTRIBUTE,
+        ]
     }
 }
 

@@ -106,9 +106,8 @@ fn projection(index: &IndexDef, table: &TableDef) -> SdkProjection {
         Projection::KeysOnly => return of_kind(ProjectionType::KeysOnly).build(),
         Projection::Include(listed) => listed,
     };
-    let ddb_adds = [table.entity_attribute, SCHEMA_VERSION_ATTRIBUTE];
     let mut non_key: Vec<String> = Vec::new();
-    for name in listed.iter().copied().chain(ddb_adds) {
+    for name in listed.iter().copied().chain(table.added_to_include()) {
         if !index.is_key(table, name) && !non_key.iter().any(|n| n == name) {
             non_key.push(name.to_owned());
         }
