@@ -42,7 +42,7 @@ pub struct OrderItems;
 /// A customer, keyed by the raw id.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Customers, pk = "{customer_id}")]
+#[ddb(table = Customers, entity = "Customer", pk = "{customer_id}")]
 pub struct Customer {
     /// The customer id, stored as `customerId` (the partition key itself).
     pub customer_id: CustomerId,
@@ -56,7 +56,7 @@ pub struct Customer {
 /// An order of the `Orders` table.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "{placed_at}#{order_id}", query = "by_customer")]
+#[ddb(table = Orders, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "{placed_at}#{order_id}", query = "by_customer")]
 #[ddb(index(name = "OrderIdIndex", pk = "{order_id}", query = "by_order_id"))]
 #[ddb(index(name = "StatusIndex", pk = "STATUS#{status}", sk = "{placed_at}#{order_id}",
             query = "open_orders", shards = 4, when(status = OrderStatus::Open)))]
@@ -83,7 +83,7 @@ pub struct Order {
 /// One product of an order.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = OrderItems, pk = "ORDER#{order_id}", sk = "PRODUCT#{product_id}", query = "products_of_order")]
+#[ddb(table = OrderItems, entity = "OrderItem", pk = "ORDER#{order_id}", sk = "PRODUCT#{product_id}", query = "products_of_order")]
 #[ddb(index(
     name = "ProductOrdersIndex",
     pk = "PRODUCT#{product_id}",

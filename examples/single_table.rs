@@ -29,7 +29,7 @@ pub struct Ecommerce;
 
 /// A customer's profile, at `CUSTOMER#123` / `PROFILE`.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+#[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 pub struct Customer {
     /// The customer id.
     pub customer_id: CustomerId,
@@ -44,7 +44,7 @@ pub struct Customer {
 
 /// An order, at `CUSTOMER#123` / `ORDER#2026-09-10T08:12:44Z#A102`.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}",
+#[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}",
       query = "by_customer")]
 #[ddb(index(
     name = "GSI1",
@@ -73,7 +73,7 @@ pub struct Order {
 
 /// One product of an order, at `ORDER#A145` / `PRODUCT#P9`; GSI1 inverts it.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Ecommerce, pk = "ORDER#{order_id}", sk = "PRODUCT#{product_id}", query = "products_of_order")]
+#[ddb(table = Ecommerce, entity = "OrderItem", pk = "ORDER#{order_id}", sk = "PRODUCT#{product_id}", query = "products_of_order")]
 #[ddb(index(
     name = "GSI1",
     pk = "PRODUCT#{product_id}",

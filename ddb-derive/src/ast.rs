@@ -275,6 +275,18 @@ impl<'a> Entity<'a> {
                 when: index.when.clone(),
             });
         }
+        if raw.entity.is_none() && !raw.had_unknown_key {
+            cx.error_spanned_by(
+                &input.ident,
+                format!(
+                    "missing `entity = \"...\"` in #[ddb(...)]: ddb stores this name in every item as its \
+                     entity type, so it must not change when the struct is renamed; name it once, e.g. \
+                     #[ddb(table = ..., entity = \"{}\", ...)] (see the attribute reference on \
+                     `ddb_runtime::Entity`)",
+                    input.ident
+                ),
+            );
+        }
         let entity_type = raw
             .entity
             .as_ref()

@@ -169,6 +169,10 @@ pub struct RawField {
 pub struct SerdeConversion {
     /// `with = "module"`.
     pub with: Option<String>,
+    /// `serialize_with = "function"`.
+    pub serialize_with: Option<String>,
+    /// `deserialize_with = "function"`.
+    pub deserialize_with: Option<String>,
     /// `skip_serializing_if = "path"`.
     pub skip_if: Option<String>,
     /// `default` (`Some(None)`) or `default = "path"` (`Some(Some(path))`).
@@ -192,6 +196,8 @@ pub fn serde_conversion(attrs: &[Attribute], followed: &[&str]) -> SerdeConversi
             };
             match key.as_str() {
                 "with" => conversion.with = value,
+                "serialize_with" => conversion.serialize_with = value,
+                "deserialize_with" => conversion.deserialize_with = value,
                 "skip_serializing_if" => conversion.skip_if = value,
                 "default" => conversion.default = Some(value),
                 // `rename = ".."`; the split form `rename(deserialize = ..)`

@@ -5,7 +5,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Path};
 
-use crate::attr::{for_each_ddb, serde_conversion, serde_value, unknown};
+use crate::attr::{for_each_ddb, serde_value, unknown};
 use crate::ctxt::Ctxt;
 use crate::expand::convert::{read_fields, FieldRead};
 use crate::symbol::{ENTITY, PROJECTION_KEYS, RENAME, RENAME_ALL};
@@ -42,11 +42,6 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         return cx.into_compile_errors();
     };
     let rename_all = serde_value(&input.attrs, RENAME_ALL);
-    // The decoding is generated when every serde attribute in play is one it
-    // follows (rename_all; rename, with, default); else serde_dynamo decodes.
-    let container = serde_conversion(&input.attrs, &[RENAME_ALL]);
-    let mut generated = !container.unfollowed && container.default.is_none();
-    let entity_type = quote!(<#entity as #p::Entity>::SCHEMA.entity_type);
     let mut reads = Vec::new();
     let mut assigned = Vec::new();
     let mut attributes = Vec::new();
@@ -62,11 +57,14 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             rename_all.as_deref(),
         );
         attributes.push(quote!(<#entity as #p::Entity>::SCHEMA.attribute_of(#rust_name)));
-        let conversion = serde_conversion(&field.attrs, &[RENAME]);
-        generated &= !conversion.unfollowed;
         let binding = format_ident!("__field_{}", assigned.len());
         assigned.push(quote!(#name: #binding));
-        reads.push((binding, ty, own.clone(), conversion));
+        // Read by the entity field's own reader: a projection decodes each
+        // attribute exactly as the entity does.
+        let reader = quote_spanned! {ty.span()=>
+            |__value| <#entity>::fields().#name.from_attribute_value(__value)
+        };
+        reads.push((binding, ty, own.clone(), reader));
         // The field exists on the entity with the same type.
         fn_checks.push(quote_spanned! {ty.span()=>
             let _: &#ty = &entity.#name;
@@ -81,26 +79,22 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         });
     }
     let errors = cx.into_compile_errors();
-    let from_item = generated.then(|| {
-        let reads: Vec<FieldRead> = reads
-            .iter()
-            .map(|(binding, ty, attribute, conversion)| FieldRead {
-                binding: binding.clone(),
-                ty,
-                attribute,
-                conversion,
-            })
-            .collect();
-        let reads = read_fields(&entity_type, &reads);
-        quote! {
-            fn __from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
-                #[allow(unused_imports)]
-                use #p::{DirectConv as _, SerdeConv as _, SerdeDecode as _};
-                #reads
-                ::core::result::Result::Ok(Self { #(#assigned,)* })
-            }
+    let reads: Vec<FieldRead> = reads
+        .iter()
+        .map(|(binding, ty, attribute, reader)| FieldRead {
+            binding: binding.clone(),
+            ty,
+            attribute,
+            reader: reader.clone(),
+        })
+        .collect();
+    let reads = read_fields(&reads);
+    let from_item = quote! {
+        fn __from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
+            #reads
+            ::core::result::Result::Ok(Self { #(#assigned,)* })
         }
-    });
+    };
     quote! {
         #errors
         #[automatically_derived]

@@ -12,24 +12,6 @@ pub use crate::model::{
     MultiAttributeKey, Part, Projection as IndexProjection, ScalarType, TableDef, Template,
 };
 
-/// The value of field `attribute` in `values`, decoded as the field's
-/// type; a missing attribute decodes as null (`None` for an `Option`).
-pub fn field_from<T: serde::de::DeserializeOwned>(
-    entity: &'static str,
-    attribute: &str,
-    values: &Item,
-) -> Result<T, Error> {
-    let value = values
-        .get(attribute)
-        .cloned()
-        .unwrap_or(AttributeValue::Null(true));
-    serde_dynamo::from_attribute_value(value).map_err(|source| Error::Decode {
-        entity,
-        key: None,
-        source,
-    })
-}
-
 /// `index_key_from` asked for a position that is not an index it can
 /// compute from values alone: a bug in ddb, reported rather than panicking.
 pub fn no_such_index(entity: &'static str, position: usize) -> Error {
@@ -285,8 +267,12 @@ pub fn key_from_values<E>(values: KeyValues) -> Key<E> {
 }
 
 /// The attribute named `name` of entity `E`: `Entity::fields()` makes them.
-pub const fn attr<E, T, M>(name: &'static str) -> Attr<E, T, M> {
-    Attr::new(name)
+pub const fn attr<E, T, M>(
+    name: &'static str,
+    encode: fn(&T) -> Result<AttributeValue, Error>,
+    read: fn(Option<AttributeValue>) -> Result<T, Error>,
+) -> Attr<E, T, M> {
+    Attr::new(name, crate::expr::FieldCodec { encode, read })
 }
 pub use crate::query::QueryKey;
 

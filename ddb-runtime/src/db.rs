@@ -28,7 +28,7 @@ use crate::{Entity, Key, Table};
 /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
 /// # struct Ecommerce;
 /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 /// # struct Customer { customer_id: String, name: String }
 /// let db = ddb_runtime::Db::new(client).with_table_name::<Ecommerce>("Ecommerce-staging");
 /// let customer: Option<Customer> = db.get(Customer::key(&"123".to_string())?).send().await?;

@@ -302,7 +302,7 @@ pub enum Error {
     /// A request to DynamoDB failed; the SDK's error is the source, and
     /// `kind` says how it failed (DynamoDB answered with an error, the
     /// request timed out, could not be sent, or its answer was lost).
-    #[error("DynamoDB {operation} failed ({kind:?}): {source}")]
+    #[error("DynamoDB {operation} failed ({kind:?}): {}", ServiceText(source))]
     Sdk {
         /// The operation, e.g. `"CreateTable"`.
         operation: &'static str,
@@ -686,4 +686,21 @@ pub(crate) fn try_map_all<T, U>(
         out.push(f(item)?);
     }
     Ok(out)
+}
+
+/// An SDK error as the service reported it: its error code and message
+/// (`ValidationException: The table does not have the specified index:
+/// GSI3`), or the SDK's own text for a failure without one (a timeout, a
+/// request that could not be sent).
+struct ServiceText<'a>(&'a aws_sdk_dynamodb::Error);
+
+impl std::fmt::Display for ServiceText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+        match (self.0.code(), self.0.message()) {
+            (Some(code), Some(message)) => write!(f, "{code}: {message}"),
+            (Some(code), None) => f.write_str(code),
+            _ => write!(f, "{}", self.0),
+        }
+    }
 }

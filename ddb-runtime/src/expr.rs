@@ -426,7 +426,7 @@ impl<E> From<Condition<E>> for Expression {
 /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
 /// # struct Ecommerce;
 /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+/// # #[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
 /// # struct Order { customer_id: String, order_id: String, status: String, total_cents: u64 }
 /// let fields = Order::fields();
 /// let big_and_open = fields.total_cents.gt(10_000) & fields.status.eq("OPEN");
@@ -741,10 +741,35 @@ pub struct KeyPart;
 /// One attribute of entity `E` holding a `T`: the typed handle conditions and
 /// updates are built from. `#[derive(Entity)]` makes one per field, reached
 /// through `Entity::fields()`; fields of the primary key are `Attr<E, T, KeyPart>`.
+///
+/// The handle carries the field's own encoder and decoder, the very code
+/// `to_item` and `from_item` use: a value set by an update, compared in a
+/// condition or a filter, or read back is in the form the item stores,
+/// whatever the field's type and serde attributes (`with`,
+/// `serialize_with`, ...).
 pub struct Attr<E, T, M = Value> {
     name: &'static str,
-    marker: crate::Phantom<(E, T, M)>,
+    codec: FieldCodec<T>,
+    marker: crate::Phantom<(E, M)>,
 }
+
+/// How one field is written to and read from its attribute: the code the
+/// derive generates for the field, shared by every path that touches it.
+pub(crate) struct FieldCodec<T> {
+    /// The field's value as its stored attribute.
+    pub(crate) encode: fn(&T) -> Result<AttributeValue, crate::Error>,
+    /// The field from its stored attribute, or from its absence (serde's
+    /// rule: `default`, `None` for an `Option`, else a missing-field error).
+    pub(crate) read: fn(Option<AttributeValue>) -> Result<T, crate::Error>,
+}
+
+impl<T> Clone for FieldCodec<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for FieldCodec<T> {}
 
 impl<E, T, M> Clone for Attr<E, T, M> {
     fn clone(&self) -> Self {
@@ -767,11 +792,12 @@ fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<AttributeValue, String> 
 
 impl<E, T, M> Attr<E, T, M> {
     /// The attribute named `name` (its DynamoDB name, serde's `rename`
-    /// applied). Only `Entity::fields()` makes them, so the markers (which
-    /// attributes may be updated) hold.
-    pub(crate) const fn new(name: &'static str) -> Self {
+    /// applied), written and read by `codec`. Only `Entity::fields()` makes
+    /// them, so the markers (which attributes may be updated) hold.
+    pub(crate) const fn new(name: &'static str, codec: FieldCodec<T>) -> Self {
         Self {
             name,
+            codec,
             marker: PhantomData,
         }
     }
@@ -779,6 +805,40 @@ impl<E, T, M> Attr<E, T, M> {
     /// The attribute's DynamoDB name.
     pub const fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// `value` as the item stores it: the field's own encoder, the one
+    /// `to_item` uses.
+    ///
+    /// ```
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK")]
+    /// # struct Ecommerce;
+    /// #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// #[ddb(table = Ecommerce, entity = "Note", pk = "NOTE#{id}")]
+    /// struct Note {
+    ///     id: String,
+    ///     #[serde(with = "time::serde::rfc3339")]
+    ///     edited_at: time::OffsetDateTime,
+    /// }
+    /// let t = time::macros::datetime!(2026-09-10 08:12:44 UTC);
+    /// let stored = Note::fields().edited_at.to_attribute_value(&t)?;
+    /// assert_eq!(stored.as_s().unwrap(), "2026-09-10T08:12:44Z");
+    /// # Ok::<(), ddb_runtime::Error>(())
+    /// ```
+    pub fn to_attribute_value(&self, value: &T) -> Result<AttributeValue, crate::Error> {
+        (self.codec.encode)(value)
+    }
+
+    /// The field's value from its stored attribute (`None`: the item does
+    /// not have it), by the field's own decoder, the one `from_item` uses.
+    pub fn from_attribute_value(&self, value: Option<AttributeValue>) -> Result<T, crate::Error> {
+        (self.codec.read)(value)
+    }
+
+    fn value_of(&self, value: &T) -> Result<AttributeValue, String> {
+        self.to_attribute_value(value)
+            .map_err(|e| format!("cannot convert a value of `{}`: {e}", self.name))
     }
 
     /// `attribute_exists`.
@@ -832,9 +892,9 @@ impl Comparison {
     }
 }
 
-impl<E, T: Serialize, M> Attr<E, T, M> {
+impl<E, T, M> Attr<E, T, M> {
     fn compare(&self, op: Comparison, value: &T) -> Condition<E> {
-        Condition::new(match to_value(value) {
+        Condition::new(match self.value_of(value) {
             Ok(value) => Node::Compare(self.name, op.symbol(), value),
             Err(reason) => Node::Invalid(reason),
         })
@@ -867,7 +927,10 @@ impl<E, T: Serialize, M> Attr<E, T, M> {
     /// `attribute BETWEEN low AND high` (inclusive).
     pub fn between(&self, low: impl IntoValue<T>, high: impl IntoValue<T>) -> Condition<E> {
         Condition::new(
-            match (to_value(&low.into_value()), to_value(&high.into_value())) {
+            match (
+                self.value_of(&low.into_value()),
+                self.value_of(&high.into_value()),
+            ) {
                 (Ok(low), Ok(high)) => Node::Between(self.name, low, high),
                 (Err(reason), _) | (_, Err(reason)) => Node::Invalid(reason),
             },
@@ -898,6 +961,32 @@ impl<E, T, M> Attr<E, T, M> {
 }
 
 #[cfg(test)]
+impl<E, T: Serialize + serde::de::DeserializeOwned, M> Attr<E, T, M> {
+    /// An attribute converted by serde_dynamo, for tests of expressions.
+    fn serde(name: &'static str) -> Self {
+        Self::new(
+            name,
+            FieldCodec {
+                encode: |value| {
+                    serde_dynamo::to_attribute_value(value).map_err(|source| crate::Error::Encode {
+                        entity: "test",
+                        source,
+                    })
+                },
+                read: |value| {
+                    serde_dynamo::from_attribute_value(value.unwrap_or(AttributeValue::Null(true)))
+                        .map_err(|source| crate::Error::Decode {
+                            entity: "test",
+                            key: None,
+                            source,
+                        })
+                },
+            },
+        )
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -905,8 +994,8 @@ mod tests {
 
     #[test]
     fn renders_values_through_placeholders_and_names_only_when_needed() {
-        let status: Attr<Order, String> = Attr::new("status");
-        let total: Attr<Order, u64> = Attr::new("total_cents");
+        let status: Attr<Order, String> = Attr::serde("status");
+        let total: Attr<Order, u64> = Attr::serde("total_cents");
         let condition = (status.eq("OPEN") | status.eq("SHIPPED"))
             & !total.between(1u64, 9u64)
             & status.exists();
@@ -926,9 +1015,9 @@ mod tests {
 
     #[test]
     fn a_chain_of_one_connective_is_flat_and_a_mixed_one_keeps_its_grouping() {
-        let a: Attr<Order, u64> = Attr::new("a");
-        let b: Attr<Order, u64> = Attr::new("b");
-        let c: Attr<Order, u64> = Attr::new("c");
+        let a: Attr<Order, u64> = Attr::serde("a");
+        let b: Attr<Order, u64> = Attr::serde("b");
+        let c: Attr<Order, u64> = Attr::serde("c");
         let text =
             |condition: Condition<Order>| condition.render(&mut Placeholders::default()).unwrap();
         let (x, y, z) = (|| a.exists(), || b.exists(), || c.exists());
@@ -968,8 +1057,8 @@ mod tests {
     /// parenthesized term.
     #[test]
     fn a_conjunction_reads_as_its_terms_joined_with_and() {
-        let a: Attr<Order, u64> = Attr::new("a");
-        let status: Attr<Order, String> = Attr::new("status");
+        let a: Attr<Order, u64> = Attr::serde("a");
+        let status: Attr<Order, String> = Attr::serde("status");
         let callers = [
             a.gt(1u64),
             a.gt(1u64) & status.eq("OPEN"),
@@ -1012,9 +1101,9 @@ mod tests {
         let names: Vec<&'static str> = (0..12u8)
             .map(|i| &*Box::leak(format!("_field_{}", char::from(b'a' + i)).into_boxed_str()))
             .collect();
-        let mut condition = Attr::<Order, u64>::new(names[0]).exists();
+        let mut condition = Attr::<Order, u64>::serde(names[0]).exists();
         for name in &names[1..] {
-            condition = condition & Attr::<Order, u64>::new(name).exists();
+            condition = condition & Attr::<Order, u64>::serde(name).exists();
         }
         let shown = format!("{condition:?}");
         for name in &names {
@@ -1032,8 +1121,8 @@ mod tests {
     #[test]
     fn an_expression_too_long_with_names_as_they_are_takes_placeholders() {
         let long: &'static str = Box::leak("long_attribute_name_".repeat(10).into_boxed_str());
-        let status: Attr<Order, String> = Attr::new("status");
-        let total: Attr<Order, u64> = Attr::new(long);
+        let status: Attr<Order, String> = Attr::serde("status");
+        let total: Attr<Order, u64> = Attr::serde(long);
         let mut condition = status.exists() & total.gt(0u64);
         let mut p = Placeholders::default();
         let short = condition.render(&mut p).unwrap();

@@ -17,7 +17,7 @@
 //! pub struct CustomerId(pub String);
 //!
 //! #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-//! #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}",
+//! #[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}",
 //!       query = "by_customer")]
 //! #[ddb(index(name = "GSI1", pk = "ORDER#{order_id}", sk = "ORDER", query = "by_order_id"))]
 //! pub struct Order {

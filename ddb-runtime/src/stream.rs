@@ -16,7 +16,7 @@
 //! # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
 //! # struct Ecommerce;
 //! # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
-//! # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+//! # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 //! # struct Customer { customer_id: String }
 //! # #[derive(ddb_runtime::Collection, Debug, Clone, PartialEq)]
 //! # enum CustomerItem { Profile(Customer) }

@@ -28,7 +28,7 @@ struct ProductV1 {
 
 /// Another entity in the same table, which the backfill leaves alone.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = CatalogV1, pk = "PRODUCT#{product}", sk = "REVIEW#{id}")]
+#[ddb(table = CatalogV1, entity = "Review", pk = "PRODUCT#{product}", sk = "REVIEW#{id}")]
 struct Review {
     product: String,
     id: String,

@@ -412,7 +412,7 @@ async fn transactions() {
 struct Counters;
 
 #[derive(ddb_runtime::Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Counters, pk = "COUNTER#{name}")]
+#[ddb(table = Counters, entity = "Counter", pk = "COUNTER#{name}")]
 struct Counter {
     name: String,
     value: u64,

@@ -67,7 +67,7 @@ struct Edges;
 
 /// Integers at their edges, as key segments and as values.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Edges, pk = "EDGE", sk = "N#{n}", query = "all_edges")]
+#[ddb(table = Edges, entity = "Edge", pk = "EDGE", sk = "N#{n}", query = "all_edges")]
 struct Edge {
     n: i64,
     small: u8,
@@ -318,10 +318,21 @@ async fn the_hostile_input_catalogue() {
     case!(
         "value",
         "an update value over 400 KB".into(),
-        "InvalidValue error",
+        "ItemTooLarge error",
         through
             .update(key.clone())
             .set(fields.name, "x".repeat(410_000))
+            .send()
+            .await
+            .map(|_| "written".into()),
+    );
+    case!(
+        "value",
+        "an update value of 400 KiB, over the limit with the item's key".into(),
+        "ItemTooLarge error",
+        through
+            .update(key.clone())
+            .set(fields.name, "n".repeat(409_600))
             .send()
             .await
             .map(|_| "written".into()),

@@ -150,7 +150,7 @@ fn literals_are_escaped_and_other_fields_become_wildcards() {
     #[ddb(name = "Tenants", pk = "PK", sk = "SK")]
     struct Tenants;
     #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-    #[ddb(table = Tenants, pk = "T*N?$#{tenant}#REGION#{region}", sk = "DOC#{id}")]
+    #[ddb(table = Tenants, entity = "Doc", pk = "T*N?$#{tenant}#REGION#{region}", sk = "DOC#{id}")]
     struct Doc {
         tenant: String,
         region: String,

@@ -26,7 +26,7 @@ enum State {
 
 /// No version: updates are conditioned on what they read.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Stress, pk = "TICKET#{id}", sk = "TICKET")]
+#[ddb(table = Stress, entity = "Ticket", pk = "TICKET#{id}", sk = "TICKET")]
 #[ddb(index(name = "GSI1", pk = "QUEUE#{queue}", sk = "{priority}#{id}"))]
 #[ddb(index(name = "GSI2", pk = "STATE#{state}", sk = "{id}", when(state = State::Open)))]
 struct Ticket {
@@ -39,7 +39,7 @@ struct Ticket {
 
 /// Versioned: optimistic locking.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Stress, pk = "JOB#{id}", sk = "JOB")]
+#[ddb(table = Stress, entity = "Job", pk = "JOB#{id}", sk = "JOB")]
 #[ddb(index(name = "GSI1", pk = "LANE#{lane}", sk = "{rank}#{id}"))]
 #[ddb(index(name = "GSI2", pk = "JOBSTATE#{state}", sk = "{id}", when(state = State::Open)))]
 struct Job {
@@ -272,7 +272,7 @@ async fn index_attributes_always_follow_the_item_under_concurrency() {
 
 /// A sparse index whose rule is a function: ddb knows what it reads.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Stress, pk = "ALERT#{id}", sk = "ALERT")]
+#[ddb(table = Stress, entity = "Alert", pk = "ALERT#{id}", sk = "ALERT")]
 #[ddb(index(
     name = "GSI2",
     pk = "LOUD",
@@ -293,7 +293,7 @@ impl Alert {
 
 /// An index keyed on the version ddb writes itself.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Stress, pk = "DOC#{id}", sk = "DOC")]
+#[ddb(table = Stress, entity = "Doc", pk = "DOC#{id}", sk = "DOC")]
 #[ddb(index(name = "GSI1", pk = "DOCREV#{id}", sk = "{version}"))]
 struct Doc {
     id: u32,

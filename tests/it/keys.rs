@@ -323,7 +323,7 @@ impl ddb_runtime::KeySegment for Careless {
 struct CarelessTable;
 
 #[derive(Entity, serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = CarelessTable, pk = "A_LONG_PREFIX#{id}")]
+#[ddb(table = CarelessTable, entity = "CarelessThing", pk = "A_LONG_PREFIX#{id}")]
 struct CarelessThing {
     id: Careless,
 }

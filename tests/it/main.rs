@@ -4,6 +4,7 @@ mod backfill;
 mod campaigns;
 mod compile;
 mod convert;
+mod encoding;
 mod fuzz;
 mod hostile;
 mod iam;

@@ -25,7 +25,7 @@ enum Region {
 }
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Events, pk = "EVENT#{id}", sk = "EVENT")]
+#[ddb(table = Events, entity = "Event", pk = "EVENT#{id}", sk = "EVENT")]
 #[ddb(index(
     name = "RegionTime",
     pk(tenant, region),
@@ -285,7 +285,7 @@ enum State {
 }
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Tickets, pk = "TICKET#{id}")]
+#[ddb(table = Tickets, entity = "Ticket", pk = "TICKET#{id}")]
 #[ddb(index(name = "ByState", pk(state), sk(opened), query = "by_state"))]
 struct Ticket {
     id: String,
@@ -357,7 +357,7 @@ fn the_report_shows_the_query_and_who_keeps_the_index() {
 
 /// Another entity keyed in the same index by the same attributes.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Events, pk = "ALERT#{id}", sk = "ALERT")]
+#[ddb(table = Events, entity = "Alert", pk = "ALERT#{id}", sk = "ALERT")]
 #[ddb(index(name = "RegionTime", pk(tenant, region), sk(ts, seq)))]
 struct Alert {
     id: String,

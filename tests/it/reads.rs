@@ -856,7 +856,7 @@ struct Paths;
 /// A file stored under its folder and name as they are (single-field keys
 /// hold any text, ` / ` included).
 #[derive(ddb_runtime::Entity, serde::Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Paths, pk = "{folder}", sk = "{name}")]
+#[ddb(table = Paths, entity = "File", pk = "{folder}", sk = "{name}")]
 #[ddb(index(
     name = "ByName",
     pk = "FILES",
@@ -910,7 +910,7 @@ struct Events;
 
 /// An event of a feed so busy its index spreads over 20 shards.
 #[derive(ddb_runtime::Entity, serde::Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Events, pk = "EVENT#{id}", sk = "EVENT")]
+#[ddb(table = Events, entity = "Event", pk = "EVENT#{id}", sk = "EVENT")]
 #[ddb(index(
     name = "Recent",
     pk = "FEED",
@@ -984,7 +984,7 @@ impl ddb_runtime::KeySegment for Cents {
 struct Prices;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Prices, pk = "{price}")]
+#[ddb(table = Prices, entity = "Price", pk = "{price}")]
 struct Price {
     price: Cents,
     label: String,
@@ -1062,4 +1062,32 @@ async fn consistent_read_is_sent_exactly_when_asked() {
     }
     let expected = [None, Some(true), None];
     assert_eq!(consistent("Query"), [expected, expected].concat());
+}
+
+/// A failed request's error displays DynamoDB's error code and message,
+/// not only the SDK's "unhandled error": here a query of an index the
+/// table lacks.
+#[tokio::test]
+async fn a_service_error_displays_its_code_and_message() {
+    let client = ddb_tests::client();
+    let without_indexes = ddb_runtime::model::TableDef {
+        indexes: &[],
+        ..Ecommerce::DEF
+    };
+    let name = ddb_tests::create_table(&client, &without_indexes).await;
+    let db = Db::new(client).with_table_name::<Ecommerce>(name);
+    let error = db
+        .query(Order::by_order_id(&OrderId("A102".into())))
+        .send()
+        .await
+        .unwrap_err();
+    let sdk = error.sdk_error().expect("the service refused the query");
+    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+    let (code, message) = (sdk.code().unwrap(), sdk.message().unwrap());
+    assert_eq!(code, "ValidationException");
+    let shown = error.to_string();
+    assert!(
+        shown.contains(&format!("{code}: {message}")),
+        "the display carries the code and message: {shown}"
+    );
 }

@@ -110,7 +110,7 @@ proptest! {
 struct Props;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[ddb(table = Props, pk = "T#{a}", sk = "X#{b}#{c}#{d}")]
+#[ddb(table = Props, entity = "Tuple", pk = "T#{a}", sk = "X#{b}#{c}#{d}")]
 struct Tuple {
     a: String,
     b: String,

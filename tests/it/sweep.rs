@@ -60,7 +60,7 @@ async fn expect_version_without_a_version_field_is_refused_before_sending() {
 struct Counters;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Counters, pk = "COUNTER#{name}")]
+#[ddb(table = Counters, entity = "Counter", pk = "COUNTER#{name}")]
 struct Counter {
     name: String,
     hits: u64,
@@ -132,7 +132,7 @@ async fn an_applied_write_is_ok_even_when_the_returned_item_does_not_decode() {
 struct Stamped;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Stamped, pk = "NOTE#{id}")]
+#[ddb(table = Stamped, entity = "Note", pk = "NOTE#{id}")]
 struct Note {
     id: String,
     #[ddb(created_at)]
@@ -190,7 +190,7 @@ async fn a_query_key_error_keeps_its_type() {
 struct Readings;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Readings, pk = "SITE#{site}", sk = "READING#{id}", query = "at_site")]
+#[ddb(table = Readings, entity = "Reading", pk = "SITE#{site}", sk = "READING#{id}", query = "at_site")]
 #[ddb(index(
     name = "BySensor",
     pk = "SENSOR#{sensor}",
@@ -305,7 +305,7 @@ async fn a_sharded_index_key_is_checked_with_its_shard_suffix() {
 struct Visits;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Visits, pk = "PAGE#{page}", sk = "AT#{at}")]
+#[ddb(table = Visits, entity = "Visit", pk = "PAGE#{page}", sk = "AT#{at}")]
 struct Visit {
     page: String,
     at: ddb_runtime::Timestamp,
@@ -341,7 +341,7 @@ async fn a_key_ready_instant_is_one_call() {
 struct Carts;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Carts, pk = "CART#{id}")]
+#[ddb(table = Carts, entity = "Cart", pk = "CART#{id}")]
 struct Cart {
     id: String,
     items: u32,
@@ -383,7 +383,7 @@ struct Leases;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Leases, pk = "LEASE#{name}")]
+#[ddb(table = Leases, entity = "Lease", pk = "LEASE#{name}")]
 struct Lease {
     name: String,
     holder: String,
@@ -524,7 +524,7 @@ struct Tickets;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Tickets, pk = "TICKET#{id}")]
+#[ddb(table = Tickets, entity = "Ticket", pk = "TICKET#{id}")]
 #[ddb(index(name = "ByDesk", pk = "{desk}", sk = "{id}", query = "at_desk"))]
 struct Ticket {
     id: String,
@@ -623,7 +623,7 @@ async fn a_limit_with_a_selective_filter_takes_few_requests() {
 struct Shelves;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Shelves, pk = "SHELF#{id}", sk = "SHELF", query = "shelf")]
+#[ddb(table = Shelves, entity = "Shelf", pk = "SHELF#{id}", sk = "SHELF", query = "shelf")]
 #[ddb(index(name = "ByAisle", pk = "{aisle}", sk = "{id}", query = "in_aisle"))]
 struct Shelf {
     id: String,
@@ -633,7 +633,7 @@ struct Shelf {
 
 /// Another entity in the same index partition, to be told apart.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Shelves, pk = "SIGN#{id}", sk = "SIGN")]
+#[ddb(table = Shelves, entity = "Sign", pk = "SIGN#{id}", sk = "SIGN")]
 #[ddb(index(name = "ByAisle", pk = "{aisle}", sk = "{id}"))]
 struct Sign {
     id: String,
@@ -706,7 +706,7 @@ enum Tier {
 /// String index key.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Accounts, pk = "{account_id}", query = "account")]
+#[ddb(table = Accounts, entity = "Account", pk = "{account_id}", query = "account")]
 #[ddb(index(name = "ByTier", pk = "{tier}", sk = "{account_id}", query = "in_tier"))]
 struct Account {
     account_id: u64,
@@ -772,7 +772,7 @@ enum Level {
 }
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Plans, pk = "PLAN#{id}")]
+#[ddb(table = Plans, entity = "Plan", pk = "PLAN#{id}")]
 #[ddb(index(name = "ByLevel", pk = "{level}", query = "at_level"))]
 struct Plan {
     id: String,
@@ -909,7 +909,7 @@ struct Rentals;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Rentals, pk = "RENTAL#{id}")]
+#[ddb(table = Rentals, entity = "Rental", pk = "RENTAL#{id}")]
 struct Rental {
     id: String,
     #[ddb(version)]
@@ -944,7 +944,7 @@ async fn a_put_expecting_no_item_replaces_an_expired_one() {
 struct Threads;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Threads, pk = "FORUM#{forum}", sk = "THREAD#{id}", query = "threads")]
+#[ddb(table = Threads, entity = "Thread", pk = "FORUM#{forum}", sk = "THREAD#{id}", query = "threads")]
 #[ddb(index(
     name = "ByActivity",
     sk = "ACTIVE#{active_at}#{id}",
@@ -993,7 +993,7 @@ async fn a_keys_only_local_index_reads_whole_entities() {
 struct Feeds;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Feeds, pk = "POST#{id}", sk = "POST")]
+#[ddb(table = Feeds, entity = "Post", pk = "POST#{id}", sk = "POST")]
 #[ddb(index(
     name = "Recent",
     pk = "FEED#{feed}",
@@ -1032,7 +1032,7 @@ async fn a_stamped_timestamp_can_be_a_key() {
 struct Racks;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Racks, pk = "RACK#{id}", sk = "RACK")]
+#[ddb(table = Racks, entity = "Rack", pk = "RACK#{id}", sk = "RACK")]
 #[ddb(index(name = "ByRank", pk = "{aisle}", sk = "{rank}", query = "by_rank"))]
 struct Rack {
     id: String,
@@ -1043,7 +1043,7 @@ struct Rack {
 /// Another entity in the same index partition: dropped by ddb, so a page
 /// takes more than one Query.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Racks, pk = "LABEL#{id}", sk = "LABEL")]
+#[ddb(table = Racks, entity = "Label", pk = "LABEL#{id}", sk = "LABEL")]
 #[ddb(index(name = "ByRank", pk = "{aisle}", sk = "{rank}"))]
 struct Label {
     id: String,

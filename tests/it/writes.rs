@@ -104,7 +104,7 @@ async fn a_create_whose_response_is_lost_is_applied_once() {
 struct Counters;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Counters, pk = "COUNTER#{name}")]
+#[ddb(table = Counters, entity = "Counter", pk = "COUNTER#{name}")]
 struct Counter {
     name: String,
     value: u64,
@@ -118,7 +118,7 @@ struct Tallies;
 
 /// An entity whose keys read as a `Counter`'s, on another table.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Tallies, pk = "COUNTER#{name}")]
+#[ddb(table = Tallies, entity = "Tally", pk = "COUNTER#{name}")]
 struct Tally {
     name: String,
 }
@@ -844,7 +844,7 @@ async fn oversized_items_and_keys_are_refused_before_sending() {
 struct Sessions;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Sessions, pk = "SESSION#{id}", query = "session")]
+#[ddb(table = Sessions, entity = "Session", pk = "SESSION#{id}", query = "session")]
 struct Session {
     id: String,
     user: String,
@@ -943,7 +943,7 @@ async fn the_library_keeps_created_and_updated_times() {
 struct Carts;
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Carts, pk = "USER#{user}", sk = "CART#{id}", query = "carts")]
+#[ddb(table = Carts, entity = "Cart", pk = "USER#{user}", sk = "CART#{id}", query = "carts")]
 #[ddb(index(name = "ByTotal", sk = "{total}", query = "by_total"))]
 struct Cart {
     user: String,
@@ -1095,7 +1095,7 @@ async fn expired_items_are_left_out_until_asked_for() {
 }
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Counters, pk = "READING#{name}")]
+#[ddb(table = Counters, entity = "Reading", pk = "READING#{name}")]
 struct Reading {
     name: String,
     value: f64,
@@ -1414,7 +1414,7 @@ struct Events;
 /// #14.2: an entity on `chrono::DateTime<Utc>`, keyed and stamped as one on
 /// `time` is.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Events, pk = "STREAM#{stream}", sk = "AT#{at}#{id}", query = "in_stream")]
+#[ddb(table = Events, entity = "Event", pk = "STREAM#{stream}", sk = "AT#{at}#{id}", query = "in_stream")]
 struct Event {
     stream: String,
     at: chrono::DateTime<chrono::Utc>,
@@ -2044,7 +2044,7 @@ struct Ledgers;
 /// An entity whose attribute name is long (but plain): written as it is,
 /// a few references to it fill an expression.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Ledgers, pk = "LEDGER#{id}", sk = "LEDGER", query = "ledger")]
+#[ddb(table = Ledgers, entity = "Ledger", pk = "LEDGER#{id}", sk = "LEDGER", query = "ledger")]
 struct Ledger {
     id: String,
     #[serde(

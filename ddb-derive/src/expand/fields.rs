@@ -37,7 +37,8 @@ pub(super) fn fields_struct(entity: &Entity) -> TokenStream {
     let field_values = entity.fields.iter().map(|field| {
         let name = field.ident;
         let attribute = &field.attribute;
-        quote!(#name: #p::attr(#attribute))
+        let codec = super::convert::codec_args(field);
+        quote!(#name: #p::attr(#attribute, #codec))
     });
     let fields_doc = format!(
         "The attributes of `{ident}`, to build filters and conditions from: `{ident}::fields()`."

@@ -81,6 +81,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
     let check_attribute_key = upkeep::check_attribute_key(entity);
     let fields_to_item = convert::fields_to_item(entity);
     let item_to_fields = convert::item_to_fields(entity);
+    let codecs = convert::codecs(entity);
     let schema_version = migrate::version(entity);
     let write_version = migrate::write_version(entity);
     let read_version = migrate::read_version(entity);
@@ -151,6 +152,8 @@ pub fn expand(entity: &Entity) -> TokenStream {
         #[automatically_derived]
         impl #ident {
             #(#builders)*
+
+            #codecs
 
             #parse_key
 

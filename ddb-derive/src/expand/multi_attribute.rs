@@ -217,13 +217,24 @@ pub fn check_attribute_key_arms(entity: &Entity) -> Vec<TokenStream> {
             seen.push(field.attribute.clone());
             let attribute = &field.attribute;
             let name = field.ident.to_string();
-            let (ty, _) = key_type(field.ty);
+            let (ty, optional) = key_type(field.ty);
             let codecs = codecs(entity, key);
             let value = key_value(entity, key, position, field, quote!(&__field));
+            let reader = super::convert::reader(field);
+            let read = quote!(#reader(::core::option::Option::Some(__value.clone()))?);
+            // A NULL leaves the index (the update removes the attribute).
+            let read = if optional {
+                quote!(match #read {
+                    ::core::option::Option::Some(__field) => __field,
+                    ::core::option::Option::None => return ::core::result::Result::Ok(()),
+                })
+            } else {
+                read
+            };
             arms.push(quote! {
                 #attribute => {
                     #codecs
-                    let __field: #ty = #p::from_serde(__value.clone(), #entity_type)?;
+                    let __field: #ty = #read;
                     let __key = #value?;
                     #p::check_key_form(#entity_type, #name, ::core::option::Option::Some(__value), &__key)
                 }

@@ -95,7 +95,8 @@ pub(super) fn arm(
     let early = when_field.filter(|f| !primary.contains(&f.to_string().as_str()));
     let decode = |f: &Field| {
         let (ident, ty, attribute) = (f.ident, f.ty, &f.attribute);
-        quote!(let #ident: #ty = #p::field_from(#entity_type, #attribute, __values)?;)
+        let reader = super::convert::reader(f);
+        quote!(let #ident: #ty = #reader(__values.get(#attribute).cloned())?;)
     };
     let inputs = key.inputs();
     let not_primary = inputs
@@ -161,6 +162,7 @@ pub(super) fn check_attribute_key(entity: &Entity) -> TokenStream {
                 continue;
             };
             let (attribute, ty) = (&field.attribute, field.ty);
+            let reader = super::convert::reader(field);
             let codecs = codecs(entity, [name.as_str()]);
             let codec = format_ident!("__codec_{}", name);
             let (label, limit, side) = if sort {
@@ -171,7 +173,7 @@ pub(super) fn check_attribute_key(entity: &Entity) -> TokenStream {
             arms.push(quote! {
                 #attribute if #p::is_key_attribute(&#table_def, #index, #sort, #attribute) => {
                     #codecs
-                    let __field: #ty = #p::from_serde(__value.clone(), #entity_type)?;
+                    let __field: #ty = #reader(::core::option::Option::Some(__value.clone()))?;
                     let __types = #p::key_types(&#table_def, ::core::option::Option::Some(#index));
                     let __key = #p::raw_key(#entity_type, #label, #name, &__field, #codec, __types.#side, #limit)?;
                     #p::check_key_form(#entity_type, #name, ::core::option::Option::Some(__value), &__key)

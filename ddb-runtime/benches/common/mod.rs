@@ -23,7 +23,7 @@ pub struct Ecommerce;
 pub struct CustomerId(pub String);
 
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}",
+#[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}",
       query = "by_customer")]
 #[ddb(index(name = "GSI1", pk = "ORDER#{order_id}", sk = "ORDER"))]
 pub struct Order {

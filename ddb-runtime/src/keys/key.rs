@@ -98,7 +98,7 @@ pub struct KeyValues {
 /// struct Ecommerce;
 ///
 /// #[derive(Entity, serde::Serialize, serde::Deserialize)]
-/// #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 /// struct Customer { customer_id: String, name: String }
 ///
 /// let key: Key<Customer> = Customer::key(&"123".to_string())?;

@@ -338,7 +338,7 @@ impl Db {
     /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
     /// # struct Ecommerce;
     /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-    /// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}", query = "by_customer")]
+    /// # #[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}", query = "by_customer")]
     /// # struct Order { customer_id: String, placed_at: u64, order_id: String }
     /// let latest = db
     ///     .query(Order::by_customer(&"123".to_string()))

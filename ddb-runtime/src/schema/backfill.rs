@@ -218,7 +218,7 @@ impl Db {
     /// # #[ddb(index(name = "GSI3", pk = "GSI3PK", sk = "GSI3SK"))]
     /// # struct Ecommerce;
     /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-    /// # #[ddb(table = Ecommerce, pk = "PRODUCT#{id}", sk = "PRODUCT")]
+    /// # #[ddb(table = Ecommerce, entity = "Product", pk = "PRODUCT#{id}", sk = "PRODUCT")]
     /// # #[ddb(index(name = "GSI3", pk = "CATEGORY#{category}", sk = "PRODUCT#{id}"))]
     /// # struct Product { id: String, category: String }
     /// let done = db

@@ -749,10 +749,10 @@ const fn pair_error(a: &EntitySchema, ka: &KeyDef, b: &EntitySchema, why: &str) 
 /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
 /// # pub struct Ecommerce;
 /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 /// # pub struct Customer { customer_id: String }
 /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+/// # #[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
 /// # pub struct Order { customer_id: String, order_id: String }
 /// ddb_runtime::assert_distinct_keys!(Customer, Order);
 /// ```

@@ -40,7 +40,7 @@ const READ_UNIT: usize = 4096;
 /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
 /// # struct Ecommerce;
 /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 /// # struct Customer { customer_id: String }
 /// use ddb_runtime::Entity;
 /// let item = Customer { customer_id: "123".into() }.to_item().unwrap();

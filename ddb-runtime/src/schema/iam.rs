@@ -69,7 +69,7 @@ impl std::fmt::Display for Policy {
 /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
 /// # struct Ecommerce;
 /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 /// # struct Customer { customer_id: String }
 /// use ddb_runtime::schema::iam::{Access, PolicyBuilder};
 /// use ddb_runtime::Entity;

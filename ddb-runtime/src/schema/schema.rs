@@ -738,7 +738,7 @@ fn consistency(table: &TableDef, key: &KeyDef) -> &'static str {
 /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
 /// # struct Ecommerce;
 /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-/// # #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 /// # struct Customer { customer_id: String }
 /// use ddb_runtime::Entity;
 /// let report = ddb_runtime::schema::access_pattern_report(&[&Customer::SCHEMA]);

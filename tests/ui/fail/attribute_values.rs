@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 pub struct Orders;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}", query = "by_customer")]
+#[ddb(table = Orders, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}", query = "by_customer")]
 #[ddb(index(name = "GSI1", pk = "ORDER#{order_id}", sk = "ORDER", query = "by_customer", shards = 0))]
 #[ddb(index(name = "GSI2", pk = "BY#{order_id}", sk = "ORDER", query = "by customer"))]
 pub struct Order {

@@ -6,13 +6,13 @@ use serde::{Deserialize, Serialize};
 pub struct Ecommerce;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{id}", sk = "PROFILE")]
+#[ddb(table = Ecommerce, entity = "NotAStruct", pk = "CUSTOMER#{id}", sk = "PROFILE")]
 pub enum NotAStruct {
     A { id: String },
 }
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{id}", sk = "PROFILE")]
+#[ddb(table = Ecommerce, entity = "Generic", pk = "CUSTOMER#{id}", sk = "PROFILE")]
 pub struct Generic<T> {
     pub id: String,
     pub extra: T,

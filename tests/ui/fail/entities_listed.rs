@@ -9,21 +9,21 @@ use serde::{Deserialize, Serialize};
 pub struct Ecommerce;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}")]
+#[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}")]
 pub struct Order {
     pub customer_id: String,
     pub placed_at: u64,
 }
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#ITEM#{n}")]
+#[ddb(table = Ecommerce, entity = "OrderLine", pk = "CUSTOMER#{customer_id}", sk = "ORDER#ITEM#{n}")]
 pub struct OrderLine {
     pub customer_id: String,
     pub n: u32,
 }
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "NOTE#{n}")]
+#[ddb(table = Ecommerce, entity = "Note", pk = "CUSTOMER#{customer_id}", sk = "NOTE#{n}")]
 pub struct Note {
     pub customer_id: String,
     pub n: u32,

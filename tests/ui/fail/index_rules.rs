@@ -9,7 +9,7 @@ pub struct Orders;
 
 // A sharded index needs a String partition key (the shard is appended as `#<shard>`).
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+#[ddb(table = Orders, entity = "Sharded", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
 #[ddb(index(name = "ByNumber", pk = "{number}", shards = 4))]
 pub struct Sharded {
     pub customer_id: String,
@@ -19,7 +19,7 @@ pub struct Sharded {
 
 // A local index keeps the table's partition key.
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+#[ddb(table = Orders, entity = "LocalWithPk", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
 #[ddb(index(name = "ByTotal", pk = "OTHER#{order_id}", sk = "{total}"))]
 pub struct LocalWithPk {
     pub customer_id: String,
@@ -29,7 +29,7 @@ pub struct LocalWithPk {
 
 // ByNumber has no sort key.
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+#[ddb(table = Orders, entity = "SortOnHashOnly", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
 #[ddb(index(name = "ByNumber", pk = "{number}", sk = "X#{order_id}"))]
 pub struct SortOnHashOnly {
     pub customer_id: String,

@@ -11,7 +11,7 @@ fn step(_: &mut Item) -> Result<(), String> {
 
 // A gap: nothing takes an item from version 2 to 3.
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Accounts, pk = "USER#{id}", sk = "PROFILE", schema_version = 3)]
+#[ddb(table = Accounts, entity = "Gap", pk = "USER#{id}", sk = "PROFILE", schema_version = 3)]
 #[ddb(migrate(from = 1, with = step))]
 pub struct Gap {
     pub id: String,
@@ -19,7 +19,7 @@ pub struct Gap {
 
 // A migration that does not lead to a newer version.
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Accounts, pk = "USER#{id}", sk = "PROFILE", schema_version = 2)]
+#[ddb(table = Accounts, entity = "NotIncreasing", pk = "USER#{id}", sk = "PROFILE", schema_version = 2)]
 #[ddb(migrate(from = 1, with = step), migrate(from = 2, with = step))]
 pub struct NotIncreasing {
     pub id: String,
@@ -27,7 +27,7 @@ pub struct NotIncreasing {
 
 // Two migrations from one version.
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Accounts, pk = "USER#{id}", sk = "PROFILE", schema_version = 2)]
+#[ddb(table = Accounts, entity = "Twice", pk = "USER#{id}", sk = "PROFILE", schema_version = 2)]
 #[ddb(migrate(from = 1, with = step), migrate(from = 1, with = step))]
 pub struct Twice {
     pub id: String,
@@ -35,7 +35,7 @@ pub struct Twice {
 
 // Migrations without a schema version.
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Accounts, pk = "USER#{id}", sk = "PROFILE")]
+#[ddb(table = Accounts, entity = "Unversioned", pk = "USER#{id}", sk = "PROFILE")]
 #[ddb(migrate(from = 1, with = step))]
 pub struct Unversioned {
     pub id: String,
@@ -43,13 +43,13 @@ pub struct Unversioned {
 
 // Version 0, and a migration missing its function.
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Accounts, pk = "USER#{id}", sk = "PROFILE", schema_version = 0)]
+#[ddb(table = Accounts, entity = "Zero", pk = "USER#{id}", sk = "PROFILE", schema_version = 0)]
 pub struct Zero {
     pub id: String,
 }
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Accounts, pk = "USER#{id}", sk = "PROFILE", schema_version = 2)]
+#[ddb(table = Accounts, entity = "NoFunction", pk = "USER#{id}", sk = "PROFILE", schema_version = 2)]
 #[ddb(migrate(from = 1))]
 pub struct NoFunction {
     pub id: String,

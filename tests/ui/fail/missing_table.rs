@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 pub struct Ecommerce;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+#[ddb(entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 pub struct Customer {
     pub customer_id: String,
 }

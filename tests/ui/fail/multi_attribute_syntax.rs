@@ -17,7 +17,7 @@ pub struct Orders;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+#[ddb(table = Orders, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
 // A field that does not exist.
 #[ddb(index(name = "ByStatus", pk(customer_id, stauts), query = "by_status"))]
 // Fields and a template at once.

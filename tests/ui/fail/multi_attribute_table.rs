@@ -12,7 +12,7 @@ pub struct Orders;
 // Fields out of the table's order.
 #[derive(Entity, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+#[ddb(table = Orders, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
 #[ddb(index(name = "ByStatus", pk(status, customer_id), sk(placed_at)))]
 pub struct Order {
     pub customer_id: String,
@@ -24,7 +24,7 @@ pub struct Order {
 // A text field on a Number attribute.
 #[derive(Entity, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "TOTAL#{order_id}")]
+#[ddb(table = Orders, entity = "Total", pk = "CUSTOMER#{customer_id}", sk = "TOTAL#{order_id}")]
 #[ddb(index(name = "ByTotal", pk(customer_id), sk(total_cents)))]
 pub struct Total {
     pub customer_id: String,
@@ -35,7 +35,7 @@ pub struct Total {
 // Templates on an index the table keys by several attributes.
 #[derive(Entity, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "NOTE#{order_id}")]
+#[ddb(table = Orders, entity = "Note", pk = "CUSTOMER#{customer_id}", sk = "NOTE#{order_id}")]
 #[ddb(index(name = "ByStatus", pk = "{customer_id}", sk = "{order_id}"))]
 pub struct Note {
     pub customer_id: String,
@@ -45,7 +45,7 @@ pub struct Note {
 // Fields on an index the table keys by a template's attribute.
 #[derive(Entity, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "REF#{order_id}")]
+#[ddb(table = Orders, entity = "Ref", pk = "CUSTOMER#{customer_id}", sk = "REF#{order_id}")]
 #[ddb(index(name = "ByRef", pk(order_id)))]
 pub struct Ref {
     pub customer_id: String,

@@ -12,7 +12,7 @@ pub struct Address {
 }
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ADDRESS#{address}")]
+#[ddb(table = Ecommerce, entity = "Shipping", pk = "CUSTOMER#{customer_id}", sk = "ADDRESS#{address}")]
 pub struct Shipping {
     pub customer_id: String,
     pub address: Address,

@@ -11,7 +11,7 @@ pub struct Ecommerce;
 pub struct Customers;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Customers, pk = "CUSTOMER#{customer_id}")]
+#[ddb(table = Customers, entity = "Customer", pk = "CUSTOMER#{customer_id}")]
 pub struct Customer {
     pub customer_id: u64,
 }

@@ -9,7 +9,7 @@ pub struct Customers;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Customers, pk = "{customer_id}")]
+#[ddb(table = Customers, entity = "Customer", pk = "{customer_id}")]
 pub struct Customer {
     pub customer_id: u64,
     pub name: String,

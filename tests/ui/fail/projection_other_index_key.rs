@@ -11,7 +11,7 @@ pub struct Ecommerce;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+#[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
 #[ddb(index(name = "OrderIdIndex", pk = "{order_id}"))]
 #[ddb(index(name = "StatusIndex", pk = "STATUS#{status}", sk = "{customer_id}", query = "by_status"))]
 pub struct Order {

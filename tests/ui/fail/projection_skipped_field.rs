@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 pub struct Carts;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Carts, pk = "CART#{id}")]
+#[ddb(table = Carts, entity = "Cart", pk = "CART#{id}")]
 pub struct Cart {
     pub id: String,
     #[serde(skip)]

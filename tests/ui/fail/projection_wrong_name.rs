@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 pub struct Ecommerce;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}", query = "by_customer")]
+#[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}", query = "by_customer")]
 #[ddb(index(name = "GSI1", pk = "ORDER#{order_id}", sk = "ORDER", query = "by_order_id"))]
 #[ddb(index(name = "GSI2", pk = "STATUS#{status}", sk = "{order_id}", query = "by_status"))]
 pub struct Order {

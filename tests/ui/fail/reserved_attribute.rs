@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 pub struct Ecommerce;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+#[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 pub struct Customer {
     pub customer_id: String,
     #[serde(rename = "GSI1PK")]
@@ -15,7 +15,7 @@ pub struct Customer {
 }
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "ORDER#{order_id}", sk = "ORDER")]
+#[ddb(table = Ecommerce, entity = "Order", pk = "ORDER#{order_id}", sk = "ORDER")]
 pub struct Order {
     pub order_id: String,
     #[serde(rename = "_schema")]

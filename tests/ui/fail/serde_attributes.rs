@@ -14,7 +14,7 @@ pub struct Address {
 
 #[derive(Entity, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+#[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
 pub struct Order {
     pub customer_id: String,
     // Never stored: it cannot be part of a key.

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 pub struct Ecommerce;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{custmer_id}", sk = "ORDER#{}", colour = "red")]
+#[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{custmer_id}", sk = "ORDER#{}", colour = "red")]
 pub struct Order {
     pub customer_id: String,
     #[ddb(version)]

@@ -14,7 +14,7 @@ pub enum Status {
 
 // An opaque function: ddb cannot know which updates change membership.
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Orders, pk = "ORDER#{id}", sk = "ORDER")]
+#[ddb(table = Orders, entity = "Opaque", pk = "ORDER#{id}", sk = "ORDER")]
 #[ddb(index(name = "Open", pk = "OPEN", sk = "{id}", when = Opaque::is_open))]
 pub struct Opaque {
     pub id: String,
@@ -29,7 +29,7 @@ impl Opaque {
 
 // A function must declare what it reads.
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Orders, pk = "ORDER#{id}", sk = "ORDER")]
+#[ddb(table = Orders, entity = "Undeclared", pk = "ORDER#{id}", sk = "ORDER")]
 #[ddb(index(name = "Open", pk = "OPEN", sk = "{id}", when(Undeclared::is_open)))]
 pub struct Undeclared {
     pub id: String,
@@ -44,7 +44,7 @@ impl Undeclared {
 
 // The rule names a field the entity does not have.
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Orders, pk = "ORDER#{id}", sk = "ORDER")]
+#[ddb(table = Orders, entity = "UnknownField", pk = "ORDER#{id}", sk = "ORDER")]
 #[ddb(index(name = "Open", pk = "OPEN", sk = "{id}", when(state = Status::Open)))]
 pub struct UnknownField {
     pub id: String,
@@ -53,7 +53,7 @@ pub struct UnknownField {
 
 // `in` takes a list.
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Orders, pk = "ORDER#{id}", sk = "ORDER")]
+#[ddb(table = Orders, entity = "NotAList", pk = "ORDER#{id}", sk = "ORDER")]
 #[ddb(index(name = "Open", pk = "OPEN", sk = "{id}", when(status in Status::Open)))]
 pub struct NotAList {
     pub id: String,

@@ -9,7 +9,7 @@ pub struct Sessions;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Sessions, pk = "SESSION#{id}")]
+#[ddb(table = Sessions, entity = "Session", pk = "SESSION#{id}")]
 pub struct Session {
     pub id: String,
     #[ddb(ttl)]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 pub struct Ecommerce;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
+#[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}")]
 pub struct Order {
     pub customer_id: String,
     pub order_id: String,

@@ -34,7 +34,7 @@ mod shadow {
     }
 
     #[derive(ddb_runtime::Entity, Serialize, Deserialize)]
-    #[ddb(table = Shadowed, pk = "THING#{id}", sk = "KIND#{kind}#{n}", query = "things")]
+    #[ddb(table = Shadowed, entity = "Thing", pk = "THING#{id}", sk = "KIND#{kind}#{n}", query = "things")]
     #[ddb(index(name = "GSI1", pk = "N#{n}", sk = "{id}", shards = 2, when(Thing::indexed, reads(kind))))]
     pub struct Thing {
         pub id: Id,

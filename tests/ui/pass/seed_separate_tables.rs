@@ -20,7 +20,7 @@ pub struct OrderItems;
 
 #[derive(Entity, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Customers, pk = "{customer_id}")]
+#[ddb(table = Customers, entity = "Customer", pk = "{customer_id}")]
 pub struct Customer {
     pub customer_id: u64,
     pub name: String,
@@ -28,7 +28,7 @@ pub struct Customer {
 
 #[derive(Entity, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[ddb(table = Orders, pk = "CUSTOMER#{customer_id}", sk = "{placed_at}#{order_id}")]
+#[ddb(table = Orders, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "{placed_at}#{order_id}")]
 #[ddb(index(name = "OrderIdIndex", pk = "{order_id}"))]
 #[ddb(index(name = "ByTotal", sk = "{total_cents}"))]
 pub struct Order {
@@ -40,7 +40,7 @@ pub struct Order {
 }
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = OrderItems, pk = "ORDER#{order_id}", sk = "PRODUCT#{product_id}")]
+#[ddb(table = OrderItems, entity = "OrderItem", pk = "ORDER#{order_id}", sk = "PRODUCT#{product_id}")]
 #[ddb(index(name = "ProductOrdersIndex", pk = "PRODUCT#{product_id}", sk = "ORDER#{order_id}"))]
 pub struct OrderItem {
     pub order_id: String,

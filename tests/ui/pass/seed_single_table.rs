@@ -15,7 +15,7 @@ pub enum OrderStatus {
 }
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+#[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 pub struct Customer {
     pub customer_id: String,
     #[ddb(sensitive)]
@@ -23,7 +23,7 @@ pub struct Customer {
 }
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}", query = "by_customer")]
+#[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}", query = "by_customer")]
 #[ddb(index(name = "GSI1", pk = "ORDER#{order_id}", sk = "ORDER", query = "by_order_id"))]
 #[ddb(index(name = "GSI2", pk = "STATUS#{status}", sk = "{placed_at}#{order_id}", query = "open",
             shards = 4, when(status = OrderStatus::Open)))]
@@ -41,7 +41,7 @@ pub struct Order {
 }
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Ecommerce, pk = "ORDER#{order_id}", sk = "PRODUCT#{product_id}")]
+#[ddb(table = Ecommerce, entity = "OrderItem", pk = "ORDER#{order_id}", sk = "PRODUCT#{product_id}")]
 #[ddb(index(name = "GSI1", pk = "PRODUCT#{product_id}", sk = "ORDER#{order_id}"))]
 pub struct OrderItem {
     pub order_id: String,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 pub struct Sessions;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[ddb(table = Sessions, pk = "SESSION#{id}")]
+#[ddb(table = Sessions, entity = "Session", pk = "SESSION#{id}")]
 pub struct Session {
     pub id: String,
     #[ddb(created_at)]

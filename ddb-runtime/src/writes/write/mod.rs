@@ -154,7 +154,7 @@ impl<E: Entity + 'static> Create<E> {
     /// # #[ddb(name = "Ecommerce", pk = "PK")]
     /// # struct Ecommerce;
     /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-    /// # #[ddb(table = Ecommerce, pk = "SIGNUP#{email}")]
+    /// # #[ddb(table = Ecommerce, entity = "SignUp", pk = "SIGNUP#{email}")]
     /// # struct SignUp { email: String }
     /// let sign_up = SignUp { email: "ada@example.com".into() };
     /// if db.create(&sign_up).exactly_once(true).send().await? == ddb_runtime::Created::Created {
@@ -390,7 +390,7 @@ impl<E: Entity + 'static> Put<E> {
     /// # #[ddb(name = "Ecommerce", pk = "PK")]
     /// # struct Ecommerce;
     /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-    /// # #[ddb(table = Ecommerce, pk = "COUNTER#{name}")]
+    /// # #[ddb(table = Ecommerce, entity = "Counter", pk = "COUNTER#{name}")]
     /// # struct Counter { name: String, value: u64, #[ddb(version)] version: u64 }
     /// let key = Counter::key(&"visits".to_string())?;
     /// let mut counter: Counter = db.get(key).consistent_read(true).send().await?.unwrap();

@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 use std::time::SystemTime;
 
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
-use serde::Serialize;
 
 use crate::db::Db;
 use crate::error::{Error, Result};
@@ -14,9 +13,9 @@ use crate::expr::{Attr, Condition, Conjunction, IntoValue, Placeholders, Value};
 use crate::{Entity, Item, Key, KeyValues};
 
 use super::item::{
-    attribute_key_attributes, check_attribute_key, check_size, index_inputs, index_pairs,
-    is_updated_at, key_text, maintained_by_ddb, stored_version, version_attribute, version_is,
-    version_value,
+    attribute_key_attributes, check_attribute_key, check_size, check_update_floor, index_inputs,
+    index_pairs, is_updated_at, key_text, maintained_by_ddb, stored_version, version_attribute,
+    version_is, version_value,
 };
 use super::plan::{and, Action, ReadFirst, WritePlan};
 use super::Written;
@@ -52,11 +51,22 @@ impl Op {
 pub trait Updatable<E, T> {
     /// The attribute name.
     fn attribute(&self) -> &'static str;
+    /// `value` as the item stores it (the field's own encoder).
+    fn encode(&self, value: &T) -> Result<AttributeValue>;
+    /// The field from its stored attribute, `None` when the item lacks it
+    /// (the field's own reader).
+    fn read(&self, value: Option<AttributeValue>) -> Result<T>;
 }
 
 impl<E, T> Updatable<E, T> for Attr<E, T, Value> {
     fn attribute(&self) -> &'static str {
         self.name()
+    }
+    fn encode(&self, value: &T) -> Result<AttributeValue> {
+        self.to_attribute_value(value)
+    }
+    fn read(&self, value: Option<AttributeValue>) -> Result<T> {
+        self.from_attribute_value(value)
     }
 }
 
@@ -91,34 +101,36 @@ pub struct Update<E> {
     error: Option<Error>,
 }
 
-/// A set value as a DynamoDB set (serde writes Rust sets as lists); numbers
-/// pass through. An empty set is refused: DynamoDB has no empty sets.
-fn as_set<E: Entity>(value: AttributeValue) -> Result<AttributeValue> {
-    let invalid = |reason: &str| Error::InvalidValue {
-        entity: E::SCHEMA.entity_type,
-        reason: reason.to_owned(),
+/// The value of an ADD or DELETE as the field stores it: a number, or a
+/// DynamoDB set. A field stored as a list (a Rust set without serde_dynamo's
+/// `string_set`/`number_set`) is refused: the ADD would turn the stored list
+/// into a set, another form than `to_item` writes. An empty set is refused:
+/// DynamoDB has no empty sets.
+fn as_set<E: Entity>(name: &str, action: &str, value: AttributeValue) -> Result<AttributeValue> {
+    let entity = E::SCHEMA.entity_type;
+    let invalid = |reason: String| Error::InvalidUpdate { entity, reason };
+    let empty = || Error::InvalidValue {
+        entity,
+        reason: "DynamoDB sets cannot be empty".to_owned(),
     };
     match value {
-        AttributeValue::L(items) if items.is_empty() => {
-            Err(invalid("DynamoDB sets cannot be empty"))
+        AttributeValue::Ss(ref items) | AttributeValue::Ns(ref items) if items.is_empty() => {
+            Err(empty())
         }
-        AttributeValue::L(items) if items.iter().all(|v| v.is_s()) => Ok(AttributeValue::Ss(
-            items
-                .into_iter()
-                .filter_map(|v| v.as_s().ok().cloned())
-                .collect(),
-        )),
-        AttributeValue::L(items) if items.iter().all(|v| v.is_n()) => Ok(AttributeValue::Ns(
-            items
-                .into_iter()
-                .filter_map(|v| v.as_n().ok().cloned())
-                .collect(),
-        )),
-        AttributeValue::L(_) => Err(invalid("a set holds strings or numbers, all of one type")),
-        AttributeValue::Ss(items) | AttributeValue::Ns(items) if items.is_empty() => {
-            Err(invalid("DynamoDB sets cannot be empty"))
-        }
-        other => Ok(other),
+        AttributeValue::Bs(ref items) if items.is_empty() => Err(empty()),
+        AttributeValue::Null(_) => Err(empty()),
+        AttributeValue::N(_)
+        | AttributeValue::Ss(_)
+        | AttributeValue::Ns(_)
+        | AttributeValue::Bs(_) => Ok(value),
+        AttributeValue::L(_) => Err(invalid(format!(
+            "{action} needs a number or a DynamoDB set, and field `{name}` is stored as a list; \
+             store it as a set with #[serde(with = \"serde_dynamo::string_set\")] (or \
+             number_set), or set the whole field"
+        ))),
+        _ => Err(invalid(format!(
+            "{action} needs a number or a DynamoDB set, and field `{name}` is stored otherwise"
+        ))),
     }
 }
 
@@ -170,13 +182,6 @@ fn key_form<E: Entity>(op: Op) -> Result<Op> {
     Ok(op)
 }
 
-fn to_value<E: Entity, T: Serialize + ?Sized>(value: &T) -> Result<AttributeValue> {
-    serde_dynamo::to_attribute_value(value).map_err(|source| Error::Encode {
-        entity: E::SCHEMA.entity_type,
-        source,
-    })
-}
-
 impl Db {
     /// A typed UpdateItem of the item at `key` (which must exist).
     pub fn update<E: Entity + 'static>(&self, key: Key<E>) -> Update<E> {
@@ -202,50 +207,70 @@ impl<E: Entity + 'static> Update<E> {
         self
     }
 
-    /// `SET attribute = value`.
-    pub fn set<T: Serialize>(
-        self,
-        attribute: impl Updatable<E, T>,
-        value: impl IntoValue<T>,
-    ) -> Self {
-        let name = attribute.attribute();
-        self.push(to_value::<E, T>(&value.into_value()).map(|v| Op::Set(name, v)))
-    }
-
-    /// `REMOVE attribute`, for an optional field.
-    pub fn remove<T>(self, attribute: impl Updatable<E, Option<T>>) -> Self {
-        let name = attribute.attribute();
-        self.push(Ok(Op::Remove(name)))
-    }
-
-    /// `ADD attribute value`: adds to a number, or adds elements to a set
-    /// (a set field is stored as a DynamoDB set with
-    /// `#[serde(with = "serde_dynamo::string_set")]` or `number_set`).
-    pub fn add<T: Serialize + Addable>(self, attribute: impl Updatable<E, T>, value: T) -> Self {
+    /// `SET attribute = value`, the value written by the field's own
+    /// encoder (the form `to_item` stores).
+    pub fn set<T>(self, attribute: impl Updatable<E, T>, value: impl IntoValue<T>) -> Self {
         let name = attribute.attribute();
         self.push(
-            to_value::<E, T>(&value)
-                .and_then(as_set::<E>)
+            attribute
+                .encode(&value.into_value())
+                .map(|v| Op::Set(name, v)),
+        )
+    }
+
+    /// `REMOVE attribute`, for an optional field: it reads back as `None`.
+    /// A field whose reader needs the attribute to read `None` (a serde
+    /// `with` module without `#[serde(default)]`) is set instead to what
+    /// `to_item` writes for `None`, so the item still reads back.
+    pub fn remove<T>(self, attribute: impl Updatable<E, Option<T>>) -> Self {
+        let name = attribute.attribute();
+        let op = match attribute.read(None) {
+            Ok(_) => Ok(Op::Remove(name)),
+            Err(_) => attribute.encode(&None).map(|v| Op::Set(name, v)),
+        };
+        self.push(op)
+    }
+
+    /// `ADD attribute value`: adds to a number, or adds elements to a set.
+    /// The field must be stored as a number or a DynamoDB set (a set field
+    /// with `#[serde(with = "serde_dynamo::string_set")]` or
+    /// `number_set`); a field stored as a list is refused with
+    /// [`Error::InvalidUpdate`] before sending, as DynamoDB's ADD would
+    /// store the field in a form its reads do not expect.
+    pub fn add<T: Addable>(self, attribute: impl Updatable<E, T>, value: T) -> Self {
+        let name = attribute.attribute();
+        self.push(
+            attribute
+                .encode(&value)
+                .and_then(|v| as_set::<E>(name, "ADD", v))
                 .map(|v| Op::Add(name, v)),
         )
     }
 
-    /// `SET attribute = list_append(attribute, items)`.
-    pub fn append<T: Serialize>(self, attribute: impl Updatable<E, Vec<T>>, items: Vec<T>) -> Self {
+    /// `SET attribute = list_append(attribute, items)`: the field must be
+    /// stored as a list.
+    pub fn append<T>(self, attribute: impl Updatable<E, Vec<T>>, items: Vec<T>) -> Self {
         let name = attribute.attribute();
-        self.push(to_value::<E, Vec<T>>(&items).map(|v| Op::Append(name, v)))
+        let value = attribute.encode(&items).and_then(|v| match v {
+            AttributeValue::L(_) => Ok(v),
+            _ => Err(Error::InvalidUpdate {
+                entity: E::SCHEMA.entity_type,
+                reason: format!(
+                    "field `{name}` is not stored as a list, so list_append cannot extend it"
+                ),
+            }),
+        });
+        self.push(value.map(|v| Op::Append(name, v)))
     }
 
-    /// `DELETE attribute elements`: removes elements from a set.
-    pub fn delete_from_set<T: Serialize + Addable>(
-        self,
-        attribute: impl Updatable<E, T>,
-        elements: T,
-    ) -> Self {
+    /// `DELETE attribute elements`: removes elements from a set (stored as
+    /// a DynamoDB set, as for [`add`](Self::add)).
+    pub fn delete_from_set<T: Addable>(self, attribute: impl Updatable<E, T>, elements: T) -> Self {
         let name = attribute.attribute();
         self.push(
-            to_value::<E, T>(&elements)
-                .and_then(as_set::<E>)
+            attribute
+                .encode(&elements)
+                .and_then(|v| as_set::<E>(name, "DELETE", v))
                 .map(|v| Op::DeleteFromSet(name, v)),
         )
     }
@@ -372,6 +397,7 @@ impl<E: Entity + 'static> Update<E> {
                 out.push(')');
             }
         }
+        check_update_floor::<E>(&known, &self.key)?;
         let version = version_attribute(schema);
         if let Some(attribute) = version {
             if let Some(expected) = self.expected_version {
@@ -598,7 +624,7 @@ impl<E: Entity + 'static> Update<E> {
     /// # #[ddb(name = "Ecommerce", pk = "PK")]
     /// # struct Ecommerce;
     /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-    /// # #[ddb(table = Ecommerce, pk = "COUNTER#{name}")]
+    /// # #[ddb(table = Ecommerce, entity = "Counter", pk = "COUNTER#{name}")]
     /// # struct Counter { name: String, value: u64 }
     /// db.update(Counter::key(&"visits".to_string())?)
     ///     .add(Counter::fields().value, 1)
