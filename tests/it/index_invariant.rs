@@ -402,6 +402,48 @@ async fn a_membership_change_decided_by_the_update_is_one_update_item() {
     assert_eq!(check_item(&moved), Ok(()));
 }
 
+/// A sparse index whose sort key reads a field no update below sets.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Stress, entity = "SupportCase", pk = "CASE#{id}", sk = "CASE")]
+#[ddb(index(name = "GSI1", pk = "AGENT#{agent}", sk = "{opened_at}#{id}", when(state = State::Open)))]
+struct SupportCase {
+    id: u32,
+    agent: String,
+    opened_at: u64,
+    state: State,
+}
+
+#[tokio::test]
+async fn leaving_a_sparse_index_is_one_update_item_whatever_its_key_reads() {
+    let db = ddb_tests::db_with_table::<Stress>().await;
+    let case = SupportCase {
+        id: 3,
+        agent: "ada".into(),
+        opened_at: 1_780_000_000,
+        state: State::Open,
+    };
+    db.create(&case).send().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Stress>(&db).await;
+    let key = SupportCase::key(&3).unwrap();
+    assert!(raw(&db, key.to_item()).await.contains_key("GSI1SK"));
+    // The update decides the membership (false): the key's other inputs
+    // (agent, opened_at) are not needed, so nothing is read.
+    through
+        .update(key.clone())
+        .set(SupportCase::fields().state, State::Closed)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent(&proxy), (0, 1), "no read, one UpdateItem");
+    let closed = raw(&db, key.to_item()).await;
+    assert!(!closed.contains_key("GSI1PK") && !closed.contains_key("GSI1SK"));
+    let expected = SupportCase {
+        state: State::Closed,
+        ..case
+    };
+    assert_eq!(closed, expected.to_item().unwrap());
+}
+
 #[tokio::test]
 async fn the_seed_order_ships_in_one_update_item() {
     use ddb_examples::single_table::{Ecommerce, Order};

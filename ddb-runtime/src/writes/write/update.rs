@@ -419,11 +419,28 @@ impl<E: Entity + 'static> Update<E> {
             .filter(|&position| inputs(position).any(touched))
             .collect();
         let decided_by_update = |a: &str| known.contains_key(a) || removed.contains(&a);
+        // A sparse index the update takes the item out of needs none of its
+        // key's inputs: its attributes are removed, whatever they held.
+        let leaves = |position: usize| {
+            let Some(rule) = schema.keys[position].membership else {
+                return false;
+            };
+            let decided = |field: &&str| {
+                schema.primary().reads(field)
+                    || schema
+                        .field(field)
+                        .is_some_and(|f| decided_by_update(f.attribute))
+            };
+            rule.evaluable
+                && rule.reads.iter().all(decided)
+                && matches!(E::index_key_from(position, &self.key, &known), Ok(None))
+        };
         let needs_read = stale.iter().any(|&position| {
-            schema.keys[position]
-                .membership
-                .is_some_and(|m| !m.evaluable)
-                || !inputs(position).all(decided_by_update)
+            !leaves(position)
+                && (schema.keys[position]
+                    .membership
+                    .is_some_and(|m| !m.evaluable)
+                    || !inputs(position).all(decided_by_update))
         });
 
         let mut expected = self.expected_version;
