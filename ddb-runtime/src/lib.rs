@@ -203,11 +203,6 @@ pub trait Entity: Sized {
     /// Checks that `key` parses as this entity's primary key.
     fn check_key(key: &Key<Self>) -> Result<()>;
 
-    /// The key of the index at `position` in [`SCHEMA.keys`](model::EntitySchema::keys),
-    /// computed from the primary key and the values of the other fields it
-    /// reads (`values`, by attribute name), without the whole item: `None`
-    /// when a sparse index's rule leaves the item out. Generated; an update
-    /// uses it to keep index keys right in one request.
     /// Checks that `value`, about to be stored under `attribute` by an
     /// update, is the key form of the field when the field is part of a
     /// multi-attribute index key. Generated.
@@ -217,6 +212,27 @@ pub trait Entity: Sized {
         Ok(())
     }
 
+    /// One side of the key of the index at `position`: its partition key
+    /// (`sort` false) or its sort key (`None` when it has none), from the
+    /// primary key and the values of the fields that side reads (`values`,
+    /// by attribute name). A sparse index's rule is not checked. Generated;
+    /// an update that changes only what one side reads writes only it.
+    #[doc(hidden)]
+    fn index_side_from(
+        position: usize,
+        sort: bool,
+        key: &Key<Self>,
+        values: &Item,
+    ) -> Result<Option<KeyValue>> {
+        let _ = (sort, key, values);
+        Err(__private::no_such_index(Self::SCHEMA.entity_type, position))
+    }
+
+    /// The key of the index at `position` in [`SCHEMA.keys`](model::EntitySchema::keys),
+    /// computed from the primary key and the values of the other fields it
+    /// reads (`values`, by attribute name), without the whole item: `None`
+    /// when a sparse index's rule leaves the item out. Generated; an update
+    /// uses it to keep index keys right in one request.
     #[doc(hidden)]
     fn index_key_from(
         position: usize,

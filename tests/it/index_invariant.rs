@@ -27,7 +27,7 @@ enum State {
 /// No version: updates are conditioned on what they read.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[ddb(table = Stress, entity = "Ticket", pk = "TICKET#{id}", sk = "TICKET")]
-#[ddb(index(name = "GSI1", pk = "QUEUE#{queue}", sk = "{priority}#{id}"))]
+#[ddb(index(name = "GSI1", pk = "QUEUE#{queue}", sk = "{priority}#{queue}#{id}"))]
 #[ddb(index(name = "GSI2", pk = "STATE#{state}", sk = "{id}", when(state = State::Open)))]
 struct Ticket {
     id: u32,
@@ -40,7 +40,7 @@ struct Ticket {
 /// Versioned: optimistic locking.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[ddb(table = Stress, entity = "Job", pk = "JOB#{id}", sk = "JOB")]
-#[ddb(index(name = "GSI1", pk = "LANE#{lane}", sk = "{rank}#{id}"))]
+#[ddb(index(name = "GSI1", pk = "LANE#{lane}", sk = "{rank}#{lane}#{id}"))]
 #[ddb(index(name = "GSI2", pk = "JOBSTATE#{state}", sk = "{id}", when(state = State::Open)))]
 struct Job {
     id: u32,
@@ -160,6 +160,40 @@ async fn ticket_step(db: &Db, rng: &mut Rng, id: u32) {
     }
 }
 
+fn support_case(rng: &mut Rng, id: u32) -> SupportCase {
+    SupportCase {
+        id,
+        agent: rng.lane(),
+        opened_at: rng.below(1000),
+        state: rng.state(),
+    }
+}
+
+/// A sparse index whose sides read different fields: updates that change
+/// one side write it alone, membership decided in their condition.
+async fn case_step(db: &Db, rng: &mut Rng, id: u32) {
+    let key = SupportCase::key(&id).unwrap();
+    let f = SupportCase::fields();
+    match rng.below(6) {
+        0 | 1 => expected(db.update(key).set(f.agent, rng.lane()).send().await),
+        2 => expected(
+            db.update(key)
+                .set(f.opened_at, rng.below(1000))
+                .send()
+                .await,
+        ),
+        3 => expected(db.update(key).set(f.state, rng.state()).send().await),
+        4 => expected(db.put(&support_case(rng, id)).send().await),
+        _ => {
+            if rng.below(3) == 0 {
+                expected(db.delete(key).send().await);
+            } else {
+                expected(db.create(&support_case(rng, id)).send().await);
+            }
+        }
+    }
+}
+
 async fn job_step(db: &Db, rng: &mut Rng, id: u32) {
     let key = Job::key(&id).unwrap();
     let f = Job::fields();
@@ -209,6 +243,7 @@ fn check_item(stored: &Item) -> Result<(), String> {
     let expected = match stored["_type"].as_s().map(String::as_str) {
         Ok("Ticket") => Ticket::from_item(stored.clone()).and_then(|t| t.to_item()),
         Ok("Job") => Job::from_item(stored.clone()).and_then(|j| j.to_item()),
+        Ok("SupportCase") => SupportCase::from_item(stored.clone()).and_then(|c| c.to_item()),
         other => return Err(format!("unknown item type {other:?}")),
     }
     .map_err(|e| format!("undecodable item: {e}"))?;
@@ -239,6 +274,7 @@ async fn index_attributes_always_follow_the_item_under_concurrency() {
     for id in 0..items {
         db.create(&ticket(&mut rng, id)).send().await.unwrap();
         db.create(&job(&mut rng, id)).send().await.unwrap();
+        db.create(&support_case(&mut rng, id)).send().await.unwrap();
     }
     let mut handles = Vec::new();
     for task in 0..tasks {
@@ -247,10 +283,10 @@ async fn index_attributes_always_follow_the_item_under_concurrency() {
         handles.push(tokio::spawn(async move {
             for _ in 0..steps {
                 let id = rng.below(items as u64) as u32;
-                if rng.below(2) == 0 {
-                    ticket_step(&db, &mut rng, id).await;
-                } else {
-                    job_step(&db, &mut rng, id).await;
+                match rng.below(3) {
+                    0 => ticket_step(&db, &mut rng, id).await,
+                    1 => job_step(&db, &mut rng, id).await,
+                    _ => case_step(&db, &mut rng, id).await,
                 }
             }
         }));
@@ -444,6 +480,99 @@ async fn leaving_a_sparse_index_is_one_update_item_whatever_its_key_reads() {
     assert_eq!(closed, expected.to_item().unwrap());
 }
 
+fn open_case(id: u32) -> SupportCase {
+    SupportCase {
+        id,
+        agent: "ada".into(),
+        opened_at: 1_780_000_000,
+        state: State::Open,
+    }
+}
+
+#[tokio::test]
+async fn reassigning_an_open_case_is_one_update_item_and_keeps_its_sort_key() {
+    let db = ddb_tests::db_with_table::<Stress>().await;
+    db.create(&open_case(4)).send().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Stress>(&db).await;
+    let key = SupportCase::key(&4).unwrap();
+    let before = raw(&db, key.to_item()).await;
+    // The partition key reads `agent`, which the update sets; the sort key
+    // reads `opened_at`, which it does not: only the partition key is
+    // written, and membership is decided in the condition.
+    through
+        .update(key.clone())
+        .set(SupportCase::fields().agent, "grace".to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent(&proxy), (0, 1), "no read, one UpdateItem");
+    let after = raw(&db, key.to_item()).await;
+    assert_eq!(after["GSI1PK"].as_s().unwrap(), "AGENT#grace");
+    assert_eq!(after["GSI1SK"], before["GSI1SK"]);
+    let expected = SupportCase {
+        agent: "grace".into(),
+        ..open_case(4)
+    };
+    assert_eq!(after, expected.to_item().unwrap());
+}
+
+#[tokio::test]
+async fn reassigning_a_closed_case_writes_no_index_attribute() {
+    let db = ddb_tests::db_with_table::<Stress>().await;
+    let closed = SupportCase {
+        state: State::Closed,
+        ..open_case(5)
+    };
+    db.create(&closed).send().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Stress>(&db).await;
+    let key = SupportCase::key(&5).unwrap();
+    through
+        .update(key.clone())
+        .set(SupportCase::fields().agent, "grace".to_string())
+        .send()
+        .await
+        .unwrap();
+    // The first UpdateItem assumed the case open and failed its condition;
+    // the second, told by the item the failure returned, writes the agent
+    // alone.
+    assert_eq!(sent(&proxy), (0, 2));
+    let after = raw(&db, key.to_item()).await;
+    let expected = SupportCase {
+        agent: "grace".into(),
+        ..closed
+    };
+    assert_eq!(after, expected.to_item().unwrap());
+}
+
+#[tokio::test]
+async fn eight_concurrent_reassigns_of_one_open_case_all_land() {
+    let db = ddb_tests::db_with_table::<Stress>().await;
+    db.create(&open_case(6)).send().await.unwrap();
+    let key = SupportCase::key(&6).unwrap();
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let (db, key) = (db.clone(), key.clone());
+            tokio::spawn(async move {
+                db.update(key)
+                    .set(SupportCase::fields().agent, format!("agent{i}"))
+                    .send()
+                    .await
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap().expect("every reassign lands");
+    }
+    let after = raw(&db, key.to_item()).await;
+    let stored = SupportCase::from_item(after.clone()).unwrap();
+    assert!(stored.agent.starts_with("agent"));
+    assert_eq!(
+        after,
+        stored.to_item().unwrap(),
+        "the index follows the last agent"
+    );
+}
+
 #[tokio::test]
 async fn the_seed_order_ships_in_one_update_item() {
     use ddb_examples::single_table::{Ecommerce, Order};
@@ -513,7 +642,8 @@ async fn an_update_needing_an_unset_input_reads_once_and_fails_on_a_concurrent_c
     let key = Ticket::key(&3).unwrap();
     let f = Ticket::fields();
 
-    // GSI1's sort key needs the priority, which the update does not set.
+    // GSI1's sort key reads the queue, which the update sets, and the
+    // priority, which it does not: it reads the item first.
     through
         .update(key.clone())
         .set(f.queue, "south".to_string())
@@ -668,7 +798,8 @@ async fn a_versioned_update_fails_when_the_same_version_comes_back_with_other_va
     let (proxy, through) = ddb_tests::through_proxy::<Stress>(&db).await;
     let key = Job::key(&4).unwrap();
     let held = proxy.hold("GetItem");
-    // GSI1's key needs the lane, which this update does not set: it reads.
+    // GSI1's sort key reads the rank, which the update sets, and the lane,
+    // which it does not: it reads the item first.
     let update = tokio::spawn({
         let key = key.clone();
         async move {

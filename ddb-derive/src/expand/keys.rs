@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 
 use super::snake_case;
 use super::template::{codecs, literal_prefix, read_template, write_template};
-use super::upkeep::{index_key_from, membership};
+use super::upkeep::{index_key_from, membership, side_arms};
 use crate::ast::{Entity, Key};
 
 /// Literal prefixes and names of one key, for messages and method names.
@@ -16,6 +16,7 @@ struct Names {
     sk_label: String,
     key_fn: syn::Ident,
     pk_fn: syn::Ident,
+    sk_fn: syn::Ident,
     const_prefix: String,
 }
 
@@ -26,6 +27,7 @@ fn names(key: &Key) -> Names {
             sk_label: "sort key".into(),
             key_fn: format_ident!("key"),
             pk_fn: format_ident!("pk"),
+            sk_fn: format_ident!("sk"),
             const_prefix: String::new(),
         },
         Some(index) => {
@@ -35,6 +37,7 @@ fn names(key: &Key) -> Names {
                 sk_label: format!("{} sort key", index.value),
                 key_fn: format_ident!("{}_key", snake),
                 pk_fn: format_ident!("{}_pk", snake),
+                sk_fn: format_ident!("{}_sk", snake),
                 const_prefix: format!("{}_", snake.to_uppercase()),
             }
         }
@@ -61,6 +64,8 @@ pub(super) struct KeyCode {
     pub index_pushes: Vec<TokenStream>,
     /// The arms of `index_key_from`.
     pub index_from_values: Vec<TokenStream>,
+    /// The arms of `index_side_from`.
+    pub index_sides: Vec<TokenStream>,
     /// Whether `index_keys` needs the primary key (a sharded index).
     pub needs_primary: bool,
 }
@@ -75,6 +80,7 @@ pub(super) fn key_code(entity: &Entity) -> KeyCode {
     let mut builders = Vec::new();
     let mut index_pushes = Vec::new();
     let mut index_from_values = Vec::new();
+    let mut index_sides = Vec::new();
     let mut needs_primary = false;
     for (k, key) in entity.keys.iter().enumerate() {
         let n = names(key);
@@ -181,6 +187,31 @@ pub(super) fn key_code(entity: &Entity) -> KeyCode {
                 ::core::result::Result::Ok(#pk_value)
             }
         });
+        // An index's sort key alone: an update that changes only what the
+        // sort key reads writes only it.
+        if let (Some(_), Some(sk)) = (&key.index, &key.sk) {
+            let sk_fn = &n.sk_fn;
+            let sk_params = params(sk.value.fields().collect());
+            let sk_codecs = codecs(entity, sk.value.fields());
+            let doc_sk = format!("The index sort key value `{}`.", sk.value.source);
+            let value = write_template(
+                entity_type,
+                sk_label,
+                &sk.value,
+                quote!(__TYPES.1),
+                quote!(#p::SORT_KEY_LIMIT),
+            );
+            builders.push(quote! {
+                #[doc = #doc_sk]
+                #[allow(clippy::needless_question_mark)]
+                pub fn #sk_fn(#(#sk_params),*) -> ::core::result::Result<#p::KeyValue, #p::Error> {
+                    #[allow(dead_code)]
+                    const __TYPES: (#p::ScalarType, #p::ScalarType) = #types;
+                    #sk_codecs
+                    ::core::result::Result::Ok(#value)
+                }
+            });
+        }
         if let Some(query) = &key.query {
             let query_fn = format_ident!("{}", query.value);
             let mut sort_fields: Vec<&str> = Vec::new();
@@ -248,6 +279,7 @@ pub(super) fn key_code(entity: &Entity) -> KeyCode {
                 None => push,
             });
             index_from_values.push(index_key_from(entity, k, key, &n.key_fn));
+            index_sides.push(side_arms(entity, k, key, &n.pk_fn, &n.sk_fn));
         }
     }
 
@@ -255,6 +287,7 @@ pub(super) fn key_code(entity: &Entity) -> KeyCode {
         builders,
         index_pushes,
         index_from_values,
+        index_sides,
         needs_primary,
     }
 }

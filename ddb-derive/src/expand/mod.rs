@@ -64,6 +64,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
         mut builders,
         index_pushes,
         index_from_values,
+        index_sides,
         needs_primary,
     } = keys::key_code(entity);
     let index_count = index_pushes.len();
@@ -136,6 +137,18 @@ pub fn expand(entity: &Entity) -> TokenStream {
             ) -> ::core::result::Result<::core::option::Option<#p::KeyValues>, #p::Error> {
                 match __position {
                     #(#index_from_values)*
+                    _ => ::core::result::Result::Err(#p::no_such_index(#entity_type, __position)),
+                }
+            }
+
+            fn index_side_from(
+                __position: usize,
+                __sort: bool,
+                __key: &#p::Key<Self>,
+                __values: &#p::Item,
+            ) -> ::core::result::Result<::core::option::Option<#p::KeyValue>, #p::Error> {
+                match (__position, __sort) {
+                    #(#index_sides)*
                     _ => ::core::result::Result::Err(#p::no_such_index(#entity_type, __position)),
                 }
             }

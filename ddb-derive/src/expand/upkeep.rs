@@ -139,6 +139,69 @@ pub(super) fn arm(
     }
 }
 
+/// The two arms of `index_side_from` for index `position`: its partition
+/// key (sharded as `to_item` shards it) or its sort key, each from the
+/// primary key and the values of the fields that side reads. Membership is
+/// not decided here: the update conditions on it.
+pub(super) fn side_arms(
+    entity: &Entity,
+    position: usize,
+    key: &Key,
+    pk_fn: &syn::Ident,
+    sk_fn: &syn::Ident,
+) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let entity_type = &entity.entity_type;
+    let primary: Vec<&str> = entity.keys[0].fields();
+    let side = |fields: Vec<&str>, call: TokenStream| {
+        let primary_idents = primary
+            .iter()
+            .filter_map(|name| entity.field(name))
+            .map(|f| f.ident);
+        let decoded = fields
+            .iter()
+            .filter(|name| !primary.contains(name))
+            .filter_map(|name| entity.field(name))
+            .map(|f| {
+                let (ident, ty, attribute) = (f.ident, f.ty, &f.attribute);
+                let reader = super::convert::reader(f);
+                quote!(let #ident: #ty = #reader(__values.get(#attribute).cloned())?;)
+            });
+        let args = fields
+            .iter()
+            .filter_map(|name| entity.field(name))
+            .map(|f| {
+                let ident = f.ident;
+                quote!(&#ident)
+            });
+        quote! {{
+            #[allow(unused_variables)]
+            let (#(#primary_idents,)*) = Self::parse_key(__key)?;
+            #(#decoded)*
+            #call(#(#args),*)
+        }}
+    };
+    let pk_fields: Vec<&str> = key.pk.value.fields().collect();
+    let shard = if key.shards > 1 {
+        let shards = key.shards;
+        quote!(.and_then(|__pk| #p::with_shard(#entity_type, __pk, __key.values(), #shards)))
+    } else {
+        quote!()
+    };
+    let pk = side(pk_fields, quote!(Self::#pk_fn));
+    let sk = match &key.sk {
+        Some(sk) => {
+            let sk = side(sk.value.fields().collect(), quote!(Self::#sk_fn));
+            quote!(#sk.map(::core::option::Option::Some))
+        }
+        None => quote!(::core::result::Result::Ok(::core::option::Option::None)),
+    };
+    quote! {
+        (#position, false) => #pk #shard .map(::core::option::Option::Some),
+        (#position, true) => #sk,
+    }
+}
+
 /// `Entity::check_attribute_key`: a value an update stores under an
 /// attribute that is a key by itself (a single-field template on the
 /// field's own attribute, or a field of a multi-attribute key) must be the

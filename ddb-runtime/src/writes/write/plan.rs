@@ -49,6 +49,9 @@ pub(crate) struct WritePlan<E> {
     pub read: Option<ReadFirst>,
     /// A put's item size, when it was measured as the item was checked.
     pub item_size: Option<usize>,
+    /// The sparse indexes an update wrote side by side: the attribute whose
+    /// presence its condition requires (`true`) or refuses (`false`).
+    pub markers: Vec<(&'static str, bool)>,
 }
 
 /// What an update read before writing, and what its write is conditioned on.
@@ -118,6 +121,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             must_exist: false,
             read: None,
             item_size: None,
+            markers: Vec::new(),
         })
     }
 

@@ -20,6 +20,18 @@ use super::item::{
 use super::plan::{and, Action, ReadFirst, WritePlan};
 use super::Written;
 
+/// How an update decides the membership of a sparse index it neither
+/// enters nor leaves.
+#[derive(Clone, Copy)]
+enum Membership<'a> {
+    /// By reading the item first (inside a transaction, which cannot be
+    /// sent again with the other assumption).
+    Read,
+    /// In the condition: the item is in each such index but those whose
+    /// marker attribute is listed in `absent`.
+    Condition { absent: &'a [&'static str] },
+}
+
 /// One change of an update.
 #[derive(Clone, Debug)]
 pub(crate) enum Op {
@@ -303,6 +315,12 @@ impl<E: Entity + 'static> Update<E> {
     /// the update sets when those are all an index reads, else from the item
     /// read first, with the write conditioned on everything read.
     pub(crate) async fn plan(self) -> Result<WritePlan<E>> {
+        self.plan_with(Membership::Read).await
+    }
+
+    /// [`plan`](Self::plan), deciding the membership of a sparse index the
+    /// update does not decide as `membership` says.
+    async fn plan_with(self, membership: Membership<'_>) -> Result<WritePlan<E>> {
         if let Some(error) = self.error {
             return Err(error);
         }
@@ -435,14 +453,49 @@ impl<E: Entity + 'static> Update<E> {
                 && rule.reads.iter().all(decided)
                 && matches!(E::index_key_from(position, &self.key, &known), Ok(None))
         };
+        // An index whose membership the update leaves as it is, and whose
+        // changed sides (partition key, sort key) read only what the update
+        // decides, is written side by side: the sides it changes, from the
+        // update's values; the others stay as stored. A sparse index's
+        // membership is then decided in the condition, by whether its
+        // attributes are stored (`markers`), rather than by a read.
+        let side_inputs = |position: usize, sort: bool| {
+            let key = &schema.keys[position];
+            let template = if sort { key.sk } else { Some(key.pk) };
+            template
+                .into_iter()
+                .flat_map(|t| t.parts.iter())
+                .filter_map(|part| match part {
+                    crate::model::Part::Field(field) => Some(*field),
+                    crate::model::Part::Literal(_) => None,
+                })
+                .filter(|field| !schema.primary().reads(field))
+                .filter_map(|field| schema.field(field).map(|f| f.attribute))
+        };
+        let side_stale = |position: usize, sort: bool| side_inputs(position, sort).any(touched);
+        let by_sides = |position: usize| {
+            let key = &schema.keys[position];
+            let rule_kept = key.membership.is_none_or(|rule| {
+                !matches!(membership, Membership::Read)
+                    && !rule
+                        .reads
+                        .iter()
+                        .any(|field| schema.field(field).is_some_and(|f| touched(f.attribute)))
+            });
+            rule_kept
+                && [false, true].into_iter().all(|sort| {
+                    !side_stale(position, sort)
+                        || side_inputs(position, sort).all(decided_by_update)
+                })
+        };
         let needs_read = stale.iter().any(|&position| {
             !leaves(position)
+                && !by_sides(position)
                 && (schema.keys[position]
                     .membership
                     .is_some_and(|m| !m.evaluable)
                     || !inputs(position).all(decided_by_update))
         });
-
         let mut expected = self.expected_version;
         let mut read = None;
         // The index keys of the item as it is after the update, when they
@@ -499,16 +552,53 @@ impl<E: Entity + 'static> Update<E> {
         // changes, and a raw-key index attribute that is a field's own
         // attribute is written by the field.
         let mut index_set: Vec<&str> = Vec::new();
+        // Sparse indexes written side by side: the attribute whose presence
+        // says the item is in the index, and whether the plan assumed so.
+        let mut markers: Vec<(&'static str, bool)> = Vec::new();
         for &position in &stale {
             let Some(name) = schema.keys[position].index else {
                 continue;
             };
+            let Some(index) = table.index(name) else {
+                continue;
+            };
+            if read_keys.is_none() && !leaves(position) && by_sides(position) {
+                let sides = [(false, Some(index.pk)), (true, index.sk)];
+                let mut writes = Vec::new();
+                for (sort, attribute) in sides {
+                    let Some(attribute) = attribute else { continue };
+                    if side_stale(position, sort) && maintained_by_ddb(schema, attribute.name) {
+                        writes.push((sort, attribute));
+                    }
+                }
+                if writes.is_empty() {
+                    continue;
+                }
+                if schema.keys[position].membership.is_some() {
+                    let marker = writes[0].1.name;
+                    let member = match membership {
+                        Membership::Condition { absent } => !absent.contains(&marker),
+                        Membership::Read => true,
+                    };
+                    markers.push((marker, member));
+                    if !member {
+                        continue;
+                    }
+                }
+                for (sort, attribute) in writes {
+                    let value = E::index_side_from(position, sort, &self.key, &known)?;
+                    if let Some(value) = value {
+                        if !index_set.contains(&attribute.name) {
+                            index_set.push(attribute.name);
+                            sets.assign(&mut p, attribute.name, value.to_attribute_value());
+                        }
+                    }
+                }
+                continue;
+            }
             let values = match &mut read_keys {
                 Some(all) => all.remove(name),
                 None => E::index_key_from(position, &self.key, &known)?,
-            };
-            let Some(index) = table.index(name) else {
-                continue;
             };
             match values {
                 Some(values) => {
@@ -616,6 +706,16 @@ impl<E: Entity + 'static> Update<E> {
                 p.write_as_read(attribute, value, condition.term());
             }
         }
+        // The item is (or is not) in each sparse index written side by side,
+        // as the plan assumed.
+        for &(marker, member) in &markers {
+            let call = if member {
+                "attribute_exists"
+            } else {
+                "attribute_not_exists"
+            };
+            p.write_call(call, marker, None, condition.term());
+        }
         if let (Some(version), Some(expected)) = (version, expected) {
             condition.condition(&version_is::<E>(version, expected), &mut p);
         }
@@ -624,6 +724,7 @@ impl<E: Entity + 'static> Update<E> {
         plan.expected_version = self.expected_version;
         plan.must_exist = true;
         plan.read = read;
+        plan.markers = markers;
         Ok(plan)
     }
 
@@ -664,40 +765,113 @@ impl<E: Entity + 'static> Update<E> {
     /// `append`; one whose retry fails its condition, or whose retries run
     /// out, is [`Error::WriteOutcomeUnknown`].
     pub async fn send(self) -> Result<Written<E>> {
+        let sparse = E::SCHEMA.keys.iter().any(|key| key.membership.is_some());
+        let mut absent: Vec<&'static str> = Vec::new();
+        let mut tries = 1;
+        let mut update = self;
+        loop {
+            // A plan that assumed the wrong membership of a sparse index is
+            // sent once more with the membership the failure showed.
+            let again = if sparse && tries < MEMBERSHIP_TRIES {
+                update.replan()
+            } else {
+                None
+            };
+            let (sent, markers) = update.send_with(&absent).await;
+            let Some(again) = again else { return sent };
+            let Err(Error::ConditionFailed {
+                existing: Some(existing),
+                ..
+            }) = &sent
+            else {
+                return sent;
+            };
+            let stored = |marker: &str| existing.item().contains_key(marker);
+            if markers
+                .iter()
+                .all(|&(marker, member)| stored(marker) == member)
+            {
+                return sent;
+            }
+            absent = markers
+                .iter()
+                .map(|&(marker, _)| marker)
+                .filter(|marker| !stored(marker))
+                .collect();
+            tries += 1;
+            update = again;
+        }
+    }
+
+    /// The same update, to plan again; `None` when it cannot be sent.
+    fn replan(&self) -> Option<Self> {
+        if self.error.is_some() {
+            return None;
+        }
+        Some(Self {
+            db: self.db.clone(),
+            key: self.key.clone(),
+            ops: self.ops.clone(),
+            expected_version: self.expected_version,
+            condition: self.condition.clone(),
+            return_new: self.return_new,
+            exactly_once: self.exactly_once,
+            error: None,
+        })
+    }
+
+    /// Sends the update, sparse indexes whose marker is in `absent`
+    /// assumed left; returns the outcome and the memberships it assumed.
+    async fn send_with(
+        self,
+        absent: &[&'static str],
+    ) -> (Result<Written<E>>, Vec<(&'static str, bool)>) {
         let db = self.db.clone();
         let (return_new, exactly_once) = (self.return_new, self.exactly_once);
         if exactly_once {
-            super::no_return_values::<E>(return_new)?;
+            if let Err(error) = super::no_return_values::<E>(return_new) {
+                return (Err(error), Vec::new());
+            }
         }
-        let mut plan = self.plan().await?;
+        let mut plan = match self.plan_with(Membership::Condition { absent }).await {
+            Ok(plan) => plan,
+            Err(error) => return (Err(error), Vec::new()),
+        };
+        let markers = std::mem::take(&mut plan.markers);
         if exactly_once {
-            let capacity = plan.send_exactly_once(&db).await?;
-            let replaced = plan.expected_version.or_else(|| {
-                let read = plan.read.as_ref()?;
-                stored_version(&E::SCHEMA, Some(&read.item))
+            let sent = plan.send_exactly_once(&db).await.map(|capacity| {
+                let replaced = plan.expected_version.or_else(|| {
+                    let read = plan.read.as_ref()?;
+                    stored_version(&E::SCHEMA, Some(&read.item))
+                });
+                Written::applied(replaced.map(|v| v + 1), None, false, capacity)
             });
-            return Ok(Written::applied(
-                replaced.map(|v| v + 1),
-                None,
-                false,
-                capacity,
-            ));
+            return (sent, markers);
         }
         let returned = if return_new {
             ReturnValue::AllNew
         } else {
             ReturnValue::UpdatedNew
         };
-        let (attributes, capacity) = plan.send(&db, Some(returned)).await?;
-        let attributes = attributes.unwrap_or_default();
-        Ok(Written::applied(
-            stored_version(&E::SCHEMA, Some(&attributes)),
-            Some(attributes),
-            return_new,
-            capacity,
-        ))
+        let sent = plan
+            .send(&db, Some(returned))
+            .await
+            .map(|(attributes, capacity)| {
+                let attributes = attributes.unwrap_or_default();
+                Written::applied(
+                    stored_version(&E::SCHEMA, Some(&attributes)),
+                    Some(attributes),
+                    return_new,
+                    capacity,
+                )
+            });
+        (sent, markers)
     }
 }
+
+/// How many times an update is sent at most when the membership it
+/// assumed for a sparse index turns out wrong (a concurrent change).
+const MEMBERSHIP_TRIES: usize = 3;
 
 /// Applies one update change to a local copy of the item.
 fn apply(item: &mut Item, op: &Op) {
