@@ -1091,3 +1091,46 @@ async fn a_service_error_displays_its_code_and_message() {
         "the display carries the code and message: {shown}"
     );
 }
+
+/// A page says whether more items follow: at no extra read when DynamoDB's
+/// answer tells, and always with `exact_end`, which reads one item past the
+/// page (still one request).
+#[tokio::test]
+async fn a_page_says_whether_more_items_follow() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    ddb_tests::put_raw(&db, &generated("m", 3, OrderStatus::Open)).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    proxy.record("Query");
+    let orders = || through.query(Order::by_customer(&CustomerId("m".into())));
+
+    // Fewer items than the limit: DynamoDB reports the end.
+    let page = orders().limit(5).send().await.unwrap();
+    assert_eq!((page.items.len(), page.has_more), (3, Some(false)));
+    assert!(page.cursor.is_none());
+
+    // Exactly the limit: DynamoDB stops without saying; the page does not
+    // pretend to know.
+    let page = orders().limit(3).send().await.unwrap();
+    assert_eq!((page.items.len(), page.has_more), (3, None));
+
+    // exact_end: one request, reading one item past the page.
+    let before = proxy.seen("Query");
+    let page = orders().limit(3).exact_end(true).send().await.unwrap();
+    assert_eq!((page.items.len(), page.has_more), (3, Some(false)));
+    assert!(page.cursor.is_none(), "no cursor to an empty page");
+    assert_eq!(proxy.seen("Query") - before, 1);
+    let sent = ddb_tests::recorded_json(&proxy, "Query");
+    assert_eq!(sent.last().unwrap()["Limit"], 4);
+
+    let first = orders().limit(2).exact_end(true).send().await.unwrap();
+    assert_eq!((first.items.len(), first.has_more), (2, Some(true)));
+    let rest = orders()
+        .limit(2)
+        .exact_end(true)
+        .after(first.cursor.clone().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!((rest.items.len(), rest.has_more), (1, Some(false)));
+    assert_eq!(ids(&rest.items), ["Gm-002"]);
+}

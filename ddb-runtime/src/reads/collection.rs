@@ -205,6 +205,7 @@ impl<C: Collection> CollectionQuery<C> {
             fingerprint: cursor::fingerprint(&parts),
             cursor_keys: self.db.cursor_keys(),
             keep: None,
+            exact_end: false,
         })
     }
 
@@ -231,6 +232,7 @@ impl<C: Collection> CollectionQuery<C> {
         Ok(Page {
             items: self.decode(raw.items)?,
             cursor: raw.cursor,
+            has_more: raw.has_more,
             consumed_capacity: raw.consumed_capacity,
             requests: raw.requests,
         })

@@ -21,6 +21,8 @@ use crate::{Item, KeyValue};
 pub(crate) struct RawPage {
     pub items: Vec<Item>,
     pub cursor: Option<Cursor>,
+    /// Whether more items follow the page, when DynamoDB's answers tell.
+    pub has_more: Option<bool>,
     pub consumed_capacity: f64,
     pub requests: u32,
 }
@@ -59,6 +61,9 @@ pub(crate) struct Plan {
     /// not carry the entity type tells entities apart by their table key;
     /// one keyed on the entity type (which a filter may not name), by it.
     pub keep: Option<fn(&Item) -> bool>,
+    /// Read one item past a limited page, so that the page knows whether
+    /// more follow.
+    pub exact_end: bool,
 }
 
 /// The most items one request asks DynamoDB to read (it stops at 1 MB too).
@@ -373,6 +378,7 @@ impl Plan {
         let empty = RawPage {
             items: Vec::new(),
             cursor: None,
+            has_more: Some(false),
             consumed_capacity: 0.0,
             requests: 0,
         };
@@ -413,12 +419,15 @@ impl Plan {
         let mut capacity = 0.0;
         let mut requests = 0;
         let mut read = None;
+        // With `exact_end`, the page reads one item more than it returns:
+        // if it is there, more follow.
+        let target = limit.map(|n| n + usize::from(self.exact_end));
         loop {
             let start = match &position {
                 Position::After(key) => Some(key),
                 _ => None,
             };
-            let ask = limit.map(|n| next_read(n - items.len(), read));
+            let ask = target.map(|n| next_read(n - items.len(), read));
             read = ask;
             let response = self.request(db, 0, start, ask).await?;
             requests += 1;
@@ -429,23 +438,30 @@ impl Plan {
                 Some(key) => Position::After(key),
                 None => Position::Done,
             };
-            // Read more than the page takes: it ends at its last item, and
-            // the next page starts right after it.
-            if let Some(n) = limit.filter(|n| items.len() > *n) {
-                items.truncate(n);
-                if let Some(last) = items.last() {
-                    position = Position::After(self.key_of(last));
-                }
-            }
-            let full = limit.is_some_and(|n| items.len() >= n);
-            if position == Position::Done || full || limit.is_none() {
+            let full = target.is_some_and(|n| items.len() >= n);
+            if position == Position::Done || full || target.is_none() {
                 break;
             }
         }
+        // Read more than the page takes: it ends at its last item, the next
+        // page starts right after it, and more items are known to follow.
+        let more_read = limit.is_some_and(|n| items.len() > n);
+        if let Some(n) = limit.filter(|_| more_read) {
+            items.truncate(n);
+            if let Some(last) = items.last() {
+                position = Position::After(self.key_of(last));
+            }
+        }
+        let has_more = match position {
+            Position::Done => Some(false),
+            _ if more_read => Some(true),
+            _ => None,
+        };
         let cursor = (position != Position::Done).then(|| self.encode_cursor(&[position]));
         Ok(RawPage {
             items,
             cursor,
+            has_more,
             consumed_capacity: capacity,
             requests,
         })
@@ -555,9 +571,16 @@ impl Plan {
             .iter()
             .any(|p| *p != Position::Done)
             .then(|| self.encode_cursor(&fanout.resume));
+        // A shard holding items the page did not take has more.
+        let has_more = match cursor {
+            None => Some(false),
+            Some(_) if fanout.buffers.iter().any(|b| !b.is_empty()) => Some(true),
+            Some(_) => None,
+        };
         Ok(RawPage {
             items,
             cursor,
+            has_more,
             consumed_capacity: capacity,
             requests,
         })

@@ -278,8 +278,16 @@ pub(crate) fn flatten<T: Send>(
 pub struct Page<T> {
     /// The items, in sort-key order (or reverse with `newest_first`).
     pub items: Vec<T>,
-    /// Where to resume, `None` when there is nothing more.
+    /// Where to resume, `None` when DynamoDB reported the end.
     pub cursor: Option<Cursor>,
+    /// Whether more items follow this page, as far as the page's reads
+    /// tell at no extra cost: `Some(false)` at the end (no cursor),
+    /// `Some(true)` when the page read past its last item (a filter, a
+    /// sharded index), `None` when DynamoDB stopped exactly at the page's
+    /// limit without saying whether more follow: the cursor's next page may
+    /// then be empty. [`Query::exact_end`] reads one item past the page so
+    /// that this is always known.
+    pub has_more: Option<bool>,
     /// Read capacity units DynamoDB reported for the page's requests.
     pub consumed_capacity: f64,
     /// How many requests the page took.
@@ -300,6 +308,7 @@ pub struct Query<E, S, I, P, D, const K: usize> {
     filter: Option<Condition<E>>,
     cursor: Option<Cursor>,
     include_expired: bool,
+    exact_end: bool,
     decode: D,
     marker: crate::Phantom<(S, I, P)>,
 }
@@ -316,6 +325,7 @@ impl<E, S, I, P, D: Clone, const K: usize> Clone for Query<E, S, I, P, D, K> {
             filter: self.filter.clone(),
             cursor: self.cursor.clone(),
             include_expired: self.include_expired,
+            exact_end: self.exact_end,
             decode: self.decode.clone(),
             marker: PhantomData,
         }
@@ -372,6 +382,7 @@ impl Db {
             filter: None,
             cursor: None,
             include_expired: false,
+            exact_end: false,
             decode: Whole,
             marker: PhantomData,
         }
@@ -511,6 +522,35 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
         self
     }
 
+    /// Reads one item past each limited page, so that [`Page::has_more`]
+    /// is always known on an unsharded query and a page that ends exactly
+    /// at the last item has no cursor. It costs at most one item's read
+    /// units per page (DynamoDB rounds a query's reads up to 4 KB, so often
+    /// nothing); without a [`limit`](Self::limit) it changes nothing.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}", query = "by_customer")]
+    /// # struct Order { customer_id: String, order_id: String }
+    /// let page = db
+    ///     .query(Order::by_customer(&"123".to_string()))
+    ///     .limit(20)
+    ///     .exact_end(true)
+    ///     .send()
+    ///     .await?;
+    /// let show_next_button = page.has_more == Some(true);
+    /// assert_eq!(show_next_button, page.cursor.is_some());
+    /// # Ok(()) }
+    /// ```
+    pub fn exact_end(mut self, exact_end: bool) -> Self {
+        self.exact_end = exact_end;
+        self
+    }
+
     /// Keeps only items matching `condition` on non-key attributes.
     ///
     /// A filter is applied after the items are read: it saves bandwidth, not
@@ -570,6 +610,7 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
             filter: self.filter,
             cursor: self.cursor,
             include_expired: self.include_expired,
+            exact_end: self.exact_end,
             decode,
             marker: PhantomData,
         }
@@ -734,6 +775,7 @@ where
                 (true, true) => Some(of_entity::<E>),
                 (true, false) => None,
             },
+            exact_end: self.exact_end,
         })
     }
 
@@ -749,6 +791,7 @@ where
                 .decode_for_query(&self.db, raw.items, self.include_expired)
                 .await?,
             cursor: raw.cursor,
+            has_more: raw.has_more,
             consumed_capacity: raw.consumed_capacity,
             requests: raw.requests,
         })
