@@ -10,8 +10,10 @@
 //! condition and a filter with `eq`/`ne`/`exists`, and `lt`/`between` or
 //! `begins_with` where the stored form orders or is a string). The roles
 //! (a primary key segment, an index key segment, a projected attribute)
-//! follow for the forms a key can hold. `matrix_size` prints how many
-//! combinations ran.
+//! follow for the forms a key can hold, then a multi-attribute index key
+//! field, a sparse index's membership input, and the fields ddb writes
+//! itself (version, time to live, stamps). `matrix_size` prints how many
+//! combinations the matrix holds.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -497,6 +499,230 @@ form!(skip_serializing_if_none: Option<String>,
     Some("alpha".into()), Some("beta".into()); optional);
 form!(serde_default: u32, #[serde(default)] = 5, 6; ordered; addable);
 
+/// One key-able form in the key roles: a primary key segment, and an index
+/// key segment (with the value projected into that index), each compared
+/// with `to_item` on the raw item after a create and an update.
+macro_rules! keyed {
+    ($case:ident: $ty:ty $(, #[$attr:meta])* = $a:expr, $b:expr) => {
+        mod $case {
+            #[allow(unused_imports)]
+            use super::*;
+
+            /// The field as a primary key segment.
+            #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+            #[ddb(table = Matrix, entity = "Keyed", pk = "KEYED#{value}", sk = "KEYED")]
+            pub struct Keyed {
+                $(#[$attr])*
+                pub value: $ty,
+                pub tick: u32,
+            }
+
+            /// The field as an index key segment, projected into the index.
+            #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+            #[ddb(table = Matrix, entity = "Indexed", pk = "INDEXED#{id}", sk = "INDEXED")]
+            #[ddb(index(name = "GSI1", pk = "VALUE#{value}", sk = "{id}", query = "by_value"))]
+            pub struct Indexed {
+                pub id: String,
+                $(#[$attr])*
+                pub value: $ty,
+            }
+
+            #[derive(ddb_runtime::Projection, Debug, PartialEq)]
+            #[ddb(entity = Indexed)]
+            pub struct IndexedValue {
+                pub value: $ty,
+            }
+
+            fn a() -> $ty {
+                $a
+            }
+
+            fn b() -> $ty {
+                $b
+            }
+
+            #[tokio::test]
+            async fn as_a_primary_key_segment() {
+                counted();
+                let db = ddb_tests::db_with_table::<Matrix>().await;
+                let entity = Keyed { value: a(), tick: 0 };
+                db.create(&entity).send().await.unwrap();
+                let written = entity.to_item().unwrap();
+                let stored = raw_of(&db, &entity).await;
+                for attribute in ["PK", "SK", "value"] {
+                    same_attribute(&stored, &written, attribute);
+                }
+                let key = Keyed::key(&a()).unwrap();
+                assert_eq!(Keyed::parse_key(&key).unwrap().0, a());
+                assert_eq!(db.get(key.clone()).send().await.unwrap(), Some(entity));
+                let value = Keyed::fields().value;
+                db.update(key.clone())
+                    .add(Keyed::fields().tick, 1u32)
+                    .condition(value.eq(a()))
+                    .send()
+                    .await
+                    .unwrap();
+                let refused = db
+                    .update(key)
+                    .add(Keyed::fields().tick, 1u32)
+                    .condition(value.eq(b()))
+                    .send()
+                    .await;
+                assert!(matches!(refused, Err(Error::ConditionFailed { .. })), "{refused:?}");
+            }
+
+            #[tokio::test]
+            async fn as_an_index_key_segment_that_an_update_changes() {
+                counted();
+                let db = ddb_tests::db_with_table::<Matrix>().await;
+                let entity = Indexed { id: "i".into(), value: a() };
+                db.create(&entity).send().await.unwrap();
+                let key = Indexed::key(&"i".to_string()).unwrap();
+                db.update(key).set(Indexed::fields().value, b()).send().await.unwrap();
+                let expected = Indexed { id: "i".into(), value: b() };
+                let stored = raw_of(&db, &expected).await;
+                let written = expected.to_item().unwrap();
+                for attribute in ["GSI1PK", "GSI1SK", "value"] {
+                    same_attribute(&stored, &written, attribute);
+                }
+                let found = db.query(Indexed::by_value(&b())).hydrate().collect().await.unwrap();
+                assert_eq!(found, [expected]);
+                assert!(db.query(Indexed::by_value(&a())).hydrate().collect().await.unwrap().is_empty());
+                let projected = db
+                    .query(Indexed::by_value(&b()))
+                    .project::<IndexedValue>()
+                    .collect()
+                    .await
+                    .unwrap();
+                assert_eq!(projected, [IndexedValue { value: b() }]);
+            }
+        }
+    };
+}
+
+mod keyed {
+    use super::*;
+
+    keyed!(string: String = "alpha".into(), "be#ta".into());
+    keyed!(u32_number: u32 = 9, 10);
+    keyed!(i64_negative: i64 = -12, 3);
+    keyed!(newtype: Sku = Sku("A-1".into()), Sku("B$2".into()));
+    keyed!(unit_enum: Color = Color::DeepRed, Color::Green);
+    keyed!(renamed_enum: Size = Size::Small, Size::ExtraLarge);
+    keyed!(ddb_timestamp: ddb_runtime::Timestamp =
+        ddb_runtime::Timestamp(datetime!(2026-06-01 08:00:00 UTC)),
+        ddb_runtime::Timestamp(datetime!(2026-09-10 08:12:44 UTC)));
+    keyed!(offset_date_time_rfc3339: OffsetDateTime, #[serde(with = "time::serde::rfc3339")] =
+        datetime!(2026-06-01 08:00:00 UTC), datetime!(2026-09-10 08:12:44 UTC));
+    keyed!(offset_date_time_default_serde: OffsetDateTime =
+        datetime!(2026-06-01 08:00:00 UTC), datetime!(2026-09-10 08:12:44 UTC));
+    keyed!(chrono_utc: chrono::DateTime<chrono::Utc> =
+        chrono::DateTime::from_timestamp(1_780_000_000, 0).unwrap(),
+        chrono::DateTime::from_timestamp(1_790_000_000, 0).unwrap());
+}
+
+#[derive(Table)]
+#[ddb(name = "MatrixByValue", pk = "PK", sk = "SK")]
+#[ddb(index(name = "ByValue", pk("value"), sk("rank: N")))]
+pub struct MatrixByValue;
+
+/// A field of a native multi-attribute index key: stored as its own
+/// attribute, in its key form, queried by it.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = MatrixByValue, entity = "ByValue", pk = "BYVALUE#{id}", sk = "BYVALUE")]
+#[ddb(index(name = "ByValue", pk(value), sk(rank), query = "by_value"))]
+struct ByValue {
+    id: String,
+    value: Color,
+    rank: i32,
+}
+
+#[tokio::test]
+async fn multi_attribute_key_fields_are_stored_and_queried_in_their_key_form() {
+    counted();
+    let db = ddb_tests::db_with_table::<MatrixByValue>().await;
+    let entity = ByValue {
+        id: "v".into(),
+        value: Color::DeepRed,
+        rank: -4,
+    };
+    db.create(&entity).send().await.unwrap();
+    let key = ByValue::key(&"v".to_string()).unwrap();
+    db.update(key)
+        .set(ByValue::fields().value, Color::Green)
+        .set(ByValue::fields().rank, 7)
+        .send()
+        .await
+        .unwrap();
+    let expected = ByValue {
+        value: Color::Green,
+        rank: 7,
+        ..entity
+    };
+    let stored = raw_of(&db, &expected).await;
+    assert_eq!(stored, expected.to_item().unwrap());
+    let found = db
+        .query(ByValue::by_value(&Color::Green))
+        .hydrate()
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(found, [expected]);
+}
+
+/// A sparse index's membership input: entering and leaving by update, and
+/// the fields ddb writes itself (version, time to live, stamps): the raw
+/// item is always what `to_item` writes for the item read back.
+#[derive(Table)]
+#[ddb(name = "MatrixSparse", pk = "PK", sk = "SK", ttl = "expires")]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+pub struct MatrixSparse;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = MatrixSparse, entity = "Member", pk = "MEMBER#{id}", sk = "MEMBER")]
+#[ddb(index(name = "GSI1", pk = "COLOR#{color}", sk = "{id}", when(color = Color::Green)))]
+struct Member {
+    id: String,
+    color: Color,
+    #[ddb(version)]
+    version: u64,
+    #[ddb(ttl)]
+    expires: Option<u64>,
+    #[ddb(created_at)]
+    created: ddb_runtime::Timestamp,
+    #[ddb(updated_at)]
+    updated: ddb_runtime::Timestamp,
+}
+
+#[tokio::test]
+async fn membership_inputs_and_fields_ddb_writes_are_stored_as_to_item_writes_them() {
+    counted();
+    let db = ddb_tests::db_with_table::<MatrixSparse>().await;
+    let start = ddb_runtime::Timestamp(datetime!(2026-01-01 00:00:00 UTC));
+    let member = Member {
+        id: "m".into(),
+        color: Color::DeepRed,
+        version: 0,
+        expires: Some(4_102_444_800),
+        created: start,
+        updated: start,
+    };
+    db.create(&member).send().await.unwrap();
+    let key = Member::key(&"m".to_string()).unwrap();
+    for color in [Color::Green, Color::DeepRed, Color::Green] {
+        db.update(key.clone())
+            .set(Member::fields().color, color)
+            .send()
+            .await
+            .unwrap();
+        let read = db.get(key.clone()).send().await.unwrap().unwrap();
+        assert_eq!(read.color, color);
+        let stored = raw_of(&db, &read).await;
+        assert_eq!(stored, read.to_item().unwrap(), "after setting {color:?}");
+        assert_eq!(stored.contains_key("GSI1PK"), color == Color::Green);
+    }
+}
+
 /// `rename_all` on the entity and `rename` on a field: every path uses the
 /// serde name.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -582,9 +808,11 @@ fn matrix_size() {
             + invocations.matches(&format!("; {group})")).count()
     })
     .sum();
+    let keyed = raw.matches("\n    keyed!(").count();
     println!(
-        "encoding matrix: {forms} field forms, {} combinations of form and operation",
-        forms * base + extras + 1
+        "encoding matrix: {forms} field forms, {} combinations of form and operation, \
+         {keyed} key-able forms in 2 key roles, and 4 declarations of other roles",
+        forms * base + extras,
     );
     assert!(forms >= 30, "the matrix covers every field form");
 }

@@ -183,6 +183,7 @@ pub fn query_builders(entity: &Entity) -> Vec<TokenStream> {
         );
         builders.push(quote! {
             #[doc = #doc]
+            #[allow(clippy::self_named_constructors)]
             pub fn #query_fn(#(#params),*) -> #p::QueryKey<
                 #ident,
                 (#(#sort_types,)*),
