@@ -1,4 +1,4 @@
-//! #13.2: a new index on stored items: sync the table, backfill the index
+//! A new index on stored items: sync the table, backfill the index
 //! while the application keeps updating the same items, interrupt and resume,
 //! and check every item against the raw table.
 
@@ -349,7 +349,7 @@ struct OrderV2 {
     version: u64,
 }
 
-/// #13.4, on the store's data: the native index is filled by DynamoDB from
+/// On the store's data: the native index is filled by DynamoDB from
 /// the orders' own attributes (no backfill), the query moves to it, then a
 /// backfill drops the old synthetic attributes.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! #12.1: fault campaigns. Each runs its operations through the fault proxy,
+//! Fault campaigns. Each runs its operations through the fault proxy,
 //! then scans the raw table with the plain SDK (not through ddb) and counts
 //! what went wrong: items lost, items duplicated, wrong outcomes (a create
 //! reported as a conflict, an update applied twice, a page item missing or

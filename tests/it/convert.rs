@@ -1,4 +1,4 @@
-//! #11.3: the item conversion the derive generates is exactly serde_dynamo's,
+//! The item conversion the derive generates is exactly serde_dynamo's,
 //! for every field type ddb supports and the serde attributes it follows.
 
 use std::collections::BTreeSet;
@@ -334,7 +334,7 @@ fn attribute_names_follow_serdes_rename_rules() {
     assert_eq!(Camel::from_item(camel.to_item().unwrap()).unwrap(), camel);
 }
 
-/// Review of #11: the generated conversion built its item from an array of
+/// The generated conversion built its item from an array of
 /// the fields, which had no type when an entity stores no field at all.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[ddb(table = Things, entity = "Settings", pk = "SETTINGS")]

@@ -1,4 +1,4 @@
-//! #12.2: the parsers that take outside input, fuzzed: key segments, stored
+//! The parsers that take outside input, fuzzed: key segments, stored
 //! keys, stored items. The toolchain here is stable Rust (cargo-fuzz needs
 //! nightly), so these are proptest runs seeded from the corpus checked in
 //! under `tests/fuzz/` and mutated byte by byte, plus arbitrary input. The

@@ -1,4 +1,4 @@
-//! #12.2: the hostile-input catalogue. Each case is one input a careless or
+//! The hostile-input catalogue. Each case is one input a careless or
 //! hostile caller can give; each outcome is a typed error with nothing sent,
 //! or an exact round trip, never a panic. The test writes the catalogue to
 //! `docs/reliability.md` with `DDB_BLESS=1` and otherwise checks it is current.

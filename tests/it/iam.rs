@@ -1,4 +1,4 @@
-//! #14.3: least-privilege IAM policies generated from the store's
+//! Least-privilege IAM policies generated from the store's
 //! declarations, their JSON shape, and the LeadingKeys pattern checked
 //! against the keys ddb actually writes.
 

@@ -328,7 +328,7 @@ struct CarelessThing {
     id: Careless,
 }
 
-/// Review of #11: segments are now written in place after the key's prefix;
+/// Segments are now written in place after the key's prefix;
 /// a segment that replaced the text (shorter than the prefix) made the
 /// escaping step index out of bounds. It is a typed error.
 #[test]

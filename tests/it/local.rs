@@ -148,7 +148,7 @@ async fn ddb_endpoint_is_honoured() {
     );
 }
 
-/// #12.4: the fault proxy as users get it with the `local` feature: a
+/// The fault proxy as users get it with the `local` feature: a
 /// user's own code (here, a batch load and a create) survives a throttled
 /// BatchWriteItem and a lost PutItem answer, and the counters say what the
 /// proxy did. Random faults replay from their seed.

@@ -1,4 +1,4 @@
-//! #10.14: what ddb-runtime makes its users compile. The library needs
+//! What ddb-runtime makes its users compile. The library needs
 //! tokio's timer only (retries sleep); the `local` feature needs the rest.
 //! `uuid` is an optional key-segment type, compiled only with its feature.
 

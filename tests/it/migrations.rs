@@ -1,4 +1,4 @@
-//! #13.3: versioned entities. An item stored at an older schema version is
+//! Versioned entities. An item stored at an older schema version is
 //! read through the migration chain into today's type; writes store today's
 //! shape; the backfill upgrades every stored item, and moves those whose key
 //! template changed.
@@ -237,7 +237,7 @@ struct FirstName {
     first_name: String,
 }
 
-/// Reviewer's findings: a projection cannot migrate part of an item, and
+/// A projection cannot migrate part of an item, and
 /// code without a schema version must refuse items written by newer code.
 #[tokio::test]
 async fn projections_and_older_code_refuse_items_at_another_version() {

@@ -691,7 +691,7 @@ async fn a_cursor_naming_another_entitys_key_is_refused_before_any_request() {
     assert_eq!(proxy.seen("Query"), sent, "nothing was sent");
 }
 
-/// #11.1: streaming a sharded index read every shard's whole remaining page
+/// Streaming a sharded index read every shard's whole remaining page
 /// on every page and threw away what it did not take: about shards-times
 /// the read units. A stream now reads each item once: its read units are
 /// within 10% of reading the four shards directly with the SDK.
@@ -784,7 +784,7 @@ async fn a_sharded_stream_reads_each_item_once() {
     );
 }
 
-/// #12.3: a Db with a cursor key signs the cursors it returns and takes only
+/// A Db with a cursor key signs the cursors it returns and takes only
 /// cursors signed under its keys; pages resume through signed cursors.
 #[tokio::test]
 async fn signed_cursors_resume_and_cannot_be_forged() {
@@ -821,7 +821,7 @@ async fn signed_cursors_resume_and_cannot_be_forged() {
     assert!(query(&rotated).after(cursor).send().await.is_ok());
 }
 
-/// #12.3: encrypted cursors resume a query, do not show the item keys, and
+/// Encrypted cursors resume a query, do not show the item keys, and
 /// are refused by a handle without the key.
 #[tokio::test]
 async fn encrypted_cursors_resume_and_hide_the_keys() {
@@ -868,7 +868,7 @@ struct File {
     name: String,
 }
 
-/// Review of #11: batch gets named keys by their `PK / SK` text, so the
+/// Batch gets named keys by their `PK / SK` text, so the
 /// keys `a / b`+`c` and `a`+`b / c` were one name: a batch get of both was
 /// refused as a duplicate, and a hydrated page holding both lost one. Keys
 /// are now matched by their typed values.
@@ -922,7 +922,7 @@ struct Event {
     id: String,
 }
 
-/// Review of #11: a stream without a page size reads its shards a whole
+/// A stream without a page size reads its shards a whole
 /// DynamoDB page at a time only on indexes of up to 16 shards; on more it
 /// reads in growing steps from the page size, so what it reads ahead stays
 /// bounded (20 shards of 150 events: 100 each first, then the rest).
@@ -990,7 +990,7 @@ struct Price {
     label: String,
 }
 
-/// Review of #11: batch gets matched the items read to the keys asked by
+/// Batch gets matched the items read to the keys asked by
 /// their text, so a Number key written as `12.50` (stored as `12.5`) was
 /// read and then dropped: batch_get returned nothing, with no error.
 #[tokio::test]

@@ -209,7 +209,7 @@ struct EvolvingV1;
 #[ddb(index(name = "ByCustomerStatus", pk("customerId", "status"), sk("placedAt")))]
 struct EvolvingV2;
 
-/// #13.1: syncing a table to the code adds what is missing, one index at a
+/// Syncing a table to the code adds what is missing, one index at a
 /// time, turns on time to live, and leaves what it must not change,
 /// reporting it; the dry run says the same without changing anything.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! #14.1: DynamoDB Streams records, as AWS Lambda delivers them, decoded
+//! DynamoDB Streams records, as AWS Lambda delivers them, decoded
 //! into the store's collection enum: INSERT, MODIFY with both images,
 //! REMOVE, a time-to-live deletion, KEYS_ONLY and NEW_IMAGE views, an
 //! entity type the collection does not list, and a record that does not

@@ -30,7 +30,7 @@ async fn put_undecodable(db: &Db, customer: &Customer) {
         .unwrap();
 }
 
-/// #10.5: `expect_version` on an entity without a version was silently ignored.
+/// `expect_version` on an entity without a version was silently ignored.
 #[tokio::test]
 async fn expect_version_without_a_version_field_is_refused_before_sending() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -68,7 +68,7 @@ struct Counter {
     version: u64,
 }
 
-/// #10.5: `v + 1` on `u64::MAX` overflowed (a panic in debug builds).
+/// `v + 1` on `u64::MAX` overflowed (a panic in debug builds).
 #[tokio::test]
 async fn a_version_at_the_top_of_its_range_is_a_typed_error() {
     let db = ddb_tests::db_with_table::<Counters>().await;
@@ -91,7 +91,7 @@ async fn a_version_at_the_top_of_its_range_is_a_typed_error() {
     );
 }
 
-/// #10.7: a write DynamoDB applied returned `Err` when the item it returned
+/// A write DynamoDB applied returned `Err` when the item it returned
 /// did not decode, inviting a retry that applies it twice.
 #[tokio::test]
 async fn an_applied_write_is_ok_even_when_the_returned_item_does_not_decode() {
@@ -141,7 +141,7 @@ struct Note {
     updated_at: u64,
 }
 
-/// #10.8: `batch_put` stamped a new `created_at` on entities that carry one.
+/// `batch_put` stamped a new `created_at` on entities that carry one.
 #[tokio::test]
 async fn batch_put_keeps_the_creation_time_an_entity_carries() {
     let db = ddb_tests::db_with_table::<Stamped>().await;
@@ -161,7 +161,7 @@ async fn batch_put_keeps_the_creation_time_an_entity_carries() {
     assert!(stored.updated_at > 1_700_000_000, "updated_at stamped");
 }
 
-/// #10.11: a key error of a query lost its type (`clone_result` turned it
+/// A key error of a query lost its type (`clone_result` turned it
 /// into `InvalidRequest { entity: "" }`), so `KeyTooLarge` could not be
 /// matched.
 #[tokio::test]
@@ -215,7 +215,7 @@ fn reading(site: &str, sensor: &str) -> Reading {
     }
 }
 
-/// #10.4: a sort-condition value over 1 KB underflowed `SORT_KEY_BYTES -
+/// A sort-condition value over 1 KB underflowed `SORT_KEY_BYTES -
 /// out.len()` (a panic in debug builds, a request DynamoDB refuses in
 /// release).
 #[tokio::test]
@@ -237,7 +237,7 @@ async fn a_sort_condition_over_the_key_limit_is_a_typed_error() {
     assert_eq!(proxy.seen("Query"), 0);
 }
 
-/// #10.4: values that are not numbers DynamoDB can store, or too large, were
+/// Values that are not numbers DynamoDB can store, or too large, were
 /// sent in update values, conditions and filters, and failed as DynamoDB
 /// validation errors.
 #[tokio::test]
@@ -284,7 +284,7 @@ async fn every_value_is_checked_before_anything_is_sent() {
     );
 }
 
-/// #10.4: a write-sharded index partition key was size-checked before its
+/// A write-sharded index partition key was size-checked before its
 /// `#<shard>` suffix was added.
 #[tokio::test]
 async fn a_sharded_index_key_is_checked_with_its_shard_suffix() {
@@ -311,7 +311,7 @@ struct Visit {
     at: ddb_runtime::Timestamp,
 }
 
-/// #10.13: `Timestamp::now()` carries nanoseconds, which a key refuses, and
+/// `Timestamp::now()` carries nanoseconds, which a key refuses, and
 /// the error did not say how to get a key-ready instant.
 #[tokio::test]
 async fn a_key_ready_instant_is_one_call() {
@@ -350,7 +350,7 @@ struct Cart {
     cached_total: u64,
 }
 
-/// #10.6: a `#[serde(skip)]` field was listed among the entity's attributes
+/// A `#[serde(skip)]` field was listed among the entity's attributes
 /// (a filter on it could never match); it is now no attribute at all, and
 /// the item round-trips without it.
 #[tokio::test]
@@ -398,7 +398,7 @@ fn epoch_now() -> u64 {
         .as_secs()
 }
 
-/// #10.3: tables created from entities with a `#[ddb(ttl)]` field never
+/// Tables created from entities with a `#[ddb(ttl)]` field never
 /// enabled TTL, so items never expired.
 #[tokio::test]
 async fn creating_the_table_enables_its_time_to_live() {
@@ -424,7 +424,7 @@ async fn creating_the_table_enables_its_time_to_live() {
     assert!(report.contains("time to live `expiresAt`"), "{report}");
 }
 
-/// #10.3: `create` at the key of an expired item (DynamoDB deletes it days
+/// `create` at the key of an expired item (DynamoDB deletes it days
 /// later) returned `AlreadyExists` while `get` said there was nothing.
 #[tokio::test]
 async fn create_replaces_an_expired_item() {
@@ -562,7 +562,7 @@ async fn a_hydrated_query_leaves_out_expired_items() {
     assert_eq!(read(true).await.unwrap(), vec![expired, live]);
 }
 
-/// #10.10: `limit(n)` with a filter asked DynamoDB for the remaining count,
+/// `limit(n)` with a filter asked DynamoDB for the remaining count,
 /// and DynamoDB limits items read, not returned: one request per item read.
 #[tokio::test]
 async fn a_limit_with_a_selective_filter_takes_few_requests() {
@@ -648,7 +648,7 @@ struct ShelfKey {
     aisle: String,
 }
 
-/// #10.2: a KEYS_ONLY index does not carry `_type`, and every query filtered
+/// A KEYS_ONLY index does not carry `_type`, and every query filtered
 /// on it: `.hydrate()` and `.project()` on such an index found nothing. Items
 /// of another entity in the partition are told apart by their table key.
 #[tokio::test]
@@ -713,7 +713,7 @@ struct Account {
     tier: Tier,
 }
 
-/// #10.1: a field that is itself a key attribute round-trips through every
+/// A field that is itself a key attribute round-trips through every
 /// operation: create, get, query (table and index), batch get, transactions
 /// and updates.
 #[tokio::test]
@@ -779,7 +779,7 @@ struct Plan {
     level: Level,
 }
 
-/// #10.1: a field stored as a key attribute whose serde form is not its key
+/// A field stored as a key attribute whose serde form is not its key
 /// form was written in the key form and could not be read back (create), or
 /// written in the serde form where no query finds it (update). Both are now
 /// typed errors, with nothing sent.
@@ -808,7 +808,7 @@ async fn a_key_field_whose_serde_form_differs_is_refused() {
     assert_eq!(proxy.seen("PutItem") + proxy.seen("UpdateItem"), 0);
 }
 
-/// #10.11: errors keep the SDK's distinction between an error DynamoDB
+/// Errors keep the SDK's distinction between an error DynamoDB
 /// answered and a request whose answer was lost, and say whether sending
 /// again may succeed.
 #[tokio::test]
@@ -879,7 +879,7 @@ async fn errors_say_how_a_request_failed_and_whether_to_retry() {
     assert!(refused.is_invalid_input() && !refused.is_retryable());
 }
 
-/// #10.3: DynamoDB never deletes an item whose time to live is more than
+/// DynamoDB never deletes an item whose time to live is more than
 /// five years in the past (a `0` meant as "never"): ddb does not treat it as
 /// expired either, and a create does not replace it.
 #[tokio::test]
@@ -1051,7 +1051,7 @@ struct Label {
     rank: String,
 }
 
-/// Review of #11: a hydrated page read with two Query requests met the same
+/// A hydrated page read with two Query requests met the same
 /// item twice when its index sort key moved past the first request's end
 /// between them, and the batch get of the page refused the repeated key
 /// (`DuplicateKey`). The page now asks for each key once.

@@ -1,4 +1,4 @@
-//! #14.4: every request ddb sends is a `tracing` span with OpenTelemetry's
+//! Every request ddb sends is a `tracing` span with OpenTelemetry's
 //! DynamoDB attribute names and the capacity it consumed, never a key value
 //! or an item's content; writes report their capacity, table and indexes.
 
@@ -174,7 +174,7 @@ async fn every_request_is_a_span_with_capacity_and_no_key_values() {
     assert!(query["ddb.attempts"].parse::<u32>().unwrap() >= 1);
 }
 
-/// #14.4: the report's write cost of each entity, from a sample item, is
+/// The report's write cost of each entity, from a sample item, is
 /// what DynamoDB reports for writing it, table and indexes.
 #[tokio::test]
 async fn the_cost_report_matches_what_dynamodb_reports() {

@@ -599,7 +599,7 @@ fn fast_batches(db: &Db) -> Db {
     })
 }
 
-/// #10.9: an SDK error in one chunk aborted the others and left them in an
+/// An SDK error in one chunk aborted the others and left them in an
 /// unknown state. Every chunk is sent; the error names each key by what
 /// happened to it, and the raw table agrees.
 #[tokio::test]
@@ -648,7 +648,7 @@ async fn a_failed_batch_chunk_does_not_abort_the_others() {
     }
 }
 
-/// #10.9: a chunk whose answers are all lost is reported as unknown (it may
+/// A chunk whose answers are all lost is reported as unknown (it may
 /// have been written), not as written or unwritten.
 #[tokio::test]
 async fn a_batch_chunk_whose_answer_is_lost_is_unknown() {
@@ -671,7 +671,7 @@ async fn a_batch_chunk_whose_answer_is_lost_is_unknown() {
     }
 }
 
-/// #10.9: batch_get threw away what it read when one key stayed unprocessed.
+/// Batch_get threw away what it read when one key stayed unprocessed.
 #[tokio::test]
 async fn a_batch_get_with_a_key_left_unread_keeps_what_it_read() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -1184,7 +1184,7 @@ async fn expressions_over_dynamodb_limit_are_refused_before_sending() {
     assert!(page.items.is_empty());
 }
 
-/// #12.1: a create whose first answer is lost is sent again by the SDK and
+/// A create whose first answer is lost is sent again by the SDK and
 /// meets its own item: it reports Created (a plain create knows an attempt
 /// of its own may have written the item; an exactly-once create, a
 /// one-action transaction under a ClientRequestToken, knows it did).
@@ -1239,7 +1239,7 @@ async fn an_exactly_once_create_reports_its_own_write_after_a_lost_answer() {
     assert_eq!(count_items(&db).await, 2);
 }
 
-/// #12.1: a versioned put whose answer is lost is sent again by the SDK and
+/// A versioned put whose answer is lost is sent again by the SDK and
 /// fails its own version check. Reported as a `VersionConflict`, a caller
 /// doing what the docs say (re-read, apply again) applies its change twice.
 /// A plain put says the outcome is unknown; an exactly-once put (a one-action
@@ -1362,7 +1362,7 @@ async fn a_transaction_whose_answer_was_lost_and_retry_conflicted_is_applied_onc
     assert_eq!(count_items(&db).await, 2);
 }
 
-/// Reviewer's finding: when the SDK's retries run out after an attempt that
+/// When the SDK's retries run out after an attempt that
 /// lost its answer, the error was a retryable SDK error, and sending the
 /// write again met its own first attempt. A plain write now says the outcome
 /// is unknown; an exactly-once write sends again under its token and is
@@ -1411,7 +1411,7 @@ async fn retries_spent_after_a_lost_answer_are_an_unknown_outcome() {
 #[ddb(name = "Events", pk = "PK", sk = "SK")]
 struct Events;
 
-/// #14.2: an entity on `chrono::DateTime<Utc>`, keyed and stamped as one on
+/// An entity on `chrono::DateTime<Utc>`, keyed and stamped as one on
 /// `time` is.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[ddb(table = Events, entity = "Event", pk = "STREAM#{stream}", sk = "AT#{at}#{id}", query = "in_stream")]
@@ -1779,7 +1779,7 @@ impl aws_sdk_dynamodb::config::Intercept for TablePrefix {
     }
 }
 
-/// Reviewer's finding: a transaction sent again after a conflict read its
+/// A transaction sent again after a conflict read its
 /// actions back from what went on the wire, after the caller's interceptors
 /// had rewritten them, and the interceptors then rewrote them a second time
 /// (here: a table prefix applied twice, a table that does not exist). With

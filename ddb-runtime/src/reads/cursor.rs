@@ -485,7 +485,7 @@ mod tests {
         vec![Position::After(key), Position::Start]
     }
 
-    /// #12.3: every single-byte change of a signed cursor is refused.
+    /// Every single-byte change of a signed cursor is refused.
     #[test]
     fn a_signed_cursor_cannot_be_changed() {
         let keys = CursorKeys::new(b"0123456789abcdef0123456789abcdef".to_vec());
@@ -518,7 +518,7 @@ mod tests {
         assert!(decode(&forged, "q", 2, &attributes, Some(&keys)).is_err());
     }
 
-    /// #12.3: rotation: the previous key still verifies, a key rotated out
+    /// Rotation: the previous key still verifies, a key rotated out
     /// twice does not; an empty key verifies nothing.
     #[test]
     fn rotated_keys_verify_until_retired() {
@@ -563,7 +563,7 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(fuzz_cases()))]
 
-        /// #12.2: any text, as a cursor or as the content of one: a typed
+        /// Any text, as a cursor or as the content of one: a typed
         /// error or a well-formed position, never a panic.
         #[test]
         fn fuzz_cursor_text(text in any::<String>(), json in any::<bool>()) {
@@ -574,7 +574,7 @@ mod tests {
             }
         }
 
-        /// #12.2: a cursor changed byte by byte: refused when signed; when
+        /// A cursor changed byte by byte: refused when signed; when
         /// unsigned, refused or still a position of this query.
         #[test]
         fn fuzz_mutated_cursors(
@@ -604,7 +604,7 @@ mod tests {
         }
     }
 
-    /// #12.3: an encrypted cursor round-trips, hides the keys, refuses every
+    /// An encrypted cursor round-trips, hides the keys, refuses every
     /// single-byte change, opens under the previous key after a rotation,
     /// and is refused by a Db that only signs (and the reverse).
     #[test]

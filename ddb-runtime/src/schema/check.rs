@@ -771,7 +771,7 @@ macro_rules! assert_distinct_keys {
 mod tests {
     use super::Message;
 
-    /// #10.5: a message ending in a non-ASCII character lost it.
+    /// A message ending in a non-ASCII character lost it.
     #[test]
     fn a_trailing_non_ascii_character_is_kept() {
         assert_eq!(
