@@ -271,8 +271,16 @@ pub const fn attr<E, T, M>(
     name: &'static str,
     encode: fn(&T) -> Result<AttributeValue, Error>,
     read: fn(Option<AttributeValue>) -> Result<T, Error>,
+    omits: fn(&T) -> bool,
 ) -> Attr<E, T, M> {
-    Attr::new(name, crate::expr::FieldCodec { encode, read })
+    Attr::new(
+        name,
+        crate::expr::FieldCodec {
+            encode,
+            read,
+            omits,
+        },
+    )
 }
 pub use crate::query::QueryKey;
 

@@ -761,6 +761,9 @@ pub(crate) struct FieldCodec<T> {
     /// The field from its stored attribute, or from its absence (serde's
     /// rule: `default`, `None` for an `Option`, else a missing-field error).
     pub(crate) read: fn(Option<AttributeValue>) -> Result<T, crate::Error>,
+    /// Whether `to_item` leaves the value out of the item
+    /// (`skip_serializing_if`).
+    pub(crate) omits: fn(&T) -> bool,
 }
 
 impl<T> Clone for FieldCodec<T> {
@@ -834,6 +837,12 @@ impl<E, T, M> Attr<E, T, M> {
     /// not have it), by the field's own decoder, the one `from_item` uses.
     pub fn from_attribute_value(&self, value: Option<AttributeValue>) -> Result<T, crate::Error> {
         (self.codec.read)(value)
+    }
+
+    /// Whether `to_item` leaves `value` out of the item (the field's
+    /// `skip_serializing_if`): an update then removes the attribute.
+    pub(crate) fn omits(&self, value: &T) -> bool {
+        (self.codec.omits)(value)
     }
 
     fn value_of(&self, value: &T) -> Result<AttributeValue, String> {
@@ -981,6 +990,7 @@ impl<E, T: Serialize + serde::de::DeserializeOwned, M> Attr<E, T, M> {
                             source,
                         })
                 },
+                omits: |_| false,
             },
         )
     }

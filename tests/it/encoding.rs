@@ -367,10 +367,11 @@ macro_rules! extra {
             assert_eq!(kept(format!("{stored}~")).await, 0);
         }
     };
-    // An `Option`: REMOVE reads back as `None`.
+    // An `Option`: `remove` and `set(None)` store what to_item writes for
+    // `None` (a NULL, or no attribute with skip_serializing_if).
     (optional) => {
         #[tokio::test]
-        async fn update_remove_reads_back_as_none() {
+        async fn update_to_none_stores_what_to_item_writes() {
             counted();
             let db = ddb_tests::db_with_table::<Matrix>().await;
             db.create(&case("c", a())).send().await.unwrap();
@@ -381,12 +382,20 @@ macro_rules! extra {
                 .unwrap();
             let read = db.get(key("c")).send().await.unwrap().unwrap();
             assert_eq!(read.value, None);
-            // Removed, or stored as to_item writes `None` where the field's
-            // reader needs the attribute (a `with` module without `default`).
-            let stored = raw_of(&db, &read).await;
-            if stored.contains_key("value") {
-                stored_as_written(&db, &read).await;
-            }
+            stored_as_written(&db, &read).await;
+            db.update(key("c"))
+                .set(Case::fields().value, b())
+                .send()
+                .await
+                .unwrap();
+            db.update(key("c"))
+                .set(Case::fields().value, None)
+                .send()
+                .await
+                .unwrap();
+            let read = db.get(key("c")).send().await.unwrap().unwrap();
+            assert_eq!(read.value, None);
+            stored_as_written(&db, &read).await;
         }
     };
     // A list: append extends what to_item wrote.
@@ -815,4 +824,48 @@ fn matrix_size() {
         forms * base + extras,
     );
     assert!(forms >= 30, "the matrix covers every field form");
+}
+
+/// `#[serde(default)]` on the entity: a stored item without a field reads
+/// the container's default on every path, projections included.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[ddb(table = Matrix, entity = "Defaulted", pk = "DEFAULTED#{id}", sk = "DEFAULTED", query = "by_id")]
+#[serde(default)]
+struct Defaulted {
+    id: String,
+    count: u32,
+}
+
+#[derive(ddb_runtime::Projection, Debug, PartialEq)]
+#[ddb(entity = Defaulted)]
+struct DefaultedCount {
+    count: u32,
+}
+
+#[tokio::test]
+async fn a_missing_field_reads_the_container_default_on_every_path() {
+    counted();
+    let db = ddb_tests::db_with_table::<Matrix>().await;
+    let entity = Defaulted {
+        id: "d".into(),
+        count: 0,
+    };
+    let mut item = entity.to_item().unwrap();
+    item.remove("count");
+    db.client()
+        .put_item()
+        .table_name(db.table_name::<Matrix>())
+        .set_item(Some(item))
+        .send()
+        .await
+        .unwrap();
+    let key = Defaulted::key(&"d".to_string()).unwrap();
+    assert_eq!(db.get(key).send().await.unwrap(), Some(entity));
+    let projected = db
+        .query(Defaulted::by_id(&"d".to_string()))
+        .project::<DefaultedCount>()
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(projected, [DefaultedCount { count: 0 }]);
 }

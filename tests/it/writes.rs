@@ -1890,19 +1890,19 @@ async fn update_expressions_are_written_as_pinned() {
         .unwrap();
 
     let actual = serde_json::json!({ "carts": sent(&proxy), "orders": sent(&order_proxy) });
-    // Written by the code before the update's actions were built in one
-    // string per clause; the same text since.
+    // `remove(note)` on a plain `Option` stores what to_item writes for
+    // `None`: a NULL.
     let expected: serde_json::Value = serde_json::from_str(
         r##"{
   "carts": [
     {
-      "condition": "attribute_exists(PK) AND (attribute_not_exists(#n2) OR #n2 = :v4)",
+      "condition": "attribute_exists(PK) AND (attribute_not_exists(#n2) OR #n2 = :v5)",
       "names": {
         "#n0": "lines",
         "#n1": "total",
         "#n2": "_schema"
       },
-      "update": "SET #n0 = list_append(if_not_exists(#n0, :v1), :v2), #n1 = :v3 REMOVE note ADD tags :v0",
+      "update": "SET #n0 = list_append(if_not_exists(#n0, :v1), :v2), note = :v3, #n1 = :v4 ADD tags :v0",
       "values": {
         ":v0": {
           "SS": [
@@ -1920,9 +1920,12 @@ async fn update_expressions_are_written_as_pinned() {
           ]
         },
         ":v3": {
-          "N": "50"
+          "NULL": true
         },
         ":v4": {
+          "N": "50"
+        },
+        ":v5": {
           "N": "1"
         }
       }

@@ -95,6 +95,10 @@ fn reader_name(field: &Field) -> syn::Ident {
     format_ident!("__ddb_read_{}", field.ident)
 }
 
+fn omits_name(field: &Field) -> syn::Ident {
+    format_ident!("__ddb_omits_{}", field.ident)
+}
+
 /// The path of the field's one reader, `fn(Option<AttributeValue>) ->
 /// Result<T, Error>`: every path that reads the field goes through it.
 pub fn reader(field: &Field) -> TokenStream {
@@ -116,8 +120,34 @@ pub fn codecs(entity: &Entity) -> TokenStream {
         let reader = reader_name(field);
         let encode = encode(entity_type, ty, conversion, quote!(__v));
         let decode = decode(&quote!(#entity_type), ty, conversion);
-        let missing = missing(&quote!(#entity_type), ty, &field.attribute, conversion);
+        // A field the item lacks takes its own `default`, else the
+        // container's (`#[serde(default)]` on the struct), else serde's rule.
+        let ident = field.ident;
+        let missing = match (&conversion.default, &entity.serde_conversion.default) {
+            (None, Some(None)) => {
+                quote!(::core::result::Result::Ok(<Self as ::core::default::Default>::default().#ident))
+            }
+            (None, Some(Some(function))) => {
+                let function = path(function);
+                quote!(::core::result::Result::Ok(#function().#ident))
+            }
+            _ => missing(&quote!(#entity_type), ty, &field.attribute, conversion),
+        };
+        let omits = omits_name(field);
+        let omitted = match &conversion.skip_if {
+            Some(predicate) => {
+                let predicate = path(predicate);
+                quote!(#predicate(__v))
+            }
+            None => quote!(false),
+        };
         quote! {
+            #[doc(hidden)]
+            #[allow(non_snake_case, dead_code, unused_variables)]
+            fn #omits(__v: &#ty) -> bool {
+                #omitted
+            }
+
             #[doc(hidden)]
             #[allow(unused_imports, non_snake_case, dead_code)]
             fn #encoder(__v: &#ty) -> ::core::result::Result<#p::AttributeValue, #p::Error> {
@@ -143,8 +173,8 @@ pub fn codecs(entity: &Entity) -> TokenStream {
 
 /// The arguments of `__private::attr` for one field: its two functions.
 pub fn codec_args(field: &Field) -> TokenStream {
-    let (encoder, reader) = (encoder_name(field), reader_name(field));
-    quote!(Self::#encoder, Self::#reader)
+    let (encoder, reader, omits) = (encoder_name(field), reader_name(field), omits_name(field));
+    quote!(Self::#encoder, Self::#reader, Self::#omits)
 }
 
 /// The field when the item does not have it (a `Result` expression), as serde decides: its
@@ -232,10 +262,10 @@ pub fn fields_to_item(entity: &Entity) -> TokenStream {
         let encoder = encoder_name(field);
         let pair =
             quote!((#p::std::string::String::from(#attribute), Self::#encoder(&self.#ident)?));
+        let omits = omits_name(field);
         match &field.raw.conversion.skip_if {
-            Some(predicate) => {
-                let predicate = path(predicate);
-                quote!(let #binding = if #predicate(&self.#ident) {
+            Some(_) => {
+                quote!(let #binding = if Self::#omits(&self.#ident) {
                     ::core::option::Option::None
                 } else {
                     ::core::option::Option::Some(#pair)

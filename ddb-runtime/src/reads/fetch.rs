@@ -421,7 +421,7 @@ impl Plan {
         let mut read = None;
         // With `exact_end`, the page reads one item more than it returns:
         // if it is there, more follow.
-        let target = limit.map(|n| n + usize::from(self.exact_end));
+        let target = limit.map(|n| n.saturating_add(usize::from(self.exact_end)));
         loop {
             let start = match &position {
                 Position::After(key) => Some(key),

@@ -157,6 +157,14 @@ pub trait Decode<E>: Clone + Send + Sync + 'static {
         let _ = include_expired;
         self.decode(db, items)
     }
+
+    /// Whether every item read becomes a result: hydration drops items
+    /// deleted, expired or of another entity since the index was read, so
+    /// an item read past the page does not prove that more follow.
+    #[doc(hidden)]
+    fn keeps_every_item(&self) -> bool {
+        true
+    }
 }
 
 impl<E: Entity + Send + 'static> Decode<E> for Whole {
@@ -186,6 +194,10 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
     }
     async fn decode(&self, db: &Db, items: Vec<Item>) -> Result<Vec<E>> {
         <Self as Decode<E>>::decode_for_query(self, db, items, false).await
+    }
+
+    fn keeps_every_item(&self) -> bool {
+        false
     }
 
     async fn decode_for_query(
@@ -282,11 +294,14 @@ pub struct Page<T> {
     pub cursor: Option<Cursor>,
     /// Whether more items follow this page, as far as the page's reads
     /// tell at no extra cost: `Some(false)` at the end (no cursor),
-    /// `Some(true)` when the page read past its last item (a filter, a
-    /// sharded index), `None` when DynamoDB stopped exactly at the page's
-    /// limit without saying whether more follow: the cursor's next page may
-    /// then be empty. [`Query::exact_end`] reads one item past the page so
-    /// that this is always known.
+    /// `Some(true)` when the page read a matching item past its last one
+    /// (a filtered page's later requests read more than they miss; a
+    /// sharded index buffers each shard's reads), `None` when DynamoDB
+    /// stopped exactly at the page's limit without saying whether more
+    /// follow: the cursor's next page may then be empty. [`Query::exact_end`]
+    /// reads one item past the page so that this is always known, but on a
+    /// hydrated query (`.hydrate()`), which drops items deleted or expired
+    /// since the index was read.
     pub has_more: Option<bool>,
     /// Read capacity units DynamoDB reported for the page's requests.
     pub consumed_capacity: f64,
@@ -791,7 +806,10 @@ where
                 .decode_for_query(&self.db, raw.items, self.include_expired)
                 .await?,
             cursor: raw.cursor,
-            has_more: raw.has_more,
+            has_more: match raw.has_more {
+                Some(true) if !self.decode.keeps_every_item() => None,
+                more => more,
+            },
             consumed_capacity: raw.consumed_capacity,
             requests: raw.requests,
         })

@@ -406,12 +406,20 @@ pub(super) fn check_size<E: Entity>(item: &Item, key: &Key<E>) -> Result<()> {
 }
 
 /// Refuses an update whose item would be over 400 KB whatever it holds
-/// now: the item keeps its primary key and entity type, and gains every
-/// value the update sets (`set`), so their sizes are a floor of its size.
-pub(super) fn check_update_floor<E: Entity>(set: &Item, key: &Key<E>) -> Result<()> {
+/// now: the item keeps its primary key and entity type, and holds every
+/// value the update sets (`set`) and every element it appends or adds
+/// (`added`), so their sizes are a floor of its size.
+pub(super) fn check_update_floor<'a, E: Entity>(
+    set: &Item,
+    added: impl Iterator<Item = (&'a str, &'a AttributeValue)>,
+    key: &Key<E>,
+) -> Result<()> {
     let table = E::SCHEMA.table;
     let values = key.values();
     let mut size = item_size(set);
+    size += added
+        .map(|(name, value)| attribute_size(name, value))
+        .sum::<usize>();
     size += table.pk.name.len() + value_size(&values.pk.to_attribute_value());
     if let (Some(sk), Some(value)) = (table.sk, &values.sk) {
         size += sk.name.len() + value_size(&value.to_attribute_value());

@@ -68,6 +68,8 @@ pub trait Updatable<E, T> {
     /// The field from its stored attribute, `None` when the item lacks it
     /// (the field's own reader).
     fn read(&self, value: Option<AttributeValue>) -> Result<T>;
+    /// Whether `to_item` leaves `value` out of the item.
+    fn omits(&self, value: &T) -> bool;
 }
 
 impl<E, T> Updatable<E, T> for Attr<E, T, Value> {
@@ -79,6 +81,9 @@ impl<E, T> Updatable<E, T> for Attr<E, T, Value> {
     }
     fn read(&self, value: Option<AttributeValue>) -> Result<T> {
         self.from_attribute_value(value)
+    }
+    fn omits(&self, value: &T) -> bool {
+        Attr::omits(self, value)
     }
 }
 
@@ -220,27 +225,23 @@ impl<E: Entity + 'static> Update<E> {
     }
 
     /// `SET attribute = value`, the value written by the field's own
-    /// encoder (the form `to_item` stores).
+    /// encoder (the form `to_item` stores); a value `to_item` leaves out of
+    /// the item (`skip_serializing_if`) is a `REMOVE`.
     pub fn set<T>(self, attribute: impl Updatable<E, T>, value: impl IntoValue<T>) -> Self {
         let name = attribute.attribute();
-        self.push(
-            attribute
-                .encode(&value.into_value())
-                .map(|v| Op::Set(name, v)),
-        )
+        let value = value.into_value();
+        if attribute.omits(&value) {
+            return self.push(Ok(Op::Remove(name)));
+        }
+        self.push(attribute.encode(&value).map(|v| Op::Set(name, v)))
     }
 
-    /// `REMOVE attribute`, for an optional field: it reads back as `None`.
-    /// A field whose reader needs the attribute to read `None` (a serde
-    /// `with` module without `#[serde(default)]`) is set instead to what
-    /// `to_item` writes for `None`, so the item still reads back.
+    /// Sets an optional field to `None`, stored as `to_item` stores `None`:
+    /// `REMOVE` when the field leaves `None` out of the item
+    /// (`#[serde(skip_serializing_if = "Option::is_none")]`), else a NULL
+    /// (or whatever the field's `with` module writes for `None`).
     pub fn remove<T>(self, attribute: impl Updatable<E, Option<T>>) -> Self {
-        let name = attribute.attribute();
-        let op = match attribute.read(None) {
-            Ok(_) => Ok(Op::Remove(name)),
-            Err(_) => attribute.encode(&None).map(|v| Op::Set(name, v)),
-        };
-        self.push(op)
+        self.set(attribute, None)
     }
 
     /// `ADD attribute value`: adds to a number, or adds elements to a set.
@@ -415,7 +416,11 @@ impl<E: Entity + 'static> Update<E> {
                 out.push(')');
             }
         }
-        check_update_floor::<E>(&known, &self.key)?;
+        let added = self.ops.iter().filter_map(|op| match op {
+            Op::Append(a, v) | Op::Add(a, v) => Some((*a, v)),
+            _ => None,
+        });
+        check_update_floor::<E>(&known, added, &self.key)?;
         let version = version_attribute(schema);
         if let Some(attribute) = version {
             if let Some(expected) = self.expected_version {
@@ -438,7 +443,9 @@ impl<E: Entity + 'static> Update<E> {
             .collect();
         let decided_by_update = |a: &str| known.contains_key(a) || removed.contains(&a);
         // A sparse index the update takes the item out of needs none of its
-        // key's inputs: its attributes are removed, whatever they held.
+        // key's inputs: its attributes are removed, whatever they held (no
+        // two indexes of a table share an attribute: the Table derive
+        // refuses it).
         let leaves = |position: usize| {
             let Some(rule) = schema.keys[position].membership else {
                 return false;
@@ -575,6 +582,8 @@ impl<E: Entity + 'static> Update<E> {
                     continue;
                 }
                 if schema.keys[position].membership.is_some() {
+                    // No other index writes it (the Table derive refuses
+                    // two indexes sharing an attribute).
                     let marker = writes[0].1.name;
                     let member = match membership {
                         Membership::Condition { absent } => !absent.contains(&marker),
