@@ -74,6 +74,7 @@ pub fn unknown_key_message(place: &str, given: &str, valid: &[&str]) -> String {
     if let Some(near) = closest(given, valid.iter().copied()) {
         message.push_str(&format!("; did you mean `{near}`?"));
     }
+    message.push_str(" (every key is described in `ddb_runtime::attributes`)");
     message
 }
 

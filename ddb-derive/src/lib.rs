@@ -19,14 +19,16 @@ mod valid;
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
 
-/// Declares a DynamoDB table; see `ddb_runtime::Table`.
+/// Declares a DynamoDB table; see `ddb_runtime::Table`, and
+/// `ddb_runtime::attributes` for every attribute it takes.
 #[proc_macro_derive(Table, attributes(ddb))]
 pub fn derive_table(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     table::derive(&input).into()
 }
 
-/// Declares an entity stored in a table; see `ddb_runtime::Entity`.
+/// Declares an entity stored in a table; see `ddb_runtime::Entity`, and
+/// `ddb_runtime::attributes` for every container, index and field attribute.
 #[proc_macro_derive(Entity, attributes(ddb))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -51,21 +53,23 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 }
 
 /// Makes a newtype or a fieldless enum usable in key templates; see
-/// `ddb_runtime::KeySegment`.
+/// `ddb_runtime::KeySegment` and `ddb_runtime::attributes`.
 #[proc_macro_derive(KeySegment, attributes(ddb))]
 pub fn derive_key_segment(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     segment::derive(&input).into()
 }
 
-/// A subset of an entity's fields; see `ddb_runtime::Projection`.
+/// A subset of an entity's fields; see `ddb_runtime::Projection` and
+/// `ddb_runtime::attributes`.
 #[proc_macro_derive(Projection, attributes(ddb))]
 pub fn derive_projection(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     projection::derive(&input).into()
 }
 
-/// An enum of the entities sharing a partition; see `ddb_runtime::Collection`.
+/// An enum of the entities sharing a partition; see `ddb_runtime::Collection`
+/// and `ddb_runtime::attributes`.
 #[proc_macro_derive(Collection)]
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

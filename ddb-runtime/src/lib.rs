@@ -48,6 +48,22 @@
 //! Written by hand, the same item needs the key strings assembled in every
 //! place that reads or writes orders, with nothing to stop a `#` in an id from
 //! addressing another item, or `10` from sorting before `9`.
+//!
+//! ## Features
+//!
+//! None is on by default; each builds alone (CI checks every one on its own
+//! and all together).
+//!
+//! | feature | what it adds |
+//! |---|---|
+//! | `local` | `ddb_runtime::local`: an in-process DynamoDB-compatible server (Dynoxide, SQLite) for tests and local development, and the fault-injecting proxy. Never needed in production. |
+//! | `time` | `time::OffsetDateTime` as a key segment and a timestamp field (`created_at`, `updated_at`, `ttl`), and [`Timestamp`]'s conversions from it. |
+//! | `chrono` | `chrono::DateTime<Utc>` as a key segment and a timestamp field, as `time`. |
+//! | `uuid` | `uuid::Uuid` as a key segment. |
+//! | `ulid` | `ulid::Ulid` as a key segment (sorts by creation time). |
+//! | `lambda` | `ddb_runtime::stream`: typed DynamoDB Streams records from AWS Lambda events (`aws_lambda_events`). |
+//!
+//! Every `#[ddb(...)]` attribute is described in [`attributes`].
 #![warn(missing_docs)]
 // docs.rs marks what each feature brings.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -100,6 +116,9 @@ mod db;
 mod error;
 pub mod expr;
 mod expr_names;
+#[doc = include_str!("attributes.md")]
+pub mod attributes {}
+
 #[cfg(feature = "local")]
 pub mod local;
 mod sdk;
