@@ -57,7 +57,7 @@
 //! | feature | what it adds |
 //! |---|---|
 //! | `local` | `ddb_runtime::local`: an in-process DynamoDB-compatible server (Dynoxide, SQLite) for tests and local development, and the fault-injecting proxy. Never needed in production. |
-//! | `time` | `time::OffsetDateTime` as a key segment and a timestamp field (`created_at`, `updated_at`, `ttl`), and [`Timestamp`]'s conversions from it. |
+//! | `time` | `time::OffsetDateTime` as a key segment and a timestamp field (`created_at`, `updated_at`, `ttl`), and `Timestamp`'s conversions from it. |
 //! | `chrono` | `chrono::DateTime<Utc>` as a key segment and a timestamp field, as `time`. |
 //! | `uuid` | `uuid::Uuid` as a key segment. |
 //! | `ulid` | `ulid::Ulid` as a key segment (sorts by creation time). |
