@@ -6,7 +6,7 @@
 //! test per operation on it: the writes (create, put, batch put,
 //! transaction put, update SET, and REMOVE, ADD or append where the form
 //! allows them) each compared with `to_item` on the raw stored item; the
-//! reads (get, query, projection, stream record); and the comparisons (a
+//! reads (get, query, projection, collection, stream record); and the comparisons (a
 //! condition and a filter with `eq`/`ne`/`exists`, and `lt`/`between` or
 //! `begins_with` where the stored form orders or is a string). The roles
 //! (a primary key segment, an index key segment, a projected attribute)
@@ -15,7 +15,7 @@
 //! itself (version, time to live, stamps). `matrix_size` prints how many
 //! combinations the matrix holds.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use ddb_runtime::{Collection, Db, Entity, Error, Item, KeySegment, Table};
 use serde::{Deserialize, Serialize};
@@ -184,6 +184,12 @@ macro_rules! form {
                 same_attribute(&stored, &entity.to_item().unwrap(), Case::fields().value.name());
             }
 
+            /// How many items of case `c`'s query `condition` keeps.
+            async fn kept(db: &Db, condition: ddb_runtime::Condition<Case>) -> usize {
+                let query = db.query(Case::by_id(&"c".to_string())).filter(condition);
+                query.collect().await.unwrap().len()
+            }
+
             #[tokio::test]
             async fn create_stores_what_to_item_writes() {
                 counted();
@@ -250,6 +256,9 @@ macro_rules! form {
                     .await
                     .unwrap();
                 assert_eq!(projected, [ValueOnly { value: a() }]);
+                let partition = Case::pk(&"c".to_string()).unwrap();
+                let collected = db.collection::<Any>(partition).collect().await.unwrap();
+                assert_eq!(collected, [Any::Case(entity.clone())]);
                 let mut record = ddb_runtime::stream::events::EventRecord::default();
                 record.event_name = "INSERT".into();
                 record.change.new_image = raw_of(&db, &entity).await.into();
@@ -291,21 +300,10 @@ macro_rules! form {
                 let db = ddb_tests::db_with_table::<Matrix>().await;
                 db.create(&case("c", a())).send().await.unwrap();
                 let value = Case::fields().value;
-                let kept = |condition| {
-                    let db = db.clone();
-                    async move {
-                        db.query(Case::by_id(&"c".to_string()))
-                            .filter(condition)
-                            .collect()
-                            .await
-                            .unwrap()
-                            .len()
-                    }
-                };
-                assert_eq!(kept(value.eq(a())).await, 1);
-                assert_eq!(kept(value.eq(b())).await, 0);
-                assert_eq!(kept(value.ne(b())).await, 1);
-                assert_eq!(kept(value.ne(a())).await, 0);
+                assert_eq!(kept(&db, value.eq(a())).await, 1);
+                assert_eq!(kept(&db, value.eq(b())).await, 0);
+                assert_eq!(kept(&db, value.ne(b())).await, 1);
+                assert_eq!(kept(&db, value.ne(a())).await, 0);
             }
 
             $(extra!($extra);)*
@@ -323,23 +321,16 @@ macro_rules! extra {
             let db = ddb_tests::db_with_table::<Matrix>().await;
             db.create(&case("c", a())).send().await.unwrap();
             let value = Case::fields().value;
-            let kept = |condition| {
-                let db = db.clone();
-                async move {
-                    db.query(Case::by_id(&"c".to_string()))
-                        .filter(condition)
-                        .collect()
-                        .await
-                        .unwrap()
-                        .len()
-                }
-            };
-            assert_eq!(kept(value.lt(b())).await, 1, "a < b");
-            assert_eq!(kept(value.lt(a())).await, 0, "not a < a");
-            assert_eq!(kept(value.ge(a())).await, 1, "a >= a");
-            assert_eq!(kept(value.gt(a())).await, 0, "not a > a");
-            assert_eq!(kept(value.between(a(), b())).await, 1, "a in [a, b]");
-            assert_eq!(kept(value.between(b(), b())).await, 0, "a not in [b, b]");
+            assert_eq!(kept(&db, value.lt(b())).await, 1, "a < b");
+            assert_eq!(kept(&db, value.lt(a())).await, 0, "not a < a");
+            assert_eq!(kept(&db, value.ge(a())).await, 1, "a >= a");
+            assert_eq!(kept(&db, value.gt(a())).await, 0, "not a > a");
+            assert_eq!(kept(&db, value.between(a(), b())).await, 1, "a in [a, b]");
+            assert_eq!(
+                kept(&db, value.between(b(), b())).await,
+                0,
+                "a not in [b, b]"
+            );
         }
     };
     // Stored as a string: begins_with on its first character.
@@ -352,19 +343,8 @@ macro_rules! extra {
             db.create(&entity).send().await.unwrap();
             let stored = entity.to_item().unwrap()["value"].as_s().unwrap().clone();
             let value = Case::fields().value;
-            let kept = |prefix: String| {
-                let db = db.clone();
-                async move {
-                    db.query(Case::by_id(&"c".to_string()))
-                        .filter(value.begins_with(&prefix))
-                        .collect()
-                        .await
-                        .unwrap()
-                        .len()
-                }
-            };
-            assert_eq!(kept(stored[..1].to_owned()).await, 1);
-            assert_eq!(kept(format!("{stored}~")).await, 0);
+            assert_eq!(kept(&db, value.begins_with(&stored[..1])).await, 1);
+            assert_eq!(kept(&db, value.begins_with(&format!("{stored}~"))).await, 0);
         }
     };
     // An `Option`: `remove` and `set(None)` store what to_item writes for
@@ -476,6 +456,9 @@ form!(string_set: BTreeSet<String>, #[serde(with = "serde_dynamo::string_set")] 
     ["a".to_string()].into(), ["b".to_string()].into(); addable);
 form!(number_set: BTreeSet<u32>, #[serde(with = "serde_dynamo::number_set")] =
     [1].into(), [2, 3].into(); addable);
+form!(hash_set_as_list: HashSet<u32> = [1].into(), [2].into(); list_set);
+form!(hash_string_set: HashSet<String>, #[serde(with = "serde_dynamo::string_set")] =
+    ["a".to_string()].into(), ["b".to_string()].into(); addable);
 form!(map: BTreeMap<String, u32> = [("a".to_string(), 1)].into(), [("b".to_string(), 2)].into());
 form!(nested_struct: Address =
     Address { city: "Lyon".into(), zip: 69001 }, Address { city: "Oslo".into(), zip: 150 });

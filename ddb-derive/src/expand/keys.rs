@@ -164,6 +164,26 @@ pub(super) fn key_code(entity: &Entity) -> KeyCode {
                 pub const #name: &'static str = #value;
             }
         });
+        // One side of the key alone (partition key; an index's sort key):
+        // query entry points take the partition key, and an update that
+        // changes only what one side reads writes only it.
+        let side_fn = |name: &syn::Ident,
+                       doc: String,
+                       params: &[TokenStream],
+                       codecs: &TokenStream,
+                       value: &TokenStream| {
+            quote! {
+                #[doc = #doc]
+                #[allow(clippy::needless_question_mark)]
+                pub fn #name(#(#params),*) -> ::core::result::Result<#p::KeyValue, #p::Error> {
+                    #[allow(dead_code)]
+                    const __TYPES: (#p::ScalarType, #p::ScalarType) = #types;
+                    #codecs
+                    ::core::result::Result::Ok(#value)
+                }
+            }
+        };
+        let pk_builder = side_fn(pk_fn, doc_pk, &pk_params, &pk_codecs, &pk_value);
         builders.push(quote! {
             #[doc = "The literal text the partition key template starts with."]
             pub const #pk_prefix_const: &'static str = #pk_prefix;
@@ -178,21 +198,9 @@ pub(super) fn key_code(entity: &Entity) -> KeyCode {
                 ::core::result::Result::Ok(#wrap(#p::KeyValues { pk: #pk_value, sk: #sk_value }))
             }
 
-            #[doc = #doc_pk]
-            #[allow(clippy::needless_question_mark)]
-            pub fn #pk_fn(#(#pk_params),*) -> ::core::result::Result<#p::KeyValue, #p::Error> {
-                #[allow(dead_code)]
-                const __TYPES: (#p::ScalarType, #p::ScalarType) = #types;
-                #pk_codecs
-                ::core::result::Result::Ok(#pk_value)
-            }
+            #pk_builder
         });
-        // An index's sort key alone: an update that changes only what the
-        // sort key reads writes only it.
         if let (Some(_), Some(sk)) = (&key.index, &key.sk) {
-            let sk_fn = &n.sk_fn;
-            let sk_params = params(sk.value.fields().collect());
-            let sk_codecs = codecs(entity, sk.value.fields());
             let doc_sk = format!("The index sort key value `{}`.", sk.value.source);
             let value = write_template(
                 entity_type,
@@ -201,16 +209,9 @@ pub(super) fn key_code(entity: &Entity) -> KeyCode {
                 quote!(__TYPES.1),
                 quote!(#p::SORT_KEY_LIMIT),
             );
-            builders.push(quote! {
-                #[doc = #doc_sk]
-                #[allow(clippy::needless_question_mark)]
-                pub fn #sk_fn(#(#sk_params),*) -> ::core::result::Result<#p::KeyValue, #p::Error> {
-                    #[allow(dead_code)]
-                    const __TYPES: (#p::ScalarType, #p::ScalarType) = #types;
-                    #sk_codecs
-                    ::core::result::Result::Ok(#value)
-                }
-            });
+            let params = params(sk.value.fields().collect());
+            let codecs = codecs(entity, sk.value.fields());
+            builders.push(side_fn(&n.sk_fn, doc_sk, &params, &codecs, &value));
         }
         if let Some(query) = &key.query {
             let query_fn = format_ident!("{}", query.value);
