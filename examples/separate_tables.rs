@@ -177,7 +177,7 @@ pub async fn customer_profile(db: &Db, customer: &str) -> Result<Outcome<Custome
 pub async fn latest_orders(db: &Db, customer: &str, n: usize) -> Result<Outcome<Order>> {
     let page = db
         .query(Order::by_customer(&CustomerId(customer.into())))
-        .newest_first()
+        .newest_first(true)
         .limit(n)
         .send()
         .await?;
@@ -219,7 +219,7 @@ pub async fn orders_in_status(
             &CustomerId(customer.into()),
             &status,
         ))
-        .newest_first()
+        .newest_first(true)
         .pages();
     Outcome::from_pages(pages).await
 }

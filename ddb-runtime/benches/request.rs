@@ -382,7 +382,7 @@ mod typed {
 
     pub async fn query(db: &Db, customer: &str) -> Vec<Order> {
         db.query(Order::by_customer(&common::CustomerId(customer.into())))
-            .newest_first()
+            .newest_first(true)
             .limit(20)
             .send()
             .await

@@ -288,10 +288,10 @@ impl<E: Entity + 'static> GetItem<E> {
     }
 
     /// Also returns an item whose `#[ddb(ttl)]` time has passed but that
-    /// DynamoDB has not deleted yet (it can take days). By default such an
-    /// item reads as `None`.
-    pub fn include_expired(mut self) -> Self {
-        self.include_expired = true;
+    /// DynamoDB has not deleted yet (it can take days), when `true`. By
+    /// default such an item reads as `None`.
+    pub fn include_expired(mut self, include_expired: bool) -> Self {
+        self.include_expired = include_expired;
         self
     }
 

@@ -576,7 +576,7 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
             for _ in part.clone() {
                 let page = db
                     .query(Order::by_customer(&CustomerId("C1".into())))
-                    .newest_first()
+                    .newest_first(true)
                     .limit(20)
                     .send()
                     .await?;
@@ -646,7 +646,7 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
             let done = db
                 .backfill::<Order>()
                 .segments(4)
-                .skip_check()
+                .skip_check(true)
                 .send()
                 .await?;
             run.items = done.updated as usize;

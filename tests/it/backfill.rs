@@ -439,7 +439,7 @@ async fn a_write_between_the_scan_and_the_update_is_not_overwritten() {
         through
             .backfill::<Product>()
             .segments(1)
-            .skip_check()
+            .skip_check(true)
             .send()
             .await
     });

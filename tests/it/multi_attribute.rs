@@ -120,7 +120,7 @@ async fn queries_take_equality_on_the_partition_and_conditions_left_to_right() {
     assert_eq!(all, ["e1", "e2", "e3"]);
     let newest = ids(db
         .query(by_region(Region::EuWest))
-        .newest_first()
+        .newest_first(true)
         .hydrate()
         .collect())
     .await;

@@ -168,7 +168,7 @@ async fn latest_orders_newest_first_across_pages() {
 
     let query = || {
         db.query(Order::by_customer(&CustomerId("123".into())))
-            .newest_first()
+            .newest_first(true)
             .limit(20)
     };
     let first = query().send().await.unwrap();
@@ -405,7 +405,13 @@ async fn open_orders_merge_across_shards() {
         expected
     );
 
-    let newest: Vec<OpenOrderSummary> = query().newest_first().limit(5).send().await.unwrap().items;
+    let newest: Vec<OpenOrderSummary> = query()
+        .newest_first(true)
+        .limit(5)
+        .send()
+        .await
+        .unwrap()
+        .items;
     let mut reversed = expected.clone();
     reversed.reverse();
     assert_eq!(
@@ -504,7 +510,11 @@ async fn tampered_cursors_are_typed_errors() {
             .await
     ));
     assert!(invalid(
-        of("123").newest_first().after(cursor.clone()).send().await
+        of("123")
+            .newest_first(true)
+            .after(cursor.clone())
+            .send()
+            .await
     ));
     let items = db
         .query(OrderItem::products_of_order(&OrderId("A145".into())))

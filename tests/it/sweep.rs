@@ -100,7 +100,7 @@ async fn an_applied_write_is_ok_even_when_the_returned_item_does_not_decode() {
     let key = Customer::key(&customer.customer_id).unwrap();
     put_undecodable(&db, &customer).await;
 
-    let put = db.put(&customer).return_old().send().await;
+    let put = db.put(&customer).return_old(true).send().await;
     let written = put.expect("the put was applied");
     assert!(written.item.is_none(), "the old item does not decode");
     assert!(written.raw.as_ref().is_some_and(|raw| raw["name"].is_n()));
@@ -110,7 +110,7 @@ async fn an_applied_write_is_ok_even_when_the_returned_item_does_not_decode() {
     let updated = db
         .update(key.clone())
         .add(Customer::fields().order_count, 1u32)
-        .return_new()
+        .return_new(true)
         .send()
         .await
         .expect("the increment was applied");
@@ -120,7 +120,7 @@ async fn an_applied_write_is_ok_even_when_the_returned_item_does_not_decode() {
 
     let deleted = db
         .delete(key)
-        .return_old()
+        .return_old(true)
         .send()
         .await
         .expect("the delete was applied");
@@ -503,7 +503,7 @@ async fn expired_items_are_left_out_of_every_read() {
     assert_eq!(items, vec![]);
     let items = db
         .collection::<LeaseItem>(partition)
-        .include_expired()
+        .include_expired(true)
         .collect()
         .await
         .unwrap();
@@ -552,7 +552,7 @@ async fn a_hydrated_query_leaves_out_expired_items() {
     let read = |include_expired: bool| {
         let query = db.query(Ticket::at_desk(&"d1".to_owned()));
         let query = if include_expired {
-            query.include_expired()
+            query.include_expired(true)
         } else {
             query
         };

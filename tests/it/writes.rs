@@ -270,7 +270,7 @@ async fn a_stale_version_is_a_typed_conflict() {
     let current = db.get(key.clone()).send().await.unwrap().unwrap();
     let old = db
         .delete_entity(&current)
-        .return_old()
+        .return_old(true)
         .send()
         .await
         .unwrap();
@@ -291,7 +291,7 @@ async fn shipping_an_order_takes_it_out_of_the_open_orders_index() {
     let written = db
         .update(key.clone())
         .set(fields.status, OrderStatus::Shipped)
-        .return_new()
+        .return_new(true)
         .send()
         .await
         .unwrap();
@@ -364,7 +364,7 @@ async fn updates_without_index_fields_are_one_request() {
         .add(fields.order_count, 2u32)
         .set(fields.name, "Ada L.".to_string())
         .condition(fields.order_count.eq(0u32))
-        .return_new()
+        .return_new(true)
         .send()
         .await
         .unwrap();
@@ -976,7 +976,7 @@ async fn every_update_operation_and_a_local_index() {
         .append(fields.lines, vec!["P31".to_string()])
         .remove(fields.note)
         .set(fields.total, 50u64)
-        .return_new()
+        .return_new(true)
         .send()
         .await
         .unwrap()
@@ -991,7 +991,7 @@ async fn every_update_operation_and_a_local_index() {
     let shrunk = db
         .update(key.clone())
         .delete_from_set(fields.tags, ["gift".to_string()].into())
-        .return_new()
+        .return_new(true)
         .send()
         .await
         .unwrap()
@@ -1054,14 +1054,19 @@ async fn expired_items_are_left_out_until_asked_for() {
         get("old").send().await.unwrap().is_none(),
         "expired, though still stored"
     );
-    assert!(get("old").include_expired().send().await.unwrap().is_some());
+    assert!(get("old")
+        .include_expired(true)
+        .send()
+        .await
+        .unwrap()
+        .is_some());
     assert!(get("live").send().await.unwrap().is_some());
     assert!(get("forever").send().await.unwrap().is_some());
     let query = |id: &str| db.query(Session::session(&id.to_string()));
     assert!(query("old").collect().await.unwrap().is_empty());
     assert_eq!(
         query("old")
-            .include_expired()
+            .include_expired(true)
             .collect()
             .await
             .unwrap()

@@ -134,9 +134,9 @@ impl Db {
 }
 
 impl<C: Collection> CollectionQuery<C> {
-    /// Descending sort-key order.
-    pub fn newest_first(mut self) -> Self {
-        self.forward = false;
+    /// Descending sort-key order when `true`.
+    pub fn newest_first(mut self, newest_first: bool) -> Self {
+        self.forward = !newest_first;
         self
     }
     /// At most `n` items per page.
@@ -158,8 +158,8 @@ impl<C: Collection> CollectionQuery<C> {
     /// has passed and that DynamoDB has not deleted yet; they are left out
     /// by default, as [`Query::include_expired`](crate::Query::include_expired)
     /// describes.
-    pub fn include_expired(mut self) -> Self {
-        self.include_expired = true;
+    pub fn include_expired(mut self, include_expired: bool) -> Self {
+        self.include_expired = include_expired;
         self
     }
     /// Resumes after the page that returned `cursor`.

@@ -367,7 +367,7 @@ impl Db {
     /// # struct Order { customer_id: String, placed_at: u64, order_id: String }
     /// let latest = db
     ///     .query(Order::by_customer(&"123".to_string()))
-    ///     .newest_first()
+    ///     .newest_first(true)
     ///     .limit(20)
     ///     .send()
     ///     .await?;
@@ -523,10 +523,10 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
         self
     }
 
-    /// Descending sort-key order (`ScanIndexForward = false`): newest first
-    /// when the sort key starts with a timestamp.
-    pub fn newest_first(mut self) -> Self {
-        self.forward = false;
+    /// Descending sort-key order when `true` (`ScanIndexForward = false`):
+    /// newest first when the sort key starts with a timestamp.
+    pub fn newest_first(mut self, newest_first: bool) -> Self {
+        self.forward = !newest_first;
         self
     }
 
@@ -586,9 +586,10 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
     }
 
     /// Also returns items whose `#[ddb(ttl)]` time has passed but that
-    /// DynamoDB has not deleted yet (it can take days). Left out by default.
-    pub fn include_expired(mut self) -> Self {
-        self.include_expired = true;
+    /// DynamoDB has not deleted yet (it can take days), when `true`. Left
+    /// out by default.
+    pub fn include_expired(mut self, include_expired: bool) -> Self {
+        self.include_expired = include_expired;
         self
     }
 

@@ -294,9 +294,10 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
         self
     }
 
-    /// Skips the check pass (for a resumed run whose items were checked).
-    pub fn skip_check(mut self) -> Self {
-        self.check_first = false;
+    /// Skips the check pass when `true` (for a resumed run whose items were
+    /// checked).
+    pub fn skip_check(mut self, skip: bool) -> Self {
+        self.check_first = !skip;
         self
     }
 
@@ -733,7 +734,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                     self.db
                         .get(key)
                         .consistent_read(true)
-                        .include_expired()
+                        .include_expired(true)
                         .raw()
                         .await?
                 }

@@ -339,9 +339,9 @@ impl<E: Entity + 'static> Put<E> {
         self
     }
 
-    /// Returns the replaced item.
-    pub fn return_old(mut self) -> Self {
-        self.return_old = true;
+    /// Returns the replaced item when `true` (`ReturnValues = ALL_OLD`).
+    pub fn return_old(mut self, return_old: bool) -> Self {
+        self.return_old = return_old;
         self
     }
 
@@ -459,9 +459,9 @@ impl<E: Entity + 'static> Delete<E> {
         self
     }
 
-    /// Returns the deleted item.
-    pub fn return_old(mut self) -> Self {
-        self.return_old = true;
+    /// Returns the deleted item when `true` (`ReturnValues = ALL_OLD`).
+    pub fn return_old(mut self, return_old: bool) -> Self {
+        self.return_old = return_old;
         self
     }
 

@@ -305,9 +305,10 @@ impl<E: Entity + 'static> Update<E> {
         self
     }
 
-    /// Returns the item as it is after the update.
-    pub fn return_new(mut self) -> Self {
-        self.return_new = true;
+    /// Returns the item as it is after the update when `true`
+    /// (`ReturnValues = ALL_NEW`).
+    pub fn return_new(mut self, return_new: bool) -> Self {
+        self.return_new = return_new;
         self
     }
 
