@@ -415,7 +415,7 @@ mod typed {
     }
 
     pub async fn transaction(db: &Db, orders: &[Order]) {
-        let mut transaction = db.transaction();
+        let mut transaction = db.transact_write();
         for order in orders {
             transaction = transaction.create(order);
         }

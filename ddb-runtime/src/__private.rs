@@ -8,8 +8,8 @@ pub use crate::key::{
     raw_key, read_raw_key, shard_of, KeyReader, KeyWriter, PARTITION_KEY_LIMIT, SORT_KEY_LIMIT,
 };
 pub use crate::model::{
-    EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, KeyAttribute, KeyDef, Membership,
-    MultiAttributeKey, Part, Projection as IndexProjection, ScalarType, TableDef, Template,
+    EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection, KeyAttribute, KeyDef,
+    Membership, MultiAttributeKey, Part, ScalarType, TableDef, Template,
 };
 
 /// `index_key_from` asked for a position that is not an index it can

@@ -14,7 +14,7 @@ use crate::batch::RetryPolicy;
 use crate::cursor::CursorKeys;
 use crate::error::Result;
 use crate::projection::Projection;
-use crate::schema::{self, Created};
+use crate::schema::{self, TableCreated};
 use crate::{Entity, Key, Table};
 
 /// ddb over an `aws_sdk_dynamodb::Client`: every typed request starts here.
@@ -228,7 +228,7 @@ impl Db {
 
     /// Creates table `T` under its physical name if it is missing, and waits
     /// until it is ACTIVE (at most a minute). For tests and local development.
-    pub async fn create_table<T: Table + 'static>(&self) -> Result<Created> {
+    pub async fn create_table<T: Table + 'static>(&self) -> Result<TableCreated> {
         schema::create_table_if_missing(
             self.client(),
             &T::DEF,

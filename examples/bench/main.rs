@@ -616,7 +616,7 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
         }
         Workload::Transactions => {
             for t in part.clone() {
-                let mut transaction = db.transaction();
+                let mut transaction = db.transact_write();
                 for a in 0..4 {
                     transaction = transaction.create(&order("C1", t * 4 + a, OrderStatus::Shipped));
                 }

@@ -359,7 +359,7 @@ async fn transactions() {
             let through = through.clone();
             async move {
                 let sent = through
-                    .transaction()
+                    .transact_write()
                     .create(&customer(i))
                     .create(&order(i, i))
                     .create(&line(i, 1))

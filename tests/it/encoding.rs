@@ -224,7 +224,7 @@ macro_rules! form {
                 counted();
                 let db = ddb_tests::db_with_table::<Matrix>().await;
                 let entity = case("c", b());
-                db.transaction().put(db.put(&entity)).send().await.unwrap();
+                db.transact_write().put(db.put(&entity)).send().await.unwrap();
                 stored_as_written(&db, &entity).await;
             }
 

@@ -542,7 +542,7 @@ async fn the_hostile_input_catalogue() {
             .await
             .map(|_| "written".into()),
     );
-    let mut transaction = through.transaction();
+    let mut transaction = through.transact_write();
     for i in 0..101 {
         transaction = transaction.create(&customer(&format!("t{i}")));
     }

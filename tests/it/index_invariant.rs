@@ -150,7 +150,7 @@ async fn ticket_step(db: &Db, rng: &mut Rng, id: u32) {
         _ => {
             let other = Job::key(&id).unwrap();
             expected(
-                db.transaction()
+                db.transact_write()
                     .update(db.update(key).set(f.state, rng.state()))
                     .update(db.update(other).set(Job::fields().lane, rng.lane()))
                     .send()

@@ -3,7 +3,7 @@
 
 use aws_sdk_dynamodb::types::{KeyType, ProjectionType, ScalarAttributeType};
 use ddb_examples::{separate_tables as sep, single_table as one};
-use ddb_runtime::schema::{access_pattern_report, create_table_if_missing, Created};
+use ddb_runtime::schema::{access_pattern_report, create_table_if_missing, TableCreated};
 use ddb_runtime::{Entity, Table};
 
 #[tokio::test]
@@ -71,7 +71,7 @@ async fn single_table_schema_creates_a_real_table() {
     )
     .await
     .unwrap();
-    assert_eq!(again, Created::AlreadyExisted);
+    assert_eq!(again, TableCreated::AlreadyExisted);
 }
 
 #[tokio::test]

@@ -755,7 +755,11 @@ async fn a_field_that_is_a_key_attribute_round_trips_everywhere() {
         .await
         .unwrap();
     assert_eq!(silver.len(), 1);
-    db.transaction().put(db.put(&account)).send().await.unwrap();
+    db.transact_write()
+        .put(db.put(&account))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(db.get(key).send().await.unwrap(), Some(account));
 }
 

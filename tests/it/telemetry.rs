@@ -95,7 +95,7 @@ async fn every_request_is_a_span_with_capacity_and_no_key_values() {
         .unwrap();
     let batched = db.batch_put(&[order("T2"), order("T3")]).await.unwrap();
     let (_, transacted) = db
-        .transaction()
+        .transact_write()
         .create(&Customer {
             customer_id: CustomerId("Ada".into()),
             name: "Ada Lovelace".into(),

@@ -137,7 +137,7 @@ async fn a_transaction_names_each_item_by_table_and_key() {
         version: 0,
     };
     let tally = |name: &str| Tally { name: name.into() };
-    db.transaction()
+    db.transact_write()
         .create(&counter("a"))
         .create(&tally("a"))
         .send()
@@ -157,7 +157,7 @@ async fn a_transaction_names_each_item_by_table_and_key() {
         .is_some());
 
     let twice = db
-        .transaction()
+        .transact_write()
         .create(&counter("b"))
         .create(&tally("b"))
         .create(&tally("c"))
@@ -395,7 +395,7 @@ async fn a_transaction_is_applied_once_and_cancels_whole() {
     let customer_key = Customer::key(&CustomerId("123".into())).unwrap();
     let fields = Customer::fields();
     let build = |token: &str| {
-        db.transaction()
+        db.transact_write()
             .client_request_token(token)
             .create(&open_order("A145"))
             .create(&line("A145", "P9"))
@@ -406,7 +406,7 @@ async fn a_transaction_is_applied_once_and_cancels_whole() {
                     .add(fields.order_count, 1u32),
             )
     };
-    let token = db.transaction().token().to_owned();
+    let token = db.transact_write().token().to_owned();
     build(&token).send().await.unwrap();
     build(&token).send().await.unwrap(); // the same token: not applied again
     let stored = db.get(customer_key.clone()).send().await.unwrap().unwrap();
@@ -415,7 +415,7 @@ async fn a_transaction_is_applied_once_and_cancels_whole() {
 
     // The same token with other actions is refused as such.
     let mismatch = db
-        .transaction()
+        .transact_write()
         .client_request_token(&token)
         .create(&line("A145", "P1"))
         .send()
@@ -424,7 +424,7 @@ async fn a_transaction_is_applied_once_and_cancels_whole() {
 
     // A failing condition check cancels every action, reason on the right one.
     let result = db
-        .transaction()
+        .transact_write()
         .create(&open_order("A146"))
         .create(&line("A146", "P9"))
         .condition_check(customer_key.clone(), fields.order_count.eq(99u32))
@@ -461,7 +461,7 @@ async fn a_transaction_is_applied_once_and_cancels_whole() {
 async fn transactions_are_checked_before_sending() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let twice = db
-        .transaction()
+        .transact_write()
         .create(&line("A1", "P1"))
         .create(&line("A1", "P1"))
         .send()
@@ -473,7 +473,7 @@ async fn transactions_are_checked_before_sending() {
             ..
         })
     ));
-    let mut many = db.transaction();
+    let mut many = db.transact_write();
     for i in 0..101 {
         many = many.create(&line("A1", &format!("P{i}")));
     }
@@ -481,7 +481,7 @@ async fn transactions_are_checked_before_sending() {
         many.send().await,
         Err(Error::InvalidRequest { .. })
     ));
-    let mut hundred = db.transaction();
+    let mut hundred = db.transact_write();
     for i in 0..100 {
         hundred = hundred.create(&line("A1", &format!("P{i}")));
     }
@@ -720,7 +720,7 @@ async fn transactions_lost_to_conflicts_are_sent_again() {
         conflict(&["TransactionConflict", "None"]),
     );
     let transaction = through
-        .transaction()
+        .transact_write()
         .create(&line("T1", "P1"))
         .create(&line("T1", "P2"));
     let first_token = transaction.token().to_owned();
@@ -736,7 +736,7 @@ async fn transactions_lost_to_conflicts_are_sent_again() {
         conflict(&["ConditionalCheckFailed", "TransactionConflict"]),
     );
     let failed = through
-        .transaction()
+        .transact_write()
         .create(&line("T2", "P1"))
         .create(&line("T2", "P2"))
         .send()
@@ -752,7 +752,7 @@ async fn transactions_lost_to_conflicts_are_sent_again() {
         conflict(&["TransactionConflict", "None"]),
     );
     let pinned = through
-        .transaction()
+        .transact_write()
         .client_request_token("pinned-token")
         .create(&line("T3", "P1"))
         .create(&line("T3", "P2"))
@@ -1357,7 +1357,7 @@ async fn a_transaction_whose_answer_was_lost_and_retry_conflicted_is_applied_onc
     proxy.fail("TransactWriteItems", 1, Fault::DropResponse);
     proxy.fail("TransactWriteItems", 1, Fault::TransactionConflict);
     through
-        .transaction()
+        .transact_write()
         .create(&customer("9"))
         .create(&open_order("T9"))
         .send()
@@ -1681,7 +1681,7 @@ async fn a_transaction_sent_again_after_a_conflict_sends_the_same_actions() {
     ];
     proxy.fail("TransactWriteItems", 2, conflict(&reasons));
     through
-        .transaction()
+        .transact_write()
         .create(&line("X1", "P1"))
         .update(
             through
@@ -1804,7 +1804,7 @@ async fn a_transaction_sent_again_through_rewriting_interceptors_is_rewritten_on
     // caller's interceptors.
     for i in 0..10 {
         through
-            .transaction()
+            .transact_write()
             .create(&line("Y0", &format!("P{i}")))
             .send()
             .await
@@ -1812,7 +1812,7 @@ async fn a_transaction_sent_again_through_rewriting_interceptors_is_rewritten_on
     }
     proxy.fail("TransactWriteItems", 1, Fault::TransactionConflict);
     through
-        .transaction()
+        .transact_write()
         .create(&line("Y1", "P1"))
         .create(&line("Y1", "P2"))
         .send()

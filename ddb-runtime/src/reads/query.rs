@@ -766,7 +766,7 @@ where
             self.consistent && !matches!(index.map(|i| i.kind), Some(IndexKind::Global));
         let all_attributes = projection.is_none()
             && index.is_some_and(|i| {
-                i.kind == IndexKind::Local && i.projection != crate::model::Projection::All
+                i.kind == IndexKind::Local && i.projection != crate::model::IndexProjection::All
             });
         Ok(Plan {
             entity: entity_type,

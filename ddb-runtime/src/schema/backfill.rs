@@ -676,7 +676,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 Step::Move { delete, put } => {
                     let sent = self
                         .db
-                        .transaction()
+                        .transact_write()
                         .plan(delete)
                         .plan(put.as_mut())
                         .send_with_capacity()

@@ -20,7 +20,7 @@
 
 use serde_json::{json, Value};
 
-use crate::model::{EntitySchema, IndexKind, Part, Projection, TableDef, Template};
+use crate::model::{EntitySchema, IndexKind, IndexProjection, Part, TableDef, Template};
 
 /// What an entity's callers may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -285,9 +285,9 @@ fn indexes_queried(entity: &EntitySchema) -> Vec<&'static crate::model::IndexDef
 /// those DynamoDB holds in it (`IndexDef::projects`), each once, sorted.
 fn projected(table: &TableDef, index: &crate::model::IndexDef) -> Option<Vec<&'static str>> {
     let listed: &[&'static str] = match index.projection {
-        Projection::All => return None,
-        Projection::KeysOnly => &[],
-        Projection::Include(attributes) => attributes,
+        IndexProjection::All => return None,
+        IndexProjection::KeysOnly => &[],
+        IndexProjection::Include(attributes) => attributes,
     };
     let mut attributes: Vec<&'static str> = std::iter::once(table.pk.name)
         .chain(table.sk.map(|a| a.name))

@@ -39,7 +39,7 @@ pub struct KeyAttribute {
 
 /// Which attributes an index carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Projection {
+pub enum IndexProjection {
     /// Every attribute of the item.
     All,
     /// The table and index key attributes only.
@@ -80,7 +80,7 @@ pub struct IndexDef {
     /// side.
     pub multi_attribute: bool,
     /// The attributes it carries.
-    pub projection: Projection,
+    pub projection: IndexProjection,
 }
 
 impl IndexDef {
@@ -96,7 +96,7 @@ impl IndexDef {
     ///     sk: Some(KeyAttribute { name: "placedAt", ty: ScalarType::S }),
     ///     sk_more: &[KeyAttribute { name: "orderId", ty: ScalarType::S }],
     ///     multi_attribute: true,
-    ///     projection: Projection::All,
+    ///     projection: IndexProjection::All,
     /// };
     /// let names: Vec<_> = BY_STATUS.pk_attributes().map(|a| a.name).collect();
     /// assert_eq!(names, ["customerId", "status"]);
@@ -165,9 +165,9 @@ impl IndexDef {
             return true;
         }
         match self.projection {
-            Projection::All => true,
-            Projection::KeysOnly => false,
-            Projection::Include(listed) => {
+            IndexProjection::All => true,
+            IndexProjection::KeysOnly => false,
+            IndexProjection::Include(listed) => {
                 let [entity, version] = table.added_to_include();
                 if str_eq(entity, attribute) || str_eq(version, attribute) {
                     return true;

@@ -62,8 +62,8 @@ use aws_sdk_dynamodb::Client;
 
 use crate::error::Error;
 use crate::model::{
-    EntitySchema, IndexDef, IndexKind, KeyAttribute, KeyDef, MultiAttributeKey, Part, Projection,
-    ScalarType, TableDef, Template,
+    EntitySchema, IndexDef, IndexKind, IndexProjection, KeyAttribute, KeyDef, MultiAttributeKey,
+    Part, ScalarType, TableDef, Template,
 };
 
 fn key_element(attribute: KeyAttribute, key_type: KeyType) -> KeySchemaElement {
@@ -102,9 +102,9 @@ fn index_key_schema(index: &IndexDef) -> Vec<KeySchemaElement> {
 fn projection(index: &IndexDef, table: &TableDef) -> SdkProjection {
     let of_kind = |kind| SdkProjection::builder().projection_type(kind);
     let listed = match index.projection {
-        Projection::All => return of_kind(ProjectionType::All).build(),
-        Projection::KeysOnly => return of_kind(ProjectionType::KeysOnly).build(),
-        Projection::Include(listed) => listed,
+        IndexProjection::All => return of_kind(ProjectionType::All).build(),
+        IndexProjection::KeysOnly => return of_kind(ProjectionType::KeysOnly).build(),
+        IndexProjection::Include(listed) => listed,
     };
     let mut non_key: Vec<String> = Vec::new();
     for name in listed.iter().copied().chain(table.added_to_include()) {
@@ -207,7 +207,7 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
 
 /// Whether creating the table found it already there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Created {
+pub enum TableCreated {
     /// The table was created and is ACTIVE.
     Created,
     /// A table of that name already existed (its schema is not compared).
@@ -235,7 +235,7 @@ pub async fn create_table_if_missing(
     table: &TableDef,
     name: &str,
     timeout: Duration,
-) -> Result<Created, Error> {
+) -> Result<TableCreated, Error> {
     let input = create_table_input(table, name);
     let created = client
         .create_table()
@@ -249,13 +249,13 @@ pub async fn create_table_if_missing(
         .instrument(crate::telemetry::span("CreateTable", name, None, ""))
         .await;
     let outcome = match created {
-        Ok(_) => Created::Created,
+        Ok(_) => TableCreated::Created,
         Err(error)
             if error
                 .as_service_error()
                 .is_some_and(|e| e.is_resource_in_use_exception()) =>
         {
-            Created::AlreadyExisted
+            TableCreated::AlreadyExisted
         }
         Err(error) => return Err(Error::sdk("CreateTable", error)),
     };

@@ -55,8 +55,9 @@ pub struct TransactWrite {
 }
 
 impl Db {
-    /// A new write transaction.
-    pub fn transaction(&self) -> TransactWrite {
+    /// A new write transaction (TransactWriteItems); [`transact_get`](Self::transact_get)
+    /// is its read counterpart.
+    pub fn transact_write(&self) -> TransactWrite {
         TransactWrite {
             db: self.clone(),
             items: Vec::new(),

@@ -316,7 +316,7 @@ impl<E: Entity + 'static> WritePlan<E> {
         db: &Db,
         attempts: &Attempts,
     ) -> Result<Capacity> {
-        let failed = match db.transaction().plan(self).send_recorded(attempts).await {
+        let failed = match db.transact_write().plan(self).send_recorded(attempts).await {
             Ok((_, capacity)) => return Ok(capacity),
             Err(Error::TransactionCanceled { reasons })
                 if reasons
