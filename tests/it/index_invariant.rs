@@ -452,12 +452,7 @@ struct SupportCase {
 #[tokio::test]
 async fn leaving_a_sparse_index_is_one_update_item_whatever_its_key_reads() {
     let db = ddb_tests::db_with_table::<Stress>().await;
-    let case = SupportCase {
-        id: 3,
-        agent: "ada".into(),
-        opened_at: 1_780_000_000,
-        state: State::Open,
-    };
+    let case = open_case(3);
     db.create(&case).send().await.unwrap();
     let (proxy, through) = ddb_tests::through_proxy::<Stress>(&db).await;
     let key = SupportCase::key(&3).unwrap();
