@@ -265,6 +265,16 @@ pub struct Template {
 }
 
 impl Template {
+    /// The fields the template reads, in order (a field read twice comes
+    /// twice).
+    pub(crate) fn fields(&self) -> impl Iterator<Item = &'static str> + 'static {
+        let parts: &'static [Part] = self.parts;
+        parts.iter().filter_map(|part| match part {
+            Part::Field(field) => Some(*field),
+            Part::Literal(_) => None,
+        })
+    }
+
     /// The literal text before the first field (`"ORDER#"`), or the whole
     /// template when it has no field (`"PROFILE"`).
     ///
@@ -389,11 +399,7 @@ impl KeyDef {
     /// field read twice comes twice.
     pub(crate) fn inputs(&self) -> impl Iterator<Item = &'static str> + '_ {
         let templates = std::iter::once(&self.pk).chain(self.sk.iter());
-        let parts = templates.flat_map(|t| t.parts.iter());
-        let from_templates = parts.filter_map(|part| match part {
-            Part::Field(field) => Some(*field),
-            Part::Literal(_) => None,
-        });
+        let from_templates = templates.flat_map(Template::fields);
         let reads = self.membership.iter().flat_map(|m| m.reads.iter().copied());
         from_templates.chain(reads)
     }

@@ -472,11 +472,7 @@ impl<E: Entity + 'static> Update<E> {
             let template = if sort { key.sk } else { Some(key.pk) };
             template
                 .into_iter()
-                .flat_map(|t| t.parts.iter())
-                .filter_map(|part| match part {
-                    crate::model::Part::Field(field) => Some(*field),
-                    crate::model::Part::Literal(_) => None,
-                })
+                .flat_map(|t| t.fields())
                 .filter(|field| !schema.primary().reads(field))
                 .filter_map(|field| schema.field(field).map(|f| f.attribute))
         };
@@ -496,8 +492,11 @@ impl<E: Entity + 'static> Update<E> {
                         || side_inputs(position, sort).all(decided_by_update)
                 })
         };
+        // Each rule is evaluated once: the plan below removes these
+        // indexes' attributes without computing their keys again.
+        let leaving: Vec<usize> = stale.iter().copied().filter(|&p| leaves(p)).collect();
         let needs_read = stale.iter().any(|&position| {
-            !leaves(position)
+            !leaving.contains(&position)
                 && !by_sides(position)
                 && (schema.keys[position]
                     .membership
@@ -570,7 +569,8 @@ impl<E: Entity + 'static> Update<E> {
             let Some(index) = table.index(name) else {
                 continue;
             };
-            if read_keys.is_none() && !leaves(position) && by_sides(position) {
+            let leaves = leaving.contains(&position);
+            if read_keys.is_none() && !leaves && by_sides(position) {
                 let sides = [(false, Some(index.pk)), (true, index.sk)];
                 let mut writes = Vec::new();
                 for (sort, attribute) in sides {
@@ -608,6 +608,7 @@ impl<E: Entity + 'static> Update<E> {
             }
             let values = match &mut read_keys {
                 Some(all) => all.remove(name),
+                None if leaves => None,
                 None => E::index_key_from(position, &self.key, &known)?,
             };
             match values {
