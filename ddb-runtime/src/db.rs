@@ -4,18 +4,12 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
-use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use aws_sdk_dynamodb::Client;
-use tracing::Instrument;
 
-use crate::batch::RetryPolicy;
-use crate::cursor::CursorKeys;
-use crate::error::Result;
-use crate::projection::Projection;
-use crate::schema::{self, TableCreated};
-use crate::{Entity, Key, Table};
+use crate::entity::Table;
+use crate::reads::cursor::CursorKeys;
+use crate::transport::batch::RetryPolicy;
 
 /// ddb over an `aws_sdk_dynamodb::Client`: every typed request starts here.
 ///
@@ -41,7 +35,7 @@ pub struct Db {
 
 #[derive(Clone)]
 struct Inner {
-    sdk: Arc<crate::sdk::Sdk>,
+    sdk: Arc<crate::transport::sdk::Sdk>,
     names: HashMap<TypeId, String>,
     retry: RetryPolicy,
     cursor_keys: Option<Arc<CursorKeys>>,
@@ -79,7 +73,7 @@ impl Db {
     pub fn new(client: Client) -> Self {
         Self {
             inner: Arc::new(Inner {
-                sdk: crate::sdk::Sdk::new(client),
+                sdk: crate::transport::sdk::Sdk::new(client),
                 names: HashMap::new(),
                 retry: RetryPolicy::default(),
                 cursor_keys: None,
@@ -222,194 +216,7 @@ impl Db {
     }
 
     /// The client ddb sends its single requests through (see [`crate::sdk`]).
-    pub(crate) fn sdk(&self) -> &Arc<crate::sdk::Sdk> {
+    pub(crate) fn sdk(&self) -> &Arc<crate::transport::sdk::Sdk> {
         &self.inner.sdk
-    }
-
-    /// Creates table `T` under its physical name if it is missing, and waits
-    /// until it is ACTIVE (at most a minute). For tests and local development.
-    pub async fn create_table<T: Table + 'static>(&self) -> Result<TableCreated> {
-        schema::create_table_if_missing(
-            self.client(),
-            &T::DEF,
-            self.table_name::<T>(),
-            Duration::from_secs(60),
-        )
-        .await
-    }
-
-    /// Brings table `T` in line with its declaration (see
-    /// [`schema::sync_table`]): creates it if missing, adds the global indexes
-    /// it lacks, turns on time to live; never deletes, re-keys or changes a
-    /// projection. Returns what it did and what it left.
-    pub async fn sync_table<T: Table + 'static>(&self) -> Result<schema::SyncPlan> {
-        schema::sync_table(
-            self.client(),
-            &T::DEF,
-            self.table_name::<T>(),
-            Duration::from_secs(600),
-        )
-        .await
-    }
-
-    /// What [`sync_table`](Self::sync_table) would do, without doing it.
-    pub async fn plan_sync<T: Table + 'static>(&self) -> Result<schema::SyncPlan> {
-        schema::plan_sync(self.client(), &T::DEF, self.table_name::<T>()).await
-    }
-
-    /// A GetItem of one item by its primary key.
-    pub fn get<E: Entity + 'static>(&self, key: Key<E>) -> GetItem<E> {
-        GetItem {
-            db: self.clone(),
-            key,
-            consistent: false,
-            projection: None,
-            include_expired: false,
-        }
-    }
-}
-
-/// A typed GetItem; finish with [`send`](GetItem::send).
-#[must_use = "a request does nothing until it is sent"]
-pub struct GetItem<E> {
-    db: Db,
-    key: Key<E>,
-    consistent: bool,
-    projection: Option<&'static [&'static str]>,
-    include_expired: bool,
-}
-
-impl<E: Entity + 'static> GetItem<E> {
-    /// A strongly consistent read (twice the read cost of an eventually
-    /// consistent one).
-    pub fn consistent_read(mut self, consistent: bool) -> Self {
-        self.consistent = consistent;
-        self
-    }
-
-    /// Also returns an item whose `#[ddb(ttl)]` time has passed but that
-    /// DynamoDB has not deleted yet (it can take days), when `true`. By
-    /// default such an item reads as `None`.
-    pub fn include_expired(mut self, include_expired: bool) -> Self {
-        self.include_expired = include_expired;
-        self
-    }
-
-    /// Reads only the attributes of projection type `P`.
-    pub fn project<P: Projection<E>>(self) -> GetProjection<E, P> {
-        GetProjection {
-            get: GetItem {
-                projection: Some(P::ATTRIBUTES),
-                ..self
-            },
-            marker: std::marker::PhantomData,
-        }
-    }
-
-    async fn fetch(&self) -> Result<Option<crate::Item>> {
-        self.fetch_with_capacity().await.map(|(item, _)| item)
-    }
-
-    async fn fetch_with_capacity(&self) -> Result<(Option<crate::Item>, f64)> {
-        let table = self.db.table_name::<E::Table>();
-        // The entity type to check, the ttl to leave expired items out.
-        let projection = self.projection.map(|attributes| {
-            let entity = E::SCHEMA.entity_type;
-            let mut placeholders = crate::expr::Placeholders::default();
-            let ttl = crate::timestamp::ttl_attribute(&E::SCHEMA);
-            let names = attributes
-                .iter()
-                .copied()
-                .chain([
-                    E::SCHEMA.table.entity_attribute,
-                    crate::schema::SCHEMA_VERSION_ATTRIBUTE,
-                ])
-                .chain(ttl);
-            let expression = placeholders.projection(names);
-            let expression = placeholders.fit(entity, "projection", expression)?;
-            Ok::<_, crate::Error>((expression, placeholders.into_maps().0))
-        });
-        let (projection, names) = projection.transpose()?.unzip();
-        let request = |client: &Client| {
-            client
-                .get_item()
-                .table_name(table)
-                .set_key(Some(self.key.to_item()))
-                // Eventually consistent is the default: sent only when true.
-                .set_consistent_read(self.consistent.then_some(true))
-                .set_projection_expression(projection)
-                .set_expression_attribute_names(names.flatten())
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-        };
-        let span = crate::telemetry::span("GetItem", table, None, E::SCHEMA.entity_type);
-        let attempts = crate::write::Attempts::default();
-        let output = self
-            .db
-            .sdk()
-            .send(&attempts, request)
-            .instrument(span.clone())
-            .await
-            .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
-        let capacity = crate::telemetry::Capacity::total_of(output.consumed_capacity());
-        let item = output
-            .item
-            .filter(|item| self.include_expired || !crate::timestamp::expired(&E::SCHEMA, item));
-        crate::telemetry::record(
-            &span,
-            capacity,
-            usize::from(item.is_some()),
-            attempts.count(),
-        );
-        Ok((item, capacity))
-    }
-
-    /// Sends the GetItem and reports the read capacity it consumed.
-    pub async fn send_with_capacity(self) -> Result<(Option<E>, f64)> {
-        let (item, capacity) = self.fetch_with_capacity().await?;
-        let entity = match item {
-            Some(item) => Some(E::from_item(item).map_err(|e| e.with_key(&self.key))?),
-            None => None,
-        };
-        Ok((entity, capacity))
-    }
-
-    /// The stored item, undecoded.
-    pub(crate) async fn raw(self) -> Result<Option<crate::Item>> {
-        self.fetch().await
-    }
-
-    /// Sends the GetItem: `None` when there is no such item.
-    pub async fn send(self) -> Result<Option<E>> {
-        match self.fetch().await? {
-            Some(item) => E::from_item(item)
-                .map(Some)
-                .map_err(|e| e.with_key(&self.key)),
-            None => Ok(None),
-        }
-    }
-}
-
-/// A GetItem decoding into projection type `P`.
-#[must_use = "a request does nothing until it is sent"]
-pub struct GetProjection<E, P> {
-    get: GetItem<E>,
-    marker: std::marker::PhantomData<fn() -> P>,
-}
-
-impl<E: Entity + 'static, P: Projection<E>> GetProjection<E, P> {
-    /// A strongly consistent read.
-    pub fn consistent_read(mut self, consistent: bool) -> Self {
-        self.get.consistent = consistent;
-        self
-    }
-
-    /// Sends the GetItem: `None` when there is no such item.
-    pub async fn send(self) -> Result<Option<P>> {
-        match self.get.fetch().await? {
-            Some(item) => crate::projection::decode::<E, P>(item)
-                .map(Some)
-                .map_err(|e| e.with_key(&self.get.key)),
-            None => Ok(None),
-        }
     }
 }

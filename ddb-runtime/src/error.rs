@@ -1,6 +1,6 @@
 //! ddb's one error type.
 
-use crate::segment::SegmentError;
+use crate::keys::segment::SegmentError;
 
 /// Everything that can go wrong in ddb, as one type.
 ///
@@ -222,7 +222,7 @@ pub enum Error {
         /// The entity type.
         entity: &'static str,
         /// Every item at fault, and why.
-        violations: Vec<crate::schema::IndexKeyViolation>,
+        violations: Vec<crate::evolution::backfill::IndexKeyViolation>,
     },
     /// A stored item could not be brought to today's schema version: its
     /// migration failed, or it was written by a newer version of the code.
@@ -381,16 +381,16 @@ fn describe_reasons(reasons: &[ActionFailure]) -> String {
 /// An item DynamoDB returned with a failed condition. Its `Debug` shows only
 /// how many attributes it has (they may be personal data); decode it to read it.
 #[derive(Clone, PartialEq)]
-pub struct ExistingItem(pub crate::Item);
+pub struct ExistingItem(pub crate::entity::Item);
 
 impl ExistingItem {
     /// Decodes the item as entity `E`.
-    pub fn decode<E: crate::Entity>(&self) -> Result<E> {
+    pub fn decode<E: crate::entity::Entity>(&self) -> Result<E> {
         E::from_item(self.0.clone())
     }
 
     /// The raw item.
-    pub fn item(&self) -> &crate::Item {
+    pub fn item(&self) -> &crate::entity::Item {
         &self.0
     }
 }
@@ -482,7 +482,7 @@ impl Error {
         }
     }
 
-    pub(crate) fn with_key<E>(self, key: &crate::Key<E>) -> Self {
+    pub(crate) fn with_key<E>(self, key: &crate::keys::key::Key<E>) -> Self {
         match self {
             Error::Decode { entity, source, .. } => Error::Decode {
                 entity,

@@ -68,213 +68,169 @@
 // docs.rs marks what each feature brings.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// The folders are the architecture: keys (templates, segments, sort
-// conditions, timestamps), reads (queries, the query engine, collections,
-// projections, cursors), writes (single writes as plans, transactions,
-// batches), schema (the declarations, their compile-time checks, CreateTable
-// and the report), and the local server. The paths users name stay flat.
-
-/// Keys: how typed fields become key attributes and back.
-mod keys {
-    pub mod convert;
-    pub mod key;
-    pub mod segment;
-    pub mod sort;
-    pub mod timestamp;
-}
-
-/// Reads: typed queries over the one query engine.
-mod reads {
-    pub mod collection;
-    pub mod cursor;
-    pub(crate) mod fetch;
-    pub mod projection;
-    pub mod query;
-}
-
-/// Writes: every write is a plan that single requests, transactions and
-/// batches send.
-mod writes {
-    pub mod batch;
-    pub mod transact;
-    pub mod write;
-}
-
-/// The declarations the derives produce, their checks, and the table they
-/// describe.
-#[path = "schema"]
-mod declarations {
-    pub mod backfill;
-    pub mod check;
-    pub mod cost;
-    pub mod iam;
-    pub mod model;
-    pub mod schema;
-}
-
+// The folders are the layers, each using only those below it: the
+// declarations; the item and its values; keys; expressions; the transport
+// (sending, recording attempts, reading back what was sent); reads and
+// writes; the schema (CreateTable, sync, report, IAM, cost); evolution
+// (migrations, backfill). The public paths below are a facade over them.
 mod db;
+mod declaration;
+mod entity;
 mod error;
-pub mod expr;
-mod expr_names;
+mod evolution;
+mod expression;
+mod item;
+mod keys;
+mod reads;
+mod tables;
+mod telemetry;
+mod transport;
+mod writes;
+
 #[doc = include_str!("attributes.md")]
 pub mod attributes {}
-
 #[cfg(feature = "local")]
 pub mod local;
-mod sdk;
 #[cfg(feature = "lambda")]
 pub mod stream;
-mod telemetry;
 
-use declarations::check;
-pub use declarations::{model, schema};
-use keys::timestamp;
-pub use keys::{key, segment, sort};
-use reads::fetch;
-pub use reads::{collection, cursor, projection, query};
-pub use writes::{batch, transact, write};
+/// What generated code uses. Not public API: it changes without notice.
+#[doc(hidden)]
+pub mod __private;
 
-use std::collections::HashMap;
-
-use aws_sdk_dynamodb::types::AttributeValue;
+pub use ddb_derive::{Collection, Entity, KeySegment, Projection, Table};
 
 pub use collection::{Collection, CollectionQuery, UnknownItems};
 pub use cursor::Cursor;
-pub use db::{Db, GetItem, GetProjection};
-pub use ddb_derive::{Collection, Entity, KeySegment, Projection, Table};
+pub use db::Db;
+pub use entity::{Entity, Item, Table};
 pub use error::{ActionFailure, BatchOutcome, Error, ExistingItem, Result, SdkErrorKind};
 pub use expr::{Attr, Condition, IntoValue};
+#[cfg(feature = "time")]
+pub use item::timestamp::Timestamp;
+pub use item::timestamp::{TimestampField, TtlField};
 pub use key::{Key, KeyValue, KeyValues};
 pub use projection::Projection;
 pub use query::{Page, Query, QueryKey};
+pub use reads::get::{GetItem, GetProjection};
 pub use segment::{KeySegment, SegmentError};
 pub use telemetry::Capacity;
-#[cfg(feature = "time")]
-pub use timestamp::Timestamp;
-pub use timestamp::{TimestampField, TtlField};
 pub use transact::{TransactGet, TransactGetOutput, TransactWrite};
 pub use write::{Create, Created, Delete, Put, Update, Written};
+
+/// The declarations `#[derive(Table)]` and `#[derive(Entity)]` produce: what
+/// a table, its indexes and an entity's templates, keys and fields are.
+/// Read them (`Ecommerce::DEF.name`, `Order::SCHEMA.keys`); the derives
+/// build them.
+pub mod model {
+    pub use crate::declaration::model::{
+        EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection, KeyAttribute,
+        KeyDef, Membership, MultiAttributeKey, Part, ScalarType, TableDef, Template,
+    };
+}
+
+/// Conditions over an entity's attributes, for filters and conditional
+/// writes.
+///
+/// Every value goes through an expression placeholder (`:v0`), so no value
+/// is ever spliced into the expression text. An attribute name is written as
+/// it is when DynamoDB reads it as a plain name (`PK`), and through a
+/// placeholder (`#n0`) otherwise, so reserved words such as `status` or
+/// `name` just work.
+pub mod expr {
+    pub use crate::expression::{
+        Attr, AttributeType, Comparison, Condition, IntoValue, KeyPart, Value, EXPRESSION_LIMIT,
+    };
+}
+
+/// Keys: typed primary and index keys, their values, DynamoDB's key size
+/// limits, and write sharding.
+pub mod key {
+    pub use crate::keys::key::{Key, KeyValue, KeyValues, PARTITION_KEY_LIMIT, SORT_KEY_LIMIT};
+    pub use crate::keys::shard::shard_of;
+}
+
+/// Key segments: how a field's value is written into a key template, and
+/// the escaping that keeps a delimiter inside a value from addressing
+/// another item.
+pub mod segment {
+    pub use crate::keys::segment::{
+        read_escaped, write_escaped, KeySegment, Millis, Nanos, SegmentError, DELIMITER, ESCAPE,
+    };
+}
+
+/// Sort-key conditions: the prefixes a query's `eq`, `begins_with`, `lt`,
+/// `between` and the others take.
+pub mod sort {
+    pub use crate::keys::sort::SortPrefix;
+}
+
+/// Item collections: the entities sharing a partition, read in one query.
+pub mod collection {
+    pub use crate::reads::collection::{Collection, CollectionQuery, UnknownItems};
+}
+
+/// Cursors: where a query stopped, to resume it, optionally signed or
+/// encrypted.
+pub mod cursor {
+    pub use crate::reads::cursor::Cursor;
+}
+
+/// Projections: a subset of an entity's fields, read without the rest.
+pub mod projection {
+    pub use crate::reads::projection::Projection;
+}
+
+/// Typed queries: the table and its indexes as query targets, pages, and
+/// what a page decodes into.
+pub mod query {
+    pub use crate::reads::query::{
+        Decode, Full, GlobalIndex, Hydrate, IndexKindOf, IndexTarget, MultiAttributeIndex, Page,
+        Partial, Project, ProjectionOf, Query, QueryKey, Ready, Select, TableIndex, Whole,
+    };
+}
+
+/// Batches: BatchGetItem and BatchWriteItem in DynamoDB's chunk sizes, and
+/// how unprocessed items are retried.
+pub mod batch {
+    pub use crate::transport::batch::{RetryPolicy, GET_CHUNK, WRITE_CHUNK};
+}
+
+/// Transactions: TransactWriteItems and TransactGetItems, and DynamoDB's
+/// limits on them.
+pub mod transact {
+    pub use crate::reads::transact_get::{TransactGet, TransactGetOutput};
+    pub use crate::writes::transact::{TransactWrite, MAX_ACTIONS, MAX_TRANSACTION_BYTES};
+}
+
+/// Single writes: idempotent create, put, delete and typed updates that keep
+/// every index key right, with optimistic locking and sizes checked before
+/// sending.
+pub mod write {
+    pub use crate::item::size::{item_size, ITEM_SIZE_LIMIT};
+    pub use crate::writes::create::{Create, Created};
+    pub use crate::writes::delete::Delete;
+    pub use crate::writes::put::Put;
+    pub use crate::writes::update::{Addable, Updatable, Update};
+    pub use crate::writes::written::Written;
+}
+
+/// The schema from code: CreateTable input, create-if-missing, sync, the
+/// access-pattern report, the IAM policy and the cost estimate, all from the
+/// `Table` and `Entity` declarations; and the backfill that brings stored
+/// items in line with the indexes the code declares.
+pub mod schema {
+    pub use crate::evolution::backfill::{
+        Backfill, Checkpoint, IndexKeyViolation, Progress, MAX_SEGMENTS,
+    };
+    pub use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
+    pub use crate::tables::{
+        access_pattern_report, cost, create_table_if_missing, create_table_input, iam,
+        key_attributes, plan_sync, sync_table, SyncChange, SyncPlan, TableCreated,
+    };
+}
 
 // The README's Rust examples compile as doc tests.
 #[cfg(all(doctest, feature = "local", feature = "time"))]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
-
-/// A marker of types a value is generic over without holding one.
-pub(crate) type Phantom<T> = std::marker::PhantomData<fn() -> T>;
-
-/// A DynamoDB item: attribute names to values.
-pub type Item = HashMap<String, AttributeValue>;
-
-/// A physical table: its name, key attributes and indexes.
-///
-/// Implement it with `#[derive(Table)]`:
-///
-/// ```
-/// #[derive(ddb_runtime::Table)]
-/// #[ddb(name = "Customers", pk = "customerId", pk_type = "N")]
-/// pub struct Customers;
-///
-/// use ddb_runtime::Table;
-/// assert_eq!(Customers::DEF.name, "Customers");
-/// assert!(Customers::DEF.sk.is_none());
-/// ```
-///
-/// Container keys: `name` (required), `pk` (required), `sk`, `pk_type` and
-/// `sk_type` (`"S"`, the default, or `"N"`), `entity_attribute` (default
-/// `"_type"`), `ttl = "expiresAt"` (the time-to-live attribute, enabled when
-/// ddb creates the table), `entities(Customer, Order)` (every entity stored
-/// in the table: their keys are checked against each other at compile time,
-/// and an entity left out is a compile error), and any number of
-/// `index(name = "...", pk = "...", sk = "...", pk_type, sk_type, projection = "all" | "keys_only", include("a", "b"))`
-/// (or `pk("a", "b: N")`, `sk(...)` for a multi-attribute key)
-/// and `local_index(name = "...", sk = "...", sk_type, projection, include(...))`.
-pub trait Table {
-    /// The table's declaration.
-    const DEF: model::TableDef;
-}
-
-/// A struct stored as items of a table.
-///
-/// Implement it with `#[derive(Entity)]`; see the crate documentation for an
-/// example and [`model::EntitySchema`] for what it declares.
-pub trait Entity: Sized {
-    /// The table the entity is stored in.
-    type Table: Table;
-
-    /// The entity's declaration: templates, indexes, fields.
-    const SCHEMA: model::EntitySchema;
-
-    /// The primary key of this item.
-    fn primary_key(&self) -> Result<Key<Self>>;
-
-    /// The key values of every secondary index this item is in: sparse indexes
-    /// whose predicate is false are left out, sharded ones carry the shard.
-    fn index_keys(&self) -> Result<Vec<(&'static str, KeyValues)>>;
-
-    /// The whole DynamoDB item: the fields, the primary and index key
-    /// attributes, and the entity type.
-    fn to_item(&self) -> Result<Item>;
-
-    /// Decodes a stored item, checking its entity type.
-    fn from_item(item: Item) -> Result<Self>;
-
-    /// Checks that `key` parses as this entity's primary key.
-    fn check_key(key: &Key<Self>) -> Result<()>;
-
-    /// Checks that `value`, about to be stored under `attribute` by an
-    /// update, is the key form of the field when the field is part of a
-    /// multi-attribute index key. Generated.
-    #[doc(hidden)]
-    fn check_attribute_key(attribute: &str, value: &AttributeValue) -> Result<()> {
-        let _ = (attribute, value);
-        Ok(())
-    }
-
-    /// One side of the key of the index at `position`: its partition key
-    /// (`sort` false) or its sort key (`None` when it has none), from the
-    /// primary key and the values of the fields that side reads (`values`,
-    /// by attribute name). A sparse index's rule is not checked. Generated;
-    /// an update that changes only what one side reads writes only it.
-    #[doc(hidden)]
-    fn index_side_from(
-        position: usize,
-        sort: bool,
-        key: &Key<Self>,
-        values: &Item,
-    ) -> Result<Option<KeyValue>> {
-        let _ = (sort, key, values);
-        Err(__private::no_such_index(Self::SCHEMA.entity_type, position))
-    }
-
-    /// The key of the index at `position` in [`SCHEMA.keys`](model::EntitySchema::keys),
-    /// computed from the primary key and the values of the other fields it
-    /// reads (`values`, by attribute name), without the whole item: `None`
-    /// when a sparse index's rule leaves the item out. Generated; an update
-    /// uses it to keep index keys right in one request.
-    #[doc(hidden)]
-    fn index_key_from(
-        position: usize,
-        key: &Key<Self>,
-        values: &Item,
-    ) -> Result<Option<KeyValues>> {
-        let _ = (key, values);
-        Err(__private::no_such_index(Self::SCHEMA.entity_type, position))
-    }
-
-    /// The `#[ddb(version)]` field's value, for optimistic locking.
-    fn version(&self) -> Option<u64> {
-        None
-    }
-
-    /// The `#[ddb(created_at)]` (when `created`) and `#[ddb(updated_at)]`
-    /// attributes to write at `now`.
-    fn stamps(created: bool, now: std::time::SystemTime) -> Vec<(&'static str, AttributeValue)> {
-        let _ = (created, now);
-        Vec::new()
-    }
-}
-
-/// What generated code uses. Not public API: it changes without notice.
-#[doc(hidden)]
-pub mod __private;

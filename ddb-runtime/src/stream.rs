@@ -32,8 +32,9 @@
 
 pub use aws_lambda_events::event::dynamodb as events;
 
+use crate::entity::{Item, Table};
 use crate::error::{Error, Result};
-use crate::{Collection, Item, Table};
+use crate::reads::collection::Collection;
 
 /// What happened to the item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -163,7 +163,7 @@ pub(crate) fn sdk_failure<E, R>(
     span: &tracing::Span,
     operation: &'static str,
     error: aws_sdk_dynamodb::error::SdkError<E, R>,
-) -> crate::Error
+) -> crate::error::Error
 where
     aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
 {
@@ -174,7 +174,7 @@ where
 
 /// Records a failed request on `span`: the error's kind, never its text
 /// (which can quote a key).
-pub(crate) fn record_error(span: &tracing::Span, error: &crate::Error) {
+pub(crate) fn record_error(span: &tracing::Span, error: &crate::error::Error) {
     if let Some(fields) = answer_fields(span) {
         span.record(&fields.error, error_type(error));
     }
@@ -182,7 +182,7 @@ pub(crate) fn record_error(span: &tracing::Span, error: &crate::Error) {
 
 /// The kind of `error`, for spans and logs (never its text, which can
 /// quote a key).
-pub(crate) fn error_type(error: &crate::Error) -> &'static str {
+pub(crate) fn error_type(error: &crate::error::Error) -> &'static str {
     use crate::Error as E;
     match error {
         E::ConditionFailed { .. } => "ConditionalCheckFailed",
@@ -196,5 +196,52 @@ pub(crate) fn error_type(error: &crate::Error) -> &'static str {
         E::Migration { .. } => "Migration",
         E::Sdk { .. } => "Sdk",
         _ => "Invalid",
+    }
+}
+
+/// What a transaction's span names, from each action's entity type and
+/// table: the table (the tables, each once, sorted and comma-joined, when
+/// the actions are on several), and the entity type ("" when they are of
+/// several).
+pub(crate) fn span_names<'a>(
+    actions: impl Iterator<Item = (&'static str, &'a str)> + Clone,
+) -> (std::borrow::Cow<'a, str>, &'static str) {
+    let mut rest = actions.clone();
+    let Some((entity, table)) = rest.next() else {
+        return (std::borrow::Cow::Borrowed(""), "");
+    };
+    let (mut one_table, mut one_entity) = (true, true);
+    for (other_entity, other_table) in rest {
+        one_table &= other_table == table;
+        one_entity &= other_entity == entity;
+    }
+    let tables = if one_table {
+        std::borrow::Cow::Borrowed(table)
+    } else {
+        let mut tables: Vec<&str> = actions.map(|(_, table)| table).collect();
+        tables.sort_unstable();
+        tables.dedup();
+        std::borrow::Cow::Owned(tables.join(","))
+    };
+    (tables, if one_entity { entity } else { "" })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_span_names_one_table_or_each_once_and_one_entity_type() {
+        let names = |actions: &[(&'static str, &'static str)]| {
+            let (tables, entity) = super::span_names(actions.iter().copied());
+            (tables.into_owned(), entity)
+        };
+        assert_eq!(
+            names(&[("Order", "T"), ("Order", "T")]),
+            ("T".into(), "Order")
+        );
+        assert_eq!(
+            names(&[("Order", "B"), ("Customer", "A"), ("Order", "B")]),
+            ("A,B".into(), "")
+        );
+        assert_eq!(names(&[]), (String::new(), ""));
     }
 }

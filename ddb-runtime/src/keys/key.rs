@@ -6,10 +6,11 @@ use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
+use crate::declaration::model::{KeyAttribute, ScalarType, TableDef};
+use crate::entity::{Entity, Table};
 use crate::error::Error;
-use crate::model::{KeyAttribute, ScalarType, TableDef};
-use crate::segment::{self, SegmentCodec, DELIMITER};
-use crate::{Entity, Table};
+use crate::keys::segment;
+use crate::keys::segment::{SegmentCodec, DELIMITER};
 
 /// DynamoDB's limit on a partition key value, in bytes.
 pub const PARTITION_KEY_LIMIT: usize = 2048;
@@ -268,8 +269,8 @@ enum ValueRef<'a> {
 
 impl ValueRef<'_> {
     /// A number by value; by text when it is not one (DynamoDB refuses it).
-    fn number(text: &str) -> Result<crate::write::Decimal<'_>, &str> {
-        crate::write::Decimal::parse(text).ok_or(text)
+    fn number(text: &str) -> Result<crate::item::number::Decimal<'_>, &str> {
+        crate::item::number::Decimal::parse(text).ok_or(text)
     }
 }
 
@@ -529,46 +530,21 @@ impl<'a> KeyReader<'a> {
     }
 }
 
-/// The write shard of an item, from its primary key: FNV-1a (64-bit) over the
-/// partition key's text, a zero byte and the sort key's text, modulo `shards`.
-///
-/// Stable across releases and platforms; the test suite pins vectors.
-///
-/// ```
-/// use ddb_runtime::{key::shard_of, KeyValue, KeyValues};
-/// let key = KeyValues { pk: KeyValue::S("CUSTOMER#123".into()), sk: Some(KeyValue::S("ORDER#A102".into())) };
-/// assert!(shard_of(&key, 4) < 4);
-/// ```
-pub fn shard_of(key: &KeyValues, shards: u16) -> u16 {
-    let mut hash = Fnv1a::default();
-    hash.write(key.pk.as_str().as_bytes());
-    hash.write(&[0]);
-    if let Some(sk) = &key.sk {
-        hash.write(sk.as_str().as_bytes());
-    }
-    (hash.finish() % u64::from(shards.max(1))) as u16
+/// The sort key of a key, or an error naming the entity.
+pub fn require_sort_key<'a>(
+    entity: &'static str,
+    sk: Option<&'a KeyValue>,
+) -> Result<&'a KeyValue, Error> {
+    sk.ok_or(Error::KeyMismatch {
+        entity,
+        key: "sort key",
+        template: "",
+        reason: "the key has no sort key value".to_owned(),
+    })
 }
 
-/// FNV-1a 64, the hash of shard numbers and cursor fingerprints: stable
-/// across releases and platforms, as both must be.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Fnv1a(u64);
-
-impl Default for Fnv1a {
-    fn default() -> Self {
-        Self(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv1a {
-    pub(crate) fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 ^= u64::from(byte);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-
-    pub(crate) fn finish(self) -> u64 {
-        self.0
-    }
+/// The key of entity `E` with `values`: generated key functions build keys
+/// only from the entity's own templates.
+pub fn key_from_values<E>(values: KeyValues) -> Key<E> {
+    Key::from_values(values)
 }

@@ -694,6 +694,15 @@ impl KeySegment for ulid::Ulid {
     }
 }
 
+/// Spanned at a key field's type, so a type that cannot be a key segment is
+/// reported once, on the field.
+pub const fn assert_key_segment<T: KeySegment>() {}
+
+/// Whether a key segment type can be stored as a Number.
+pub const fn is_numeric<T: KeySegment>() -> bool {
+    T::NUMERIC
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,13 +15,15 @@
 //! The bounds rely on the segment encoding: the delimiter `#` sorts below
 //! every byte of a segment, and `$` is the byte after it.
 
+use crate::item::number::compare_numbers;
+
+use crate::declaration::model::{Part, ScalarType, Template};
 use crate::error::Error;
-use crate::model::{Part, ScalarType, Template};
-use crate::segment::{KeySegment, SegmentCodec};
-use crate::KeyValue;
+use crate::keys::key::KeyValue;
+use crate::keys::segment::{KeySegment, SegmentCodec};
 
 /// DynamoDB's sort key limit, which bounds every sort key value.
-const SORT_KEY_BYTES: usize = crate::key::SORT_KEY_LIMIT;
+const SORT_KEY_BYTES: usize = crate::keys::key::SORT_KEY_LIMIT;
 
 /// Writes a prefix of a sort-key template's fields, or of the attributes of
 /// a multi-attribute sort key.
@@ -75,7 +77,7 @@ impl<'t> SortWriter<'t> {
         };
         let codec = SegmentCodec::<T>::of();
         let key = "sort key condition";
-        match crate::key::raw_key(self.entity, key, field, value, codec, ty, SORT_KEY_BYTES) {
+        match crate::keys::key::raw_key(self.entity, key, field, value, codec, ty, SORT_KEY_BYTES) {
             Ok(value) => self.values.push(value),
             Err(error) => self.error = Some(error),
         }
@@ -518,16 +520,6 @@ fn unexpected(entity: &'static str, range: SortRange) -> Error {
     Error::InvalidSortCondition {
         entity,
         reason: format!("between cannot use the range {range:?}"),
-    }
-}
-
-/// Compares two DynamoDB numbers given as decimal text.
-pub(crate) fn compare_numbers(a: &str, b: &str) -> std::cmp::Ordering {
-    use crate::write::Decimal;
-    match (Decimal::parse(a), Decimal::parse(b)) {
-        (Some(a), Some(b)) => a.cmp(&b),
-        // Not numbers: DynamoDB holds none, so any fixed order does.
-        _ => a.cmp(b),
     }
 }
 

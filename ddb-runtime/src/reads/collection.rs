@@ -4,15 +4,17 @@
 use futures::stream::BoxStream;
 use futures::TryStreamExt;
 
-use crate::cursor::{self, Cursor};
 use crate::db::Db;
+use crate::declaration::model::EntitySchema;
+use crate::entity::{Item, Table};
 use crate::error::{Error, Result};
-use crate::expr::Expression;
-use crate::fetch::Plan;
-use crate::model::EntitySchema;
-use crate::query::{flatten, paginate, Page};
-use crate::sort::SortRange;
-use crate::{Item, KeyValue, Table};
+use crate::expression::Expression;
+use crate::keys::key::KeyValue;
+use crate::keys::sort::SortRange;
+use crate::reads::cursor;
+use crate::reads::cursor::Cursor;
+use crate::reads::fetch::Plan;
+use crate::reads::query::{flatten, paginate, Page};
 
 /// An enum with one variant per entity stored under a shared partition key.
 /// Derive it:
@@ -60,14 +62,16 @@ pub enum UnknownItems {
 
 /// Checks that the members share a table and partition-key template and can
 /// be told apart.
-pub const fn check_collection(members: &[&EntitySchema]) -> Option<crate::check::Message> {
+pub const fn check_collection(
+    members: &[&EntitySchema],
+) -> Option<crate::declaration::check::Message> {
     let mut i = 1;
     while i < members.len() {
         let (a, b) = (members[0], members[i]);
-        if !crate::check::str_eq(a.table.name, b.table.name)
-            || !crate::check::str_eq(a.primary().pk.source, b.primary().pk.source)
+        if !crate::declaration::model::str_eq(a.table.name, b.table.name)
+            || !crate::declaration::model::str_eq(a.primary().pk.source, b.primary().pk.source)
         {
-            return crate::check::Message::new()
+            return crate::declaration::check::Message::new()
                 .push("entities `")
                 .push(a.rust_name)
                 .push("` and `")
@@ -81,7 +85,7 @@ pub const fn check_collection(members: &[&EntitySchema]) -> Option<crate::check:
         }
         i += 1;
     }
-    crate::check::check_distinct_keys(members)
+    crate::declaration::check::check_distinct_keys(members)
 }
 
 /// A Query of an item collection; finish with [`send`](Self::send),
@@ -191,10 +195,9 @@ impl<C: Collection> CollectionQuery<C> {
             // Expired items stay readable until DynamoDB's background
             // deletion gets to them (days): every member is deleted by the
             // table's attribute.
-            filter: table
-                .ttl
-                .filter(|_| !self.include_expired)
-                .map(|ttl| Expression::not_expired(ttl, crate::timestamp::now_epoch_seconds())),
+            filter: table.ttl.filter(|_| !self.include_expired).map(|ttl| {
+                Expression::not_expired(ttl, crate::item::timestamp::now_epoch_seconds())
+            }),
             projection: None,
             all_attributes: false,
             key_attributes: std::iter::once(table.pk.name)

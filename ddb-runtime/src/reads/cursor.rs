@@ -105,7 +105,7 @@ pub(crate) fn fingerprint(parts: &[&str]) -> String {
 /// [`fingerprint`] written part by part, a part's text written in pieces
 /// (`fmt::Write`) rather than built first.
 #[derive(Default)]
-pub(crate) struct Fingerprint(crate::key::Fnv1a);
+pub(crate) struct Fingerprint(crate::keys::shard::Fnv1a);
 
 impl Fingerprint {
     /// Ends the part written so far.

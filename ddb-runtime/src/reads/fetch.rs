@@ -4,18 +4,22 @@
 
 use tracing::Instrument;
 
-use crate::telemetry::{self, Capacity};
+use crate::telemetry;
+use crate::telemetry::Capacity;
 use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
 
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 
-use crate::cursor::{self, Cursor, Position};
 use crate::db::Db;
+use crate::entity::Item;
 use crate::error::{Error, Result};
-use crate::expr::{Expression, Placeholders};
-use crate::sort::{compare_numbers, SortCondition, SortRange};
-use crate::{Item, KeyValue};
+use crate::expression::{Expression, Placeholders};
+use crate::item::number::compare_numbers;
+use crate::keys::key::KeyValue;
+use crate::keys::sort::{SortCondition, SortRange};
+use crate::reads::cursor;
+use crate::reads::cursor::{Cursor, Position};
 
 /// Items read by one page request, before decoding.
 pub(crate) struct RawPage {
@@ -313,7 +317,7 @@ impl Plan {
         };
         // The query's shape only: key values and items may be personal data.
         let span = telemetry::span("Query", &self.table_name, self.index, self.entity);
-        let attempts = crate::write::Attempts::default();
+        let attempts = crate::transport::attempts::Attempts::default();
         let output = db
             .sdk()
             .send(&attempts, request)

@@ -1,9 +1,9 @@
 //! Projection types: a subset of an entity's fields, read from an index that
 //! carries only some attributes, or through a projection expression.
 
+use crate::declaration::model::{EntitySchema, IndexKind};
+use crate::entity::{Entity, Item};
 use crate::error::{Error, Result};
-use crate::model::{EntitySchema, IndexKind};
-use crate::{Entity, Item};
 
 /// A subset of entity `E`'s fields. Derive it; the derive checks at compile
 /// time that every field exists on `E` with the same type.
@@ -52,11 +52,11 @@ pub(crate) fn decode<E: Entity, P: Projection<E>>(item: Item) -> Result<P> {
             });
         }
     }
-    let stored = crate::schema::stored_schema_version(&item).unwrap_or(0);
+    let stored = crate::item::stored::stored_schema_version(&item).unwrap_or(0);
     if stored != schema.schema_version {
         return Err(Error::Migration {
             entity: schema.entity_type,
-            key: crate::schema::item_key_text(schema.table, &item),
+            key: crate::item::stored::item_key_text(schema.table, &item),
             from: stored,
             reason: format!(
                 "a projection reads today's attributes (schema version {}); read the whole \
@@ -85,7 +85,7 @@ pub(crate) const fn carries(schema: &EntitySchema, index: Option<&str>, attribut
 
 /// Whether a query of `index` carries every attribute of the entity (so
 /// whole entities decode).
-pub(crate) const fn carries_all(schema: &EntitySchema, index: Option<&str>) -> bool {
+pub const fn carries_all(schema: &EntitySchema, index: Option<&str>) -> bool {
     let mut f = 0;
     while f < schema.fields.len() {
         if !carries(schema, index, schema.fields[f].attribute) {

@@ -10,16 +10,20 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use futures::{Stream, TryStreamExt};
 
-use crate::cursor::{self, Cursor};
 use crate::db::Db;
+use crate::declaration::model::{IndexDef, IndexKind, ScalarType};
+use crate::entity::{Entity, Item};
 use crate::error::{Error, Result};
-use crate::expr::Condition;
-use crate::expr::Expression;
-use crate::fetch::Plan;
-use crate::model::{IndexDef, IndexKind, ScalarType};
-use crate::projection::{self, Projection};
-use crate::sort::{self, SortCondition, SortOp, SortPrefix, SortRange};
-use crate::{Entity, Item, KeyValue};
+use crate::expression::Condition;
+use crate::expression::Expression;
+use crate::keys::key::KeyValue;
+use crate::keys::sort;
+use crate::keys::sort::{SortCondition, SortOp, SortPrefix, SortRange};
+use crate::reads::cursor;
+use crate::reads::cursor::Cursor;
+use crate::reads::fetch::Plan;
+use crate::reads::projection;
+use crate::reads::projection::Projection;
 
 /// Marks a query on the table or a local index: consistent reads allowed.
 #[derive(Debug, Clone, Copy)]
@@ -98,7 +102,7 @@ impl Select for ProjectionOf<false> {
 #[must_use = "a query key does nothing until run with Db::query"]
 pub struct QueryKey<E, S, I, P, const K: usize> {
     partition: Result<Vec<KeyValue>>,
-    marker: crate::Phantom<(E, S, I, P)>,
+    marker: crate::entity::Phantom<(E, S, I, P)>,
 }
 
 impl<E, S, I, P, const K: usize> QueryKey<E, S, I, P, K> {
@@ -206,7 +210,7 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
         items: Vec<Item>,
         include_expired: bool,
     ) -> Result<Vec<E>> {
-        let keys = crate::error::try_map_all(items.iter(), crate::Key::<E>::from_item)?;
+        let keys = crate::error::try_map_all(items.iter(), crate::keys::key::Key::<E>::from_item)?;
         // A page read with several requests can meet an item twice (its
         // index key changed between them): it is read once, where first met.
         let first: Vec<bool> = {
@@ -229,11 +233,11 @@ impl<E: Entity + Send + 'static> Decode<E> for Hydrate {
             |item| of_entity::<E>(&item).then(|| E::from_item(item))
         } else {
             |item| {
-                let live = !crate::timestamp::expired(&E::SCHEMA, &item);
+                let live = !crate::item::timestamp::expired(&E::SCHEMA, &item);
                 (of_entity::<E>(&item) && live).then(|| E::from_item(item))
             }
         };
-        crate::batch::get_entities(db, db.table_name::<E::Table>(), keys, decode).await
+        crate::reads::batch_get::get_entities(db, db.table_name::<E::Table>(), keys, decode).await
     }
 }
 
@@ -325,7 +329,7 @@ pub struct Query<E, S, I, P, D, const K: usize> {
     include_expired: bool,
     exact_end: bool,
     decode: D,
-    marker: crate::Phantom<(S, I, P)>,
+    marker: crate::entity::Phantom<(S, I, P)>,
 }
 
 impl<E, S, I, P, D: Clone, const K: usize> Clone for Query<E, S, I, P, D, K> {
@@ -414,7 +418,7 @@ pub(crate) fn of_entity<E: Entity>(item: &Item) -> bool {
 
 /// Whether `key` (an item's table key) is a primary key of entity `E`.
 fn owns_key<E: Entity>(key: &Item) -> bool {
-    crate::Key::<E>::from_item(key).is_ok()
+    crate::keys::key::Key::<E>::from_item(key).is_ok()
 }
 
 /// Without a condition: the entity's literal sort-key prefix, or its constant.
@@ -429,7 +433,7 @@ fn default_sort<E: Entity>(k: usize) -> SortRange {
 }
 
 fn sort_type<E: Entity>(k: usize) -> ScalarType {
-    crate::__private::key_types(E::SCHEMA.table, E::SCHEMA.keys[k].index).1
+    crate::declaration::model::key_types(E::SCHEMA.table, E::SCHEMA.keys[k].index).1
 }
 
 /// The index of multi-attribute key `k` of `E`; the derive checked it exists.
@@ -599,7 +603,7 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
         const {
             let index = index_name::<E, I>(K);
             if let Some(missing) = projection::missing_attribute(&E::SCHEMA, index, X::ATTRIBUTES) {
-                let message = crate::check::Message::new()
+                let message = crate::declaration::check::Message::new()
                     .push("the projection type reads attribute `")
                     .push(missing)
                     .push("`, which this index does not carry; remove that field or add it to the index's include(...)");
@@ -697,7 +701,7 @@ where
         let partitions: Vec<Vec<KeyValue>> = match partition.as_slice() {
             [value] if shards > 1 => (0..shards)
                 .map(|shard| {
-                    let sharded = crate::__private::shard_partition(
+                    let sharded = crate::keys::shard::shard_partition(
                         schema.entity_type,
                         value.clone(),
                         shard,
@@ -726,9 +730,9 @@ where
         });
         // Expired items stay readable until DynamoDB's background deletion gets
         // to them (days): leave them out unless asked for.
-        let ttl_filter = crate::timestamp::ttl_attribute(schema)
+        let ttl_filter = crate::item::timestamp::ttl_attribute(schema)
             .filter(|ttl| !self.include_expired && projection::carries(schema, index_name, ttl))
-            .map(|ttl| Expression::not_expired(ttl, crate::timestamp::now_epoch_seconds()));
+            .map(|ttl| Expression::not_expired(ttl, crate::item::timestamp::now_epoch_seconds()));
         let user_filter = self.filter.clone().map(Expression::from);
         let filter = [type_filter, ttl_filter, user_filter]
             .into_iter()
@@ -739,8 +743,12 @@ where
             if check_type {
                 list.push(entity_attribute);
             }
-            if projection::carries(schema, index_name, crate::schema::SCHEMA_VERSION_ATTRIBUTE) {
-                list.push(crate::schema::SCHEMA_VERSION_ATTRIBUTE);
+            if projection::carries(
+                schema,
+                index_name,
+                crate::item::stored::SCHEMA_VERSION_ATTRIBUTE,
+            ) {
+                list.push(crate::item::stored::SCHEMA_VERSION_ATTRIBUTE);
             }
             list
         });
@@ -766,7 +774,8 @@ where
             self.consistent && !matches!(index.map(|i| i.kind), Some(IndexKind::Global));
         let all_attributes = projection.is_none()
             && index.is_some_and(|i| {
-                i.kind == IndexKind::Local && i.projection != crate::model::IndexProjection::All
+                i.kind == IndexKind::Local
+                    && i.projection != crate::declaration::model::IndexProjection::All
             });
         Ok(Plan {
             entity: entity_type,
@@ -800,7 +809,7 @@ where
         self.decode_page(raw).await
     }
 
-    async fn decode_page(&self, raw: crate::fetch::RawPage) -> Result<Page<D::Output>> {
+    async fn decode_page(&self, raw: crate::reads::fetch::RawPage) -> Result<Page<D::Output>> {
         Ok(Page {
             items: self
                 .decode

@@ -2,20 +2,25 @@
 //! ClientRequestToken, and TransactGetItems.
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{Get, ReturnConsumedCapacity, TransactGetItem, TransactWriteItem};
+use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, TransactWriteItem};
 use futures::future::BoxFuture;
 
 use tracing::Instrument;
 
 use crate::db::Db;
+use crate::entity::{Entity, Table};
 use crate::error::{ActionFailure, Error, ExistingItem, Result};
-use crate::expr::{Condition, Placeholders};
-use crate::telemetry::{self, Capacity};
-use crate::write::{
-    sent_transact_items, Action as WriteAction, Attempts, Delete, Put, Update, WritePlan,
-    ITEM_SIZE_LIMIT,
-};
-use crate::{Entity, Item, Key, KeyValues, Table};
+use crate::expression::{Condition, Placeholders};
+use crate::item::size::ITEM_SIZE_LIMIT;
+use crate::keys::key::{Key, KeyValues};
+use crate::telemetry;
+use crate::telemetry::Capacity;
+use crate::transport::attempts::Attempts;
+use crate::transport::sent::transact_items as sent_transact_items;
+use crate::writes::delete::Delete;
+use crate::writes::plan::{Action as WriteAction, WritePlan};
+use crate::writes::put::Put;
+use crate::writes::update::Update;
 
 /// DynamoDB's limit on actions in one transaction.
 pub const MAX_ACTIONS: usize = 100;
@@ -68,14 +73,6 @@ impl Db {
             error: None,
         }
     }
-
-    /// A new read transaction.
-    pub fn transact_get(&self) -> TransactGet {
-        TransactGet {
-            db: self.clone(),
-            gets: Vec::new(),
-        }
-    }
 }
 
 /// A fresh ClientRequestToken: 32 hex digits, unique across calls and
@@ -110,7 +107,7 @@ fn request_token() -> String {
     token
 }
 
-fn invalid(entity: &'static str, reason: String) -> Error {
+pub(crate) fn invalid(entity: &'static str, reason: String) -> Error {
     Error::InvalidRequest { entity, reason }
 }
 
@@ -324,7 +321,8 @@ impl TransactWrite {
         let mut items = Some(items);
         let intercepted = self.db.sdk().intercepted();
         let named = actions.iter().zip(items.iter().flatten());
-        let (tables, entity) = span_names(named.map(|(a, item)| (a.entity, table_of(item))));
+        let (tables, entity) =
+            crate::telemetry::span_names(named.map(|(a, item)| (a.entity, table_of(item))));
         let span = telemetry::span("TransactWriteItems", &tables, None, entity);
         loop {
             attempt += 1;
@@ -401,33 +399,6 @@ impl TransactWrite {
             return Err(error);
         }
     }
-}
-
-/// What a transaction's span names, from each action's entity type and
-/// table: the table (the tables, each once, sorted and comma-joined, when
-/// the actions are on several), and the entity type ("" when they are of
-/// several).
-fn span_names<'a>(
-    actions: impl Iterator<Item = (&'static str, &'a str)> + Clone,
-) -> (std::borrow::Cow<'a, str>, &'static str) {
-    let mut rest = actions.clone();
-    let Some((entity, table)) = rest.next() else {
-        return (std::borrow::Cow::Borrowed(""), "");
-    };
-    let (mut one_table, mut one_entity) = (true, true);
-    for (other_entity, other_table) in rest {
-        one_table &= other_table == table;
-        one_entity &= other_entity == entity;
-    }
-    let tables = if one_table {
-        std::borrow::Cow::Borrowed(table)
-    } else {
-        let mut tables: Vec<&str> = actions.map(|(_, table)| table).collect();
-        tables.sort_unstable();
-        tables.dedup();
-        std::borrow::Cow::Owned(tables.join(","))
-    };
-    (tables, if one_entity { entity } else { "" })
 }
 
 /// Maps a TransactWriteItems error, with one reason per action.
@@ -508,128 +479,8 @@ fn table_of(item: &TransactWriteItem) -> &str {
         _ => "",
     }
 }
-
-/// A TransactGetItems: consistent reads of up to 100 items of any entities.
-#[must_use = "a transaction does nothing until it is sent"]
-pub struct TransactGet {
-    db: Db,
-    gets: Vec<(&'static str, String, Item)>,
-}
-
-/// The items a [`TransactGet`] read, in the order asked.
-#[derive(Debug, Clone)]
-pub struct TransactGetOutput {
-    items: Vec<Option<Item>>,
-    /// When the items were read (epoch seconds), for their time to live.
-    read_at: i64,
-}
-
-impl TransactGetOutput {
-    /// The item at position `index`, decoded as `E` (`None` when missing,
-    /// or when its `#[ddb(ttl)]` time had passed when it was read, as with
-    /// [`Db::get`]).
-    pub fn get<E: Entity>(&self, index: usize) -> Result<Option<E>> {
-        match self.items.get(index) {
-            Some(Some(item)) if !crate::timestamp::expired_at(&E::SCHEMA, item, self.read_at) => {
-                E::from_item(item.clone()).map(Some)
-            }
-            _ => Ok(None),
-        }
-    }
-
-    /// How many items were asked for.
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    /// Whether nothing was asked for.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-}
-
-impl TransactGet {
-    /// Reads the item at `key`.
-    pub fn get<E: Entity + 'static>(mut self, key: Key<E>) -> Self {
-        let table = self.db.table_name::<E::Table>().to_owned();
-        self.gets
-            .push((E::SCHEMA.entity_type, table, key.to_item()));
-        self
-    }
-
-    /// Sends the TransactGetItems.
-    pub async fn send(self) -> Result<TransactGetOutput> {
-        if self.gets.is_empty() || self.gets.len() > MAX_ACTIONS {
-            return Err(invalid(
-                "transaction",
-                format!(
-                    "{} gets; a read transaction holds 1 to {MAX_ACTIONS}",
-                    self.gets.len()
-                ),
-            ));
-        }
-        let items = self
-            .gets
-            .iter()
-            .map(|(entity, table, key)| {
-                Get::builder()
-                    .table_name(table)
-                    .set_key(Some(key.clone()))
-                    .build()
-                    .map(|get| TransactGetItem::builder().get(get).build())
-                    .map_err(|e| invalid(entity, e.to_string()))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let names = self
-            .gets
-            .iter()
-            .map(|(entity, table, _)| (*entity, table.as_str()));
-        let (tables, entity) = span_names(names);
-        let span = telemetry::span("TransactGetItems", &tables, None, entity);
-        let read_at = crate::timestamp::now_epoch_seconds();
-        let output = self
-            .db
-            .client()
-            .transact_get_items()
-            .set_transact_items(Some(items))
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-            .send()
-            .instrument(span.clone())
-            .await
-            .map_err(|e| telemetry::sdk_failure(&span, "TransactGetItems", e))?;
-        let capacity = Capacity::of_tables(output.consumed_capacity);
-        let mut items: Vec<Option<Item>> = output
-            .responses
-            .unwrap_or_default()
-            .into_iter()
-            .map(|r| r.item)
-            .collect();
-        let found = items.iter().filter(|i| i.is_some()).count();
-        telemetry::record(&span, capacity.total, found, 0);
-        items.resize(self.gets.len(), None);
-        Ok(TransactGetOutput { items, read_at })
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn a_span_names_one_table_or_each_once_and_one_entity_type() {
-        let names = |actions: &[(&'static str, &'static str)]| {
-            let (tables, entity) = super::span_names(actions.iter().copied());
-            (tables.into_owned(), entity)
-        };
-        assert_eq!(
-            names(&[("Order", "T"), ("Order", "T")]),
-            ("T".into(), "Order")
-        );
-        assert_eq!(
-            names(&[("Order", "B"), ("Customer", "A"), ("Order", "B")]),
-            ("A,B".into(), "")
-        );
-        assert_eq!(names(&[]), (String::new(), ""));
-    }
-
     #[test]
     fn request_tokens_are_distinct_and_fit_dynamodb() {
         let tokens: std::collections::HashSet<String> =

@@ -1,0 +1,362 @@
+//! Backfill: brings the stored items of an entity in line with the indexes
+//! the code now declares for it, without losing a concurrent write.
+//!
+//! When an entity gains an index whose key attributes ddb writes (`GSI3PK`,
+//! `GSI3SK`, a sparse or sharded key), the items stored before have no such
+//! attributes and the index does not see them. [`Db::backfill`] scans the
+//! table in parallel segments, decodes the items of the entity, and writes
+//! each one's missing or stale index attributes with an UpdateItem
+//! conditioned on the item being as it was read (its version and every
+//! attribute the keys are built from); an item another writer changed in
+//! between is taken again as that writer left it. An item stored at an older
+//! schema version (`#[ddb(schema_version = N)]`) is written in today's shape
+//! instead, and moved when its key template changed. It checks first that
+//! every item can be held by the entity's indexes, hands out a checkpoint
+//! after every page so that an interrupted run resumes, reports its
+//! progress, and can be held to a rate.
+
+mod checkpoint;
+mod pacing;
+mod plan;
+mod run;
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::reads::cursor::Position;
+use tracing::Instrument;
+
+use crate::entity::Entity;
+
+pub use checkpoint::Checkpoint;
+use pacing::Pacer;
+use plan::*;
+use run::*;
+
+/// The most scan segments a backfill runs (DynamoDB allows 1,000,000).
+pub const MAX_SEGMENTS: u32 = 1024;
+
+/// How far a backfill got, reported after every page of every segment of
+/// the write pass (the check pass before it reports nothing) and returned at
+/// the end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Items the scan read, of every entity type (counting those of the runs
+    /// this one resumes).
+    pub scanned: u64,
+    /// Items of the entity among them.
+    pub matched: u64,
+    /// Items whose index attributes were written.
+    pub updated: u64,
+    /// Items already right (or deleted before their turn): nothing written.
+    pub skipped: u64,
+    /// Writes that met an item changed since it was read, and took it again.
+    pub retried: u64,
+    /// Items left as they were because they could not be brought in line
+    /// (they no longer decode, or kept changing under the backfill): each
+    /// is logged with its key.
+    pub failed: u64,
+    /// Capacity units DynamoDB reported for the check pass, the scan and the
+    /// writes that were applied (not for the conditional writes that failed).
+    pub consumed_capacity: f64,
+    /// The table's item count by DescribeTable, asked for as the run starts
+    /// when the backfill reports its progress
+    /// ([`on_progress`](Backfill::on_progress)); DynamoDB refreshes it
+    /// about every six hours. The base of the estimate. `None` without
+    /// `on_progress`, when unavailable, and in a report that comes before
+    /// DynamoDB answered (a first page scanned faster than a DescribeTable).
+    pub table_items: Option<u64>,
+    /// Segments finished, of `segments`.
+    pub segments_done: u32,
+    /// Segments of the scan.
+    pub segments: u32,
+    /// Where to resume from.
+    pub checkpoint: Checkpoint,
+}
+
+impl Progress {
+    /// About how many items are left to scan, from the table's item count
+    /// (`None` when DynamoDB's count, refreshed about every six hours, is
+    /// already below what was scanned).
+    pub fn estimated_remaining(&self) -> Option<u64> {
+        if self.segments_done == self.segments {
+            return Some(0);
+        }
+        self.table_items
+            .filter(|n| *n > self.scanned)
+            .map(|n| n - self.scanned)
+    }
+
+    /// Whether the backfill finished.
+    pub fn is_done(&self) -> bool {
+        self.segments_done == self.segments
+    }
+}
+
+/// A stored item one of the entity's indexes cannot hold: DynamoDB leaves it
+/// out of the index (a key attribute of the wrong type), or refuses writes
+/// to it (AWS calls these index key violations), or ddb cannot build its key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexKeyViolation {
+    /// The item's key (`PK / SK`).
+    pub key: String,
+    /// The attribute, or the index, at fault.
+    pub attribute: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl fmt::Display for IndexKeyViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: {}", self.key, self.attribute, self.reason)
+    }
+}
+
+type Report = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// A backfill of entity `E`'s index attributes; configure, then
+/// [`send`](Backfill::send).
+#[must_use = "a backfill does nothing until it is sent"]
+pub struct Backfill<E> {
+    db: Db,
+    segments: u32,
+    checkpoint: Option<Checkpoint>,
+    items_per_second: Option<f64>,
+    units_per_second: Option<f64>,
+    page_size: Option<i32>,
+    check_first: bool,
+    report: Option<Report>,
+    removed: Vec<String>,
+    entity: PhantomData<fn() -> E>,
+}
+
+impl Db {
+    /// Writes the index attributes every stored `E` lacks or holds stale,
+    /// after checking that every item can be held by `E`'s indexes. See
+    /// [`Backfill`].
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+    /// # #[ddb(index(name = "GSI3", pk = "GSI3PK", sk = "GSI3SK"))]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, entity = "Product", pk = "PRODUCT#{id}", sk = "PRODUCT")]
+    /// # #[ddb(index(name = "GSI3", pk = "CATEGORY#{category}", sk = "PRODUCT#{id}"))]
+    /// # struct Product { id: String, category: String }
+    /// let done = db
+    ///     .backfill::<Product>()
+    ///     .segments(8)
+    ///     .items_per_second(500.0)
+    ///     .on_progress(|p| eprintln!("{} of ~{:?} scanned", p.scanned, p.table_items))
+    ///     .send()
+    ///     .await?;
+    /// assert!(done.is_done());
+    /// # Ok(()) }
+    /// ```
+    pub fn backfill<E: Entity + Send + Sync + 'static>(&self) -> Backfill<E> {
+        Backfill {
+            db: self.clone(),
+            segments: 4,
+            checkpoint: None,
+            items_per_second: None,
+            units_per_second: None,
+            page_size: None,
+            check_first: true,
+            report: None,
+            removed: Vec::new(),
+            entity: PhantomData,
+        }
+    }
+}
+
+impl<E: Entity + Send + Sync + 'static> Backfill<E> {
+    /// Scan segments read in parallel (1 to 1024; 4 unless set).
+    pub fn segments(mut self, segments: u32) -> Self {
+        self.segments = segments;
+        self
+    }
+
+    /// Continues from `checkpoint` (its segment count wins over
+    /// [`segments`](Self::segments)).
+    pub fn resume(mut self, checkpoint: Checkpoint) -> Self {
+        self.checkpoint = Some(checkpoint);
+        self
+    }
+
+    /// At most `rate` items scanned per second, over all segments.
+    pub fn items_per_second(mut self, rate: f64) -> Self {
+        self.items_per_second = Some(rate);
+        self
+    }
+
+    /// At most `rate` capacity units (read and write) per second, over all
+    /// segments, paced by what DynamoDB reports each request consumed.
+    pub fn capacity_per_second(mut self, rate: f64) -> Self {
+        self.units_per_second = Some(rate);
+        self
+    }
+
+    /// Items per Scan page (DynamoDB's `Limit`; 1 MB pages unless set).
+    pub fn page_size(mut self, items: i32) -> Self {
+        self.page_size = Some(items);
+        self
+    }
+
+    /// Also removes these attributes from every item of `E`: the key
+    /// attributes of an index `E` no longer uses (after moving to a
+    /// multi-attribute index, say). Refused, before anything is sent, for
+    /// the table's key, the entity-type attribute, a field of `E` or an
+    /// attribute one of `E`'s indexes writes.
+    pub fn remove_attributes<I, A>(mut self, attributes: I) -> Self
+    where
+        I: IntoIterator<Item = A>,
+        A: Into<String>,
+    {
+        self.removed.extend(attributes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Skips the check pass when `true` (for a resumed run whose items were
+    /// checked).
+    pub fn skip_check(mut self, skip: bool) -> Self {
+        self.check_first = !skip;
+        self
+    }
+
+    /// Calls `report` after every page of every segment, from the task
+    /// running the backfill: keep it short. Its
+    /// [`checkpoint`](Progress::checkpoint) is where to resume.
+    pub fn on_progress(mut self, report: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.report = Some(Arc::new(report));
+        self
+    }
+
+    /// The items `E`'s indexes cannot hold, found by a scan that writes
+    /// nothing.
+    pub async fn check(self) -> Result<Vec<IndexKeyViolation>> {
+        self.validate()?;
+        self.check_pass().await.map(|(violations, _)| violations)
+    }
+
+    /// The check pass: the violations, and the capacity it consumed.
+    async fn check_pass(&self) -> Result<(Vec<IndexKeyViolation>, f64)> {
+        let positions = vec![Position::Start; self.segments as usize];
+        let run = Run::<E>::new(self, positions, 0, None);
+        futures::future::try_join_all((0..self.segments).map(|s| run.segment(s, Pass::Check)))
+            .await?;
+        let state = run.state();
+        Ok((state.violations.clone(), state.consumed))
+    }
+
+    fn validate(&self) -> Result<()> {
+        let invalid = |reason: String| Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason,
+        };
+        if !(1..=MAX_SEGMENTS).contains(&self.segments) {
+            return Err(invalid(format!(
+                "a backfill runs 1 to {MAX_SEGMENTS} segments, not {}",
+                self.segments
+            )));
+        }
+        for rate in [self.items_per_second, self.units_per_second]
+            .into_iter()
+            .flatten()
+        {
+            if !(rate.is_finite() && rate > 0.0 && Duration::try_from_secs_f64(1.0 / rate).is_ok())
+            {
+                return Err(invalid(format!("a rate must be positive, not {rate}")));
+            }
+        }
+        if self.page_size.is_some_and(|n| n < 1) {
+            return Err(invalid("a page holds at least one item".into()));
+        }
+        let schema = &E::SCHEMA;
+        let written = written::<E>();
+        for name in &self.removed {
+            let kept = name == schema.table.pk.name
+                || Some(name.as_str()) == schema.table.sk.map(|a| a.name)
+                || name == schema.table.entity_attribute
+                || schema.fields.iter().any(|f| f.attribute == name)
+                || written.contains(&name.as_str());
+            if kept {
+                return Err(invalid(format!(
+                    "`{name}` is a key, the entity type, a field or an index attribute of {}; \
+                     the backfill removes only attributes nothing writes any more",
+                    schema.rust_name
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks every item (unless [`skip_check`](Self::skip_check)), then
+    /// writes. Returns the final progress; an
+    /// [`Error::IndexKeyViolations`] when the check found items the indexes
+    /// cannot hold, with nothing written.
+    pub async fn send(mut self) -> Result<Progress> {
+        let table = self.db.table_name::<E::Table>().to_owned();
+        let (positions, scanned) = match &self.checkpoint {
+            Some(checkpoint) => checkpoint.decode::<E>(&table)?,
+            None => (vec![Position::Start; self.segments as usize], 0),
+        };
+        self.segments = positions.len() as u32;
+        self.validate()?;
+        let mut checked = 0.0;
+        if self.check_first {
+            let (violations, consumed) = self.check_pass().await?;
+            if !violations.is_empty() {
+                return Err(Error::IndexKeyViolations {
+                    entity: E::SCHEMA.entity_type,
+                    violations,
+                });
+            }
+            checked = consumed;
+        }
+        let run = Run::<E>::new(&self, positions, scanned, None);
+        run.state().consumed = checked;
+        // The estimate's base is asked for beside the first scans, not
+        // before them (the backfill does not wait a round trip for it), and
+        // only for a backfill that reports its progress.
+        let estimate = async {
+            if self.report.is_some() {
+                let table_items = self.table_items().await;
+                run.state().table_items = table_items;
+            }
+            Ok::<(), Error>(())
+        };
+        let segments =
+            futures::future::try_join_all((0..self.segments).map(|s| run.segment(s, Pass::Write)));
+        futures::future::try_join(estimate, segments).await?;
+        let progress = run.state().progress::<E>(&table);
+        Ok(progress)
+    }
+
+    /// DescribeTable's item count, for the estimate; `None` if unavailable.
+    async fn table_items(&self) -> Option<u64> {
+        let described = self
+            .db
+            .client()
+            .describe_table()
+            .table_name(self.db.table_name::<E::Table>())
+            .send()
+            .instrument(crate::telemetry::span(
+                "DescribeTable",
+                self.db.table_name::<E::Table>(),
+                None,
+                E::SCHEMA.entity_type,
+            ))
+            .await
+            .ok()?;
+        described
+            .table
+            .and_then(|t| t.item_count)
+            .and_then(|n| u64::try_from(n).ok())
+    }
+}

@@ -1,0 +1,331 @@
+//! One run of a backfill: its segments scanned in parallel, each item
+//! brought in line, progress shared.
+
+use std::marker::PhantomData;
+use std::sync::Mutex;
+
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+
+use crate::db::Db;
+use crate::error::{Error, ExistingItem, Result};
+use crate::reads::cursor::Position;
+use tracing::Instrument;
+
+use crate::entity::{Entity, Item};
+use crate::telemetry::Capacity;
+
+use super::*;
+
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Pass {
+    Check,
+    Write,
+}
+
+/// One run's shared state.
+pub(super) struct State {
+    pub(super) positions: Vec<Position>,
+    pub(super) scanned: u64,
+    pub(super) matched: u64,
+    pub(super) updated: u64,
+    pub(super) skipped: u64,
+    pub(super) retried: u64,
+    pub(super) failed: u64,
+    pub(super) consumed: f64,
+    pub(super) table_items: Option<u64>,
+    pub(super) violations: Vec<IndexKeyViolation>,
+}
+
+impl State {
+    pub(super) fn progress<E: Entity>(&self, table: &str) -> Progress {
+        Progress {
+            scanned: self.scanned,
+            matched: self.matched,
+            updated: self.updated,
+            skipped: self.skipped,
+            retried: self.retried,
+            failed: self.failed,
+            consumed_capacity: self.consumed,
+            table_items: self.table_items,
+            segments_done: self
+                .positions
+                .iter()
+                .filter(|p| matches!(p, Position::Done))
+                .count() as u32,
+            segments: self.positions.len() as u32,
+            checkpoint: Checkpoint::encode::<E>(table, &self.positions, self.scanned),
+        }
+    }
+}
+
+pub(super) struct Run<E> {
+    db: Db,
+    table: String,
+    /// What each item's update reads and writes.
+    shape: UpdateShape,
+    segments: u32,
+    page_size: Option<i32>,
+    items: Option<Pacer>,
+    units: Option<Pacer>,
+    report: Option<Report>,
+    state: Mutex<State>,
+    entity: PhantomData<fn() -> E>,
+}
+
+impl<E: Entity + Send + Sync + 'static> Run<E> {
+    pub(super) fn new(
+        backfill: &Backfill<E>,
+        positions: Vec<Position>,
+        scanned: u64,
+        table_items: Option<u64>,
+    ) -> Self {
+        Run {
+            db: backfill.db.clone(),
+            table: backfill.db.table_name::<E::Table>().to_owned(),
+            shape: UpdateShape::of::<E>(backfill.removed.clone()),
+            segments: positions.len() as u32,
+            page_size: backfill.page_size,
+            items: backfill.items_per_second.map(Pacer::new),
+            units: backfill.units_per_second.map(Pacer::new),
+            report: backfill.report.clone(),
+            state: Mutex::new(State {
+                positions,
+                scanned,
+                matched: 0,
+                updated: 0,
+                skipped: 0,
+                retried: 0,
+                failed: 0,
+                consumed: 0.0,
+                table_items,
+                violations: Vec::new(),
+            }),
+            entity: PhantomData,
+        }
+    }
+
+    pub(super) fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) async fn spend(&self, units: f64) {
+        if let Some(pacer) = &self.units {
+            pacer.take(units).await;
+        }
+    }
+
+    /// Scans segment `segment` from where it stands to its end.
+    pub(super) async fn segment(&self, segment: u32, pass: Pass) -> Result<()> {
+        let table = &self.table;
+        let type_attribute = E::SCHEMA.table.entity_attribute;
+        let mut start = match &self.state().positions[segment as usize] {
+            Position::Start => None,
+            Position::After(key) => Some(key.clone()),
+            Position::Done => return Ok(()),
+        };
+        loop {
+            let span = crate::telemetry::span("Scan", table, None, E::SCHEMA.entity_type);
+            let page = self
+                .db
+                .client()
+                .scan()
+                .table_name(table)
+                .segment(segment as i32)
+                .total_segments(self.segments as i32)
+                .consistent_read(true)
+                .filter_expression("#t = :t")
+                .expression_attribute_names("#t", type_attribute)
+                .expression_attribute_values(
+                    ":t",
+                    AttributeValue::S(E::SCHEMA.entity_type.to_owned()),
+                )
+                .set_limit(self.page_size)
+                .set_exclusive_start_key(start)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .instrument(span.clone())
+                .await
+                .map_err(|e| crate::telemetry::sdk_failure(&span, "Scan", e))?;
+            let units = Capacity::total_of(page.consumed_capacity.as_ref());
+            let items = page.items.unwrap_or_default();
+            crate::telemetry::record(&span, units, items.len(), 0);
+            self.spend(units).await;
+            if let Some(pacer) = &self.items {
+                pacer.take(page.scanned_count.max(1) as f64).await;
+            }
+            let matched = items.len() as u64;
+            let mut written = Vec::with_capacity(items.len());
+            for item in items {
+                match pass {
+                    Pass::Check => {
+                        let found = violations::<E>(&item);
+                        if !found.is_empty() {
+                            self.state().violations.extend(found);
+                        }
+                    }
+                    Pass::Write => written.push(self.bring_in_line(item).await?),
+                }
+            }
+            start = page.last_evaluated_key;
+            let progress = {
+                let mut state = self.state();
+                state.scanned += page.scanned_count.max(0) as u64;
+                state.matched += matched;
+                state.consumed += units;
+                for outcome in written {
+                    state.consumed += outcome.units;
+                    state.retried += u64::from(outcome.retried);
+                    if outcome.failed {
+                        state.failed += 1;
+                    } else if outcome.updated {
+                        state.updated += 1;
+                    } else {
+                        state.skipped += 1;
+                    }
+                }
+                state.positions[segment as usize] = match &start {
+                    Some(key) => Position::After(key.clone()),
+                    None => Position::Done,
+                };
+                state.progress::<E>(&self.table)
+            };
+            if pass == Pass::Write {
+                if let Some(report) = &self.report {
+                    report(&progress);
+                }
+            }
+            if start.is_none() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Writes `item`'s index attributes if they are not what its fields make
+    /// them, conditioned on everything they were computed from. An item that
+    /// cannot be brought in line is counted as failed and logged; the
+    /// backfill goes on (only a request DynamoDB refuses for good stops it).
+    pub(super) async fn bring_in_line(&self, mut item: Item) -> Result<Outcome> {
+        let mut outcome = Outcome::default();
+        let policy = self.db.retry_policy();
+        loop {
+            let mut plan = match plan::<E>(item, &self.shape) {
+                Ok(Some(plan)) => plan,
+                Ok(None) => return Ok(outcome),
+                Err(error) => {
+                    tracing::warn!(
+                        entity = E::SCHEMA.entity_type,
+                        error = crate::telemetry::error_type(&error),
+                        "ddb backfill left an item"
+                    );
+                    outcome.failed = true;
+                    return Ok(outcome);
+                }
+            };
+            let (sent, key) = match &mut plan {
+                Step::Update(plan) | Step::Upgrade(plan) => {
+                    (plan.send(&self.db, None).await, plan.key.clone())
+                }
+                Step::Move { delete, put } => {
+                    let sent = self
+                        .db
+                        .transact_write()
+                        .plan(delete)
+                        .plan(put.as_mut())
+                        .send_with_capacity()
+                        .await;
+                    (moved(sent), delete.key.clone())
+                }
+            };
+            let error = match sent {
+                Ok((_, capacity)) => {
+                    let units = capacity.total;
+                    self.spend(units).await;
+                    outcome.updated = true;
+                    outcome.units += units;
+                    return Ok(outcome);
+                }
+                Err(
+                    error @ (Error::ConditionFailed { .. } | Error::WriteOutcomeUnknown { .. }),
+                ) => error,
+                // The new key of a moved item is taken: left for the user.
+                // The new key of a moved item is taken, the item is at
+                // another schema version, or DynamoDB refused the write for
+                // good: this item is left; the others go on.
+                Err(
+                    error @ (Error::TransactionCanceled { .. }
+                    | Error::Migration { .. }
+                    | Error::Sdk { .. }),
+                ) if !error.is_retryable() => {
+                    tracing::warn!(
+                        entity = E::SCHEMA.entity_type,
+                        error = crate::telemetry::error_type(&error),
+                        "ddb backfill left an item"
+                    );
+                    outcome.failed = true;
+                    return Ok(outcome);
+                }
+                Err(error) => return Err(error),
+            };
+            // Changed since read: take it as it is now (ALL_OLD, or no item),
+            // or, when an attempt whose answer was lost may have written it,
+            // read it (the write changes no input, so sending it again is
+            // safe). A busy item is taken again after a backoff.
+            outcome.retried += 1;
+            if outcome.retried >= policy.max_attempts {
+                tracing::warn!(
+                    entity = E::SCHEMA.entity_type,
+                    error = crate::telemetry::error_type(&error),
+                    "ddb backfill gave up on a busy item"
+                );
+                outcome.failed = true;
+                return Ok(outcome);
+            }
+            let now = match error {
+                Error::ConditionFailed { existing, .. } => existing.map(|ExistingItem(now)| now),
+                _ => {
+                    self.db
+                        .get(key)
+                        .consistent_read(true)
+                        .include_expired(true)
+                        .raw()
+                        .await?
+                }
+            };
+            match now {
+                Some(now) if crate::reads::query::of_entity::<E>(&now) => item = now,
+                // Deleted, or replaced by another entity: nothing to do.
+                _ => return Ok(outcome),
+            }
+            tokio::time::sleep(policy.delay(outcome.retried)).await;
+        }
+    }
+}
+
+/// A move's transaction as a write's outcome: a failed condition on the
+/// old item is a [`Error::ConditionFailed`] with it, like an update's.
+pub(super) fn moved(sent: Result<(String, Capacity)>) -> Result<(Option<Item>, Capacity)> {
+    match sent {
+        Ok((_, capacity)) => Ok((None, capacity)),
+        Err(Error::TransactionCanceled { reasons })
+            if reasons
+                .first()
+                .is_some_and(|r| r.code == "ConditionalCheckFailed") =>
+        {
+            let first = reasons.into_iter().next();
+            Err(Error::ConditionFailed {
+                entity: first.as_ref().map_or("", |r| r.entity),
+                key: first.as_ref().map(|r| r.key.clone()).unwrap_or_default(),
+                existing: first.and_then(|r| r.existing),
+            })
+        }
+        Err(error) => Err(error),
+    }
+}
+
+#[derive(Default)]
+pub(super) struct Outcome {
+    updated: bool,
+    failed: bool,
+    retried: u32,
+    units: f64,
+}

@@ -1,0 +1,10 @@
+//! A DynamoDB item and its values: numbers, sizes, the values DynamoDB can
+//! store, field conversion, timestamps and time to live, and what ddb stores
+//! beside the fields.
+
+pub mod convert;
+pub mod number;
+pub mod size;
+pub mod stored;
+pub mod timestamp;
+pub mod value;

@@ -1,0 +1,164 @@
+//! DynamoDB numbers as decimal text: read in place, compared and hashed by
+//! value (`"1.50"`, `"1.5"` and `"15e-1"` are one number).
+
+/// A DynamoDB number read from its text in place: its sign, the decimal
+/// exponent of its first significant digit, and its significant digits.
+/// Equal (and hashed alike) exactly when the numbers are: `"1.50"`,
+/// `"1.5"` and `"15e-1"` are one number, as DynamoDB stores them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Decimal<'a> {
+    negative: bool,
+    /// The decimal exponent of the first significant digit (0 for zero),
+    /// saturated far beyond any number DynamoDB holds.
+    pub magnitude: i64,
+    /// How many significant digits (0 for zero).
+    pub significant: usize,
+    mantissa: &'a str,
+    leading: usize,
+}
+
+impl<'a> Decimal<'a> {
+    /// `None` when `text` is not a decimal number (`NaN`, `inf`, `1e`,
+    /// `1.2.3`, empty).
+    pub(crate) fn parse(text: &'a str) -> Option<Self> {
+        let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+        let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+            Some((mantissa, exponent)) => (mantissa, exponent.parse::<i64>().ok()?),
+            None => (unsigned, 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let digits = int.bytes().chain(frac.bytes());
+        if (int.is_empty() && frac.is_empty()) || !digits.clone().all(|d| d.is_ascii_digit()) {
+            return None;
+        }
+        let (leading, significant) = significant_digits(mantissa);
+        if significant == 0 {
+            let zero = Self {
+                negative: false,
+                magnitude: 0,
+                significant: 0,
+                mantissa,
+                leading,
+            };
+            return Some(zero);
+        }
+        let magnitude = (int.len() as i64 - leading as i64 - 1).saturating_add(exponent);
+        Some(Self {
+            negative: text.starts_with('-'),
+            magnitude,
+            significant,
+            mantissa,
+            leading,
+        })
+    }
+
+    fn digits(&self) -> impl Iterator<Item = u8> + 'a {
+        let digits = self.mantissa.bytes().filter(u8::is_ascii_digit);
+        digits.skip(self.leading).take(self.significant)
+    }
+}
+
+impl PartialEq for Decimal<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.negative, self.magnitude, self.significant)
+            == (other.negative, other.magnitude, other.significant)
+            && self.digits().eq(other.digits())
+    }
+}
+
+impl Eq for Decimal<'_> {}
+
+impl Ord for Decimal<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let sign = |d: &Self| match (d.significant, d.negative) {
+            (0, _) => 0,
+            (_, true) => -1,
+            (_, false) => 1,
+        };
+        let by_size = || {
+            let size = self.magnitude.cmp(&other.magnitude);
+            size.then_with(|| self.digits().cmp(other.digits()))
+        };
+        match sign(self).cmp(&sign(other)) {
+            std::cmp::Ordering::Equal if sign(self) == 0 => std::cmp::Ordering::Equal,
+            std::cmp::Ordering::Equal if self.negative => by_size().reverse(),
+            std::cmp::Ordering::Equal => by_size(),
+            unequal => unequal,
+        }
+    }
+}
+
+impl PartialOrd for Decimal<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::hash::Hash for Decimal<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.negative, self.magnitude, self.significant).hash(state);
+        self.digits().for_each(|digit| state.write_u8(digit));
+    }
+}
+
+/// The digits of a number's mantissa (its signs and decimal point skipped):
+/// how many zeros lead, and how many digits are left once leading and
+/// trailing zeros are trimmed (0 for zero).
+pub(super) fn significant_digits(mantissa: &str) -> (usize, usize) {
+    let digits = || mantissa.bytes().filter(u8::is_ascii_digit);
+    let total = digits().count();
+    let leading = digits().take_while(|&d| d == b'0').count();
+    if leading == total {
+        return (leading, 0);
+    }
+    let trailing = mantissa
+        .bytes()
+        .rev()
+        .filter(u8::is_ascii_digit)
+        .take_while(|&d| d == b'0')
+        .count();
+    (leading, total - leading - trailing)
+}
+
+/// Compares two DynamoDB numbers given as decimal text.
+pub(crate) fn compare_numbers(a: &str, b: &str) -> std::cmp::Ordering {
+    match (Decimal::parse(a), Decimal::parse(b)) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        // Not numbers: DynamoDB holds none, so any fixed order does.
+        _ => a.cmp(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    #[test]
+    fn numbers_compare_by_value() {
+        let d = |t: &'static str| Decimal::parse(t).unwrap();
+        for (a, b) in [
+            ("1.50", "1.5"),
+            ("1.5", "15e-1"),
+            ("+1.5", "0001.5000"),
+            ("-0", "0"),
+            ("0.000", "0e7"),
+            ("100", "1E2"),
+            ("-0.05", "-5e-2"),
+        ] {
+            assert_eq!(d(a), d(b), "{a} = {b}");
+        }
+        for (a, b) in [("1", "10"), ("1.5", "-1.5"), ("15", "1.5"), ("1", "0")] {
+            assert_ne!(d(a), d(b), "{a} != {b}");
+        }
+        for not_a_number in ["NaN", "inf", "1e", "e5", "-", ".", "1.2.3", "", "1e5.5"] {
+            assert!(Decimal::parse(not_a_number).is_none(), "{not_a_number}");
+        }
+        // An exponent at the end of i64's range is out of DynamoDB's range,
+        // not an overflow.
+        for huge in ["10e9223372036854775807", "0.01e-9223372036854775808"] {
+            let check = crate::item::value::check_value("a", &AttributeValue::N(huge.into()));
+            assert!(check.is_err(), "{huge}");
+        }
+    }
+}

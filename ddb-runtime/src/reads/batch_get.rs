@@ -1,0 +1,134 @@
+//! BatchGetItem: entities read by key in chunks of 100, unprocessed keys
+//! read again.
+
+use tracing::Instrument;
+
+use crate::telemetry;
+use crate::telemetry::Capacity;
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
+
+use crate::db::Db;
+use crate::entity::Item;
+use crate::error::{Error, Result};
+use crate::keys::key::KeyRef;
+use crate::keys::key::KeyValues;
+
+use crate::transport::batch::*;
+
+/// Reads entities by key from `table` with BatchGetItem: chunks of 100, a
+/// few chunks at once, unprocessed keys retried. Returns the entities found,
+/// in the order of `keys`; a key given twice is `DuplicateKey`, with nothing
+/// sent. Each answer's items are decoded (`decode`; `None` skips an item) as
+/// it arrives, while the other chunks are still on their way, and matched to
+/// the key asked by their typed values. When keys stay unread,
+/// `Unprocessed` names them and carries what was read (each entity read,
+/// encoded again; an item that did not decode is left out). Else an item
+/// that does not decode is the error.
+pub(crate) async fn get_entities<E: crate::entity::Entity>(
+    db: &Db,
+    table: &str,
+    keys: Vec<crate::keys::key::Key<E>>,
+    decode: fn(Item) -> Option<Result<E>>,
+) -> Result<Vec<E>> {
+    let entity = E::SCHEMA.entity_type;
+    let policy = db.retry_policy();
+    let requests: Vec<(usize, Item)> = keys.iter().map(crate::Key::to_item).enumerate().collect();
+    let values: Vec<KeyValues> = keys.into_iter().map(crate::Key::into_values).collect();
+    let positions = positions(entity, &values)?;
+    let outcomes = in_flight(policy, chunks(requests, GET_CHUNK), |chunk| {
+        get_chunk(db, table, &positions, chunk, decode, policy)
+    })
+    .await;
+    let text = |&position: &usize| values[position].text();
+    let as_item = |read: Result<(usize, E)>| read.ok()?.1.to_item().ok();
+    let (read, _) = combine(entity, "BatchGetItem", outcomes, text, as_item)?;
+    let mut found: Vec<Option<E>> = std::iter::repeat_with(|| None).take(values.len()).collect();
+    for read in read {
+        let (position, entity) = read?;
+        found[position] = Some(entity);
+    }
+    Ok(found.into_iter().flatten().collect())
+}
+
+/// One chunk of a batch get, each found item decoded as its answer arrives
+/// and matched to the position of its key (`positions`).
+async fn get_chunk<E: crate::entity::Entity>(
+    db: &Db,
+    table: &str,
+    positions: &HashMap<KeyRef<'_>, usize>,
+    keys: Vec<(usize, Item)>,
+    decode: fn(Item) -> Option<Result<E>>,
+    policy: RetryPolicy,
+) -> ChunkOutcome<usize, Result<(usize, E)>> {
+    let entity = E::SCHEMA.entity_type;
+    let position = |item: &Item| {
+        let key = KeyRef::read_table_key(E::SCHEMA.table, item)?;
+        positions.get(&key).copied()
+    };
+    let send = |keys: Vec<Item>| async move {
+        let span = telemetry::span("BatchGetItem", table, None, entity);
+        let request = KeysAndAttributes::builder()
+            .set_keys(Some(keys))
+            .build()
+            .map_err(|e| Error::InvalidRequest {
+                entity,
+                reason: e.to_string(),
+            })?;
+        let output = db
+            .client()
+            .batch_get_item()
+            .request_items(table, request)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send()
+            .instrument(span.clone())
+            .await
+            .map_err(|e| telemetry::sdk_failure(&span, "BatchGetItem", e))?;
+        let found = output
+            .responses
+            .and_then(|mut responses| responses.remove(table))
+            .unwrap_or_default();
+        let capacity = Capacity::of_tables(output.consumed_capacity);
+        telemetry::record(&span, capacity.total, found.len(), 0);
+        let mut items = Vec::with_capacity(found.len());
+        for item in found {
+            // An item at a key not asked for cannot be placed; DynamoDB
+            // returns only the keys asked.
+            let Some(at) = position(&item) else { continue };
+            if let Some(decoded) = decode(item) {
+                items.push(decoded.map(|entity| (at, entity)));
+            }
+        }
+        let left = output
+            .unprocessed_keys
+            .and_then(|mut keys| keys.remove(table))
+            .map(|rest| rest.keys)
+            .unwrap_or_default();
+        Ok(Answer {
+            left,
+            items,
+            capacity,
+        })
+    };
+    // A read applies nothing: a failed request leaves its keys unread.
+    until_processed(policy, keys, position, false, send).await
+}
+
+impl Db {
+    /// Reads the items at `keys` with BatchGetItem: chunks of 100, a few at
+    /// once, unprocessed keys retried. Returns the items found, in the order of
+    /// `keys`; a key given twice is an error, with nothing sent. An item whose
+    /// `#[ddb(ttl)]` time has passed is not found, as with
+    /// [`get`](Self::get). When keys stay unread, [`Error::Unprocessed`]
+    /// names them (`keys`) and carries what was read (`read`).
+    pub async fn batch_get<E: crate::entity::Entity + 'static>(
+        &self,
+        keys: Vec<crate::keys::key::Key<E>>,
+    ) -> Result<Vec<E>> {
+        let decode = |item| {
+            (!crate::item::timestamp::expired(&E::SCHEMA, &item)).then(|| E::from_item(item))
+        };
+        get_entities(self, self.table_name::<E::Table>(), keys, decode).await
+    }
+}

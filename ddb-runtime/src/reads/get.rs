@@ -1,0 +1,170 @@
+//! GetItem: one item by its primary key, whole or projected.
+
+use crate::db::Db;
+
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+use aws_sdk_dynamodb::Client;
+use tracing::Instrument;
+
+use crate::entity::Entity;
+use crate::error::Result;
+use crate::keys::key::Key;
+use crate::reads::projection::Projection;
+
+impl Db {
+    /// A GetItem of one item by its primary key.
+    pub fn get<E: Entity + 'static>(&self, key: Key<E>) -> GetItem<E> {
+        GetItem {
+            db: self.clone(),
+            key,
+            consistent: false,
+            projection: None,
+            include_expired: false,
+        }
+    }
+}
+
+/// A typed GetItem; finish with [`send`](GetItem::send).
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetItem<E> {
+    db: Db,
+    key: Key<E>,
+    consistent: bool,
+    projection: Option<&'static [&'static str]>,
+    include_expired: bool,
+}
+
+impl<E: Entity + 'static> GetItem<E> {
+    /// A strongly consistent read (twice the read cost of an eventually
+    /// consistent one).
+    pub fn consistent_read(mut self, consistent: bool) -> Self {
+        self.consistent = consistent;
+        self
+    }
+
+    /// Also returns an item whose `#[ddb(ttl)]` time has passed but that
+    /// DynamoDB has not deleted yet (it can take days), when `true`. By
+    /// default such an item reads as `None`.
+    pub fn include_expired(mut self, include_expired: bool) -> Self {
+        self.include_expired = include_expired;
+        self
+    }
+
+    /// Reads only the attributes of projection type `P`.
+    pub fn project<P: Projection<E>>(self) -> GetProjection<E, P> {
+        GetProjection {
+            get: GetItem {
+                projection: Some(P::ATTRIBUTES),
+                ..self
+            },
+            marker: std::marker::PhantomData,
+        }
+    }
+
+    async fn fetch(&self) -> Result<Option<crate::entity::Item>> {
+        self.fetch_with_capacity().await.map(|(item, _)| item)
+    }
+
+    async fn fetch_with_capacity(&self) -> Result<(Option<crate::entity::Item>, f64)> {
+        let table = self.db.table_name::<E::Table>();
+        // The entity type to check, the ttl to leave expired items out.
+        let projection = self.projection.map(|attributes| {
+            let entity = E::SCHEMA.entity_type;
+            let mut placeholders = crate::expression::Placeholders::default();
+            let ttl = crate::item::timestamp::ttl_attribute(&E::SCHEMA);
+            let names = attributes
+                .iter()
+                .copied()
+                .chain([
+                    E::SCHEMA.table.entity_attribute,
+                    crate::item::stored::SCHEMA_VERSION_ATTRIBUTE,
+                ])
+                .chain(ttl);
+            let expression = placeholders.projection(names);
+            let expression = placeholders.fit(entity, "projection", expression)?;
+            Ok::<_, crate::error::Error>((expression, placeholders.into_maps().0))
+        });
+        let (projection, names) = projection.transpose()?.unzip();
+        let request = |client: &Client| {
+            client
+                .get_item()
+                .table_name(table)
+                .set_key(Some(self.key.to_item()))
+                // Eventually consistent is the default: sent only when true.
+                .set_consistent_read(self.consistent.then_some(true))
+                .set_projection_expression(projection)
+                .set_expression_attribute_names(names.flatten())
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        };
+        let span = crate::telemetry::span("GetItem", table, None, E::SCHEMA.entity_type);
+        let attempts = crate::transport::attempts::Attempts::default();
+        let output = self
+            .db
+            .sdk()
+            .send(&attempts, request)
+            .instrument(span.clone())
+            .await
+            .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
+        let capacity = crate::telemetry::Capacity::total_of(output.consumed_capacity());
+        let item = output.item.filter(|item| {
+            self.include_expired || !crate::item::timestamp::expired(&E::SCHEMA, item)
+        });
+        crate::telemetry::record(
+            &span,
+            capacity,
+            usize::from(item.is_some()),
+            attempts.count(),
+        );
+        Ok((item, capacity))
+    }
+
+    /// Sends the GetItem and reports the read capacity it consumed.
+    pub async fn send_with_capacity(self) -> Result<(Option<E>, f64)> {
+        let (item, capacity) = self.fetch_with_capacity().await?;
+        let entity = match item {
+            Some(item) => Some(E::from_item(item).map_err(|e| e.with_key(&self.key))?),
+            None => None,
+        };
+        Ok((entity, capacity))
+    }
+
+    /// The stored item, undecoded.
+    pub(crate) async fn raw(self) -> Result<Option<crate::entity::Item>> {
+        self.fetch().await
+    }
+
+    /// Sends the GetItem: `None` when there is no such item.
+    pub async fn send(self) -> Result<Option<E>> {
+        match self.fetch().await? {
+            Some(item) => E::from_item(item)
+                .map(Some)
+                .map_err(|e| e.with_key(&self.key)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// A GetItem decoding into projection type `P`.
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetProjection<E, P> {
+    get: GetItem<E>,
+    marker: std::marker::PhantomData<fn() -> P>,
+}
+
+impl<E: Entity + 'static, P: Projection<E>> GetProjection<E, P> {
+    /// A strongly consistent read.
+    pub fn consistent_read(mut self, consistent: bool) -> Self {
+        self.get.consistent = consistent;
+        self
+    }
+
+    /// Sends the GetItem: `None` when there is no such item.
+    pub async fn send(self) -> Result<Option<P>> {
+        match self.get.fetch().await? {
+            Some(item) => crate::reads::projection::decode::<E, P>(item)
+                .map(Some)
+                .map_err(|e| e.with_key(&self.get.key)),
+            None => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! Reads: GetItem, the query engine and typed queries, item collections,
+//! projections, cursors, batch and transactional gets.
+
+pub mod batch_get;
+pub mod collection;
+pub mod cursor;
+#[cfg(feature = "bench")]
+pub mod cursor_bench;
+pub mod fetch;
+pub mod get;
+pub mod projection;
+pub mod query;
+pub mod transact_get;

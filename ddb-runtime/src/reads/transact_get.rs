@@ -1,0 +1,129 @@
+//! TransactGetItems: consistent reads of up to 100 items of any entities.
+
+use aws_sdk_dynamodb::types::{Get, ReturnConsumedCapacity, TransactGetItem};
+
+use tracing::Instrument;
+
+use crate::db::Db;
+use crate::entity::{Entity, Item};
+use crate::error::Result;
+use crate::keys::key::Key;
+use crate::telemetry;
+use crate::telemetry::Capacity;
+
+/// DynamoDB's limit on items in one TransactGetItems.
+const MAX_ITEMS: usize = 100;
+
+impl Db {
+    /// A new read transaction.
+    pub fn transact_get(&self) -> TransactGet {
+        TransactGet {
+            db: self.clone(),
+            gets: Vec::new(),
+        }
+    }
+}
+
+/// A TransactGetItems: consistent reads of up to 100 items of any entities.
+#[must_use = "a transaction does nothing until it is sent"]
+pub struct TransactGet {
+    db: Db,
+    gets: Vec<(&'static str, String, Item)>,
+}
+
+/// The items a [`TransactGet`] read, in the order asked.
+#[derive(Debug, Clone)]
+pub struct TransactGetOutput {
+    items: Vec<Option<Item>>,
+    /// When the items were read (epoch seconds), for their time to live.
+    read_at: i64,
+}
+
+impl TransactGetOutput {
+    /// The item at position `index`, decoded as `E` (`None` when missing,
+    /// or when its `#[ddb(ttl)]` time had passed when it was read, as with
+    /// [`Db::get`]).
+    pub fn get<E: Entity>(&self, index: usize) -> Result<Option<E>> {
+        match self.items.get(index) {
+            Some(Some(item))
+                if !crate::item::timestamp::expired_at(&E::SCHEMA, item, self.read_at) =>
+            {
+                E::from_item(item.clone()).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// How many items were asked for.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether nothing was asked for.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+impl TransactGet {
+    /// Reads the item at `key`.
+    pub fn get<E: Entity + 'static>(mut self, key: Key<E>) -> Self {
+        let table = self.db.table_name::<E::Table>().to_owned();
+        self.gets
+            .push((E::SCHEMA.entity_type, table, key.to_item()));
+        self
+    }
+
+    /// Sends the TransactGetItems.
+    pub async fn send(self) -> Result<TransactGetOutput> {
+        if self.gets.is_empty() || self.gets.len() > MAX_ITEMS {
+            return Err(crate::writes::transact::invalid(
+                "transaction",
+                format!(
+                    "{} gets; a read transaction holds 1 to {MAX_ITEMS}",
+                    self.gets.len()
+                ),
+            ));
+        }
+        let items = self
+            .gets
+            .iter()
+            .map(|(entity, table, key)| {
+                Get::builder()
+                    .table_name(table)
+                    .set_key(Some(key.clone()))
+                    .build()
+                    .map(|get| TransactGetItem::builder().get(get).build())
+                    .map_err(|e| crate::writes::transact::invalid(entity, e.to_string()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let names = self
+            .gets
+            .iter()
+            .map(|(entity, table, _)| (*entity, table.as_str()));
+        let (tables, entity) = crate::telemetry::span_names(names);
+        let span = telemetry::span("TransactGetItems", &tables, None, entity);
+        let read_at = crate::item::timestamp::now_epoch_seconds();
+        let output = self
+            .db
+            .client()
+            .transact_get_items()
+            .set_transact_items(Some(items))
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send()
+            .instrument(span.clone())
+            .await
+            .map_err(|e| telemetry::sdk_failure(&span, "TransactGetItems", e))?;
+        let capacity = Capacity::of_tables(output.consumed_capacity);
+        let mut items: Vec<Option<Item>> = output
+            .responses
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| r.item)
+            .collect();
+        let found = items.iter().filter(|i| i.is_some()).count();
+        telemetry::record(&span, capacity.total, found, 0);
+        items.resize(self.gets.len(), None);
+        Ok(TransactGetOutput { items, read_at })
+    }
+}

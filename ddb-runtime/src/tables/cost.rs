@@ -1,0 +1,125 @@
+//! What the access patterns cost, from sample items: the write units of one
+//! write of each entity across the table and every index it touches, and
+//! the read units of a page of each read pattern, by DynamoDB's rounding
+//! (writes per 1 KB of the item, for an index of the item as the index
+//! projects it; reads per 4 KB of a page's items, halved when eventually
+//! consistent).
+
+use std::fmt::Write;
+
+use crate::declaration::model::EntitySchema;
+use crate::entity::Item;
+use crate::item::size::item_size;
+
+/// The write units of writing one item: the table's and each index's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WriteCost {
+    /// The table's units.
+    pub table: f64,
+    /// Each index the item is in, with its units.
+    pub indexes: Vec<(&'static str, f64)>,
+}
+
+impl WriteCost {
+    /// The table's and the indexes' units together.
+    pub fn total(&self) -> f64 {
+        self.table + self.indexes.iter().map(|(_, units)| units).sum::<f64>()
+    }
+}
+
+const WRITE_UNIT: usize = 1024;
+const READ_UNIT: usize = 4096;
+
+/// The write units of putting `item` (a new item, or one replacing an item
+/// of the same size), an item of `entity` as `to_item` writes it: one unit
+/// per started KB in the table, and in each global or local index whose key
+/// attributes the item holds, one per started KB of what the index projects.
+///
+/// ```
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # struct Ecommerce;
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # struct Customer { customer_id: String }
+/// use ddb_runtime::Entity;
+/// let item = Customer { customer_id: "123".into() }.to_item().unwrap();
+/// let cost = ddb_runtime::schema::cost::write_cost(&Customer::SCHEMA, &item);
+/// assert_eq!(cost.total(), 1.0);
+/// ```
+pub fn write_cost(entity: &EntitySchema, item: &Item) -> WriteCost {
+    let table = entity.table;
+    let indexes = table
+        .indexes
+        .iter()
+        .filter(|index| index.key_attributes().all(|a| item.contains_key(a.name)))
+        .map(|index| {
+            let projected: Item = item
+                .iter()
+                .filter(|(name, _)| index.projects(table, name))
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect();
+            (index.name, units(item_size(&projected), WRITE_UNIT))
+        })
+        .collect();
+    WriteCost {
+        table: units(item_size(item), WRITE_UNIT),
+        indexes,
+    }
+}
+
+/// The read units of a page of `items` items the size of `item`: one per
+/// started 4 KB of the page, halved for an eventually consistent read.
+///
+/// ```
+/// let item: ddb_runtime::Item = [("PK".to_string(), aws_sdk_dynamodb::types::AttributeValue::S("X".repeat(98)))].into();
+/// // 100 items of 100 bytes: 10,000 bytes, 3 units of 4 KB, halved.
+/// assert_eq!(ddb_runtime::schema::cost::read_cost(&item, 100, false), 1.5);
+/// ```
+pub fn read_cost(item: &Item, items: usize, consistent: bool) -> f64 {
+    let strong = units(item_size(item) * items.max(1), READ_UNIT);
+    if consistent {
+        strong
+    } else {
+        strong / 2.0
+    }
+}
+
+fn units(bytes: usize, unit: usize) -> f64 {
+    bytes.div_ceil(unit).max(1) as f64
+}
+
+/// The cost section of the access-pattern report, from one sample item per
+/// entity: each write's units across the table and its indexes, and a
+/// page of `page` items for each read pattern.
+pub fn cost_report(samples: &[(&EntitySchema, Item)], page: usize) -> String {
+    let mut out = String::from("| Entity | Item size | Write (WCU) | Read a page of ");
+    let _ = write!(
+        out,
+        "{page} (RCU, eventual / strong) |\n|---|---|---|---|\n"
+    );
+    for (entity, item) in samples {
+        let cost = write_cost(entity, item);
+        let mut parts = vec![format!("table {}", cost.table)];
+        parts.extend(
+            cost.indexes
+                .iter()
+                .map(|(name, units)| format!("{name} {units}")),
+        );
+        let _ = writeln!(
+            out,
+            "| {} | {} B | {} ({}) | {} / {} |",
+            entity.rust_name,
+            item_size(item),
+            cost.total(),
+            parts.join(" + "),
+            read_cost(item, page, false),
+            read_cost(item, page, true),
+        );
+    }
+    out.push_str(
+        "\nAn update that moves an item in an index costs that index twice (the old entry \
+         deleted, the new one written); an exactly-once write (a transaction) costs twice.\n",
+    );
+    out
+}

@@ -1,0 +1,344 @@
+//! CreateTable input from the declarations, create-if-missing, and time to
+//! live turned on.
+
+use crate::entity::Table;
+
+use tracing::Instrument;
+
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::operation::create_table::CreateTableInput;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
+    LocalSecondaryIndex, Projection as SdkProjection, ProjectionType, ScalarAttributeType,
+    TableStatus, TimeToLiveSpecification, TimeToLiveStatus,
+};
+use aws_sdk_dynamodb::Client;
+
+use crate::declaration::model::{
+    IndexDef, IndexKind, IndexProjection, KeyAttribute, ScalarType, TableDef,
+};
+use crate::error::Error;
+
+pub(super) fn key_element(attribute: KeyAttribute, key_type: KeyType) -> KeySchemaElement {
+    KeySchemaElement::builder()
+        .attribute_name(attribute.name)
+        .key_type(key_type)
+        .build()
+        .expect("attribute name and key type are set")
+}
+
+pub(super) fn key_schema(pk: KeyAttribute, sk: Option<KeyAttribute>) -> Vec<KeySchemaElement> {
+    let mut schema = vec![key_element(pk, KeyType::Hash)];
+    if let Some(sk) = sk {
+        schema.push(key_element(sk, KeyType::Range));
+    }
+    schema
+}
+
+/// A global index's key schema: every partition attribute (HASH), then every
+/// sort attribute (RANGE), in order; DynamoDB reads a multi-attribute key
+/// from this order.
+pub(super) fn index_key_schema(index: &IndexDef) -> Vec<KeySchemaElement> {
+    let partition = index.pk_attributes().map(|a| key_element(a, KeyType::Hash));
+    let sort = index
+        .sk_attributes()
+        .map(|a| key_element(a, KeyType::Range));
+    partition.chain(sort).collect()
+}
+
+/// `index`'s projection. An INCLUDE list names what the index holds
+/// (`IndexDef::projects`: the declared list, and the entity type and
+/// schema version ddb adds to it) but not the table's and the index's own
+/// key attributes, which DynamoDB projects into every index and does not
+/// take as `NonKeyAttributes`; a list left empty (every name a key) is
+/// KEYS_ONLY, which holds the same.
+pub(super) fn projection(index: &IndexDef, table: &TableDef) -> SdkProjection {
+    let of_kind = |kind| SdkProjection::builder().projection_type(kind);
+    let listed = match index.projection {
+        IndexProjection::All => return of_kind(ProjectionType::All).build(),
+        IndexProjection::KeysOnly => return of_kind(ProjectionType::KeysOnly).build(),
+        IndexProjection::Include(listed) => listed,
+    };
+    let mut non_key: Vec<String> = Vec::new();
+    for name in listed.iter().copied().chain(table.added_to_include()) {
+        if !index.is_key(table, name) && !non_key.iter().any(|n| n == name) {
+            non_key.push(name.to_owned());
+        }
+    }
+    if non_key.is_empty() {
+        return of_kind(ProjectionType::KeysOnly).build();
+    }
+    of_kind(ProjectionType::Include)
+        .set_non_key_attributes(Some(non_key))
+        .build()
+}
+
+pub(super) fn scalar(ty: ScalarType) -> ScalarAttributeType {
+    match ty {
+        ScalarType::S => ScalarAttributeType::S,
+        ScalarType::N => ScalarAttributeType::N,
+    }
+}
+
+/// Every key attribute of the table and its indexes, each once, in order of
+/// first use: exactly DynamoDB's `AttributeDefinitions`.
+pub fn key_attributes(table: &TableDef) -> Vec<KeyAttribute> {
+    let mut attributes: Vec<KeyAttribute> = Vec::new();
+    let mut add = |attribute: KeyAttribute| {
+        if !attributes.iter().any(|a| a.name == attribute.name) {
+            attributes.push(attribute);
+        }
+    };
+    add(table.pk);
+    if let Some(sk) = table.sk {
+        add(sk);
+    }
+    for index in table.indexes {
+        index.key_attributes().for_each(&mut add);
+    }
+    attributes
+}
+
+/// The CreateTable input for `table` under the physical name `name`:
+/// attribute definitions for every key attribute, key schema, GSIs and LSIs
+/// with their projections, on-demand billing (PAY_PER_REQUEST).
+///
+/// ```
+/// #[derive(ddb_runtime::Table)]
+/// #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+/// struct Ecommerce;
+///
+/// use ddb_runtime::Table;
+/// let input = ddb_runtime::schema::create_table_input(&Ecommerce::DEF, "Ecommerce");
+/// assert_eq!(input.attribute_definitions().len(), 4);
+/// assert_eq!(input.global_secondary_indexes().len(), 1);
+/// ```
+pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
+    let definitions = key_attributes(table)
+        .into_iter()
+        .map(|a| {
+            AttributeDefinition::builder()
+                .attribute_name(a.name)
+                .attribute_type(scalar(a.ty))
+                .build()
+                .expect("name and type are set")
+        })
+        .collect::<Vec<_>>();
+    let mut globals = Vec::new();
+    let mut locals = Vec::new();
+    for index in table.indexes {
+        match index.kind {
+            IndexKind::Global => globals.push(
+                GlobalSecondaryIndex::builder()
+                    .index_name(index.name)
+                    .set_key_schema(Some(index_key_schema(index)))
+                    .projection(projection(index, table))
+                    .build()
+                    .expect("name, key schema and projection are set"),
+            ),
+            IndexKind::Local => locals.push(
+                LocalSecondaryIndex::builder()
+                    .index_name(index.name)
+                    .set_key_schema(Some(key_schema(table.pk, index.sk)))
+                    .projection(projection(index, table))
+                    .build()
+                    .expect("name, key schema and projection are set"),
+            ),
+        }
+    }
+    CreateTableInput::builder()
+        .table_name(name)
+        .set_attribute_definitions(Some(definitions))
+        .set_key_schema(Some(key_schema(table.pk, table.sk)))
+        .set_global_secondary_indexes((!globals.is_empty()).then_some(globals))
+        .set_local_secondary_indexes((!locals.is_empty()).then_some(locals))
+        .billing_mode(BillingMode::PayPerRequest)
+        .build()
+        .expect("table name is set")
+}
+
+/// Whether creating the table found it already there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableCreated {
+    /// The table was created and is ACTIVE.
+    Created,
+    /// A table of that name already existed (its schema is not compared).
+    AlreadyExisted,
+}
+
+/// Creates the table `name` from `table` if it does not exist, and waits until
+/// it is ACTIVE (at most `timeout`).
+///
+/// For tests and local development; production tables belong in
+/// infrastructure code, which [`create_table_input`] can feed.
+///
+/// ```no_run
+/// # async fn demo(client: aws_sdk_dynamodb::Client) -> Result<(), ddb_runtime::Error> {
+/// #[derive(ddb_runtime::Table)]
+/// #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// struct Ecommerce;
+/// use ddb_runtime::Table;
+/// use std::time::Duration;
+/// ddb_runtime::schema::create_table_if_missing(&client, &Ecommerce::DEF, "Ecommerce", Duration::from_secs(60)).await?;
+/// # Ok(()) }
+/// ```
+pub async fn create_table_if_missing(
+    client: &Client,
+    table: &TableDef,
+    name: &str,
+    timeout: Duration,
+) -> Result<TableCreated, Error> {
+    let input = create_table_input(table, name);
+    let created = client
+        .create_table()
+        .table_name(name)
+        .set_attribute_definitions(Some(input.attribute_definitions().to_vec()))
+        .set_key_schema(Some(input.key_schema().to_vec()))
+        .set_global_secondary_indexes(input.global_secondary_indexes.clone())
+        .set_local_secondary_indexes(input.local_secondary_indexes.clone())
+        .set_billing_mode(input.billing_mode().cloned())
+        .send()
+        .instrument(crate::telemetry::span("CreateTable", name, None, ""))
+        .await;
+    let outcome = match created {
+        Ok(_) => TableCreated::Created,
+        Err(error)
+            if error
+                .as_service_error()
+                .is_some_and(|e| e.is_resource_in_use_exception()) =>
+        {
+            TableCreated::AlreadyExisted
+        }
+        Err(error) => return Err(Error::sdk("CreateTable", error)),
+    };
+    wait_until_active(client, name, timeout).await?;
+    enable_time_to_live(client, table, name).await?;
+    Ok(outcome)
+}
+
+/// Waits until the table and every global index are ACTIVE (at most
+/// `timeout`).
+pub(super) async fn wait_until_active(
+    client: &Client,
+    name: &str,
+    timeout: Duration,
+) -> Result<(), Error> {
+    let started = Instant::now();
+    let mut delay = Duration::from_millis(20);
+    loop {
+        let described = client
+            .describe_table()
+            .table_name(name)
+            .send()
+            .instrument(crate::telemetry::span("DescribeTable", name, None, ""))
+            .await
+            .map_err(|e| Error::sdk("DescribeTable", e))?;
+        let status = described.table().and_then(|t| t.table_status().cloned());
+        let indexes_active = described
+            .table()
+            .map(|t| {
+                t.global_secondary_indexes().iter().all(|i| {
+                    i.index_status()
+                        .is_none_or(|s| *s == aws_sdk_dynamodb::types::IndexStatus::Active)
+                })
+            })
+            .unwrap_or(true);
+        if status == Some(TableStatus::Active) && indexes_active {
+            return Ok(());
+        }
+        if started.elapsed() >= timeout {
+            return Err(Error::TableNotActive {
+                table: name.to_owned(),
+                status: status.map(|s| s.as_str().to_owned()).unwrap_or_default(),
+                waited_ms: started.elapsed().as_millis(),
+            });
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(2));
+    }
+}
+
+/// Whether time to live is on (or turning on) for table `name`, and the
+/// attribute DynamoDB names for it.
+pub(super) async fn time_to_live(
+    client: &Client,
+    name: &str,
+) -> Result<(bool, Option<String>), Error> {
+    let described = client
+        .describe_time_to_live()
+        .table_name(name)
+        .send()
+        .instrument(crate::telemetry::span("DescribeTimeToLive", name, None, ""))
+        .await
+        .map_err(|e| Error::sdk("DescribeTimeToLive", e))?;
+    let description = described.time_to_live_description();
+    let on = matches!(
+        description.and_then(|d| d.time_to_live_status()),
+        Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling)
+    );
+    Ok((
+        on,
+        description
+            .and_then(|d| d.attribute_name())
+            .map(str::to_owned),
+    ))
+}
+
+/// Turns on the table's time to live (`TableDef::ttl`) unless it is on
+/// already; a table whose time to live is on another attribute is an error
+/// (DynamoDB allows one, and changing it takes an hour).
+pub(super) async fn enable_time_to_live(
+    client: &Client,
+    table: &TableDef,
+    name: &str,
+) -> Result<(), Error> {
+    let Some(attribute) = table.ttl else {
+        return Ok(());
+    };
+    let (on, current) = time_to_live(client, name).await?;
+    match current.as_deref() {
+        Some(current) if on && current == attribute => return Ok(()),
+        Some(current) if on => {
+            return Err(Error::InvalidRequest {
+                entity: "",
+                reason: format!(
+                "table `{name}` has time to live on `{current}`, not on `{attribute}` as declared"
+            ),
+            })
+        }
+        _ => {}
+    }
+    let specification = TimeToLiveSpecification::builder()
+        .enabled(true)
+        .attribute_name(attribute)
+        .build()
+        .map_err(|e| Error::InvalidRequest {
+            entity: "",
+            reason: e.to_string(),
+        })?;
+    client
+        .update_time_to_live()
+        .table_name(name)
+        .time_to_live_specification(specification)
+        .send()
+        .instrument(crate::telemetry::span("UpdateTimeToLive", name, None, ""))
+        .await
+        .map_err(|e| Error::sdk("UpdateTimeToLive", e))?;
+    Ok(())
+}
+
+impl crate::db::Db {
+    /// Creates table `T` under its physical name if it is missing, and waits
+    /// until it is ACTIVE (at most a minute). For tests and local development.
+    pub async fn create_table<T: Table + 'static>(&self) -> Result<TableCreated, Error> {
+        create_table_if_missing(
+            self.client(),
+            &T::DEF,
+            self.table_name::<T>(),
+            Duration::from_secs(60),
+        )
+        .await
+    }
+}

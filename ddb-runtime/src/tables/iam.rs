@@ -1,0 +1,316 @@
+//! Least-privilege IAM policies from the declarations: for each entity, the
+//! DynamoDB actions its reads and writes need, on the table and on the
+//! indexes its access patterns query, and, for a caller scoped to one value
+//! of a key field (a customer acting on their own data), the
+//! `dynamodb:LeadingKeys` condition its key template implies.
+//!
+//! What IAM can express, and so what this generates:
+//!
+//! - `dynamodb:LeadingKeys` constrains the partition key of the **table**
+//!   only. A scoped policy grants an entity only when the scoped field is in
+//!   its table partition key; queries of global indexes cannot be scoped and
+//!   are left out of a scoped policy (listed in [`Policy::left_out`]).
+//! - The condition matches the stored text: a tag value whose characters ddb
+//!   escapes in keys (`#`, `$` and controls) never matches.
+//! - `dynamodb:Attributes`/`dynamodb:Select` limit the reads of an index
+//!   that projects some attributes to those attributes (and the keys).
+//! - Transactions need no action of their own: TransactWriteItems is
+//!   authorized by each item's PutItem/UpdateItem/DeleteItem and
+//!   ConditionCheckItem, TransactGetItems by GetItem.
+
+use serde_json::{json, Value};
+
+use crate::declaration::model::{
+    EntitySchema, IndexKind, IndexProjection, Part, TableDef, Template,
+};
+
+/// What an entity's callers may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// GetItem, Query, BatchGetItem (transactions' gets included).
+    Read,
+    /// Read, plus PutItem, UpdateItem, DeleteItem, BatchWriteItem and
+    /// ConditionCheckItem.
+    ReadWrite,
+}
+
+/// A caller allowed only the partitions of one value of a key field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    /// The Rust field name (`"customer_id"`).
+    pub field: &'static str,
+    /// What IAM substitutes for it: a policy variable such as
+    /// `${aws:PrincipalTag/customer_id}`, or a fixed value.
+    pub value: String,
+}
+
+/// A generated policy: the IAM document, and what it had to leave out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policy {
+    /// The policy document (`Version`, `Statement`).
+    pub document: Value,
+    /// Grants the document could not express, each with why.
+    pub left_out: Vec<String>,
+}
+
+impl std::fmt::Display for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = serde_json::to_string_pretty(&self.document).map_err(|_| std::fmt::Error)?;
+        writeln!(f, "{text}")?;
+        for note in &self.left_out {
+            writeln!(f, "left out: {note}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Builds the policy for the entities of one table.
+///
+/// ```
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # struct Ecommerce;
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # struct Customer { customer_id: String }
+/// use ddb_runtime::schema::iam::{Access, PolicyBuilder};
+/// use ddb_runtime::Entity;
+/// let policy = PolicyBuilder::new("arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce")
+///     .entity(&Customer::SCHEMA, Access::ReadWrite)
+///     .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
+///     .build();
+/// let statement = &policy.document["Statement"][0];
+/// assert_eq!(
+///     statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"][0],
+///     "CUSTOMER#${aws:PrincipalTag/customer_id}"
+/// );
+/// ```
+#[derive(Debug, Clone)]
+pub struct PolicyBuilder {
+    table_arn: String,
+    entities: Vec<(&'static EntitySchema, Access)>,
+    scope: Option<Scope>,
+}
+
+impl PolicyBuilder {
+    /// A policy on the table `table_arn`
+    /// (`arn:aws:dynamodb:<region>:<account>:table/<name>`).
+    pub fn new(table_arn: impl Into<String>) -> Self {
+        PolicyBuilder {
+            table_arn: table_arn.into(),
+            entities: Vec::new(),
+            scope: None,
+        }
+    }
+
+    /// Grants `access` to `entity`'s items and access patterns.
+    pub fn entity(mut self, entity: &'static EntitySchema, access: Access) -> Self {
+        self.entities.push((entity, access));
+        self
+    }
+
+    /// Scopes every grant to the partitions whose key holds `value` for
+    /// `field`.
+    pub fn scoped_to(mut self, field: &'static str, value: impl Into<String>) -> Self {
+        self.scope = Some(Scope {
+            field,
+            value: value.into(),
+        });
+        self
+    }
+
+    /// The policy document, one statement per entity and access, and one
+    /// per index an access pattern queries.
+    pub fn build(&self) -> Policy {
+        let mut statements = Vec::new();
+        let mut left_out = Vec::new();
+        for (entity, access) in &self.entities {
+            let name = entity.rust_name;
+            let leading = match &self.scope {
+                Some(scope) => match leading_key(&entity.keys[0].pk, scope) {
+                    Some((pattern, others)) => {
+                        if !others.is_empty() {
+                            left_out.push(format!(
+                                "{name}: granted across every value of {} (the `*` of its \
+                                 partition key `{}`): IAM cannot scope those fields",
+                                others.join(", "),
+                                entity.keys[0].pk.source
+                            ));
+                        }
+                        Some(pattern)
+                    }
+                    None => {
+                        left_out.push(format!(
+                            "{name}: its table partition key `{}` does not hold `{}`, so \
+                             dynamodb:LeadingKeys cannot scope it",
+                            entity.keys[0].pk.source, scope.field
+                        ));
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            let mut actions = vec!["dynamodb:GetItem", "dynamodb:BatchGetItem"];
+            if entity.keys[0].query.is_some() || entity.keys[0].sk.is_some() {
+                actions.push("dynamodb:Query");
+            }
+            if *access == Access::ReadWrite {
+                actions.extend([
+                    "dynamodb:PutItem",
+                    "dynamodb:UpdateItem",
+                    "dynamodb:DeleteItem",
+                    "dynamodb:BatchWriteItem",
+                    "dynamodb:ConditionCheckItem",
+                ]);
+            }
+            let mut statement = json!({
+                "Sid": sid(&[name, "Items"]),
+                "Effect": "Allow",
+                "Action": actions,
+                "Resource": [self.table_arn],
+            });
+            if let Some(pattern) = &leading {
+                statement["Condition"] = json!({
+                    "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [pattern] }
+                });
+            }
+            statements.push(statement);
+            for index in indexes_queried(entity) {
+                if self.scope.is_some() && index.kind == IndexKind::Global {
+                    left_out.push(format!(
+                        "{name}: Query on global index {}: dynamodb:LeadingKeys applies to the \
+                         table's partition key only; grant it in a policy of its own if the \
+                         caller may read every partition of the index",
+                        index.name
+                    ));
+                    continue;
+                }
+                let mut statement = json!({
+                    "Sid": sid(&[name, index.name, "Query"]),
+                    "Effect": "Allow",
+                    "Action": ["dynamodb:Query"],
+                    "Resource": [format!("{}/index/{}", self.table_arn, index.name)],
+                });
+                let mut condition = serde_json::Map::new();
+                if let Some(pattern) = &leading {
+                    condition.insert(
+                        "ForAllValues:StringLike".into(),
+                        json!({ "dynamodb:LeadingKeys": [pattern] }),
+                    );
+                }
+                // A local index fetches what it does not project from the
+                // table: its reads are not limited to its attributes.
+                let limited = index.kind == IndexKind::Global;
+                if let Some(attributes) = projected(entity.table, index).filter(|_| limited) {
+                    condition.insert(
+                        "ForAllValues:StringEquals".into(),
+                        json!({ "dynamodb:Attributes": attributes }),
+                    );
+                    condition.insert(
+                        "StringEqualsIfExists".into(),
+                        json!({ "dynamodb:Select": "SPECIFIC_ATTRIBUTES" }),
+                    );
+                }
+                if !condition.is_empty() {
+                    statement["Condition"] = Value::Object(condition);
+                }
+                statements.push(statement);
+            }
+        }
+        Policy {
+            document: json!({ "Version": "2012-10-17", "Statement": statements }),
+            left_out,
+        }
+    }
+}
+
+/// The `dynamodb:LeadingKeys` pattern of a partition key template for a
+/// caller scoped to one field: the template's literal text escaped for
+/// IAM (`*`, `?` and `$` as `${*}`, `${?}`, `${$}`), the field replaced by
+/// the scope's value (as given: a policy variable, or a value in ddb's key
+/// text), any other field by `*`; `None` when the template does not hold
+/// the field. The other fields, matched by `*`, are returned too.
+fn leading_key(template: &Template, scope: &Scope) -> Option<(String, Vec<&'static str>)> {
+    let mut holds = false;
+    let mut others = Vec::new();
+    let mut pattern = String::new();
+    for part in template.parts {
+        match part {
+            Part::Literal(text) => {
+                for c in text.chars() {
+                    match c {
+                        '*' | '?' | '$' => {
+                            pattern.push_str("${");
+                            pattern.push(c);
+                            pattern.push('}');
+                        }
+                        c => pattern.push(c),
+                    }
+                }
+            }
+            Part::Field(field) if *field == scope.field => {
+                holds = true;
+                pattern.push_str(&scope.value);
+            }
+            Part::Field(field) => {
+                others.push(*field);
+                pattern.push('*');
+            }
+        }
+    }
+    holds.then_some((pattern, others))
+}
+
+/// The secondary indexes an entity's access patterns query, each once.
+fn indexes_queried(entity: &EntitySchema) -> Vec<&'static crate::declaration::model::IndexDef> {
+    let table: &'static TableDef = entity.table;
+    let mut names: Vec<&'static str> = Vec::new();
+    let template_keyed = entity.keys.iter().skip(1).filter(|k| k.query.is_some());
+    for name in template_keyed.filter_map(|k| k.index) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    for key in entity
+        .multi_attribute_keys
+        .iter()
+        .filter(|k| k.query.is_some())
+    {
+        if !names.contains(&key.index) {
+            names.push(key.index);
+        }
+    }
+    names.into_iter().filter_map(|n| table.index(n)).collect()
+}
+
+/// The attributes a query of `index` can read, when it projects only some:
+/// those DynamoDB holds in it (`IndexDef::projects`), each once, sorted.
+fn projected(
+    table: &TableDef,
+    index: &crate::declaration::model::IndexDef,
+) -> Option<Vec<&'static str>> {
+    let listed: &[&'static str] = match index.projection {
+        IndexProjection::All => return None,
+        IndexProjection::KeysOnly => &[],
+        IndexProjection::Include(attributes) => attributes,
+    };
+    let mut attributes: Vec<&'static str> = std::iter::once(table.pk.name)
+        .chain(table.sk.map(|a| a.name))
+        .chain(index.key_attributes().map(|a| a.name))
+        .chain(listed.iter().copied())
+        .chain(table.added_to_include())
+        .filter(|name| index.projects(table, name))
+        .collect();
+    attributes.sort_unstable();
+    attributes.dedup();
+    Some(attributes)
+}
+
+/// A statement id: letters and digits only, as IAM requires.
+fn sid(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .flat_map(|p| p.chars())
+        .filter(char::is_ascii_alphanumeric)
+        .collect()
+}

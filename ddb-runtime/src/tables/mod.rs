@@ -1,0 +1,13 @@
+//! The schema from code: CreateTable input, create-if-missing, sync, the
+//! access-pattern report, the IAM policy and the cost estimate, all from the
+//! `Table` and `Entity` declarations.
+
+pub mod cost;
+mod create;
+pub mod iam;
+mod report;
+mod sync;
+
+pub use create::{create_table_if_missing, create_table_input, key_attributes, TableCreated};
+pub use report::access_pattern_report;
+pub use sync::{plan_sync, sync_table, SyncChange, SyncPlan};

@@ -1,0 +1,189 @@
+//! The access-pattern report: every GetItem and query the code declares.
+
+use std::fmt::Write;
+
+use crate::declaration::model::{
+    EntitySchema, IndexKind, KeyDef, MultiAttributeKey, Part, TableDef, Template,
+};
+
+fn index_name(key: &KeyDef) -> &'static str {
+    key.index.unwrap_or("table")
+}
+
+fn attribute_names(table: &TableDef, key: &KeyDef) -> (&'static str, Option<&'static str>) {
+    match key.index.and_then(|name| table.index(name)) {
+        Some(index) => (index.pk.name, index.sk.map(|a| a.name)),
+        None => (table.pk.name, table.sk.map(|a| a.name)),
+    }
+}
+
+fn template_text(template: &Template) -> String {
+    let mut text = String::new();
+    for part in template.parts {
+        match part {
+            Part::Literal(literal) => text.push_str(literal),
+            Part::Field(field) => {
+                let _ = write!(text, "{{{field}}}");
+            }
+        }
+    }
+    text
+}
+
+/// The key condition of the key's query: the partition key equal to its
+/// template, the sort key narrowed to the entity by its literal prefix.
+fn key_condition(table: &TableDef, key: &KeyDef) -> String {
+    let (pk_name, sk_name) = attribute_names(table, key);
+    let mut condition = format!("{pk_name} = {}", template_text(&key.pk));
+    if key.shards > 1 {
+        let _ = write!(condition, "#<shard 0..{}>", key.shards - 1);
+    }
+    if let (Some(sk), Some(sk_name)) = (key.sk, sk_name) {
+        if sk.is_constant() {
+            let _ = write!(condition, ", {sk_name} = {}", sk.source);
+        } else if !sk.literal_prefix().is_empty() {
+            let _ = write!(condition, ", {sk_name} begins_with {}", sk.literal_prefix());
+        }
+    }
+    condition
+}
+
+/// `customerId = {customer_id}, status = {status}, sorted by placedAt, orderId`.
+fn multi_attribute_condition(entity: &EntitySchema, key: &MultiAttributeKey) -> String {
+    let equal: Vec<String> = key
+        .pk
+        .iter()
+        .map(|field| format!("{} = {{{field}}}", entity.attribute_of(field)))
+        .collect();
+    let mut condition = equal.join(", ");
+    if !key.sk.is_empty() {
+        let sorted: Vec<&str> = key.sk.iter().map(|f| entity.attribute_of(f)).collect();
+        let _ = write!(condition, ", sorted by {}", sorted.join(", "));
+    }
+    condition
+}
+
+fn consistency(table: &TableDef, key: &KeyDef) -> &'static str {
+    match key.index.and_then(|name| table.index(name)) {
+        Some(index) if index.kind == IndexKind::Global => "eventual",
+        _ => "strong or eventual",
+    }
+}
+
+/// The access-pattern report of a table's entities, as Markdown: one row per
+/// GetItem and per declared query (entity, pattern, operation, index, key
+/// condition, consistency), then each entity's write amplification.
+///
+/// ```
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # struct Ecommerce;
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
+/// # struct Customer { customer_id: String }
+/// use ddb_runtime::Entity;
+/// let report = ddb_runtime::schema::access_pattern_report(&[&Customer::SCHEMA]);
+/// assert!(report.contains("| Customer | get | GetItem | table | PK = CUSTOMER#{customer_id}, SK = PROFILE | strong or eventual |"));
+/// ```
+pub fn access_pattern_report(entities: &[&EntitySchema]) -> String {
+    let mut out = String::new();
+    out.push_str("| Entity | Pattern | Operation | Index | Key condition | Consistency |\n");
+    out.push_str("|---|---|---|---|---|---|\n");
+    for entity in entities {
+        let table = entity.table;
+        let primary = entity.primary();
+        let (pk_name, sk_name) = attribute_names(table, primary);
+        let mut get = format!("{pk_name} = {}", template_text(&primary.pk));
+        if let (Some(sk), Some(sk_name)) = (primary.sk, sk_name) {
+            let _ = write!(get, ", {sk_name} = {}", template_text(&sk));
+        }
+        let _ = writeln!(
+            out,
+            "| {} | get | GetItem | table | {get} | strong or eventual |",
+            entity.entity_type
+        );
+        for key in entity.keys {
+            let Some(query) = key.query else { continue };
+            let operation = if key.shards > 1 {
+                format!("Query ×{} (sharded)", key.shards)
+            } else {
+                "Query".to_owned()
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {query} | {operation} | {} | {} | {} |",
+                entity.entity_type,
+                index_name(key),
+                key_condition(table, key),
+                consistency(table, key)
+            );
+        }
+        for key in entity.multi_attribute_keys {
+            let Some(query) = key.query else { continue };
+            let _ = writeln!(
+                out,
+                "| {} | {query} | Query | {} | {} | eventual |",
+                entity.entity_type,
+                key.index,
+                multi_attribute_condition(entity, key)
+            );
+        }
+    }
+    out.push_str("\nWrite amplification (indexes one write of the entity updates):\n\n");
+    for entity in entities {
+        let indexes: Vec<String> = entity
+            .keys
+            .iter()
+            .filter_map(|key| {
+                let name = key.index?;
+                let mut notes = Vec::new();
+                if let Some(membership) = &key.membership {
+                    notes.push(format!("sparse on {}", membership.reads.join(", ")));
+                }
+                if key.shards > 1 {
+                    notes.push(format!("{} shards", key.shards));
+                }
+                Some(if notes.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{name} ({})", notes.join(", "))
+                })
+            })
+            .chain(
+                entity
+                    .multi_attribute_keys
+                    .iter()
+                    .map(|key| format!("{} (multi-attribute key, kept by DynamoDB)", key.index)),
+            )
+            .collect();
+        let ttl = entity
+            .table
+            .ttl
+            .filter(|ttl| {
+                entity
+                    .fields
+                    .iter()
+                    .any(|f| f.role.ttl && f.attribute == *ttl)
+            })
+            .map(|ttl| format!("; time to live `{ttl}` (DynamoDB deletes expired items)"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "- {} (table `{}`): {} {}{}{ttl}",
+            entity.entity_type,
+            entity.table.name,
+            indexes.len(),
+            if indexes.len() == 1 {
+                "index"
+            } else {
+                "indexes"
+            },
+            if indexes.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", indexes.join(", "))
+            }
+        );
+    }
+    out
+}

@@ -1,0 +1,340 @@
+//! A table brought in line with the code: the dry run and the changes it
+//! applies.
+
+use crate::entity::Table;
+
+use tracing::Instrument;
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, KeySchemaElement, Projection as SdkProjection, ProjectionType,
+};
+use aws_sdk_dynamodb::Client;
+
+use crate::declaration::model::{IndexDef, IndexKind, TableDef};
+use crate::error::Error;
+
+use super::create::*;
+
+/// One change [`sync_table`] makes to bring a table in line with the code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SyncChange {
+    /// The table does not exist: create it with every declared index and its
+    /// time to live.
+    CreateTable,
+    /// A global index the code declares and the table lacks: created with
+    /// UpdateTable (DynamoDB fills it from the existing items; synthetic key
+    /// attributes that existing items lack still need a backfill).
+    AddIndex(&'static str),
+    /// Time to live is off: turn it on for this attribute.
+    EnableTimeToLive(&'static str),
+}
+
+/// What [`sync_table`] does (or, as a dry run, would do): the changes it
+/// applies, and the differences it never applies (it neither deletes nor
+/// re-keys anything, nor changes what an index projects) for a person to
+/// decide. Its `Display` is a readable diff.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SyncPlan {
+    /// The changes, in the order they are applied.
+    pub changes: Vec<SyncChange>,
+    /// Differences left as they are.
+    pub differences: Vec<String>,
+}
+
+impl SyncPlan {
+    /// Whether the table already matches the code.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty() && self.differences.is_empty()
+    }
+}
+
+impl std::fmt::Display for SyncPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for change in &self.changes {
+            match change {
+                SyncChange::CreateTable => writeln!(f, "+ create the table")?,
+                SyncChange::AddIndex(name) => writeln!(f, "+ add global index {name}")?,
+                SyncChange::EnableTimeToLive(attribute) => {
+                    writeln!(f, "+ turn on time to live on {attribute}")?
+                }
+            }
+        }
+        for difference in &self.differences {
+            writeln!(f, "! {difference} (left as it is)")?;
+        }
+        Ok(())
+    }
+}
+
+/// The key schema of a described index or table, as `name:HASH` pairs.
+fn described_keys(schema: &[KeySchemaElement]) -> Vec<String> {
+    schema
+        .iter()
+        .map(|k| format!("{}:{}", k.attribute_name(), k.key_type().as_str()))
+        .collect()
+}
+
+/// What an index holds besides its keys, from its projection: `None` for
+/// every attribute (ALL), else the other attributes it projects, sorted
+/// (none for KEYS_ONLY). Compared so, a list that also names keys, or an
+/// INCLUDE of keys alone sent as KEYS_ONLY, is no difference.
+fn held_besides_keys(
+    projection: &SdkProjection,
+    index: &IndexDef,
+    table: &TableDef,
+) -> Option<Vec<String>> {
+    if projection.projection_type() == Some(&ProjectionType::All) {
+        return None;
+    }
+    let mut names: Vec<String> = projection
+        .non_key_attributes()
+        .iter()
+        .filter(|name| !index.is_key(table, name))
+        .cloned()
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    Some(names)
+}
+
+/// [`held_besides_keys`], in words.
+fn describe_held(held: &Option<Vec<String>>) -> String {
+    match held {
+        None => "every attribute (ALL)".to_owned(),
+        Some(names) if names.is_empty() => "its keys only (KEYS_ONLY)".to_owned(),
+        Some(names) => format!("its keys and {}", names.join(", ")),
+    }
+}
+
+/// The difference between the projection of `index` in the table
+/// (`described`) and the code's, if any: DynamoDB cannot change an index's
+/// projection in place, and a query of ddb reads what the code declares
+/// (the entity type and schema version of an INCLUDE list among it).
+fn projection_difference(
+    kind: &str,
+    index: &IndexDef,
+    table: &TableDef,
+    described: Option<&SdkProjection>,
+) -> Option<String> {
+    let found = held_besides_keys(described?, index, table);
+    let declared = held_besides_keys(&projection(index, table), index, table);
+    (found != declared).then(|| {
+        format!(
+            "{kind} index {} holds {} in the table, and the code declares {}",
+            index.name,
+            describe_held(&found),
+            describe_held(&declared)
+        )
+    })
+}
+
+/// What [`sync_table`] would change in table `name` to match `table`,
+/// without changing anything (a dry run).
+pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<SyncPlan, Error> {
+    let described = match client
+        .describe_table()
+        .table_name(name)
+        .send()
+        .instrument(crate::telemetry::span("DescribeTable", name, None, ""))
+        .await
+    {
+        Ok(described) => described,
+        Err(error)
+            if error
+                .as_service_error()
+                .is_some_and(|e| e.is_resource_not_found_exception()) =>
+        {
+            return Ok(SyncPlan {
+                changes: vec![SyncChange::CreateTable],
+                differences: Vec::new(),
+            });
+        }
+        Err(error) => return Err(Error::sdk("DescribeTable", error)),
+    };
+    let mut plan = SyncPlan::default();
+    let Some(current) = described.table() else {
+        return Ok(plan);
+    };
+    let declared = create_table_input(table, name);
+    if described_keys(current.key_schema()) != described_keys(declared.key_schema()) {
+        plan.differences
+            .push("the table's primary key differs from the code's".to_owned());
+    }
+    let existing: Vec<(&str, Vec<String>, Option<&SdkProjection>)> = current
+        .global_secondary_indexes()
+        .iter()
+        .map(|i| {
+            (
+                i.index_name().unwrap_or_default(),
+                described_keys(i.key_schema()),
+                i.projection(),
+            )
+        })
+        .collect();
+    for index in table.indexes {
+        let wanted = described_keys(&index_key_schema(index));
+        match (index.kind, existing.iter().find(|(n, ..)| *n == index.name)) {
+            (IndexKind::Global, None) => plan.changes.push(SyncChange::AddIndex(index.name)),
+            (IndexKind::Global, Some((_, keys, _))) if *keys != wanted => plan.differences.push(
+                format!("global index {} has another key in the table", index.name),
+            ),
+            (IndexKind::Global, Some((.., described))) => {
+                let difference = projection_difference("global", index, table, *described);
+                plan.differences.extend(difference);
+            }
+            (IndexKind::Local, _) => {
+                let present = current
+                    .local_secondary_indexes()
+                    .iter()
+                    .find(|i| i.index_name() == Some(index.name));
+                let keys = described_keys(&key_schema(table.pk, index.sk));
+                match present {
+                    Some(local) if described_keys(local.key_schema()) != keys => {
+                        plan.differences.push(format!(
+                            "local index {} has another key in the table",
+                            index.name
+                        ));
+                    }
+                    Some(local) => {
+                        let described = local.projection();
+                        let difference = projection_difference("local", index, table, described);
+                        plan.differences.extend(difference);
+                    }
+                    None => plan.differences.push(format!(
+                        "local index {} is missing: DynamoDB creates local indexes with the table only",
+                        index.name
+                    )),
+                }
+            }
+        }
+    }
+    for (existing_name, ..) in &existing {
+        if !table.indexes.iter().any(|i| i.name == *existing_name) {
+            plan.differences.push(format!(
+                "global index {existing_name} is in the table and not in the code"
+            ));
+        }
+    }
+    for local in current.local_secondary_indexes() {
+        let name = local.index_name().unwrap_or_default();
+        if !table.indexes.iter().any(|i| i.name == name) {
+            plan.differences.push(format!(
+                "local index {name} is in the table and not in the code"
+            ));
+        }
+    }
+    if let Some(attribute) = table.ttl {
+        let (on, current) = time_to_live(client, name).await?;
+        match current.as_deref() {
+            Some(other) if on && other != attribute => plan.differences.push(format!(
+                "time to live is on {other}, and the code declares {attribute}"
+            )),
+            _ if on => {}
+            _ => plan.changes.push(SyncChange::EnableTimeToLive(attribute)),
+        }
+    }
+    Ok(plan)
+}
+
+/// Brings table `name` in line with `table`: creates it if missing, adds the
+/// global indexes it lacks (one UpdateTable at a time, waiting for each to be
+/// ACTIVE, as DynamoDB requires), and turns on time to live. It never deletes
+/// an index, changes a key schema or an index's projection (which DynamoDB
+/// cannot change in place): those differences come back in the plan, with
+/// the changes it applied. [`plan_sync`] is the dry run.
+///
+/// ```no_run
+/// # async fn demo(client: aws_sdk_dynamodb::Client) -> Result<(), ddb_runtime::Error> {
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # struct Ecommerce;
+/// use ddb_runtime::Table;
+/// use std::time::Duration;
+/// let plan = ddb_runtime::schema::plan_sync(&client, &Ecommerce::DEF, "Ecommerce").await?;
+/// print!("{plan}");
+/// ddb_runtime::schema::sync_table(&client, &Ecommerce::DEF, "Ecommerce", Duration::from_secs(600)).await?;
+/// # Ok(()) }
+/// ```
+pub async fn sync_table(
+    client: &Client,
+    table: &TableDef,
+    name: &str,
+    timeout: Duration,
+) -> Result<SyncPlan, Error> {
+    let plan = plan_sync(client, table, name).await?;
+    for change in &plan.changes {
+        match change {
+            SyncChange::CreateTable => {
+                create_table_if_missing(client, table, name, timeout).await?;
+            }
+            SyncChange::AddIndex(index_name) => {
+                let Some(index) = table.index(index_name) else {
+                    continue;
+                };
+                let create = aws_sdk_dynamodb::types::CreateGlobalSecondaryIndexAction::builder()
+                    .index_name(index.name)
+                    .set_key_schema(Some(index_key_schema(index)))
+                    .projection(projection(index, table))
+                    .build()
+                    .map_err(|e| Error::InvalidRequest {
+                        entity: "",
+                        reason: e.to_string(),
+                    })?;
+                let definitions = key_attributes(table)
+                    .into_iter()
+                    .filter(|a| index.key_attributes().any(|k| k.name == a.name))
+                    .map(|a| {
+                        AttributeDefinition::builder()
+                            .attribute_name(a.name)
+                            .attribute_type(scalar(a.ty))
+                            .build()
+                            .map_err(|e| Error::InvalidRequest {
+                                entity: "",
+                                reason: e.to_string(),
+                            })
+                    })
+                    .collect::<Result<Vec<_>, Error>>()?;
+                client
+                    .update_table()
+                    .table_name(name)
+                    .set_attribute_definitions(Some(definitions))
+                    .global_secondary_index_updates(
+                        aws_sdk_dynamodb::types::GlobalSecondaryIndexUpdate::builder()
+                            .create(create)
+                            .build(),
+                    )
+                    .send()
+                    .instrument(crate::telemetry::span("UpdateTable", name, None, ""))
+                    .await
+                    .map_err(|e| Error::sdk("UpdateTable", e))?;
+                wait_until_active(client, name, timeout).await?;
+            }
+            SyncChange::EnableTimeToLive(_) => enable_time_to_live(client, table, name).await?,
+        }
+    }
+    Ok(plan)
+}
+
+impl crate::db::Db {
+    /// Brings table `T` in line with its declaration (see
+    /// [`schema::sync_table`]): creates it if missing, adds the global indexes
+    /// it lacks, turns on time to live; never deletes, re-keys or changes a
+    /// projection. Returns what it did and what it left.
+    pub async fn sync_table<T: Table + 'static>(&self) -> Result<SyncPlan, Error> {
+        sync_table(
+            self.client(),
+            &T::DEF,
+            self.table_name::<T>(),
+            Duration::from_secs(600),
+        )
+        .await
+    }
+
+    /// What [`sync_table`](Self::sync_table) would do, without doing it.
+    pub async fn plan_sync<T: Table + 'static>(&self) -> Result<SyncPlan, Error> {
+        plan_sync(self.client(), &T::DEF, self.table_name::<T>()).await
+    }
+}

@@ -1,0 +1,8 @@
+//! Sending requests and knowing what happened to them: the SDK client ddb
+//! sends through, every attempt recorded, what was sent read back, and the
+//! retries batches make of what DynamoDB left unprocessed.
+
+pub mod attempts;
+pub mod batch;
+pub mod sdk;
+pub mod sent;

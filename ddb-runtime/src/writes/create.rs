@@ -1,0 +1,197 @@
+//! An idempotent create: the item is written unless a live item has its
+//! key, and a retry that meets its own item succeeds.
+
+use crate::transport::attempts::Attempts;
+use crate::transport::sent;
+
+use crate::db::Db;
+use crate::entity::{Entity, Table};
+use crate::error::{Error, ExistingItem, Result};
+use crate::expression::{Condition, Placeholders};
+use crate::keys::key::Key;
+use crate::telemetry::Capacity;
+
+use super::item::{prepare, same_item, stamp_attributes, Prepared};
+use super::plan::{Action, WritePlan};
+
+/// Whether `create` wrote the item or found it already there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Created {
+    /// The item was written.
+    Created,
+    /// An identical item was already stored (a retried create): nothing changed.
+    AlreadyExisted,
+}
+
+/// An idempotent create; finish with [`send`](Create::send).
+#[must_use = "a request does nothing until it is sent"]
+pub struct Create<E> {
+    db: Db,
+    prepared: Result<Prepared<E>>,
+    exactly_once: bool,
+}
+
+impl Db {
+    /// Writes `entity` if no item has its key (`attribute_not_exists`).
+    ///
+    /// Idempotent: when the item is already there and holds the same data
+    /// (ignoring the `created_at`/`updated_at` ddb sets), the call succeeds
+    /// with [`Created::AlreadyExisted`], so a retry after a lost response is
+    /// safe. A different item at the key is [`Error::AlreadyExists`], carrying
+    /// the stored item. A `#[ddb(version)]` field is written as 1.
+    pub fn create<E: Entity + 'static>(&self, entity: &E) -> Create<E> {
+        Create {
+            db: self.clone(),
+            prepared: prepare(entity, true, Some(1)),
+            exactly_once: self.exactly_once_writes(),
+        }
+    }
+}
+
+/// A create's plan: put `item` unless a live item has its key.
+fn put_if_absent<E: Entity + 'static>(
+    key: Key<E>,
+    item: crate::entity::Item,
+) -> Result<WritePlan<E>> {
+    let absent = absent_or_expired::<E>();
+    WritePlan::new(
+        key,
+        Action::Put(item),
+        Some(&absent),
+        Placeholders::default(),
+    )
+}
+
+/// No item at the key, or an expired one: every read treats an expired item
+/// as absent (DynamoDB deletes it days later), and a write that expects none
+/// takes its place.
+pub(super) fn absent_or_expired<E: Entity>() -> Condition<E> {
+    let absent = Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name);
+    match crate::item::timestamp::ttl_attribute(&E::SCHEMA) {
+        Some(ttl) => absent | Condition::expired(ttl, crate::item::timestamp::now_epoch_seconds()),
+        None => absent,
+    }
+}
+
+impl<E: Entity + 'static> Create<E> {
+    /// The create as a put conditioned on no item having the key.
+    pub(crate) fn plan(self) -> Result<WritePlan<E>> {
+        let Prepared { item, key, size } = self.prepared?;
+        let mut plan = put_if_absent(key, item)?;
+        plan.item_size = Some(size);
+        Ok(plan)
+    }
+
+    /// Reports [`Created::Created`] exactly when this call wrote the item,
+    /// even when its answer was lost and the SDK sent it again: the create
+    /// goes as a one-action TransactWriteItems under a ClientRequestToken,
+    /// which DynamoDB recognises on the retry (for ten minutes) and does not
+    /// apply twice. It costs two write units per KB instead of one. Without
+    /// it, a create whose first answer was lost reports
+    /// [`Created::AlreadyExisted`] for its own write.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, entity = "SignUp", pk = "SIGNUP#{email}")]
+    /// # struct SignUp { email: String }
+    /// let sign_up = SignUp { email: "ada@example.com".into() };
+    /// if db.create(&sign_up).exactly_once(true).send().await? == ddb_runtime::Created::Created {
+    ///     // counted once, whatever the network did
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn exactly_once(mut self, exactly_once: bool) -> Self {
+        self.exactly_once = exactly_once;
+        self
+    }
+
+    /// Sends the PutItem (or, [`exactly_once`](Self::exactly_once), the
+    /// one-action transaction).
+    ///
+    /// A plain create whose first attempt lost its answer and whose retry
+    /// meets the same data reports [`Created::Created`]: the item is this
+    /// call's unless another caller created the very same item at that
+    /// moment; [`exactly_once`](Self::exactly_once) is exact. Meeting other
+    /// data after such an attempt is [`Error::WriteOutcomeUnknown`].
+    pub async fn send(self) -> Result<Created> {
+        self.send_with_capacity().await.map(|(created, _)| created)
+    }
+
+    /// [`send`](Self::send), with the capacity DynamoDB reported (none when
+    /// the item was already there).
+    pub async fn send_with_capacity(self) -> Result<(Created, Capacity)> {
+        let db = self.db.clone();
+        let exactly_once = self.exactly_once;
+        let mut plan = self.plan()?;
+        // The item moves into the request; the body kept is read back when
+        // a failed condition needs this call's item to compare: the item as
+        // stored, after the caller's interceptors, which may rewrite it (sign
+        // it, encrypt it). With interceptors, the item before them is kept
+        // too: one that also reads items back (decrypts them) returns the
+        // item met as it was before.
+        let before_interceptors = match &plan.action {
+            Action::Put(item) if db.sdk().intercepted() => Some(item.clone()),
+            _ => None,
+        };
+        let attempts = Attempts::keeping_sent();
+        let sent = if exactly_once {
+            plan.send_exactly_once_recorded(&db, &attempts).await
+        } else {
+            plan.send_recorded(&db, None, &attempts)
+                .await
+                .map(|(_, capacity)| capacity)
+        };
+        let already_there = move |failure: Error| match failure {
+            Error::ConditionFailed {
+                entity,
+                key,
+                existing: Some(ExistingItem(existing)),
+            } => {
+                let ours = attempts.sent().and_then(|body| sent::put_item(&body));
+                if ours.is_none() && before_interceptors.is_none() {
+                    tracing::warn!(
+                        entity,
+                        "a create's item could not be read back from the request sent; \
+                         the item found is reported as another"
+                    );
+                }
+                let stamps = stamp_attributes(&E::SCHEMA);
+                let same = [ours, before_interceptors]
+                    .iter()
+                    .flatten()
+                    .any(|ours| same_item(&existing, ours, &stamps));
+                if same {
+                    Ok((Created::AlreadyExisted, Capacity::default()))
+                } else {
+                    Err(Error::AlreadyExists {
+                        entity,
+                        key,
+                        existing: ExistingItem(existing),
+                    })
+                }
+            }
+            error => Err(error),
+        };
+        match sent {
+            Ok(capacity) => Ok((Created::Created, capacity)),
+            // An attempt of this call may have written the item.
+            Err(Error::WriteOutcomeUnknown {
+                entity,
+                key,
+                failure,
+            }) => match already_there(*failure) {
+                Ok(_) => Ok((Created::Created, Capacity::default())),
+                Err(failure) => Err(Error::WriteOutcomeUnknown {
+                    entity,
+                    key,
+                    failure: Box::new(failure),
+                }),
+            },
+            Err(error) => already_there(error),
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! A delete by key or of a loaded entity, versioned and conditioned.
+
+use super::item::version_attribute;
+
+use aws_sdk_dynamodb::types::ReturnValue;
+
+use crate::db::Db;
+use crate::entity::Entity;
+use crate::error::Result;
+use crate::expression::{Condition, Placeholders};
+use crate::keys::key::Key;
+
+use super::item::version_is;
+use super::plan::{and, Action, WritePlan};
+use super::written::{no_return_values, require_version, Written};
+
+impl Db {
+    /// Deletes the item at `key`. Deleting a missing item is not an error
+    /// unless a condition says so.
+    pub fn delete<E: Entity + 'static>(&self, key: Key<E>) -> Delete<E> {
+        Delete {
+            db: self.clone(),
+            key: Ok(key),
+            expected_version: None,
+            condition: None,
+            return_old: false,
+            exactly_once: self.exactly_once_writes(),
+        }
+    }
+
+    /// Deletes a loaded entity, checking its `#[ddb(version)]` if it has one.
+    pub fn delete_entity<E: Entity + 'static>(&self, entity: &E) -> Delete<E> {
+        Delete {
+            db: self.clone(),
+            key: entity.primary_key(),
+            expected_version: entity.version(),
+            condition: None,
+            return_old: false,
+            exactly_once: self.exactly_once_writes(),
+        }
+    }
+}
+
+/// A delete; finish with [`send`](Delete::send).
+#[must_use = "a request does nothing until it is sent"]
+pub struct Delete<E> {
+    db: Db,
+    key: Result<Key<E>>,
+    expected_version: Option<u64>,
+    condition: Option<Condition<E>>,
+    return_old: bool,
+    exactly_once: bool,
+}
+
+impl<E: Entity + 'static> Delete<E> {
+    /// Deletes only if the stored version is `version`. On an entity
+    /// without `#[ddb(version)]` the delete fails with
+    /// [`Error::InvalidRequest`] and nothing is sent.
+    pub fn expect_version(mut self, version: u64) -> Self {
+        self.key = self.key.and_then(|key| {
+            require_version::<E>()?;
+            Ok(key)
+        });
+        self.expected_version = Some(version);
+        self
+    }
+
+    /// Deletes only if `condition` holds.
+    pub fn condition(mut self, condition: Condition<E>) -> Self {
+        self.condition = Some(and(self.condition.take(), condition));
+        self
+    }
+
+    /// Returns the deleted item when `true` (`ReturnValues = ALL_OLD`).
+    pub fn return_old(mut self, return_old: bool) -> Self {
+        self.return_old = return_old;
+        self
+    }
+
+    /// The delete as a write plan, its version check included.
+    pub(crate) fn plan(self) -> Result<WritePlan<E>> {
+        let mut condition = self.condition;
+        if let (Some(attribute), Some(expected)) =
+            (version_attribute(&E::SCHEMA), self.expected_version)
+        {
+            condition = Some(and(condition, version_is(attribute, expected)));
+        }
+        let mut plan = WritePlan::new(
+            self.key?,
+            Action::Delete,
+            condition.as_ref(),
+            Placeholders::default(),
+        )?;
+        plan.expected_version = self.expected_version;
+        Ok(plan)
+    }
+
+    /// Sends it as a one-action TransactWriteItems under a
+    /// ClientRequestToken: see [`Put::exactly_once`].
+    pub fn exactly_once(mut self, exactly_once: bool) -> Self {
+        self.exactly_once = exactly_once;
+        self
+    }
+
+    /// Sends the DeleteItem (or, [`exactly_once`](Self::exactly_once), the
+    /// one-action transaction).
+    pub async fn send(self) -> Result<Written<E>> {
+        let db = self.db.clone();
+        let (return_old, exactly_once) = (self.return_old, self.exactly_once);
+        if exactly_once {
+            no_return_values::<E>(return_old)?;
+        }
+        let mut plan = self.plan()?;
+        if exactly_once {
+            let capacity = plan.send_exactly_once(&db).await?;
+            return Ok(Written::applied(None, None, false, capacity));
+        }
+        let (old, capacity) = plan
+            .send(&db, return_old.then_some(ReturnValue::AllOld))
+            .await?;
+        Ok(Written::applied(None, old, true, capacity))
+    }
+}

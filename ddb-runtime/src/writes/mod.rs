@@ -1,0 +1,12 @@
+//! Writes: every write is a plan (one file per operation) that single
+//! requests, transactions and batches send.
+
+pub mod batch;
+pub mod create;
+pub mod delete;
+pub mod item;
+pub mod plan;
+pub mod put;
+pub mod transact;
+pub mod update;
+pub mod written;

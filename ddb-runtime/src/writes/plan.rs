@@ -1,0 +1,575 @@
+//! The one write plan every write goes through: single PutItem, UpdateItem
+//! and DeleteItem requests, transaction actions and batch requests are all
+//! rendered from it, and every failed condition is mapped by it.
+
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::types::{
+    ConditionCheck, Delete, DeleteRequest, Put, PutRequest, ReturnConsumedCapacity, ReturnValue,
+    ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update, WriteRequest,
+};
+use aws_sdk_dynamodb::Client;
+
+use tracing::Instrument;
+
+use crate::db::Db;
+use crate::entity::{Entity, Item};
+use crate::error::{Error, ExistingItem, Result};
+use crate::expression::{Condition, Placeholders};
+use crate::keys::key::Key;
+use crate::telemetry;
+use crate::telemetry::Capacity;
+
+use super::item::{key_text, same_value, stored_version, version_attribute};
+use crate::item::size::item_size;
+use crate::transport::attempts::Attempts;
+
+/// What a write does to its item.
+pub(crate) enum Action {
+    /// PutItem: the whole item.
+    Put(Item),
+    /// UpdateItem: the update expression (its names and values are in the
+    /// plan's placeholders).
+    Update(String),
+    /// DeleteItem.
+    Delete,
+    /// A transaction's ConditionCheck.
+    ConditionCheck,
+}
+
+/// One item write: its target, action, condition, the version the caller
+/// expects, and what an update read first to maintain index keys.
+pub(crate) struct WritePlan<E> {
+    pub key: Key<E>,
+    pub action: Action,
+    pub condition: Option<String>,
+    pub placeholders: Placeholders,
+    /// The version the caller expects: a failure is a version conflict.
+    pub expected_version: Option<u64>,
+    /// A missing item fails the write as [`Error::NotFound`].
+    pub must_exist: bool,
+    /// The item an update read first, if it did.
+    pub read: Option<ReadFirst>,
+    /// A put's item size, when it was measured as the item was checked.
+    pub item_size: Option<usize>,
+    /// The sparse indexes an update wrote side by side: the attribute whose
+    /// presence its condition requires (`true`) or refuses (`false`).
+    pub markers: Vec<(&'static str, bool)>,
+}
+
+/// What an update read before writing, and what its write is conditioned on.
+pub(crate) struct ReadFirst {
+    pub item: Item,
+    /// Attributes the write requires unchanged (entities without a version).
+    pub conditioned: Vec<&'static str>,
+    /// Whether the write requires the version it read.
+    pub version_derived: bool,
+}
+
+/// The parts of a DynamoDB request every write action shares.
+struct Parts {
+    key: Item,
+    condition: Option<String>,
+    names: crate::expression::NameMap,
+    values: crate::expression::ValueMap,
+}
+
+/// `builder` (a single write's request or a transaction's action) with
+/// what every conditioned write ddb sends carries: the condition, its names
+/// and values, and the item back when the condition fails.
+macro_rules! conditioned {
+    ($builder:expr, $condition:expr, $names:expr, $values:expr) => {
+        $builder
+            .set_condition_expression($condition)
+            .set_expression_attribute_names($names)
+            .set_expression_attribute_values($values)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+    };
+}
+
+impl<E: Entity + 'static> WritePlan<E> {
+    /// A plan with `condition` rendered (and checked against DynamoDB's
+    /// expression limit) into `placeholders`, which may already hold an
+    /// update's names and values.
+    pub(crate) fn new(
+        key: Key<E>,
+        action: Action,
+        condition: Option<&Condition<E>>,
+        mut placeholders: Placeholders,
+    ) -> Result<Self> {
+        let condition = condition.map(|c| c.render(&mut placeholders)).transpose();
+        Self::with_condition(key, action, condition, placeholders)
+    }
+
+    /// [`new`](Self::new) with the condition already rendered into
+    /// `placeholders` (or the first value that could not be converted).
+    pub(crate) fn with_condition(
+        key: Key<E>,
+        action: Action,
+        condition: std::result::Result<Option<String>, String>,
+        mut placeholders: Placeholders,
+    ) -> Result<Self> {
+        let entity = E::SCHEMA.entity_type;
+        let condition = condition
+            .map_err(|reason| Error::InvalidRequest { entity, reason })?
+            .map(|text| placeholders.fit(entity, "condition", text))
+            .transpose()?;
+        placeholders.check(entity)?;
+        Ok(Self {
+            key,
+            action,
+            condition,
+            placeholders,
+            expected_version: None,
+            must_exist: false,
+            read: None,
+            item_size: None,
+            markers: Vec::new(),
+        })
+    }
+
+    /// The size DynamoDB counts for the action: the item for a put, the key
+    /// and expression otherwise.
+    pub(crate) fn size(&self) -> usize {
+        match &self.action {
+            Action::Put(item) => self.item_size.unwrap_or_else(|| item_size(item)),
+            Action::Update(expression) => item_size(&self.key.to_item()) + expression.len(),
+            Action::Delete | Action::ConditionCheck => item_size(&self.key.to_item()),
+        }
+    }
+
+    /// The parts of the request, moved out: a plan is sent once.
+    fn take_parts(&mut self) -> Parts {
+        let (names, values) = std::mem::take(&mut self.placeholders).into_maps();
+        Parts {
+            // A put names its key in its item.
+            key: match self.action {
+                Action::Put(_) => Item::new(),
+                _ => self.key.to_item(),
+            },
+            condition: self.condition.take(),
+            names,
+            values,
+        }
+    }
+
+    /// Sends the plan as a PutItem, UpdateItem or DeleteItem, in a span of
+    /// its own, and returns the attributes `return_values` asked for and the
+    /// capacity DynamoDB reports it consumed (table and indexes). A put's
+    /// item moves into the request: the plan no longer holds it.
+    pub(crate) async fn send(
+        &mut self,
+        db: &Db,
+        return_values: Option<ReturnValue>,
+    ) -> Result<(Option<Item>, Capacity)> {
+        self.send_recorded(db, return_values, &Attempts::default())
+            .await
+    }
+
+    /// [`send`](Self::send), its attempts recorded into `attempts`.
+    pub(crate) async fn send_recorded(
+        &mut self,
+        db: &Db,
+        return_values: Option<ReturnValue>,
+        attempts: &Attempts,
+    ) -> Result<(Option<Item>, Capacity)> {
+        let table = db.table_name::<E::Table>();
+        let operation = match &self.action {
+            Action::Put(_) => "PutItem",
+            Action::Update(_) => "UpdateItem",
+            Action::Delete => "DeleteItem",
+            Action::ConditionCheck => {
+                return Err(Error::InvalidRequest {
+                    entity: E::SCHEMA.entity_type,
+                    reason: "a condition check is sent inside a transaction".into(),
+                })
+            }
+        };
+        let span = telemetry::span(operation, table, None, E::SCHEMA.entity_type);
+        let Parts {
+            key,
+            condition,
+            names,
+            values,
+        } = self.take_parts();
+        let indexes = ReturnConsumedCapacity::Indexes;
+        let sdk = db.sdk();
+        let sent = match &mut self.action {
+            Action::Put(item) => {
+                let item = std::mem::take(item);
+                let request = |client: &Client| {
+                    let put = client.put_item().table_name(table).set_item(Some(item));
+                    conditioned!(put, condition, names, values)
+                        .set_return_values(return_values)
+                        .return_consumed_capacity(indexes)
+                };
+                self.answer(operation, attempts, sdk.send(attempts, request))
+                    .instrument(span.clone())
+                    .await
+            }
+            Action::Update(expression) => {
+                let expression = std::mem::take(expression);
+                let request = |client: &Client| {
+                    let update = client
+                        .update_item()
+                        .table_name(table)
+                        .set_key(Some(key))
+                        .update_expression(expression);
+                    conditioned!(update, condition, names, values)
+                        .set_return_values(return_values)
+                        .return_consumed_capacity(indexes)
+                };
+                self.answer(operation, attempts, sdk.send(attempts, request))
+                    .instrument(span.clone())
+                    .await
+            }
+            Action::Delete | Action::ConditionCheck => {
+                let request = |client: &Client| {
+                    let delete = client.delete_item().table_name(table).set_key(Some(key));
+                    conditioned!(delete, condition, names, values)
+                        .set_return_values(return_values)
+                        .return_consumed_capacity(indexes)
+                };
+                self.answer(operation, attempts, sdk.send(attempts, request))
+                    .instrument(span.clone())
+                    .await
+            }
+        };
+        match &sent {
+            Ok((_, capacity)) => telemetry::record(&span, capacity.total, 1, attempts.count()),
+            Err(error) => {
+                telemetry::record(&span, 0.0, 0, attempts.count());
+                telemetry::record_error(&span, error);
+            }
+        }
+        sent
+    }
+
+    /// The answer of a single write: the attributes it returned and the
+    /// capacity it consumed, or its failure (see `sdk_failure`).
+    async fn answer<O: WriteAnswer, R>(
+        &self,
+        operation: &'static str,
+        attempts: &Attempts,
+        sent: impl std::future::Future<Output = std::result::Result<O, SdkError<R, HttpResponse>>>,
+    ) -> Result<(Option<Item>, Capacity)>
+    where
+        R: ConditionFailure,
+        aws_sdk_dynamodb::Error: From<SdkError<R, HttpResponse>>,
+    {
+        match sent.await {
+            Ok(output) => {
+                let (attributes, consumed) = output.into_parts();
+                Ok((attributes, Capacity::of(consumed)))
+            }
+            Err(error) => Err(self.sdk_failure(operation, error, attempts)),
+        }
+    }
+
+    /// A failed request: the mapped condition failure, or the SDK's error;
+    /// either is an unknown outcome when an attempt may have been applied.
+    fn sdk_failure<O>(
+        &self,
+        operation: &'static str,
+        error: SdkError<O, aws_sdk_dynamodb::config::http::HttpResponse>,
+        attempts: &Attempts,
+    ) -> Error
+    where
+        O: ConditionFailure,
+        aws_sdk_dynamodb::Error: From<SdkError<O, aws_sdk_dynamodb::config::http::HttpResponse>>,
+    {
+        match error
+            .as_service_error()
+            .and_then(ConditionFailure::condition_failed)
+        {
+            Some(existing) if attempts.maybe_applied() => {
+                self.outcome_unknown(self.failure(existing))
+            }
+            Some(existing) => self.failure(existing),
+            // The SDK gave up (retries spent, a timeout) after an attempt
+            // that may have been applied: sending it again is not safe.
+            None if attempts.maybe_applied() => self.outcome_unknown(Error::sdk(operation, error)),
+            None => Error::sdk(operation, error),
+        }
+    }
+
+    fn outcome_unknown(&self, failure: Error) -> Error {
+        Error::WriteOutcomeUnknown {
+            entity: E::SCHEMA.entity_type,
+            key: key_text(&self.key),
+            failure: Box::new(failure),
+        }
+    }
+
+    /// Sends the plan as a one-action TransactWriteItems under a
+    /// ClientRequestToken: when an answer is lost, the SDK's retry carries
+    /// the same token and DynamoDB does not apply it again (for ten
+    /// minutes), so a failure is never this call's own write. Returns no
+    /// attributes: a transaction has no return values.
+    pub(crate) async fn send_exactly_once(&mut self, db: &Db) -> Result<Capacity> {
+        self.send_exactly_once_recorded(db, &Attempts::keeping_sent())
+            .await
+    }
+
+    /// [`send_exactly_once`](Self::send_exactly_once), its attempts
+    /// recorded into `attempts` (which must keep what they sent: a
+    /// transaction sent again after a conflict sends it again).
+    pub(crate) async fn send_exactly_once_recorded(
+        &mut self,
+        db: &Db,
+        attempts: &Attempts,
+    ) -> Result<Capacity> {
+        let failed = match db.transact_write().plan(self).send_recorded(attempts).await {
+            Ok((_, capacity)) => return Ok(capacity),
+            Err(Error::TransactionCanceled { reasons })
+                if reasons
+                    .first()
+                    .is_some_and(|r| r.code == "ConditionalCheckFailed") =>
+            {
+                reasons.into_iter().next()
+            }
+            // Sent under the same token until the SDK and ddb gave up.
+            Err(Error::WriteOutcomeUnknown { failure, .. }) => {
+                return Err(self.outcome_unknown(*failure))
+            }
+            Err(error) => return Err(error),
+        };
+        // The item that failed the condition, as DynamoDB returned it
+        // (ALL_OLD): none when there is no item.
+        let existing = failed
+            .and_then(|r| r.existing)
+            .map(|ExistingItem(item)| item);
+        Err(self.failure(existing))
+    }
+
+    /// The plan as one action of a TransactWriteItems on `table`. A put's
+    /// item moves into the action: the plan no longer holds it.
+    pub(crate) fn transact_item(&mut self, table: &str) -> Result<TransactWriteItem> {
+        let Parts {
+            key,
+            condition,
+            names,
+            values,
+        } = self.take_parts();
+        let invalid = |e: aws_sdk_dynamodb::error::BuildError| Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: e.to_string(),
+        };
+        let item = TransactWriteItem::builder();
+        Ok(match &mut self.action {
+            Action::Put(put) => {
+                let put = Put::builder()
+                    .table_name(table)
+                    .set_item(Some(std::mem::take(put)));
+                item.put(
+                    conditioned!(put, condition, names, values)
+                        .build()
+                        .map_err(invalid)?,
+                )
+            }
+            Action::Update(expression) => {
+                let update = Update::builder()
+                    .table_name(table)
+                    .set_key(Some(key))
+                    .update_expression(expression.as_str());
+                let update = conditioned!(update, condition, names, values);
+                item.update(update.build().map_err(invalid)?)
+            }
+            Action::Delete => {
+                let delete = Delete::builder().table_name(table).set_key(Some(key));
+                let delete = conditioned!(delete, condition, names, values);
+                item.delete(delete.build().map_err(invalid)?)
+            }
+            Action::ConditionCheck => {
+                let check = ConditionCheck::builder()
+                    .table_name(table)
+                    .set_key(Some(key));
+                let check = conditioned!(check, condition, names, values);
+                item.condition_check(check.build().map_err(invalid)?)
+            }
+        }
+        .build())
+    }
+
+    /// The plan as one request of a BatchWriteItem, which takes no
+    /// conditions: only an unconditional put or delete.
+    pub(crate) fn into_write_request(self) -> Result<WriteRequest> {
+        let invalid = |reason: String| Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason,
+        };
+        if self.condition.is_some() {
+            return Err(invalid(
+                "BatchWriteItem takes no conditions; use a transaction".into(),
+            ));
+        }
+        Ok(match self.action {
+            Action::Put(item) => WriteRequest::builder()
+                .put_request(
+                    PutRequest::builder()
+                        .set_item(Some(item))
+                        .build()
+                        .map_err(|e| invalid(e.to_string()))?,
+                )
+                .build(),
+            Action::Delete => WriteRequest::builder()
+                .delete_request(
+                    DeleteRequest::builder()
+                        .set_key(Some(self.key.to_item()))
+                        .build()
+                        .map_err(|e| invalid(e.to_string()))?,
+                )
+                .build(),
+            Action::Update(_) | Action::ConditionCheck => {
+                return Err(invalid("BatchWriteItem puts and deletes only".into()))
+            }
+        })
+    }
+
+    /// Maps a failed condition, given the item as it was (ALL_OLD): a
+    /// version the caller expected is a [`Error::VersionConflict`], a
+    /// missing item [`Error::NotFound`] when the write needed one, a change
+    /// to what an update read first [`Error::ChangedSinceRead`], anything
+    /// else [`Error::ConditionFailed`] with the stored item.
+    pub(crate) fn failure(&self, existing: Option<Item>) -> Error {
+        let schema = &E::SCHEMA;
+        let entity = schema.entity_type;
+        let key = key_text(&self.key);
+        if let Some(expected) = self.expected_version {
+            let current = stored_version(schema, existing.as_ref());
+            if current != Some(expected) && !(expected == 0 && existing.is_none()) {
+                return Error::VersionConflict {
+                    entity,
+                    key,
+                    expected,
+                    current,
+                };
+            }
+        }
+        if let (Some(item), Action::Update(_)) = (&existing, &self.action) {
+            let stored = crate::item::stored::stored_schema_version(item).unwrap_or(0);
+            let current = schema.schema_version;
+            if stored != current {
+                let reason = if stored > current {
+                    format!(
+                        "the item was written by code at schema version {stored}, newer than \
+                         this code's {current}: deploy the newer code everywhere before it writes"
+                    )
+                } else {
+                    format!(
+                        "the item is stored at schema version {stored} and this write needs \
+                         version {current}'s shape: read and put it (reads migrate it), or run \
+                         the backfill, which upgrades every item"
+                    )
+                };
+                return Error::Migration {
+                    entity,
+                    key,
+                    from: stored,
+                    reason,
+                };
+            }
+        }
+        let gone = existing
+            .as_ref()
+            .is_none_or(|item| crate::item::timestamp::expired(schema, item));
+        if self.must_exist && gone {
+            return Error::NotFound { entity, key };
+        }
+        if let (Some(read), Some(existing)) = (&self.read, &existing) {
+            let differs =
+                |attribute: &str| match (read.item.get(attribute), existing.get(attribute)) {
+                    (Some(a), Some(b)) => !same_value(a, b),
+                    (a, b) => a.is_some() != b.is_some(),
+                };
+            let mut changed: Vec<String> = read
+                .conditioned
+                .iter()
+                .filter(|a| differs(a))
+                .map(|a| (*a).to_owned())
+                .collect();
+            if let Some(version) = version_attribute(schema) {
+                if read.version_derived && differs(version) {
+                    changed.push(version.to_owned());
+                }
+            }
+            if !changed.is_empty() {
+                return Error::ChangedSinceRead {
+                    entity,
+                    key,
+                    attributes: changed,
+                };
+            }
+        }
+        Error::ConditionFailed {
+            entity,
+            key,
+            existing: existing.map(ExistingItem),
+        }
+    }
+}
+
+/// `a AND b`, where `a` may be absent.
+pub(crate) fn and<E>(a: Option<Condition<E>>, b: Condition<E>) -> Condition<E> {
+    match a {
+        Some(a) => a & b,
+        None => b,
+    }
+}
+
+/// What a PutItem, UpdateItem or DeleteItem answers: the attributes its
+/// return values asked for, and the capacity it consumed.
+pub(crate) trait WriteAnswer {
+    fn into_parts(
+        self,
+    ) -> (
+        Option<Item>,
+        Option<aws_sdk_dynamodb::types::ConsumedCapacity>,
+    );
+}
+
+macro_rules! write_answer {
+    ($($output:ty),* $(,)?) => {$(
+        impl WriteAnswer for $output {
+            fn into_parts(
+                self,
+            ) -> (
+                Option<Item>,
+                Option<aws_sdk_dynamodb::types::ConsumedCapacity>,
+            ) {
+                (self.attributes, self.consumed_capacity)
+            }
+        }
+    )*};
+}
+
+write_answer!(
+    aws_sdk_dynamodb::operation::put_item::PutItemOutput,
+    aws_sdk_dynamodb::operation::update_item::UpdateItemOutput,
+    aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput,
+);
+
+/// Service errors that can be a ConditionalCheckFailedException.
+pub(crate) trait ConditionFailure {
+    /// `Some(item)` for a failed condition (the item when ALL_OLD returned one).
+    fn condition_failed(&self) -> Option<Option<Item>>;
+}
+
+macro_rules! condition_failure {
+    ($($error:ty => $variant:path),* $(,)?) => {$(
+        impl ConditionFailure for $error {
+            fn condition_failed(&self) -> Option<Option<Item>> {
+                match self {
+                    $variant(e) => Some(e.item.clone()),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+
+condition_failure!(
+    aws_sdk_dynamodb::operation::put_item::PutItemError => aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException,
+    aws_sdk_dynamodb::operation::delete_item::DeleteItemError => aws_sdk_dynamodb::operation::delete_item::DeleteItemError::ConditionalCheckFailedException,
+    aws_sdk_dynamodb::operation::update_item::UpdateItemError => aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException,
+);

@@ -1,0 +1,143 @@
+//! A put (upsert), versioned when the entity has a version field.
+
+use aws_sdk_dynamodb::types::ReturnValue;
+
+use crate::db::Db;
+use crate::entity::Entity;
+use crate::error::Result;
+use crate::expression::{Condition, Placeholders};
+
+use super::create::absent_or_expired;
+use super::item::{next_version, prepare, version_attribute, version_is, Prepared};
+use super::plan::{and, Action, WritePlan};
+use super::written::{no_return_values, Written};
+
+impl Db {
+    /// Writes `entity`, replacing any item at its key (an upsert).
+    ///
+    /// With a `#[ddb(version)]` field, the stored version must equal the
+    /// entity's (or no item may exist when it is 0), and version + 1 is
+    /// written: a stale entity is an [`Error::VersionConflict`].
+    pub fn put<E: Entity + 'static>(&self, entity: &E) -> Put<E> {
+        let expected = entity.version();
+        let next = expected.map(|v| next_version(E::SCHEMA.entity_type, v));
+        Put {
+            db: self.clone(),
+            prepared: next
+                .transpose()
+                .and_then(|next| prepare(entity, false, next)),
+            expected_version: expected,
+            condition: None,
+            return_old: false,
+            exactly_once: self.exactly_once_writes(),
+        }
+    }
+}
+
+/// A put (upsert); finish with [`send`](Put::send).
+#[must_use = "a request does nothing until it is sent"]
+pub struct Put<E> {
+    db: Db,
+    prepared: Result<Prepared<E>>,
+    expected_version: Option<u64>,
+    condition: Option<Condition<E>>,
+    return_old: bool,
+    exactly_once: bool,
+}
+
+impl<E: Entity + 'static> Put<E> {
+    /// Writes only if `condition` holds on the stored item.
+    pub fn condition(mut self, condition: Condition<E>) -> Self {
+        self.condition = Some(and(self.condition.take(), condition));
+        self
+    }
+
+    /// Returns the replaced item when `true` (`ReturnValues = ALL_OLD`).
+    pub fn return_old(mut self, return_old: bool) -> Self {
+        self.return_old = return_old;
+        self
+    }
+
+    fn full_condition(&self) -> Option<Condition<E>> {
+        let mut condition = self.condition.clone();
+        if let (Some(attribute), Some(expected)) =
+            (version_attribute(&E::SCHEMA), self.expected_version)
+        {
+            let version = if expected == 0 {
+                absent_or_expired::<E>()
+            } else {
+                version_is(attribute, expected)
+            };
+            condition = Some(and(condition, version));
+        }
+        condition
+    }
+
+    /// The put as a write plan, its version check included.
+    pub(crate) fn plan(self) -> Result<WritePlan<E>> {
+        let condition = self.full_condition();
+        let Prepared { item, key, size } = self.prepared?;
+        let mut plan = WritePlan::new(
+            key,
+            Action::Put(item),
+            condition.as_ref(),
+            Placeholders::default(),
+        )?;
+        plan.expected_version = self.expected_version;
+        plan.item_size = Some(size);
+        Ok(plan)
+    }
+
+    /// Sends it as a one-action TransactWriteItems under a
+    /// ClientRequestToken, so that a retry after a lost answer is never
+    /// applied twice nor fails on this call's own write: a
+    /// [`VersionConflict`](Error::VersionConflict) is then always another
+    /// writer's. Costs two write units per KB instead of one;
+    /// [`return_old`](Self::return_old) is not available (a transaction
+    /// returns no item). [`Db::with_exactly_once_writes`] makes it the
+    /// default of every write; `exactly_once(false)` opts one call out.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, entity = "Counter", pk = "COUNTER#{name}")]
+    /// # struct Counter { name: String, value: u64, #[ddb(version)] version: u64 }
+    /// let key = Counter::key(&"visits".to_string())?;
+    /// let mut counter: Counter = db.get(key).consistent_read(true).send().await?.unwrap();
+    /// counter.value += 1;
+    /// db.put(&counter).exactly_once(true).send().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn exactly_once(mut self, exactly_once: bool) -> Self {
+        self.exactly_once = exactly_once;
+        self
+    }
+
+    /// Sends the PutItem (or, [`exactly_once`](Self::exactly_once), the
+    /// one-action transaction).
+    ///
+    /// A versioned put whose first attempt lost its answer and whose retry
+    /// then fails its condition is [`Error::WriteOutcomeUnknown`], never a
+    /// [`VersionConflict`](Error::VersionConflict): the lost attempt may
+    /// have been applied.
+    pub async fn send(self) -> Result<Written<E>> {
+        let db = self.db.clone();
+        let (return_old, exactly_once) = (self.return_old, self.exactly_once);
+        if exactly_once {
+            no_return_values::<E>(return_old)?;
+        }
+        let mut plan = self.plan()?;
+        let version = plan.expected_version.map(|v| v + 1);
+        if exactly_once {
+            let capacity = plan.send_exactly_once(&db).await?;
+            return Ok(Written::applied(version, None, false, capacity));
+        }
+        let (old, capacity) = plan
+            .send(&db, return_old.then_some(ReturnValue::AllOld))
+            .await?;
+        Ok(Written::applied(version, old, true, capacity))
+    }
+}

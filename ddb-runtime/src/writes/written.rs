@@ -1,0 +1,75 @@
+//! What a put, delete or update left behind, and the rules its return
+//! values follow.
+
+use crate::entity::Entity;
+use crate::error::{Error, Result};
+use crate::telemetry::Capacity;
+
+use super::item::version_attribute;
+
+/// What a put, delete or update left behind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written<E> {
+    /// The version now stored, for entities with `#[ddb(version)]`.
+    pub version: Option<u64>,
+    /// The item before the write (put and delete with `return_old`) or after
+    /// it (update with `return_new`), decoded. `None` when none was asked
+    /// for, or when the returned item does not decode as `E`: the write was
+    /// applied all the same, and [`raw`](Self::raw) holds what DynamoDB sent.
+    pub item: Option<E>,
+    /// The attributes DynamoDB returned, undecoded.
+    pub raw: Option<crate::entity::Item>,
+    /// The capacity DynamoDB reported the write consumed, table and indexes.
+    pub capacity: Capacity,
+}
+
+/// A transaction returns no item: an exactly-once write cannot return one.
+pub(crate) fn no_return_values<E: Entity>(asked: bool) -> Result<()> {
+    if asked {
+        return Err(Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: "an exactly-once write is a transaction, which returns no item; \
+                     drop return_old/return_new or read the item afterwards"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+/// `expect_version` needs a `#[ddb(version)]` field to compare.
+pub(crate) fn require_version<E: Entity>() -> Result<()> {
+    match version_attribute(&E::SCHEMA) {
+        Some(_) => Ok(()),
+        None => Err(Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: format!(
+                "expect_version needs a #[ddb(version)] field, and {} has none",
+                E::SCHEMA.rust_name
+            ),
+        }),
+    }
+}
+
+impl<E: Entity> Written<E> {
+    /// The outcome of a write DynamoDB applied: the returned attributes are
+    /// decoded when they can be, and never turn the write into an error.
+    pub(crate) fn applied(
+        version: Option<u64>,
+        returned: Option<crate::entity::Item>,
+        decode: bool,
+        capacity: Capacity,
+    ) -> Self {
+        // Copied only to decode: an update that asked for no item gets the
+        // new version back, not a decoded entity.
+        let item = match &returned {
+            Some(raw) if decode => E::from_item(raw.clone()).ok(),
+            _ => None,
+        };
+        Written {
+            version,
+            item,
+            raw: returned,
+            capacity,
+        }
+    }
+}
