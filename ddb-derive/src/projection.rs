@@ -5,10 +5,10 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Path};
 
-use crate::attr::{for_each_ddb, serde_value, unknown};
-use crate::ctxt::Ctxt;
 use crate::expand::convert::{read_fields, FieldRead};
-use crate::symbol::{ENTITY, PROJECTION_KEYS, RENAME, RENAME_ALL};
+use crate::internals::attr::{for_each_ddb, serde_value, unknown};
+use crate::internals::ctxt::Ctxt;
+use crate::internals::symbol::{ENTITY, PROJECTION_KEYS, RENAME, RENAME_ALL};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::default();
@@ -51,7 +51,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         let Some(name) = &field.ident else { continue };
         let ty = &field.ty;
         let rust_name = name.to_string();
-        let own = crate::ast::attribute_name(
+        let own = crate::internals::ast::attribute_name(
             name,
             serde_value(&field.attrs, RENAME).as_deref(),
             rename_all.as_deref(),

@@ -5,9 +5,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields, LitStr};
 
-use crate::attr::{for_each_ddb, lit_str, unknown};
-use crate::ctxt::Ctxt;
-use crate::symbol::{RENAME, VARIANT_KEYS};
+use crate::internals::attr::{for_each_ddb, lit_str, unknown};
+use crate::internals::ctxt::Ctxt;
+use crate::internals::symbol::{RENAME, VARIANT_KEYS};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::default();

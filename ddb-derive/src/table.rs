@@ -6,9 +6,9 @@ use syn::meta::ParseNestedMeta;
 use syn::parse::Parse;
 use syn::{DeriveInput, LitStr};
 
-use crate::attr::{for_each_ddb, lit_str, set_once, unknown, Attr};
-use crate::ctxt::Ctxt;
-use crate::symbol::*;
+use crate::internals::attr::{for_each_ddb, lit_str, set_once, unknown, Attr};
+use crate::internals::ctxt::Ctxt;
+use crate::internals::symbol::*;
 
 #[derive(Default)]
 struct RawIndex {

@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 use super::snake_case;
 use super::template::{codecs, literal_prefix, read_template, write_template};
 use super::upkeep::{index_key_from, membership, side_arms};
-use crate::ast::{Entity, Key};
+use crate::internals::ast::{Entity, Key};
 
 /// Literal prefixes and names of one key, for messages and method names.
 struct Names {

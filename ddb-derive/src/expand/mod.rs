@@ -11,7 +11,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
-use crate::ast::Entity;
+use crate::internals::ast::Entity;
 
 pub(crate) mod convert;
 mod fields;

@@ -6,9 +6,9 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::template::template_const;
-use crate::ast::Entity;
-use crate::attr::RawWhen;
-use crate::template::{Part, Template};
+use crate::internals::ast::Entity;
+use crate::internals::attr::RawWhen;
+use crate::internals::template::{Part, Template};
 
 /// The `KeyDef` of each key: templates, query, shards, membership.
 pub(super) fn key_defs(entity: &Entity) -> Vec<TokenStream> {

@@ -5,8 +5,8 @@ use syn::meta::ParseNestedMeta;
 use syn::parse::Parse;
 use syn::{Attribute, LitInt, LitStr, Path};
 
-use crate::ctxt::{unknown_key_message, Ctxt};
-use crate::symbol::*;
+use super::ctxt::{unknown_key_message, Ctxt};
+use super::symbol::*;
 
 /// A value and the tokens an error about it points at.
 #[derive(Clone)]

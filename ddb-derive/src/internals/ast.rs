@@ -4,9 +4,9 @@
 use quote::ToTokens;
 use syn::{Data, DeriveInput, Fields, Ident, Path, Type};
 
-use crate::attr::{self, Attr};
-use crate::ctxt::Ctxt;
-use crate::template::{self, Template};
+use super::attr::{self, Attr};
+use super::ctxt::Ctxt;
+use super::template::{self, Template};
 
 pub struct Entity<'a> {
     pub ident: &'a Ident,

@@ -1,0 +1,13 @@
+//! The model every derive works from: the `#[ddb(...)]` keywords
+//! (`symbol`), the raw attributes as written (`attr`), the error collector
+//! (`ctxt`), key templates (`template`), the entity model built from the
+//! input (`ast`) and the rules that span several of its attributes
+//! (`valid`). Nothing here emits code; the per-derive files and `expand`
+//! turn this model into tokens.
+
+pub mod ast;
+pub mod attr;
+pub mod ctxt;
+pub mod symbol;
+pub mod template;
+pub mod valid;
