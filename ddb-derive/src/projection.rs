@@ -6,8 +6,9 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Path};
 
 use crate::expand::convert::{read_fields, FieldRead};
-use crate::internals::attr::{for_each_ddb, serde_value, unknown};
+use crate::internals::attr::{for_each_ddb, unknown};
 use crate::internals::ctxt::Ctxt;
+use crate::internals::serde_attr::serde_value;
 use crate::internals::symbol::{ENTITY, PROJECTION_KEYS, RENAME, RENAME_ALL};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {

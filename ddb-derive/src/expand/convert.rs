@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::internals::ast::{Entity, Field};
-use crate::internals::attr::SerdeConversion;
+use crate::internals::serde_attr::SerdeConversion;
 
 /// Whether the generated conversion follows every serde attribute in play.
 fn follows(entity: &Entity) -> bool {

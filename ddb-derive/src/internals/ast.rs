@@ -6,6 +6,7 @@ use syn::{Data, DeriveInput, Fields, Ident, Path, Type};
 
 use super::attr::{self, Attr};
 use super::ctxt::Ctxt;
+use super::serde_attr;
 use super::template::{self, Template};
 
 pub struct Entity<'a> {
@@ -21,11 +22,11 @@ pub struct Entity<'a> {
     /// `#[serde(skip)]` fields: never stored, so not attributes.
     pub skipped: Vec<&'a Ident>,
     /// The serde attributes of each skipped field (its `default`), in order.
-    pub skipped_serde: Vec<attr::SerdeConversion>,
+    pub skipped_serde: Vec<serde_attr::SerdeConversion>,
     /// Container serde attributes ddb cannot follow.
     pub serde_refused: Vec<Attr<String>>,
     /// The container's serde attributes, for the generated conversion.
-    pub serde_conversion: attr::SerdeConversion,
+    pub serde_conversion: serde_attr::SerdeConversion,
     /// `schema_version = N`, and the migrations from each older version.
     pub schema: Option<Schema>,
 }

@@ -1,5 +1,6 @@
 //! The model every derive works from: the `#[ddb(...)]` keywords
-//! (`symbol`), the raw attributes as written (`attr`), the error collector
+//! (`symbol`), the raw attributes as written (`attr`) and the serde
+//! attributes ddb reads (`serde_attr`), the error collector
 //! (`ctxt`), key templates (`template`), the entity model built from the
 //! input (`ast`) and the rules that span several of its attributes
 //! (`valid`). Nothing here emits code; the per-derive files and `expand`
@@ -8,6 +9,7 @@
 pub mod ast;
 pub mod attr;
 pub mod ctxt;
+pub mod serde_attr;
 pub mod symbol;
 pub mod template;
 pub mod valid;
