@@ -2,147 +2,11 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
-use syn::meta::ParseNestedMeta;
-use syn::parse::Parse;
 use syn::{DeriveInput, LitStr};
 
-use crate::internals::attr::{for_each_ddb, lit_str, set_once, unknown, Attr};
+use crate::internals::attr::Attr;
 use crate::internals::ctxt::Ctxt;
-use crate::internals::symbol::*;
-
-#[derive(Default)]
-struct RawIndex {
-    local: bool,
-    tokens: TokenStream,
-    name: Option<Attr<LitStr>>,
-    pk: Option<Attr<LitStr>>,
-    sk: Option<Attr<LitStr>>,
-    /// `pk("a", "b: N")`: a multi-attribute partition key.
-    pk_list: Option<Attr<Vec<LitStr>>>,
-    /// `sk("a", "b: N")`: a multi-attribute sort key.
-    sk_list: Option<Attr<Vec<LitStr>>>,
-    pk_type: Option<Attr<LitStr>>,
-    sk_type: Option<Attr<LitStr>>,
-    projection: Option<Attr<LitStr>>,
-    include: Option<Attr<Vec<LitStr>>>,
-}
-
-#[derive(Default)]
-struct RawTable {
-    name: Option<Attr<LitStr>>,
-    pk: Option<Attr<LitStr>>,
-    sk: Option<Attr<LitStr>>,
-    pk_type: Option<Attr<LitStr>>,
-    sk_type: Option<Attr<LitStr>>,
-    entity_attribute: Option<Attr<LitStr>>,
-    ttl: Option<Attr<LitStr>>,
-    /// `entities(Customer, Order)`: every entity the table stores.
-    entities: Option<Attr<Vec<syn::Path>>>,
-    indexes: Vec<RawIndex>,
-}
-
-fn string(cx: &Ctxt, slot: &mut Option<Attr<LitStr>>, meta: &ParseNestedMeta) -> syn::Result<()> {
-    let value = lit_str(meta)?;
-    let tokens = value.to_token_stream();
-    set_once(cx, slot, meta, value, tokens);
-    Ok(())
-}
-
-/// `("a", "b")`: a list of string literals, set once.
-fn strings(
-    cx: &Ctxt,
-    slot: &mut Option<Attr<Vec<LitStr>>>,
-    meta: &ParseNestedMeta,
-) -> syn::Result<()> {
-    let content;
-    syn::parenthesized!(content in meta.input);
-    let names: Vec<LitStr> = content
-        .parse_terminated(|s| s.parse::<LitStr>(), syn::Token![,])?
-        .into_iter()
-        .collect();
-    let tokens = meta.path.to_token_stream();
-    set_once(cx, slot, meta, names, tokens);
-    Ok(())
-}
-
-fn parse(cx: &Ctxt, input: &DeriveInput) -> RawTable {
-    let mut raw = RawTable::default();
-    for_each_ddb(cx, &input.attrs, |meta| {
-        let path = &meta.path;
-        if path.is_ident(NAME) {
-            string(cx, &mut raw.name, meta)
-        } else if path.is_ident(PK) {
-            string(cx, &mut raw.pk, meta)
-        } else if path.is_ident(SK) {
-            string(cx, &mut raw.sk, meta)
-        } else if path.is_ident(PK_TYPE) {
-            string(cx, &mut raw.pk_type, meta)
-        } else if path.is_ident(SK_TYPE) {
-            string(cx, &mut raw.sk_type, meta)
-        } else if path.is_ident(ENTITY_ATTRIBUTE) {
-            string(cx, &mut raw.entity_attribute, meta)
-        } else if path.is_ident(TTL) {
-            string(cx, &mut raw.ttl, meta)
-        } else if path.is_ident(ENTITIES) {
-            let content;
-            syn::parenthesized!(content in meta.input);
-            let paths: Vec<syn::Path> = content
-                .parse_terminated(syn::Path::parse, syn::Token![,])?
-                .into_iter()
-                .collect();
-            let tokens = meta.path.to_token_stream();
-            set_once(cx, &mut raw.entities, meta, paths, tokens);
-            Ok(())
-        } else if path.is_ident(INDEX) || path.is_ident(LOCAL_INDEX) {
-            let local = path.is_ident(LOCAL_INDEX);
-            let mut index = RawIndex {
-                local,
-                tokens: path.to_token_stream(),
-                ..RawIndex::default()
-            };
-            let valid = if local {
-                TABLE_LOCAL_INDEX_KEYS
-            } else {
-                TABLE_INDEX_KEYS
-            };
-            meta.parse_nested_meta(|inner| {
-                let path = &inner.path;
-                let list = inner.input.peek(syn::token::Paren);
-                if path.is_ident(NAME) {
-                    string(cx, &mut index.name, &inner)
-                } else if path.is_ident(PK) && !local && list {
-                    strings(cx, &mut index.pk_list, &inner)
-                } else if path.is_ident(PK) && !local {
-                    string(cx, &mut index.pk, &inner)
-                } else if path.is_ident(SK) && !local && list {
-                    strings(cx, &mut index.sk_list, &inner)
-                } else if path.is_ident(SK) {
-                    string(cx, &mut index.sk, &inner)
-                } else if path.is_ident(PK_TYPE) && !local {
-                    string(cx, &mut index.pk_type, &inner)
-                } else if path.is_ident(SK_TYPE) {
-                    string(cx, &mut index.sk_type, &inner)
-                } else if path.is_ident(PROJECTION) {
-                    string(cx, &mut index.projection, &inner)
-                } else if path.is_ident(INCLUDE) {
-                    strings(cx, &mut index.include, &inner)
-                } else {
-                    unknown(
-                        cx,
-                        &inner,
-                        if local { "a local index" } else { "an index" },
-                        valid,
-                    )
-                }
-            })?;
-            raw.indexes.push(index);
-            Ok(())
-        } else {
-            unknown(cx, meta, "a table", TABLE_KEYS)
-        }
-    });
-    raw
-}
+use crate::internals::table_attr::{parse_table, RawTable};
 
 fn scalar(cx: &Ctxt, ty: &Option<Attr<LitStr>>) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
@@ -286,7 +150,7 @@ fn attribute_list(
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::default();
-    let raw = parse(&cx, input);
+    let raw = parse_table(&cx, input);
     let ident = &input.ident;
     let p = quote!(::ddb_runtime::__private);
     let name = match &raw.name {

@@ -1,6 +1,8 @@
-//! The syntax of `#[ddb(...)]` on entities and their fields: raw values with
-//! their tokens, for errors. No rule that spans several attributes lives here.
+//! The syntax of `#[ddb(...)]`: the pieces every derive parses its keys
+//! with, and the raw attributes of an entity and its fields, each value with
+//! its tokens, for errors. No rule that spans several attributes lives here.
 
+use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parse;
 use syn::{Attribute, LitInt, LitStr, Path};
@@ -37,6 +39,37 @@ pub fn set_once<T>(
     } else {
         *slot = Some(Attr { value, tokens });
     }
+}
+
+/// `key = value`: parses the value and sets `slot` once; an error about it
+/// points at the value.
+pub fn set_value<T: Parse + ToTokens>(
+    cx: &Ctxt,
+    slot: &mut Option<Attr<T>>,
+    meta: &ParseNestedMeta,
+) -> syn::Result<()> {
+    let value: T = meta.value()?.parse()?;
+    let tokens = value.to_token_stream();
+    set_once(cx, slot, meta, value, tokens);
+    Ok(())
+}
+
+/// `key(a, b)`: parses the comma-separated list and sets `slot` once; an
+/// error about it points at the key.
+pub fn set_list<T: Parse>(
+    cx: &Ctxt,
+    slot: &mut Option<Attr<Vec<T>>>,
+    meta: &ParseNestedMeta,
+) -> syn::Result<()> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let values: Vec<T> = content
+        .parse_terminated(T::parse, syn::Token![,])?
+        .into_iter()
+        .collect();
+    let tokens = meta.path.to_token_stream();
+    set_once(cx, slot, meta, values, tokens);
+    Ok(())
 }
 
 /// Consumes whatever follows an unknown key so parsing can go on.
@@ -173,44 +206,19 @@ pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
         let tokens = path_tokens(meta);
         let path = &meta.path;
         if path.is_ident(TABLE) {
-            let value: Path = meta.value()?.parse()?;
-            let tokens = quote::quote!(#value);
-            set_once(cx, &mut raw.table, meta, value, tokens);
+            set_value(cx, &mut raw.table, meta)?;
         } else if path.is_ident(PK) {
-            let value = lit_str(meta)?;
-            set_once(cx, &mut raw.pk, meta, value.clone(), quote::quote!(#value));
+            set_value(cx, &mut raw.pk, meta)?;
         } else if path.is_ident(SK) {
-            let value = lit_str(meta)?;
-            set_once(cx, &mut raw.sk, meta, value.clone(), quote::quote!(#value));
+            set_value(cx, &mut raw.sk, meta)?;
         } else if path.is_ident(QUERY) {
-            let value = lit_str(meta)?;
-            set_once(
-                cx,
-                &mut raw.query,
-                meta,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut raw.query, meta)?;
         } else if path.is_ident(ENTITY) {
-            let value = lit_str(meta)?;
-            set_once(
-                cx,
-                &mut raw.entity,
-                meta,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut raw.entity, meta)?;
         } else if path.is_ident(INDEX) {
             raw.indexes.push(parse_index(cx, meta, tokens)?);
         } else if path.is_ident(SCHEMA_VERSION) {
-            let value: LitInt = meta.value()?.parse()?;
-            set_once(
-                cx,
-                &mut raw.schema_version,
-                meta,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut raw.schema_version, meta)?;
         } else if path.is_ident(MIGRATE) {
             raw.migrations.push(parse_migration(cx, meta, tokens)?);
         } else {
@@ -241,13 +249,9 @@ fn parse_migration(
     };
     meta.parse_nested_meta(|inner| {
         if inner.path.is_ident(FROM) {
-            let value: LitInt = inner.value()?.parse()?;
-            let tokens = quote::quote!(#value);
-            set_once(cx, &mut migration.from, &inner, value, tokens);
+            set_value(cx, &mut migration.from, &inner)?;
         } else if inner.path.is_ident(WITH) {
-            let value: Path = inner.value()?.parse()?;
-            let tokens = quote::quote!(#value);
-            set_once(cx, &mut migration.with, &inner, value, tokens);
+            set_value(cx, &mut migration.with, &inner)?;
         } else {
             unknown(cx, &inner, "migrate(...)", MIGRATE_KEYS)?;
         }
@@ -268,64 +272,22 @@ fn parse_index(
     meta.parse_nested_meta(|inner| {
         let path = &inner.path;
         if path.is_ident(NAME) {
-            let value = lit_str(&inner)?;
-            set_once(
-                cx,
-                &mut index.name,
-                &inner,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut index.name, &inner)?;
         } else if (path.is_ident(PK) || path.is_ident(SK)) && inner.input.peek(syn::token::Paren) {
-            let content;
-            syn::parenthesized!(content in inner.input);
-            let fields: Vec<syn::Ident> = content
-                .parse_terminated(syn::Ident::parse, syn::Token![,])?
-                .into_iter()
-                .collect();
-            let tokens = quote::quote!(#path);
             let slot = if path.is_ident(PK) {
                 &mut index.pk_fields
             } else {
                 &mut index.sk_fields
             };
-            set_once(cx, slot, &inner, fields, tokens);
+            set_list(cx, slot, &inner)?;
         } else if path.is_ident(PK) {
-            let value = lit_str(&inner)?;
-            set_once(
-                cx,
-                &mut index.pk,
-                &inner,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut index.pk, &inner)?;
         } else if path.is_ident(SK) {
-            let value = lit_str(&inner)?;
-            set_once(
-                cx,
-                &mut index.sk,
-                &inner,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut index.sk, &inner)?;
         } else if path.is_ident(QUERY) {
-            let value = lit_str(&inner)?;
-            set_once(
-                cx,
-                &mut index.query,
-                &inner,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut index.query, &inner)?;
         } else if path.is_ident(SHARDS) {
-            let value: LitInt = inner.value()?.parse()?;
-            set_once(
-                cx,
-                &mut index.shards,
-                &inner,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut index.shards, &inner)?;
         } else if path.is_ident(WHEN) {
             if inner.input.peek(syn::Token![=]) {
                 let value: Path = inner.value()?.parse()?;
