@@ -52,7 +52,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         let Some(name) = &field.ident else { continue };
         let ty = &field.ty;
         let rust_name = name.to_string();
-        let own = crate::internals::ast::attribute_name(
+        let own = crate::internals::serde_attr::attribute_name(
             name,
             serde_value(&field.attrs, RENAME).as_deref(),
             rename_all.as_deref(),

@@ -1,7 +1,7 @@
 //! The `#[serde(...)]` attributes ddb reads: the names serde gives fields,
 //! the attributes a generated conversion follows, and the ones ddb refuses.
 
-use syn::Attribute;
+use syn::{Attribute, Ident};
 
 use super::attr::{key_name, lit_str, path_tokens, skip_value, Attr};
 use super::symbol::*;
@@ -147,4 +147,45 @@ pub fn serde_value(attrs: &[Attribute], key: &str) -> Option<String> {
         });
     }
     found
+}
+
+/// The DynamoDB attribute name of a field: serde's `rename`, else its
+/// `rename_all` rule applied, else the field name.
+pub fn attribute_name(ident: &Ident, rename: Option<&str>, rename_all: Option<&str>) -> String {
+    if let Some(rename) = rename {
+        return rename.to_owned();
+    }
+    let name = ident.to_string();
+    let field = name.strip_prefix("r#").unwrap_or(&name);
+    // serde's own rules for fields (serde_derive's `RenameRule::apply_to_field`).
+    let pascal = || {
+        let mut out = String::new();
+        let mut capitalize = true;
+        for ch in field.chars() {
+            if ch == '_' {
+                capitalize = true;
+            } else if capitalize {
+                out.push(ch.to_ascii_uppercase());
+                capitalize = false;
+            } else {
+                out.push(ch);
+            }
+        }
+        out
+    };
+    match rename_all {
+        Some("lowercase") | Some("snake_case") => field.to_owned(),
+        Some("UPPERCASE") | Some("SCREAMING_SNAKE_CASE") => field.to_ascii_uppercase(),
+        Some("PascalCase") => pascal(),
+        Some("camelCase") => {
+            let pascal = pascal();
+            match pascal.chars().next() {
+                Some(first) => first.to_ascii_lowercase().to_string() + &pascal[first.len_utf8()..],
+                None => pascal,
+            }
+        }
+        Some("kebab-case") => field.replace('_', "-"),
+        Some("SCREAMING-KEBAB-CASE") => field.to_ascii_uppercase().replace('_', "-"),
+        _ => field.to_owned(),
+    }
 }
