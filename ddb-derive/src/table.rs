@@ -1,4 +1,5 @@
-//! `#[derive(Table)]`: the physical table, its key attributes and indexes.
+//! `#[derive(Table)]`: the physical table, its key attributes and indexes,
+//! from the attributes `internals::table_attr` reads, checked here.
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
