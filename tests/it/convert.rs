@@ -484,3 +484,44 @@ async fn a_create_meeting_an_item_compares_it_with_the_item_it_sent() {
         assert!(create(&other).await.unwrap_err().is_already_exists());
     }
 }
+
+#[derive(Table)]
+#[ddb(name = "Carts", pk = "PK")]
+struct Carts;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Carts, entity = "Cart", pk = "CART#{id}")]
+struct Cart {
+    id: String,
+    items: u32,
+    /// Computed in memory, never stored.
+    #[serde(skip)]
+    cached_total: u64,
+}
+
+/// A `#[serde(skip)]` field was listed among the entity's attributes
+/// (a filter on it could never match); it is now no attribute at all, and
+/// the item round-trips without it.
+#[tokio::test]
+async fn a_skipped_field_is_no_attribute() {
+    let db = ddb_tests::db_with_table::<Carts>().await;
+    let cart = Cart {
+        id: "c1".into(),
+        items: 2,
+        cached_total: 999,
+    };
+    assert!(Cart::SCHEMA.field("cached_total").is_none());
+    db.create(&cart).send().await.unwrap();
+    let raw = ddb_tests::raw_item::<Carts>(&db, cart.primary_key().unwrap().to_item())
+        .await
+        .unwrap();
+    assert!(!raw.contains_key("cached_total"), "{raw:?}");
+    let stored = db.get(cart.primary_key().unwrap()).send().await.unwrap();
+    assert_eq!(
+        stored,
+        Some(Cart {
+            cached_total: 0,
+            ..cart
+        })
+    );
+}

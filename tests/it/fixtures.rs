@@ -18,6 +18,16 @@ pub fn customer(id: &str) -> Customer {
     }
 }
 
+/// Ada, the store's customer 123.
+pub fn ada() -> Customer {
+    Customer {
+        customer_id: CustomerId("123".into()),
+        name: "Ada".into(),
+        email: "ada@example.com".into(),
+        order_count: 0,
+    }
+}
+
 /// Order `id` of customer 123, open and not yet written (version 0).
 pub fn open_order(id: &str) -> Order {
     Order {
@@ -152,4 +162,38 @@ pub struct Session {
     pub updated: u64,
     #[ddb(ttl)]
     pub expires: Option<u64>,
+}
+
+/// Sensor readings by site, and by sensor in a write-sharded index.
+#[derive(Table)]
+#[ddb(name = "Readings", pk = "PK", sk = "SK")]
+#[ddb(index(name = "BySensor", pk = "SENSOR_PK", sk = "SENSOR_SK"))]
+pub struct Readings;
+
+/// A sensor's reading at a site.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Readings, entity = "Reading", pk = "SITE#{site}", sk = "READING#{id}", query = "at_site")]
+#[ddb(index(
+    name = "BySensor",
+    pk = "SENSOR#{sensor}",
+    sk = "SITE#{site}",
+    shards = 4
+))]
+pub struct Reading {
+    pub site: String,
+    pub id: String,
+    pub sensor: String,
+    pub value: f64,
+    pub note: String,
+}
+
+/// Reading `r1` at `site` from `sensor`.
+pub fn reading(site: &str, sensor: &str) -> Reading {
+    Reading {
+        site: site.into(),
+        id: "r1".into(),
+        sensor: sensor.into(),
+        value: 1.5,
+        note: String::new(),
+    }
 }

@@ -7,9 +7,9 @@ use std::collections::HashSet;
 
 use ddb_examples::single_table::{Ecommerce, Order};
 use ddb_examples::{CustomerId, OrderId, OrderStatus};
-use ddb_runtime::Projection;
+use ddb_runtime::{Entity, Projection, Table};
 use futures::TryStreamExt;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use time::macros::datetime;
 use time::OffsetDateTime;
 
@@ -241,4 +241,200 @@ async fn a_stream_over_many_shards_reads_in_steps() {
     assert_eq!(read, 3000);
     // Whole pages would have read each shard's 150 events in one request.
     assert!(requests > 20, "{requests} requests");
+}
+
+#[derive(Table)]
+#[ddb(name = "Shelves", pk = "PK", sk = "SK")]
+#[ddb(index(name = "ByAisle", pk = "aisle", sk = "id", projection = "keys_only"))]
+struct Shelves;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Shelves, entity = "Shelf", pk = "SHELF#{id}", sk = "SHELF", query = "shelf")]
+#[ddb(index(name = "ByAisle", pk = "{aisle}", sk = "{id}", query = "in_aisle"))]
+struct Shelf {
+    id: String,
+    aisle: String,
+    label: String,
+}
+
+/// Another entity in the same index partition, to be told apart.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Shelves, entity = "Sign", pk = "SIGN#{id}", sk = "SIGN")]
+#[ddb(index(name = "ByAisle", pk = "{aisle}", sk = "{id}"))]
+struct Sign {
+    id: String,
+    aisle: String,
+}
+
+/// What the KEYS_ONLY index carries of a shelf: its raw key fields.
+#[derive(ddb_runtime::Projection, Deserialize, Debug, PartialEq)]
+#[ddb(entity = Shelf)]
+struct ShelfKey {
+    id: String,
+    aisle: String,
+}
+
+/// A KEYS_ONLY index does not carry `_type`, and every query filtered
+/// on it: `.hydrate()` and `.project()` on such an index found nothing. Items
+/// of another entity in the partition are told apart by their table key.
+#[tokio::test]
+async fn a_keys_only_index_hydrates_and_projects() {
+    let db = ddb_tests::db_with_table::<Shelves>().await;
+    for id in ["s1", "s2"] {
+        db.create(&Shelf {
+            id: id.into(),
+            aisle: "7".into(),
+            label: format!("shelf {id}"),
+        })
+        .send()
+        .await
+        .unwrap();
+    }
+    db.create(&Sign {
+        id: "s15".into(),
+        aisle: "7".into(),
+    })
+    .send()
+    .await
+    .unwrap();
+    let shelves: Vec<Shelf> = db
+        .query(Shelf::in_aisle(&"7".to_string()))
+        .hydrate()
+        .collect()
+        .await
+        .unwrap();
+    let labels: Vec<&str> = shelves.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["shelf s1", "shelf s2"]);
+    let keys: Vec<ShelfKey> = db
+        .query(Shelf::in_aisle(&"7".to_string()))
+        .project::<ShelfKey>()
+        .limit(2)
+        .collect()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = keys.iter().map(|k| k.id.as_str()).collect();
+    assert_eq!(ids, ["s1", "s2"]);
+}
+
+#[derive(Table)]
+#[ddb(name = "Threads", pk = "PK", sk = "SK")]
+#[ddb(local_index(name = "ByActivity", sk = "LSI1SK", projection = "keys_only"))]
+struct Threads;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Threads, entity = "Thread", pk = "FORUM#{forum}", sk = "THREAD#{id}", query = "threads")]
+#[ddb(index(
+    name = "ByActivity",
+    sk = "ACTIVE#{active_at}#{id}",
+    query = "by_activity"
+))]
+struct Thread {
+    forum: String,
+    id: String,
+    active_at: u64,
+    title: String,
+    #[serde(default)]
+    note: Option<String>,
+    /// Stamped by ddb at each write, in a key: whole seconds.
+    #[ddb(updated_at)]
+    updated_at: Option<ddb_runtime::Timestamp>,
+}
+
+/// A local index that projects only keys still reads whole entities (the
+/// local index fetches the rest from the table): DynamoDB returns only the
+/// projected attributes unless asked for all.
+#[tokio::test]
+async fn a_keys_only_local_index_reads_whole_entities() {
+    let db = ddb_tests::db_with_table::<Threads>().await;
+    let thread = Thread {
+        forum: "rust".into(),
+        id: "t1".into(),
+        active_at: 5,
+        title: "Keys".into(),
+        note: Some("pinned".into()),
+        updated_at: None,
+    };
+    db.create(&thread).send().await.unwrap();
+    let found: Vec<Thread> = db
+        .query(Thread::by_activity(&"rust".to_string()))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].title, "Keys");
+    assert_eq!(found[0].note.as_deref(), Some("pinned"));
+}
+
+#[derive(Table)]
+#[ddb(name = "Racks", pk = "PK", sk = "SK")]
+#[ddb(index(name = "ByRank", pk = "aisle", sk = "rank", projection = "keys_only"))]
+struct Racks;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Racks, entity = "Rack", pk = "RACK#{id}", sk = "RACK")]
+#[ddb(index(name = "ByRank", pk = "{aisle}", sk = "{rank}", query = "by_rank"))]
+struct Rack {
+    id: String,
+    aisle: String,
+    rank: String,
+}
+
+/// Another entity in the same index partition: dropped by ddb, so a page
+/// takes more than one Query.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Racks, entity = "Label", pk = "LABEL#{id}", sk = "LABEL")]
+#[ddb(index(name = "ByRank", pk = "{aisle}", sk = "{rank}"))]
+struct Label {
+    id: String,
+    aisle: String,
+    rank: String,
+}
+
+/// A hydrated page read with two Query requests met the same
+/// item twice when its index sort key moved past the first request's end
+/// between them, and the batch get of the page refused the repeated key
+/// (`DuplicateKey`). The page now asks for each key once.
+#[tokio::test]
+async fn a_hydrated_page_that_meets_an_item_twice_reads_it_once() {
+    let db = ddb_tests::db_with_table::<Racks>().await;
+    let rack = |id: &str, rank: &str| Rack {
+        id: id.into(),
+        aisle: "7".into(),
+        rank: rank.into(),
+    };
+    db.create(&rack("a", "b")).send().await.unwrap();
+    db.create(&rack("z", "e")).send().await.unwrap();
+    db.create(&Label {
+        id: "l".into(),
+        aisle: "7".into(),
+        rank: "c".into(),
+    })
+    .send()
+    .await
+    .unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Racks>(&db).await;
+    // The first Query reads rack a (rank b) and the label (rank c); while its
+    // answer is held, rack a moves to rank d, which the second Query reads.
+    let held = proxy.hold("Query");
+    let page = tokio::spawn(async move {
+        through
+            .query(Rack::by_rank(&"7".to_string()))
+            .hydrate()
+            .limit(2)
+            .send()
+            .await
+    });
+    held.applied().await;
+    let key = Rack::key(&"a".to_string()).unwrap();
+    db.update(key)
+        .set(Rack::fields().rank, "d".to_string())
+        .send()
+        .await
+        .unwrap();
+    held.release();
+    let page = page.await.unwrap().unwrap();
+    let ids: Vec<&str> = page.items.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["a"], "rack a once, as it is now: {page:?}");
+    assert_eq!(page.items[0].rank, "d");
+    assert!(proxy.seen("Query") >= 2, "the page took two Query requests");
 }

@@ -9,7 +9,9 @@ use ddb_examples::CustomerId;
 use ddb_runtime::{Entity, Error, Table};
 use serde::{Deserialize, Serialize};
 
-use crate::fixtures::{count_items, customer, line, open_order, Counters};
+use crate::fixtures::{
+    count_items, customer, line, open_order, reading, Counters, Reading, Readings,
+};
 
 #[tokio::test]
 async fn oversized_items_and_keys_are_refused_before_sending() {
@@ -62,43 +64,189 @@ async fn oversized_items_and_keys_are_refused_before_sending() {
     through.create(&fits).send().await.unwrap();
 }
 
-#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Counters, entity = "Reading", pk = "READING#{name}")]
-struct Reading {
-    name: String,
-    value: f64,
-    #[serde(with = "serde_dynamo::string_set")]
-    tags: std::collections::BTreeSet<String>,
+/// A key error of a query lost its type (`clone_result` turned it
+/// into `InvalidRequest { entity: "" }`), so `KeyTooLarge` could not be
+/// matched.
+#[tokio::test]
+async fn a_query_key_error_keeps_its_type() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let long = CustomerId("x".repeat(3000));
+    let query = db
+        .query(ddb_examples::single_table::Order::by_customer(&long))
+        .collect()
+        .await;
+    assert!(
+        matches!(
+            query,
+            Err(Error::KeyTooLarge {
+                entity: "Order",
+                ..
+            })
+        ),
+        "{query:?}"
+    );
 }
 
+/// A sort-condition value over 1 KB underflowed `SORT_KEY_BYTES -
+/// out.len()` (a panic in debug builds, a request DynamoDB refuses in
+/// release).
 #[tokio::test]
-async fn values_dynamodb_cannot_store_are_refused_before_sending() {
-    let db = ddb_tests::db_with_table::<Counters>().await;
-    let (proxy, through) = ddb_tests::through_proxy::<Counters>(&db).await;
-    let reading = |value: f64, tags: &[&str]| Reading {
-        name: "t".into(),
-        value,
-        tags: tags.iter().map(|t| t.to_string()).collect(),
-    };
-    for bad in [
-        reading(f64::NAN, &["a"]),
-        reading(f64::INFINITY, &["a"]),
-        reading(1.0, &[]),
+async fn a_sort_condition_over_the_key_limit_is_a_typed_error() {
+    let db = ddb_tests::db_with_table::<Readings>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Readings>(&db).await;
+    let long = "s".repeat(1100);
+    for query in [
+        through.query(Reading::at_site(&"a".to_string())).gt(&long),
+        through.query(Reading::at_site(&"a".to_string())).eq(&long),
+        through.query(Reading::at_site(&"a".to_string())).lt(&long),
     ] {
-        match through.create(&bad).send().await {
-            Err(Error::InvalidValue {
-                entity: "Reading",
-                reason,
-            }) => assert!(reason.starts_with("READING#t "), "{reason}"),
-            other => panic!("expected InvalidValue, got {other:?}"),
-        }
+        let result = query.collect().await;
+        assert!(
+            matches!(result, Err(Error::KeyTooLarge { .. })),
+            "{result:?}"
+        );
     }
-    assert_eq!(proxy.seen("PutItem"), 0, "nothing was sent");
-    through
-        .create(&reading(21.5, &["celsius"]))
+    assert_eq!(proxy.seen("Query"), 0);
+}
+
+/// A write-sharded index partition key was size-checked before its
+/// `#<shard>` suffix was added.
+#[tokio::test]
+async fn a_sharded_index_key_is_checked_with_its_shard_suffix() {
+    let db = ddb_tests::db_with_table::<Readings>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Readings>(&db).await;
+    // "SENSOR#" (7 bytes) + 2041 = 2048 bytes, then "#<shard>" makes 2050.
+    let sensor = "s".repeat(2041);
+    let create = through.create(&reading("a", &sensor)).send().await;
+    assert!(
+        matches!(create, Err(Error::KeyTooLarge { limit: 2048, .. })),
+        "{create:?}"
+    );
+    assert_eq!(proxy.seen("PutItem"), 0);
+}
+
+/// Values that are not numbers DynamoDB can store, or too large, were
+/// sent in update values, conditions and filters, and failed as DynamoDB
+/// validation errors.
+#[tokio::test]
+async fn every_value_is_checked_before_anything_is_sent() {
+    let db = ddb_tests::db_with_table::<Readings>().await;
+    db.create(&reading("a", "t1")).send().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Readings>(&db).await;
+    let key = Reading::key(&"a".to_string(), &"r1".to_string()).unwrap();
+    let fields = Reading::fields();
+
+    let nan = through
+        .update(key.clone())
+        .set(fields.value, f64::NAN)
         .send()
-        .await
-        .unwrap();
+        .await;
+    assert!(matches!(nan, Err(Error::InvalidValue { .. })), "{nan:?}");
+    let huge = through
+        .update(key.clone())
+        .set(fields.note, "x".repeat(410_000))
+        .send()
+        .await;
+    assert!(huge.is_err(), "{huge:?}");
+    let condition = through
+        .put(&reading("a", "t1"))
+        .condition(fields.value.lt(f64::NAN))
+        .send()
+        .await;
+    assert!(
+        matches!(condition, Err(Error::InvalidValue { .. })),
+        "{condition:?}"
+    );
+    let filter = through
+        .query(Reading::at_site(&"a".to_string()))
+        .filter(fields.value.gt(f64::INFINITY))
+        .collect()
+        .await;
+    assert!(
+        matches!(filter, Err(Error::InvalidValue { .. })),
+        "{filter:?}"
+    );
+    assert_eq!(
+        proxy.seen("UpdateItem") + proxy.seen("PutItem") + proxy.seen("Query"),
+        0
+    );
+}
+
+/// Numbers and sets DynamoDB cannot store, on an entity of their own (a
+/// `Reading` of another shape than the sensor readings above).
+mod unstorable {
+    use super::*;
+
+    #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+    #[ddb(table = Counters, entity = "Reading", pk = "READING#{name}")]
+    struct Reading {
+        name: String,
+        value: f64,
+        #[serde(with = "serde_dynamo::string_set")]
+        tags: std::collections::BTreeSet<String>,
+    }
+
+    #[tokio::test]
+    async fn values_dynamodb_cannot_store_are_refused_before_sending() {
+        let db = ddb_tests::db_with_table::<Counters>().await;
+        let (proxy, through) = ddb_tests::through_proxy::<Counters>(&db).await;
+        let reading = |value: f64, tags: &[&str]| Reading {
+            name: "t".into(),
+            value,
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+        };
+        for bad in [
+            reading(f64::NAN, &["a"]),
+            reading(f64::INFINITY, &["a"]),
+            reading(1.0, &[]),
+        ] {
+            match through.create(&bad).send().await {
+                Err(Error::InvalidValue {
+                    entity: "Reading",
+                    reason,
+                }) => assert!(reason.starts_with("READING#t "), "{reason}"),
+                other => panic!("expected InvalidValue, got {other:?}"),
+            }
+        }
+        assert_eq!(proxy.seen("PutItem"), 0, "nothing was sent");
+        through
+            .create(&reading(21.5, &["celsius"]))
+            .send()
+            .await
+            .unwrap();
+    }
+}
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Counters, entity = "Counter", pk = "COUNTER#{name}")]
+struct Counter {
+    name: String,
+    hits: u64,
+    #[ddb(version)]
+    version: u64,
+}
+
+/// `v + 1` on `u64::MAX` overflowed (a panic in debug builds).
+#[tokio::test]
+async fn a_version_at_the_top_of_its_range_is_a_typed_error() {
+    let db = ddb_tests::db_with_table::<Counters>().await;
+    let top = Counter {
+        name: "top".into(),
+        hits: 0,
+        version: u64::MAX,
+    };
+    let put = db.put(&top).send().await;
+    assert!(matches!(&put, Err(Error::InvalidRequest { .. })), "{put:?}");
+    let update = db
+        .update(top.primary_key().unwrap())
+        .set(Counter::fields().hits, 1u64)
+        .expect_version(u64::MAX)
+        .send()
+        .await;
+    assert!(
+        matches!(&update, Err(Error::InvalidRequest { .. })),
+        "{update:?}"
+    );
 }
 
 #[tokio::test]

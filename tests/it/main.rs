@@ -26,7 +26,6 @@ mod schema;
 mod segments;
 mod store;
 mod streams;
-mod sweep;
 mod telemetry;
 mod timestamps;
 mod transactions;

@@ -9,7 +9,9 @@ use futures::TryStreamExt;
 use serde::Deserialize;
 use time::macros::datetime;
 
-use crate::fixtures::{customer, generated, ids, order, seed_orders, store};
+use crate::fixtures::{
+    customer, generated, ids, order, reading, seed_orders, store, Reading, Readings,
+};
 
 #[tokio::test]
 async fn get_item_by_typed_key() {
@@ -476,6 +478,61 @@ async fn limit_counts_returned_items_past_the_filter() {
         .await
         .unwrap();
     assert_eq!(all.len(), 10);
+}
+
+/// `limit(n)` with a filter asked DynamoDB for the remaining count,
+/// and DynamoDB limits items read, not returned: one request per item read.
+#[tokio::test]
+async fn a_limit_with_a_selective_filter_takes_few_requests() {
+    let db = ddb_tests::db_with_table::<Readings>().await;
+    let mut readings = Vec::new();
+    for i in 0..60 {
+        let mut r = reading("site", "s");
+        r.id = format!("r{i:02}");
+        r.value = if i % 20 == 19 { 100.0 } else { 1.0 };
+        readings.push(r);
+    }
+    ddb_tests::put_raw(&db, &readings).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Readings>(&db).await;
+    let high = || Reading::fields().value.gt(50.0);
+    let first = through
+        .query(Reading::at_site(&"site".to_string()))
+        .filter(high())
+        .limit(1)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.items.len(), 1);
+    assert_eq!(first.items[0].id, "r19");
+    assert!(
+        proxy.seen("Query") <= 3,
+        "{} requests for one item",
+        proxy.seen("Query")
+    );
+    // Pages of two, resumed by cursor, return every match once, in order.
+    let mut ids = Vec::new();
+    let mut cursor = None;
+    loop {
+        let mut query = through
+            .query(Reading::at_site(&"site".to_string()))
+            .filter(high())
+            .limit(2);
+        if let Some(c) = cursor.take() {
+            query = query.after(c);
+        }
+        let page = query.send().await.unwrap();
+        assert!(page.items.len() <= 2);
+        ids.extend(page.items.into_iter().map(|r| r.id));
+        match page.cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    let expected: Vec<String> = (0..60)
+        .filter(|i| i % 20 == 19)
+        .map(|i| format!("r{i:02}"))
+        .collect();
+    assert_eq!(ids, expected);
 }
 
 #[tokio::test]

@@ -90,6 +90,115 @@ async fn the_library_keeps_created_and_updated_times() {
 }
 
 #[derive(Table)]
+#[ddb(name = "Stamped", pk = "PK")]
+struct Stamped;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Stamped, entity = "Note", pk = "NOTE#{id}")]
+struct Note {
+    id: String,
+    #[ddb(created_at)]
+    created_at: u64,
+    #[ddb(updated_at)]
+    updated_at: u64,
+}
+
+/// `batch_put` stamped a new `created_at` on entities that carry one.
+#[tokio::test]
+async fn batch_put_keeps_the_creation_time_an_entity_carries() {
+    let db = ddb_tests::db_with_table::<Stamped>().await;
+    let note = Note {
+        id: "n1".into(),
+        created_at: 1_700_000_000,
+        updated_at: 1_700_000_000,
+    };
+    db.batch_put(std::slice::from_ref(&note)).await.unwrap();
+    let stored: Note = db
+        .get(note.primary_key().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.created_at, 1_700_000_000, "created_at kept");
+    assert!(stored.updated_at > 1_700_000_000, "updated_at stamped");
+}
+
+#[derive(Table)]
+#[ddb(name = "Visits", pk = "PK", sk = "SK")]
+struct Visits;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Visits, entity = "Visit", pk = "PAGE#{page}", sk = "AT#{at}")]
+struct Visit {
+    page: String,
+    at: ddb_runtime::Timestamp,
+}
+
+/// `Timestamp::now()` carries nanoseconds, which a key refuses, and
+/// the error did not say how to get a key-ready instant.
+#[tokio::test]
+async fn a_key_ready_instant_is_one_call() {
+    let db = ddb_tests::db_with_table::<Visits>().await;
+    let now = Visit {
+        page: "home".into(),
+        at: ddb_runtime::Timestamp::now(),
+    };
+    if now.at.0.nanosecond() != 0 {
+        let refused = db.create(&now).send().await;
+        assert!(
+            matches!(&refused, Err(e @ Error::InvalidKeySegment { .. }) if e.to_string().contains("Timestamp::now_in_seconds()")),
+            "{refused:?}"
+        );
+    }
+    let visit = Visit {
+        page: "home".into(),
+        at: ddb_runtime::Timestamp::now_in_seconds(),
+    };
+    db.create(&visit).send().await.unwrap();
+    let stored = db.get(visit.primary_key().unwrap()).send().await.unwrap();
+    assert_eq!(stored, Some(visit));
+}
+
+#[derive(Table)]
+#[ddb(name = "Feeds", pk = "PK", sk = "SK")]
+#[ddb(index(name = "Recent", pk = "RECENT_PK", sk = "RECENT_SK"))]
+struct Feeds;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Feeds, entity = "Post", pk = "POST#{id}", sk = "POST")]
+#[ddb(index(
+    name = "Recent",
+    pk = "FEED#{feed}",
+    sk = "AT#{updated}#{id}",
+    query = "recent"
+))]
+struct Post {
+    id: String,
+    feed: String,
+    #[ddb(updated_at)]
+    updated: ddb_runtime::Timestamp,
+}
+
+/// A `Timestamp` ddb stamps itself can be a key segment: stamps are whole
+/// seconds (a stamp with nanoseconds failed every write of such a key).
+#[tokio::test]
+async fn a_stamped_timestamp_can_be_a_key() {
+    let db = ddb_tests::db_with_table::<Feeds>().await;
+    let post = Post {
+        id: "p1".into(),
+        feed: "news".into(),
+        updated: ddb_runtime::Timestamp::now_in_seconds(),
+    };
+    db.create(&post).send().await.unwrap();
+    let recent: Vec<Post> = db
+        .query(Post::recent(&"news".to_string()))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(recent.len(), 1);
+}
+
+#[derive(Table)]
 #[ddb(name = "Events", pk = "PK", sk = "SK")]
 struct Events;
 

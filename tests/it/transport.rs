@@ -7,12 +7,12 @@
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use ddb_examples::single_table::{Ecommerce, Order};
+use ddb_examples::single_table::{Customer, Ecommerce, Order};
 use ddb_examples::{CustomerId, OrderId};
 use ddb_runtime::{Created, Db, Entity, Error, Table};
 use ddb_tests::proxy::Fault;
 
-use crate::fixtures::{count_items, customer, line, open_order};
+use crate::fixtures::{ada, count_items, customer, line, open_order};
 
 #[tokio::test]
 async fn throttling_and_server_errors_are_retried_by_the_sdk_and_validation_is_not() {
@@ -38,6 +38,77 @@ async fn throttling_and_server_errors_are_retried_by_the_sdk_and_validation_is_n
         4,
         "a validation error is not retried"
     );
+}
+
+/// Errors keep the SDK's distinction between an error DynamoDB
+/// answered and a request whose answer was lost, and say whether sending
+/// again may succeed.
+#[tokio::test]
+async fn errors_say_how_a_request_failed_and_whether_to_retry() {
+    use ddb_runtime::SdkErrorKind;
+    use ddb_tests::proxy::Fault;
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let key = Customer::key(&ada().customer_id).unwrap();
+
+    // Throttled on every attempt the SDK makes: DynamoDB answered, retry later.
+    proxy.fail("GetItem", 4, Fault::Error(400, "ThrottlingException"));
+    let throttled = through.get(key.clone()).send().await.unwrap_err();
+    assert!(
+        matches!(
+            throttled,
+            Error::Sdk {
+                kind: SdkErrorKind::Service,
+                ..
+            }
+        ),
+        "{throttled:?}"
+    );
+    assert!(throttled.is_retryable() && !throttled.is_invalid_input());
+
+    // A validation error: DynamoDB answered, and the same request fails again.
+    proxy.fail("GetItem", 1, Fault::Error(400, "ValidationException"));
+    let invalid = through.get(key.clone()).send().await.unwrap_err();
+    assert!(
+        matches!(
+            invalid,
+            Error::Sdk {
+                kind: SdkErrorKind::Service,
+                ..
+            }
+        ),
+        "{invalid:?}"
+    );
+    assert!(!invalid.is_retryable());
+
+    // Every answer lost: the request may have been applied; sending again may work.
+    proxy.fail("GetItem", 4, Fault::DropResponse);
+    let lost = through.get(key.clone()).send().await.unwrap_err();
+    assert!(
+        matches!(
+            lost,
+            Error::Sdk {
+                kind: SdkErrorKind::Response | SdkErrorKind::Dispatch | SdkErrorKind::Timeout,
+                ..
+            }
+        ),
+        "{lost:?}"
+    );
+    assert!(lost.is_retryable());
+
+    // Input ddb refuses is not retryable and says so.
+    let refused = through
+        .update(key)
+        .add(Customer::fields().order_count, 1u32)
+        .set(Customer::fields().order_count, 2u32)
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused, Error::InvalidUpdate { .. }),
+        "{refused:?}"
+    );
+    assert!(refused.is_invalid_input() && !refused.is_retryable());
 }
 
 /// A failed request's error displays DynamoDB's error code and message,

@@ -11,7 +11,7 @@ use ddb_runtime::{Created, Db, Entity, Error};
 use ddb_tests::proxy::Fault;
 use time::macros::datetime;
 
-use crate::fixtures::{count_items, customer, open_order, Counter, Counters};
+use crate::fixtures::{ada, count_items, customer, open_order, Counter, Counters};
 
 #[tokio::test]
 async fn create_is_idempotent_and_reports_conflicts() {
@@ -254,6 +254,31 @@ async fn writes_store_the_version_they_write_not_the_entitys() {
     }
 }
 
+/// `expect_version` on an entity without a version was silently ignored.
+#[tokio::test]
+async fn expect_version_without_a_version_field_is_refused_before_sending() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    db.create(&ada()).send().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let key = Customer::key(&ada().customer_id).unwrap();
+    let update = through
+        .update(key.clone())
+        .set(Customer::fields().name, "Ada L.".to_string())
+        .expect_version(3)
+        .send()
+        .await;
+    assert!(
+        matches!(&update, Err(Error::InvalidRequest { reason, .. }) if reason.contains("#[ddb(version)]")),
+        "{update:?}"
+    );
+    let delete = through.delete(key).expect_version(3).send().await;
+    assert!(
+        matches!(&delete, Err(Error::InvalidRequest { .. })),
+        "{delete:?}"
+    );
+    assert_eq!(proxy.seen("UpdateItem") + proxy.seen("DeleteItem"), 0);
+}
+
 /// A versioned put whose answer is lost is sent again by the SDK and
 /// fails its own version check. Reported as a `VersionConflict`, a caller
 /// doing what the docs say (re-read, apply again) applies its change twice.
@@ -398,4 +423,56 @@ async fn retries_spent_after_a_lost_answer_are_an_unknown_outcome() {
         .unwrap()
         .unwrap();
     assert_eq!(stored.version, loaded.version + 1, "applied once");
+}
+
+/// Writes an item the entity cannot decode (its `name` is a number).
+async fn put_undecodable(db: &Db, customer: &Customer) {
+    let mut item = customer.to_item().unwrap();
+    item.insert(
+        "name".into(),
+        aws_sdk_dynamodb::types::AttributeValue::N("7".into()),
+    );
+    db.client()
+        .put_item()
+        .table_name(db.table_name::<Ecommerce>())
+        .set_item(Some(item))
+        .send()
+        .await
+        .unwrap();
+}
+
+/// A write DynamoDB applied returned `Err` when the item it returned
+/// did not decode, inviting a retry that applies it twice.
+#[tokio::test]
+async fn an_applied_write_is_ok_even_when_the_returned_item_does_not_decode() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let customer = ada();
+    let key = Customer::key(&customer.customer_id).unwrap();
+    put_undecodable(&db, &customer).await;
+
+    let put = db.put(&customer).return_old(true).send().await;
+    let written = put.expect("the put was applied");
+    assert!(written.item.is_none(), "the old item does not decode");
+    assert!(written.raw.as_ref().is_some_and(|raw| raw["name"].is_n()));
+    assert!(Customer::from_item(written.raw.unwrap()).is_err());
+
+    put_undecodable(&db, &customer).await;
+    let updated = db
+        .update(key.clone())
+        .add(Customer::fields().order_count, 1u32)
+        .return_new(true)
+        .send()
+        .await
+        .expect("the increment was applied");
+    assert!(updated.item.is_none());
+    let raw = updated.raw.expect("the new item is returned");
+    assert_eq!(raw["order_count"].as_n().unwrap(), "1");
+
+    let deleted = db
+        .delete(key)
+        .return_old(true)
+        .send()
+        .await
+        .expect("the delete was applied");
+    assert!(deleted.item.is_none() && deleted.raw.is_some());
 }
