@@ -119,9 +119,8 @@ fn fast_batches(db: &Db) -> Db {
     })
 }
 
-/// An SDK error in one chunk aborted the others and left them in an
-/// unknown state. Every chunk is sent; the error names each key by what
-/// happened to it, and the raw table agrees.
+/// An SDK error in one chunk does not abort the others: every chunk is sent,
+/// the error names each key by what happened to it, and the raw table agrees.
 #[tokio::test]
 async fn a_failed_batch_chunk_does_not_abort_the_others() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -191,7 +190,8 @@ async fn a_batch_chunk_whose_answer_is_lost_is_unknown() {
     }
 }
 
-/// Batch_get threw away what it read when one key stayed unprocessed.
+/// A batch get with one key left unprocessed keeps what it read: the error
+/// names the key not read and carries the items read.
 #[tokio::test]
 async fn a_batch_get_with_a_key_left_unread_keeps_what_it_read() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;

@@ -305,8 +305,8 @@ renamed!(Screaming, "SCREAMING_SNAKE_CASE");
 renamed!(Kebab, "kebab-case");
 renamed!(ScreamingKebab, "SCREAMING-KEBAB-CASE");
 
-/// The attribute names ddb computes are serde's, for every rename rule
-/// (they used to differ for `lowercase`, `camelCase` and non-ASCII names).
+/// The attribute names ddb computes are serde's, for every rename rule,
+/// `lowercase`, `camelCase` and non-ASCII names included.
 #[test]
 fn attribute_names_follow_serdes_rename_rules() {
     fn serde_names<T: Serialize + Default>() -> BTreeSet<String> {
@@ -334,8 +334,8 @@ fn attribute_names_follow_serdes_rename_rules() {
     assert_eq!(Camel::from_item(camel.to_item().unwrap()).unwrap(), camel);
 }
 
-/// The generated conversion built its item from an array of
-/// the fields, which had no type when an entity stores no field at all.
+/// An entity that stores no field at all: its item holds only what ddb
+/// adds.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[ddb(table = Things, entity = "Settings", pk = "SETTINGS")]
 struct Settings {}
@@ -499,9 +499,9 @@ struct Cart {
     cached_total: u64,
 }
 
-/// A `#[serde(skip)]` field was listed among the entity's attributes
-/// (a filter on it could never match); it is now no attribute at all, and
-/// the item round-trips without it.
+/// A `#[serde(skip)]` field is no attribute: the schema does not list it (a
+/// filter on it could never match), the stored item lacks it, and the item
+/// round-trips without it.
 #[tokio::test]
 async fn a_skipped_field_is_no_attribute() {
     let db = ddb_tests::db_with_table::<Carts>().await;

@@ -29,8 +29,9 @@ fn epoch_now() -> u64 {
         .as_secs()
 }
 
-/// Tables created from entities with a `#[ddb(ttl)]` field never
-/// enabled TTL, so items never expired.
+/// Creating the table of an entity with a `#[ddb(ttl)]` field turns on the
+/// table's time to live on that attribute, and the access-pattern report says
+/// so.
 #[tokio::test]
 async fn creating_the_table_enables_its_time_to_live() {
     let db = ddb_tests::db_with_table::<Leases>().await;
@@ -134,8 +135,9 @@ enum LeaseItem {
     Lease(Lease),
 }
 
-/// Items past their time to live were left out of GetItem and Query only:
-/// a batch get, a transaction's get and a collection returned them.
+/// Items past their time to live are left out of every read, not only GetItem
+/// and Query: a batch get, a transaction's get and a collection leave them out
+/// too (a collection returns them with `include_expired`).
 #[tokio::test]
 async fn expired_items_are_left_out_of_every_read() {
     let db = ddb_tests::db_with_table::<Leases>().await;
@@ -203,9 +205,9 @@ struct Ticket {
     expires_at: u64,
 }
 
-/// A KEYS_ONLY index does not carry the time-to-live attribute, so the
-/// query cannot filter expired items: `.hydrate()` read them from the table
-/// and returned them; it leaves them out now, unless `include_expired`.
+/// A KEYS_ONLY index does not carry the time-to-live attribute, so the query
+/// cannot filter expired items: `.hydrate()` leaves out the expired items it
+/// reads from the table, unless `include_expired`.
 #[tokio::test]
 async fn a_hydrated_query_leaves_out_expired_items() {
     let db = ddb_tests::db_with_table::<Tickets>().await;
@@ -232,8 +234,9 @@ async fn a_hydrated_query_leaves_out_expired_items() {
     assert_eq!(read(true).await.unwrap(), vec![expired, live]);
 }
 
-/// `create` at the key of an expired item (DynamoDB deletes it days
-/// later) returned `AlreadyExists` while `get` said there was nothing.
+/// `create` at the key of an expired item (DynamoDB deletes it days later)
+/// takes its place, as `get` already says there is nothing there; a live item
+/// stays, and another create at its key is `AlreadyExists`.
 #[tokio::test]
 async fn create_replaces_an_expired_item() {
     let db = ddb_tests::db_with_table::<Leases>().await;

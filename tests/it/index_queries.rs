@@ -1,7 +1,7 @@
-//! Queries of secondary indexes beyond one partition of the table: sharded
-//! indexes merged in order and streamed reading each item once, KEYS_ONLY
-//! indexes hydrated from the table and projected, a KEYS_ONLY local index
-//! read whole, and a hydrated page that meets an item twice.
+//! Secondary-index queries past the plain case: sharded indexes merged in
+//! order and streamed reading each item once, KEYS_ONLY indexes hydrated from
+//! the table and projected, a KEYS_ONLY local index read whole, and a
+//! hydrated page that meets an item twice.
 
 use std::collections::HashSet;
 
@@ -104,10 +104,9 @@ async fn open_orders_merge_across_shards() {
     assert_eq!(hydrated.items, open[..4].to_vec());
 }
 
-/// Streaming a sharded index read every shard's whole remaining page
-/// on every page and threw away what it did not take: about shards-times
-/// the read units. A stream now reads each item once: its read units are
-/// within 10% of reading the four shards directly with the SDK.
+/// A stream over a sharded index reads each item once, not every shard's
+/// remaining page on every page (about shards-times the read units): its read
+/// units are within 10% of reading the four shards directly with the SDK.
 #[tokio::test]
 async fn a_sharded_stream_reads_each_item_once() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -274,9 +273,9 @@ struct ShelfKey {
     aisle: String,
 }
 
-/// A KEYS_ONLY index does not carry `_type`, and every query filtered
-/// on it: `.hydrate()` and `.project()` on such an index found nothing. Items
-/// of another entity in the partition are told apart by their table key.
+/// `.hydrate()` and `.project()` find the items of a KEYS_ONLY index, which
+/// does not carry `_type` to filter on: items of another entity in the
+/// partition are told apart by their table key.
 #[tokio::test]
 async fn a_keys_only_index_hydrates_and_projects() {
     let db = ddb_tests::db_with_table::<Shelves>().await;
@@ -390,10 +389,10 @@ struct Label {
     rank: String,
 }
 
-/// A hydrated page read with two Query requests met the same
-/// item twice when its index sort key moved past the first request's end
-/// between them, and the batch get of the page refused the repeated key
-/// (`DuplicateKey`). The page now asks for each key once.
+/// A hydrated page read with two Query requests can meet the same item twice,
+/// when its index sort key moves past the first request's end between them: the
+/// page asks for each key once (a batch get refuses a repeated key) and returns
+/// the item once, as it is now.
 #[tokio::test]
 async fn a_hydrated_page_that_meets_an_item_twice_reads_it_once() {
     let db = ddb_tests::db_with_table::<Racks>().await;

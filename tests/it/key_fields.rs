@@ -99,10 +99,10 @@ struct Plan {
     level: Level,
 }
 
-/// A field stored as a key attribute whose serde form is not its key
-/// form was written in the key form and could not be read back (create), or
-/// written in the serde form where no query finds it (update). Both are now
-/// typed errors, with nothing sent.
+/// A field stored as a key attribute whose serde form is not its key form is
+/// refused with nothing sent, by a create and an update: written in the key
+/// form it could not be read back, and in the serde form no query would find
+/// it.
 #[tokio::test]
 async fn a_key_field_whose_serde_form_differs_is_refused() {
     let db = ddb_tests::db_with_table::<Plans>().await;
@@ -148,10 +148,9 @@ struct File {
     name: String,
 }
 
-/// Batch gets named keys by their `PK / SK` text, so the
-/// keys `a / b`+`c` and `a`+`b / c` were one name: a batch get of both was
-/// refused as a duplicate, and a hydrated page holding both lost one. Keys
-/// are now matched by their typed values.
+/// Keys whose `PK / SK` texts run together (`a / b`+`c` and `a`+`b / c`) are
+/// two keys, matched by their typed values: a batch get reads both, and a
+/// hydrated page holds both.
 #[tokio::test]
 async fn keys_whose_text_runs_together_are_read_apart() {
     let db = ddb_tests::db_with_table::<Paths>().await;
@@ -224,9 +223,9 @@ struct Price {
     label: String,
 }
 
-/// Batch gets matched the items read to the keys asked by
-/// their text, so a Number key written as `12.50` (stored as `12.5`) was
-/// read and then dropped: batch_get returned nothing, with no error.
+/// A batch get matches the items it reads to the keys asked by value, not by
+/// text: a Number key written as `12.50` (stored and returned as `12.5`) is
+/// found.
 #[tokio::test]
 async fn a_number_key_in_another_form_is_matched_by_value() {
     let db = ddb_tests::db_with_table::<Prices>().await;

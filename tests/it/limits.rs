@@ -64,9 +64,8 @@ async fn oversized_items_and_keys_are_refused_before_sending() {
     through.create(&fits).send().await.unwrap();
 }
 
-/// A key error of a query lost its type (`clone_result` turned it
-/// into `InvalidRequest { entity: "" }`), so `KeyTooLarge` could not be
-/// matched.
+/// A key error of a query keeps its type: a partition key over the limit is
+/// `KeyTooLarge`, naming the entity, which a caller can match.
 #[tokio::test]
 async fn a_query_key_error_keeps_its_type() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -87,9 +86,8 @@ async fn a_query_key_error_keeps_its_type() {
     );
 }
 
-/// A sort-condition value over 1 KB underflowed `SORT_KEY_BYTES -
-/// out.len()` (a panic in debug builds, a request DynamoDB refuses in
-/// release).
+/// A sort-condition value over the sort key's size limit is `KeyTooLarge`, with
+/// nothing sent, for `gt`, `eq` and `lt`.
 #[tokio::test]
 async fn a_sort_condition_over_the_key_limit_is_a_typed_error() {
     let db = ddb_tests::db_with_table::<Readings>().await;
@@ -109,8 +107,8 @@ async fn a_sort_condition_over_the_key_limit_is_a_typed_error() {
     assert_eq!(proxy.seen("Query"), 0);
 }
 
-/// A write-sharded index partition key was size-checked before its
-/// `#<shard>` suffix was added.
+/// A write-sharded index partition key is size-checked with its `#<shard>`
+/// suffix.
 #[tokio::test]
 async fn a_sharded_index_key_is_checked_with_its_shard_suffix() {
     let db = ddb_tests::db_with_table::<Readings>().await;
@@ -125,9 +123,9 @@ async fn a_sharded_index_key_is_checked_with_its_shard_suffix() {
     assert_eq!(proxy.seen("PutItem"), 0);
 }
 
-/// Values that are not numbers DynamoDB can store, or too large, were
-/// sent in update values, conditions and filters, and failed as DynamoDB
-/// validation errors.
+/// Every value is checked before anything is sent: a number DynamoDB cannot
+/// store is `InvalidValue` in an update value, a condition and a filter, and an
+/// update value too large for an item is refused.
 #[tokio::test]
 async fn every_value_is_checked_before_anything_is_sent() {
     let db = ddb_tests::db_with_table::<Readings>().await;
@@ -226,7 +224,8 @@ struct Counter {
     version: u64,
 }
 
-/// `v + 1` on `u64::MAX` overflowed (a panic in debug builds).
+/// A version at `u64::MAX`, which has no next version, is a typed error for a
+/// put and an update, never an overflow.
 #[tokio::test]
 async fn a_version_at_the_top_of_its_range_is_a_typed_error() {
     let db = ddb_tests::db_with_table::<Counters>().await;

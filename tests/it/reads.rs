@@ -480,8 +480,10 @@ async fn limit_counts_returned_items_past_the_filter() {
     assert_eq!(all.len(), 10);
 }
 
-/// `limit(n)` with a filter asked DynamoDB for the remaining count,
-/// and DynamoDB limits items read, not returned: one request per item read.
+/// `limit(n)` with a selective filter takes few requests (DynamoDB limits the
+/// items it reads, not those it returns: asking it for the remaining count
+/// would take a request per item read), and pages resumed by cursor return
+/// every match once, in order.
 #[tokio::test]
 async fn a_limit_with_a_selective_filter_takes_few_requests() {
     let db = ddb_tests::db_with_table::<Readings>().await;

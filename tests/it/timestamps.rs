@@ -103,7 +103,8 @@ struct Note {
     updated_at: u64,
 }
 
-/// `batch_put` stamped a new `created_at` on entities that carry one.
+/// `batch_put` keeps the `created_at` an entity carries, and stamps
+/// `updated_at`.
 #[tokio::test]
 async fn batch_put_keeps_the_creation_time_an_entity_carries() {
     let db = ddb_tests::db_with_table::<Stamped>().await;
@@ -134,8 +135,8 @@ struct Visit {
     at: ddb_runtime::Timestamp,
 }
 
-/// `Timestamp::now()` carries nanoseconds, which a key refuses, and
-/// the error did not say how to get a key-ready instant.
+/// `Timestamp::now()` carries nanoseconds, which a key refuses; the error names
+/// `Timestamp::now_in_seconds()`, a key-ready instant in one call.
 #[tokio::test]
 async fn a_key_ready_instant_is_one_call() {
     let db = ddb_tests::db_with_table::<Visits>().await;
@@ -180,7 +181,7 @@ struct Post {
 }
 
 /// A `Timestamp` ddb stamps itself can be a key segment: stamps are whole
-/// seconds (a stamp with nanoseconds failed every write of such a key).
+/// seconds, which a key takes.
 #[tokio::test]
 async fn a_stamped_timestamp_can_be_a_key() {
     let db = ddb_tests::db_with_table::<Feeds>().await;

@@ -252,11 +252,11 @@ async fn transactions_lost_to_conflicts_are_sent_again() {
     assert_eq!(proxy.seen("TransactWriteItems"), 5);
 }
 
-/// Found by the transaction campaign: an attempt applied with its answer
-/// lost, the SDK's retry canceled by a conflict, and ddb sending the
-/// transaction again under a fresh token, which then failed on its own
-/// items: reported as canceled although applied. The same token is kept
-/// once an attempt may have been applied, and DynamoDB answers success.
+/// A transaction whose first attempt is applied with its answer lost, and whose
+/// SDK retry is canceled by a conflict, is applied once and reported as
+/// applied: once an attempt may have been applied ddb sends again under the
+/// same token (under a fresh one the transaction would fail on its own items),
+/// and DynamoDB answers success.
 #[tokio::test]
 async fn a_transaction_whose_answer_was_lost_and_retry_conflicted_is_applied_once() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;

@@ -1,8 +1,8 @@
 //! How requests travel and fail: ddb shares the caller's client and its
-//! connections, keeps the caller's interceptors and credentials working, lets
-//! the SDK retry what may succeed again, and its errors say how a request
-//! failed, whether to send it again, and whether a write may have been
-//! applied.
+//! connections and keeps the caller's interceptors; the SDK retries what may
+//! succeed again; and errors say how a request failed (before it left, at the
+//! service, or with its answer lost), whether to send it again, and whether a
+//! write may have been applied.
 
 use std::sync::Arc;
 
@@ -139,11 +139,11 @@ async fn a_service_error_displays_its_code_and_message() {
     );
 }
 
-/// #11: ddb sends through a copy of the caller's client with its attempt
-/// recorder registered once (a per-request interceptor made the SDK build a
-/// configuration override for every request). The copy shares the caller's
-/// HTTP client: every request, before and after the switch, and the
-/// caller's own, goes over the one keep-alive connection.
+/// ddb sends through a copy of the caller's client with its attempt recorder
+/// registered once (not a per-request interceptor, for which the SDK builds a
+/// configuration override on every request). The copy shares the caller's HTTP
+/// client: every request, before and after the switch, and the caller's own,
+/// goes over the one keep-alive connection.
 #[tokio::test]
 async fn ddb_shares_the_callers_connections() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -216,10 +216,9 @@ impl aws_sdk_dynamodb::config::ProvideCredentials for FlakyCredentials {
     }
 }
 
-/// A write that failed before it was sent (its credentials could not be
-/// had) applied nothing: it is the SDK's error, not an unknown outcome,
-/// whether the handle still sends through the caller's client or already
-/// through its own copy.
+/// A write that fails before it is sent (its credentials cannot be had) applies
+/// nothing: it is the SDK's error, not an unknown outcome, whether the handle
+/// still sends through the caller's client or already through its own copy.
 #[tokio::test]
 async fn a_write_that_never_left_is_not_an_unknown_outcome() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -286,10 +285,10 @@ async fn a_timed_out_attempt_is_an_unknown_outcome_after_many_requests() {
     );
 }
 
-/// #11: after the switch to ddb's own copy of the client, a write still
-/// knows that an earlier attempt of its own may have been applied: a put
-/// whose first answer is lost, and whose retry then fails its version
-/// condition, is an unknown outcome, not a conflict.
+/// After the switch to ddb's own copy of the client, a write still knows that
+/// an earlier attempt of its own may have been applied: a put whose first
+/// answer is lost, and whose retry then fails its version condition, is an
+/// unknown outcome, not a conflict.
 #[tokio::test]
 async fn a_lost_answer_is_an_unknown_outcome_after_many_requests() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -359,11 +358,11 @@ impl aws_sdk_dynamodb::config::Intercept for TablePrefix {
     }
 }
 
-/// A transaction sent again after a conflict read its
-/// actions back from what went on the wire, after the caller's interceptors
-/// had rewritten them, and the interceptors then rewrote them a second time
-/// (here: a table prefix applied twice, a table that does not exist). With
-/// interceptors on the caller's client, ddb keeps its own copy.
+/// A transaction sent again after a conflict, through interceptors that rewrite
+/// its actions, is rewritten once: with interceptors on the caller's client,
+/// ddb keeps its own copy of the actions rather than reading back what went on
+/// the wire, which the interceptors would rewrite a second time (here: a table
+/// prefix applied twice, naming a table that does not exist).
 #[tokio::test]
 async fn a_transaction_sent_again_through_rewriting_interceptors_is_rewritten_once() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;

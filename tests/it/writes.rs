@@ -254,7 +254,8 @@ async fn writes_store_the_version_they_write_not_the_entitys() {
     }
 }
 
-/// `expect_version` on an entity without a version was silently ignored.
+/// `expect_version` on an entity without a version field is refused before
+/// anything is sent, by an update and by a delete.
 #[tokio::test]
 async fn expect_version_without_a_version_field_is_refused_before_sending() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -279,11 +280,11 @@ async fn expect_version_without_a_version_field_is_refused_before_sending() {
     assert_eq!(proxy.seen("UpdateItem") + proxy.seen("DeleteItem"), 0);
 }
 
-/// A versioned put whose answer is lost is sent again by the SDK and
-/// fails its own version check. Reported as a `VersionConflict`, a caller
-/// doing what the docs say (re-read, apply again) applies its change twice.
-/// A plain put says the outcome is unknown; an exactly-once put (a one-action
-/// transaction under a ClientRequestToken) succeeds, applied once.
+/// A versioned put whose answer is lost is sent again by the SDK and fails its
+/// own version check; that is never a `VersionConflict`, which would have a
+/// caller doing what the docs say (re-read, apply again) apply its change
+/// twice. A plain put says the outcome is unknown; an exactly-once put (a
+/// one-action transaction under a ClientRequestToken) succeeds, applied once.
 #[tokio::test]
 async fn a_versioned_write_whose_answer_was_lost_is_never_a_version_conflict() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -380,11 +381,10 @@ async fn a_versioned_write_whose_answer_was_lost_is_never_a_version_conflict() {
     assert!(db.get(key).send().await.unwrap().is_none());
 }
 
-/// When the SDK's retries run out after an attempt that
-/// lost its answer, the error was a retryable SDK error, and sending the
-/// write again met its own first attempt. A plain write now says the outcome
-/// is unknown; an exactly-once write sends again under its token and is
-/// applied once.
+/// When the SDK's retries run out after an attempt that lost its answer, a
+/// plain write says the outcome is unknown, not a retryable SDK error (sent
+/// again, the write would meet its own first attempt); an exactly-once write
+/// sends again under its token and is applied once.
 #[tokio::test]
 async fn retries_spent_after_a_lost_answer_are_an_unknown_outcome() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -441,8 +441,9 @@ async fn put_undecodable(db: &Db, customer: &Customer) {
         .unwrap();
 }
 
-/// A write DynamoDB applied returned `Err` when the item it returned
-/// did not decode, inviting a retry that applies it twice.
+/// A write DynamoDB applied is `Ok` even when the item it returns does not
+/// decode (an `Err` would invite a retry that applies it twice): the item comes
+/// back raw, for a put, an update and a delete.
 #[tokio::test]
 async fn an_applied_write_is_ok_even_when_the_returned_item_does_not_decode() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
