@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields};
 
-use crate::ctxt::Ctxt;
+use crate::internals::ctxt::Ctxt;
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::default();

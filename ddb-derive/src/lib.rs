@@ -1,20 +1,21 @@
-//! Derive macros for ddb: `Table`, `Entity` and `KeySegment`.
+//! Derive macros for ddb: `Table`, `Entity`, `KeySegment`, `Projection` and
+//! `Collection`.
+//!
+//! `internals` holds the model every derive reads (attributes, key
+//! templates, the entity model and its rules); `expand` emits an entity's
+//! code, and `table`, `segment`, `projection` and `collection` each emit
+//! their derive's.
 //!
 //! Use them through `ddb-runtime`, which re-exports them and documents the
 //! attributes; generated code names runtime items only through
 //! `::ddb_runtime::__private`.
 
-mod ast;
-mod attr;
 mod collection;
-mod ctxt;
 mod expand;
+mod internals;
 mod projection;
 mod segment;
-mod symbol;
 mod table;
-mod template;
-mod valid;
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
@@ -32,10 +33,10 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Entity, attributes(ddb))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    let cx = ctxt::Ctxt::default();
-    let model = ast::Entity::from_input(&cx, &input);
+    let cx = internals::ctxt::Ctxt::default();
+    let model = internals::ast::Entity::from_input(&cx, &input);
     if let Some(model) = &model {
-        valid::check(&cx, model);
+        internals::valid::check(&cx, model);
     }
     match model {
         Some(model) if !cx.has_errors() => expand::expand(&model).into(),

@@ -2,31 +2,76 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Path};
 
-use crate::attr::{for_each_ddb, serde_value, unknown};
-use crate::ctxt::Ctxt;
 use crate::expand::convert::{read_fields, FieldRead};
-use crate::symbol::{ENTITY, PROJECTION_KEYS, RENAME, RENAME_ALL};
+use crate::internals::attr::{for_each_ddb, unknown};
+use crate::internals::ctxt::Ctxt;
+use crate::internals::serde_attr::{attribute_name, serde_value};
+use crate::internals::symbol::{ENTITY, PROJECTION_KEYS, RENAME, RENAME_ALL};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::default();
     let ident = &input.ident;
     let p = quote!(::ddb_runtime::__private);
+    let Some(entity) = projected_entity(&cx, input) else {
+        return cx.into_compile_errors();
+    };
+    let Some(fields) = named_fields(&cx, input) else {
+        return cx.into_compile_errors();
+    };
+    let FieldParts {
+        reads,
+        assigned,
+        attributes,
+        fn_checks,
+        const_checks,
+    } = field_parts(input, &entity, fields);
+    let errors = cx.into_compile_errors();
+    let from_item = from_item(&reads, &assigned);
+    quote! {
+        #errors
+        #[automatically_derived]
+        impl #p::Projection<#entity> for #ident {
+            const ATTRIBUTES: &'static [&'static str] = &[#(#attributes),*];
+            #from_item
+        }
+
+        const _: () = {
+            #[allow(dead_code, clippy::all)]
+            fn __check(entity: &#entity) {
+                #(#fn_checks)*
+            }
+            #(#const_checks)*
+        };
+    }
+}
+
+/// `#[ddb(entity = ...)]`: the entity projected; `None` when missing
+/// (reported).
+fn projected_entity(cx: &Ctxt, input: &DeriveInput) -> Option<Path> {
     let mut entity: Option<Path> = None;
-    for_each_ddb(&cx, &input.attrs, |meta| {
+    for_each_ddb(cx, &input.attrs, |meta| {
         if meta.path.is_ident(ENTITY) {
             entity = Some(meta.value()?.parse()?);
             Ok(())
         } else {
-            unknown(&cx, meta, "a projection", PROJECTION_KEYS)
+            unknown(cx, meta, "a projection", PROJECTION_KEYS)
         }
     });
-    let Some(entity) = entity else {
-        cx.error_spanned_by(ident, "missing #[ddb(entity = ...)]: name the entity this projection reads, e.g. #[ddb(entity = Order)]");
-        return cx.into_compile_errors();
-    };
+    if entity.is_none() {
+        cx.error_spanned_by(&input.ident, "missing #[ddb(entity = ...)]: name the entity this projection reads, e.g. #[ddb(entity = Order)]");
+    }
+    entity
+}
+
+/// The struct's named fields; `None` (reported) for any other input.
+fn named_fields<'a>(
+    cx: &Ctxt,
+    input: &'a DeriveInput,
+) -> Option<&'a Punctuated<syn::Field, syn::Token![,]>> {
     let fields = match &input.data {
         Data::Struct(data) => match &data.fields {
             Fields::Named(named) => Some(&named.named),
@@ -34,13 +79,36 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         },
         _ => None,
     };
-    let Some(fields) = fields else {
+    if fields.is_none() {
         cx.error_spanned_by(
-            ident,
+            &input.ident,
             "#[derive(Projection)] needs a struct with named fields",
         );
-        return cx.into_compile_errors();
-    };
+    }
+    fields
+}
+
+/// What each field of the projection adds to the derive's output.
+struct FieldParts<'a> {
+    /// Each field's binding, type, attribute name and reader.
+    reads: Vec<(syn::Ident, &'a syn::Type, String, TokenStream)>,
+    /// `field: binding`, to build `Self`.
+    assigned: Vec<TokenStream>,
+    /// The attribute each field reads, as the entity's schema names it.
+    attributes: Vec<TokenStream>,
+    /// The field exists on the entity with the same type.
+    fn_checks: Vec<TokenStream>,
+    /// The field is read under the attribute name the entity stores it as.
+    const_checks: Vec<TokenStream>,
+}
+
+/// Each named field's read, assignment, attribute and checks, in order.
+fn field_parts<'a>(
+    input: &DeriveInput,
+    entity: &Path,
+    fields: &'a Punctuated<syn::Field, syn::Token![,]>,
+) -> FieldParts<'a> {
+    let p = quote!(::ddb_runtime::__private);
     let rename_all = serde_value(&input.attrs, RENAME_ALL);
     let mut reads = Vec::new();
     let mut assigned = Vec::new();
@@ -51,7 +119,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         let Some(name) = &field.ident else { continue };
         let ty = &field.ty;
         let rust_name = name.to_string();
-        let own = crate::ast::attribute_name(
+        let own = attribute_name(
             name,
             serde_value(&field.attrs, RENAME).as_deref(),
             rename_all.as_deref(),
@@ -78,7 +146,21 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             };
         });
     }
-    let errors = cx.into_compile_errors();
+    FieldParts {
+        reads,
+        assigned,
+        attributes,
+        fn_checks,
+        const_checks,
+    }
+}
+
+/// `__from_item`: the projection's fields read out of an item.
+fn from_item(
+    reads: &[(syn::Ident, &syn::Type, String, TokenStream)],
+    assigned: &[TokenStream],
+) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
     let reads: Vec<FieldRead> = reads
         .iter()
         .map(|(binding, ty, attribute, reader)| FieldRead {
@@ -89,26 +171,10 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         })
         .collect();
     let reads = read_fields(&reads);
-    let from_item = quote! {
+    quote! {
         fn __from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
             #reads
             ::core::result::Result::Ok(Self { #(#assigned,)* })
         }
-    };
-    quote! {
-        #errors
-        #[automatically_derived]
-        impl #p::Projection<#entity> for #ident {
-            const ATTRIBUTES: &'static [&'static str] = &[#(#attributes),*];
-            #from_item
-        }
-
-        const _: () = {
-            #[allow(dead_code, clippy::all)]
-            fn __check(entity: &#entity) {
-                #(#fn_checks)*
-            }
-            #(#const_checks)*
-        };
     }
 }

@@ -1,148 +1,13 @@
-//! `#[derive(Table)]`: the physical table, its key attributes and indexes.
+//! `#[derive(Table)]`: the physical table, its key attributes and indexes,
+//! from the attributes `internals::table_attr` reads, checked here.
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
-use syn::meta::ParseNestedMeta;
-use syn::parse::Parse;
 use syn::{DeriveInput, LitStr};
 
-use crate::attr::{for_each_ddb, lit_str, set_once, unknown, Attr};
-use crate::ctxt::Ctxt;
-use crate::symbol::*;
-
-#[derive(Default)]
-struct RawIndex {
-    local: bool,
-    tokens: TokenStream,
-    name: Option<Attr<LitStr>>,
-    pk: Option<Attr<LitStr>>,
-    sk: Option<Attr<LitStr>>,
-    /// `pk("a", "b: N")`: a multi-attribute partition key.
-    pk_list: Option<Attr<Vec<LitStr>>>,
-    /// `sk("a", "b: N")`: a multi-attribute sort key.
-    sk_list: Option<Attr<Vec<LitStr>>>,
-    pk_type: Option<Attr<LitStr>>,
-    sk_type: Option<Attr<LitStr>>,
-    projection: Option<Attr<LitStr>>,
-    include: Option<Attr<Vec<LitStr>>>,
-}
-
-#[derive(Default)]
-struct RawTable {
-    name: Option<Attr<LitStr>>,
-    pk: Option<Attr<LitStr>>,
-    sk: Option<Attr<LitStr>>,
-    pk_type: Option<Attr<LitStr>>,
-    sk_type: Option<Attr<LitStr>>,
-    entity_attribute: Option<Attr<LitStr>>,
-    ttl: Option<Attr<LitStr>>,
-    /// `entities(Customer, Order)`: every entity the table stores.
-    entities: Option<Attr<Vec<syn::Path>>>,
-    indexes: Vec<RawIndex>,
-}
-
-fn string(cx: &Ctxt, slot: &mut Option<Attr<LitStr>>, meta: &ParseNestedMeta) -> syn::Result<()> {
-    let value = lit_str(meta)?;
-    let tokens = value.to_token_stream();
-    set_once(cx, slot, meta, value, tokens);
-    Ok(())
-}
-
-/// `("a", "b")`: a list of string literals, set once.
-fn strings(
-    cx: &Ctxt,
-    slot: &mut Option<Attr<Vec<LitStr>>>,
-    meta: &ParseNestedMeta,
-) -> syn::Result<()> {
-    let content;
-    syn::parenthesized!(content in meta.input);
-    let names: Vec<LitStr> = content
-        .parse_terminated(|s| s.parse::<LitStr>(), syn::Token![,])?
-        .into_iter()
-        .collect();
-    let tokens = meta.path.to_token_stream();
-    set_once(cx, slot, meta, names, tokens);
-    Ok(())
-}
-
-fn parse(cx: &Ctxt, input: &DeriveInput) -> RawTable {
-    let mut raw = RawTable::default();
-    for_each_ddb(cx, &input.attrs, |meta| {
-        let path = &meta.path;
-        if path.is_ident(NAME) {
-            string(cx, &mut raw.name, meta)
-        } else if path.is_ident(PK) {
-            string(cx, &mut raw.pk, meta)
-        } else if path.is_ident(SK) {
-            string(cx, &mut raw.sk, meta)
-        } else if path.is_ident(PK_TYPE) {
-            string(cx, &mut raw.pk_type, meta)
-        } else if path.is_ident(SK_TYPE) {
-            string(cx, &mut raw.sk_type, meta)
-        } else if path.is_ident(ENTITY_ATTRIBUTE) {
-            string(cx, &mut raw.entity_attribute, meta)
-        } else if path.is_ident(TTL) {
-            string(cx, &mut raw.ttl, meta)
-        } else if path.is_ident(ENTITIES) {
-            let content;
-            syn::parenthesized!(content in meta.input);
-            let paths: Vec<syn::Path> = content
-                .parse_terminated(syn::Path::parse, syn::Token![,])?
-                .into_iter()
-                .collect();
-            let tokens = meta.path.to_token_stream();
-            set_once(cx, &mut raw.entities, meta, paths, tokens);
-            Ok(())
-        } else if path.is_ident(INDEX) || path.is_ident(LOCAL_INDEX) {
-            let local = path.is_ident(LOCAL_INDEX);
-            let mut index = RawIndex {
-                local,
-                tokens: path.to_token_stream(),
-                ..RawIndex::default()
-            };
-            let valid = if local {
-                TABLE_LOCAL_INDEX_KEYS
-            } else {
-                TABLE_INDEX_KEYS
-            };
-            meta.parse_nested_meta(|inner| {
-                let path = &inner.path;
-                let list = inner.input.peek(syn::token::Paren);
-                if path.is_ident(NAME) {
-                    string(cx, &mut index.name, &inner)
-                } else if path.is_ident(PK) && !local && list {
-                    strings(cx, &mut index.pk_list, &inner)
-                } else if path.is_ident(PK) && !local {
-                    string(cx, &mut index.pk, &inner)
-                } else if path.is_ident(SK) && !local && list {
-                    strings(cx, &mut index.sk_list, &inner)
-                } else if path.is_ident(SK) {
-                    string(cx, &mut index.sk, &inner)
-                } else if path.is_ident(PK_TYPE) && !local {
-                    string(cx, &mut index.pk_type, &inner)
-                } else if path.is_ident(SK_TYPE) {
-                    string(cx, &mut index.sk_type, &inner)
-                } else if path.is_ident(PROJECTION) {
-                    string(cx, &mut index.projection, &inner)
-                } else if path.is_ident(INCLUDE) {
-                    strings(cx, &mut index.include, &inner)
-                } else {
-                    unknown(
-                        cx,
-                        &inner,
-                        if local { "a local index" } else { "an index" },
-                        valid,
-                    )
-                }
-            })?;
-            raw.indexes.push(index);
-            Ok(())
-        } else {
-            unknown(cx, meta, "a table", TABLE_KEYS)
-        }
-    });
-    raw
-}
+use crate::internals::attr::Attr;
+use crate::internals::ctxt::Ctxt;
+use crate::internals::table_attr::{parse_table, RawTable, RawTableIndex};
 
 fn scalar(cx: &Ctxt, ty: &Option<Attr<LitStr>>) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
@@ -286,26 +151,74 @@ fn attribute_list(
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::default();
-    let raw = parse(&cx, input);
+    let raw = parse_table(&cx, input);
     let ident = &input.ident;
     let p = quote!(::ddb_runtime::__private);
-    let name = match &raw.name {
+    let name = table_name(&cx, &raw, ident);
+    let pk = primary_pk(&cx, &raw, ident);
+    let sk = primary_sk(&cx, &raw);
+    check_attribute_types(&cx, &raw);
+    let written_by_ddb = written_by_ddb(&raw);
+    let mut seen: Vec<String> = Vec::new();
+    let indexes: Vec<TokenStream> = raw
+        .indexes
+        .iter()
+        .filter_map(|index| index_def(&cx, index, &pk, &written_by_ddb, &mut seen))
+        .collect();
+    let ttl = ttl(&cx, &raw, &written_by_ddb);
+    let (entities, distinct) = listed_entities(&raw);
+    let entity_attribute = raw
+        .entity_attribute
+        .as_ref()
+        .map(|a| a.value.value())
+        .unwrap_or_else(|| "_type".to_owned());
+    let errors = cx.into_compile_errors();
+    quote! {
+        #errors
+        #distinct
+        #[automatically_derived]
+        impl #p::Table for #ident {
+            const DEF: #p::TableDef = #p::TableDef {
+                name: #name,
+                pk: #pk,
+                sk: #sk,
+                indexes: &[#(#indexes),*],
+                entity_attribute: #entity_attribute,
+                ttl: #ttl,
+                entities: #entities,
+            };
+        }
+    }
+}
+
+/// The table's name, checked; empty (and reported) when missing.
+fn table_name(cx: &Ctxt, raw: &RawTable, ident: &syn::Ident) -> String {
+    match &raw.name {
         Some(name) => {
-            check_name(&cx, name, "table");
+            check_name(cx, name, "table");
             name.value.value()
         }
         None => {
             cx.error_spanned_by(ident, "missing #[ddb(name = \"...\")]: give the table's name, e.g. #[ddb(name = \"Ecommerce\", pk = \"PK\", sk = \"SK\")]");
             String::new()
         }
-    };
-    let pk = match &raw.pk {
-        Some(pk) => key_attribute(&cx, pk, &raw.pk_type),
+    }
+}
+
+/// The `KeyAttribute` of the table's partition key.
+fn primary_pk(cx: &Ctxt, raw: &RawTable, ident: &syn::Ident) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    match &raw.pk {
+        Some(pk) => key_attribute(cx, pk, &raw.pk_type),
         None => {
             cx.error_spanned_by(ident, "missing #[ddb(pk = \"...\")]: give the partition key attribute name, e.g. pk = \"PK\"");
             quote!(#p::KeyAttribute { name: "", ty: #p::ScalarType::S })
         }
-    };
+    }
+}
+
+/// The table's sort key: `Option<KeyAttribute>`.
+fn primary_sk(cx: &Ctxt, raw: &RawTable) -> TokenStream {
     if raw.sk.is_none() {
         if let Some(ty) = &raw.sk_type {
             cx.error_spanned_by(
@@ -314,139 +227,209 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             );
         }
     }
-    let sk = match &raw.sk {
+    match &raw.sk {
         Some(sk) => {
-            let sk = key_attribute(&cx, sk, &raw.sk_type);
+            let sk = key_attribute(cx, sk, &raw.sk_type);
             quote!(::core::option::Option::Some(#sk))
         }
         None => quote!(::core::option::Option::None),
-    };
-    check_attribute_types(&cx, &raw);
-    let written_by_ddb: Vec<String> = [&raw.pk, &raw.sk, &raw.entity_attribute]
+    }
+}
+
+/// The attributes ddb writes itself: the table's keys and the entity-type
+/// attribute.
+fn written_by_ddb(raw: &RawTable) -> Vec<String> {
+    [&raw.pk, &raw.sk, &raw.entity_attribute]
         .into_iter()
         .flatten()
         .map(|a| a.value.value())
         .chain(raw.entity_attribute.is_none().then(|| "_type".to_owned()))
-        .collect();
-    let mut seen: Vec<String> = Vec::new();
-    let indexes: Vec<TokenStream> = raw
-        .indexes
-        .iter()
-        .filter_map(|index| {
-            let Some(index_name) = &index.name else {
-                cx.error_spanned_by(&index.tokens, "an index needs `name = \"...\"`");
+        .collect()
+}
+
+/// The `IndexDef` of one index; `None` when its keys are wrong (reported).
+/// `seen` holds the names of the indexes before it.
+fn index_def(
+    cx: &Ctxt,
+    index: &RawTableIndex,
+    pk: &TokenStream,
+    written_by_ddb: &[String],
+    seen: &mut Vec<String>,
+) -> Option<TokenStream> {
+    let p = quote!(::ddb_runtime::__private);
+    let Some(index_name) = &index.name else {
+        cx.error_spanned_by(&index.tokens, "an index needs `name = \"...\"`");
+        return None;
+    };
+    check_name(cx, index_name, "index");
+    let value = index_name.value.value();
+    if seen.contains(&value) {
+        cx.error_spanned_by(
+            &index_name.tokens,
+            format!("index `{value}` is declared twice"),
+        );
+    }
+    seen.push(value.clone());
+    let (index_pk, pk_more) = index_partition_key(cx, index, index_name, pk)?;
+    let (index_sk, sk_more) = index_sort_key(cx, index, index_name)?;
+    check_key_attribute_names(cx, index, &value, written_by_ddb);
+    let projection = index_projection(cx, index);
+    let kind = if index.local {
+        quote!(#p::IndexKind::Local)
+    } else {
+        quote!(#p::IndexKind::Global)
+    };
+    let multi_attribute = index.pk_list.is_some() || index.sk_list.is_some();
+    Some(quote!(#p::IndexDef {
+        name: #value,
+        kind: #kind,
+        pk: #index_pk,
+        pk_more: &[#(#pk_more),*],
+        sk: #index_sk,
+        sk_more: &[#(#sk_more),*],
+        multi_attribute: #multi_attribute,
+        projection: #projection,
+    }))
+}
+
+/// An index's partition key: its first `KeyAttribute` and the rest of a
+/// multi-attribute key; a local index's is the table's.
+fn index_partition_key(
+    cx: &Ctxt,
+    index: &RawTableIndex,
+    index_name: &Attr<LitStr>,
+    pk: &TokenStream,
+) -> Option<(TokenStream, Vec<TokenStream>)> {
+    let value = index_name.value.value();
+    if index.local {
+        return Some((pk.clone(), Vec::new()));
+    }
+    match (&index.pk, &index.pk_list) {
+        (Some(ipk), None) => Some((key_attribute(cx, ipk, &index.pk_type), Vec::new())),
+        (None, Some(list)) => {
+            let mut attributes = attribute_list(cx, list, &index.pk_type, "partition", 1);
+            if attributes.is_empty() {
                 return None;
-            };
-            check_name(&cx, index_name, "index");
-            let value = index_name.value.value();
-            if seen.contains(&value) {
-                cx.error_spanned_by(&index_name.tokens, format!("index `{value}` is declared twice"));
             }
-            seen.push(value.clone());
-            let (index_pk, pk_more) = if index.local {
-                (pk.clone(), Vec::new())
-            } else {
-                match (&index.pk, &index.pk_list) {
-                    (Some(ipk), None) => (key_attribute(&cx, ipk, &index.pk_type), Vec::new()),
-                    (None, Some(list)) => {
-                        let mut attributes = attribute_list(&cx, list, &index.pk_type, "partition", 1);
-                        if attributes.is_empty() {
-                            return None;
-                        }
-                        let first = attributes.remove(0);
-                        (first, attributes)
-                    }
-                    (Some(_), Some(list)) => {
-                        cx.error_spanned_by(&list.tokens, "give the partition key once: pk = \"...\" or pk(\"a\", \"b\")");
-                        return None;
-                    }
-                    (None, None) => {
-                        cx.error_spanned_by(&index_name.tokens, format!("index `{value}` needs its partition key attribute: pk = \"...\", or pk(\"a\", \"b\") for a multi-attribute key"));
-                        return None;
-                    }
-                }
-            };
-            let (index_sk, sk_more) = match (&index.sk, &index.sk_list) {
-                (Some(isk), None) => {
-                    let isk = key_attribute(&cx, isk, &index.sk_type);
-                    (quote!(::core::option::Option::Some(#isk)), Vec::new())
-                }
-                (None, Some(list)) => {
-                    let mut attributes = attribute_list(&cx, list, &index.sk_type, "sort", 1);
-                    if attributes.is_empty() {
-                        return None;
-                    }
-                    let first = attributes.remove(0);
-                    (quote!(::core::option::Option::Some(#first)), attributes)
-                }
-                (Some(_), Some(list)) => {
-                    cx.error_spanned_by(&list.tokens, "give the sort key once: sk = \"...\" or sk(\"a\", \"b\")");
-                    return None;
-                }
-                (None, None) if index.local => {
-                    cx.error_spanned_by(&index_name.tokens, format!("local index `{value}` needs its sort key attribute: sk = \"...\""));
-                    return None;
-                }
-                (None, None) => (quote!(::core::option::Option::None), Vec::new()),
-            };
-            let mut names: Vec<String> = Vec::new();
-            for list in [&index.pk_list, &index.sk_list].into_iter().flatten() {
-                for name in &list.value {
-                    let attribute = split_type(&name.value()).0.to_owned();
-                    if names.contains(&attribute) {
-                        cx.error_spanned_by(name, format!("attribute `{attribute}` is named twice in index `{value}`'s key; each key attribute appears once"));
-                    }
-                    if written_by_ddb.contains(&attribute) {
-                        cx.error_spanned_by(name, format!(
-                            "attribute `{attribute}` is the table's key or entity-type attribute, which ddb writes itself; \
-                             a multi-attribute key is made of the items' own attributes"
-                        ));
-                    }
-                    names.push(attribute);
-                }
+            let first = attributes.remove(0);
+            Some((first, attributes))
+        }
+        (Some(_), Some(list)) => {
+            cx.error_spanned_by(
+                &list.tokens,
+                "give the partition key once: pk = \"...\" or pk(\"a\", \"b\")",
+            );
+            None
+        }
+        (None, None) => {
+            cx.error_spanned_by(&index_name.tokens, format!("index `{value}` needs its partition key attribute: pk = \"...\", or pk(\"a\", \"b\") for a multi-attribute key"));
+            None
+        }
+    }
+}
+
+/// An index's sort key: `Option<KeyAttribute>` and the rest of a
+/// multi-attribute key.
+fn index_sort_key(
+    cx: &Ctxt,
+    index: &RawTableIndex,
+    index_name: &Attr<LitStr>,
+) -> Option<(TokenStream, Vec<TokenStream>)> {
+    let value = index_name.value.value();
+    match (&index.sk, &index.sk_list) {
+        (Some(isk), None) => {
+            let isk = key_attribute(cx, isk, &index.sk_type);
+            Some((quote!(::core::option::Option::Some(#isk)), Vec::new()))
+        }
+        (None, Some(list)) => {
+            let mut attributes = attribute_list(cx, list, &index.sk_type, "sort", 1);
+            if attributes.is_empty() {
+                return None;
             }
-            let projection = match (index.projection.as_ref().map(|p| p.value.value()), &index.include) {
-                (None, None) => quote!(#p::IndexProjection::All),
-                (Some(kind), None) if kind == "all" => quote!(#p::IndexProjection::All),
-                (Some(kind), None) if kind == "keys_only" => quote!(#p::IndexProjection::KeysOnly),
-                (None, Some(include)) => {
-                    let names = &include.value;
-                    if names.is_empty() {
-                        cx.error_spanned_by(&include.tokens, "include(...) needs at least one attribute name; use projection = \"keys_only\" for none");
-                    }
-                    quote!(#p::IndexProjection::Include(&[#(#names),*]))
-                }
-                (Some(_), Some(include)) => {
-                    cx.error_spanned_by(&include.tokens, "give either projection = \"...\" or include(...), not both");
-                    quote!(#p::IndexProjection::All)
-                }
-                (Some(kind), None) => {
-                    cx.error_spanned_by(
-                        index.projection.as_ref().map(|p| p.tokens.clone()),
-                        format!("projection `{kind}` is not one of \"all\", \"keys_only\"; for some attributes write include(\"a\", \"b\")"),
-                    );
-                    quote!(#p::IndexProjection::All)
-                }
-            };
-            let kind = if index.local {
-                quote!(#p::IndexKind::Local)
-            } else {
-                quote!(#p::IndexKind::Global)
-            };
-            let multi_attribute = index.pk_list.is_some() || index.sk_list.is_some();
-            Some(quote!(#p::IndexDef {
-                name: #value,
-                kind: #kind,
-                pk: #index_pk,
-                pk_more: &[#(#pk_more),*],
-                sk: #index_sk,
-                sk_more: &[#(#sk_more),*],
-                multi_attribute: #multi_attribute,
-                projection: #projection,
-            }))
-        })
-        .collect();
-    let ttl = match &raw.ttl {
+            let first = attributes.remove(0);
+            Some((quote!(::core::option::Option::Some(#first)), attributes))
+        }
+        (Some(_), Some(list)) => {
+            cx.error_spanned_by(
+                &list.tokens,
+                "give the sort key once: sk = \"...\" or sk(\"a\", \"b\")",
+            );
+            None
+        }
+        (None, None) if index.local => {
+            cx.error_spanned_by(
+                &index_name.tokens,
+                format!("local index `{value}` needs its sort key attribute: sk = \"...\""),
+            );
+            None
+        }
+        (None, None) => Some((quote!(::core::option::Option::None), Vec::new())),
+    }
+}
+
+/// A multi-attribute key names each attribute once, and none that ddb
+/// writes itself.
+fn check_key_attribute_names(
+    cx: &Ctxt,
+    index: &RawTableIndex,
+    value: &str,
+    written_by_ddb: &[String],
+) {
+    let mut names: Vec<String> = Vec::new();
+    for list in [&index.pk_list, &index.sk_list].into_iter().flatten() {
+        for name in &list.value {
+            let attribute = split_type(&name.value()).0.to_owned();
+            if names.contains(&attribute) {
+                cx.error_spanned_by(name, format!("attribute `{attribute}` is named twice in index `{value}`'s key; each key attribute appears once"));
+            }
+            if written_by_ddb.contains(&attribute) {
+                cx.error_spanned_by(name, format!(
+                    "attribute `{attribute}` is the table's key or entity-type attribute, which ddb writes itself; \
+                     a multi-attribute key is made of the items' own attributes"
+                ));
+            }
+            names.push(attribute);
+        }
+    }
+}
+
+/// An index's `IndexProjection`, from `projection = "..."` or `include(...)`.
+fn index_projection(cx: &Ctxt, index: &RawTableIndex) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    match (
+        index.projection.as_ref().map(|p| p.value.value()),
+        &index.include,
+    ) {
+        (None, None) => quote!(#p::IndexProjection::All),
+        (Some(kind), None) if kind == "all" => quote!(#p::IndexProjection::All),
+        (Some(kind), None) if kind == "keys_only" => quote!(#p::IndexProjection::KeysOnly),
+        (None, Some(include)) => {
+            let names = &include.value;
+            if names.is_empty() {
+                cx.error_spanned_by(&include.tokens, "include(...) needs at least one attribute name; use projection = \"keys_only\" for none");
+            }
+            quote!(#p::IndexProjection::Include(&[#(#names),*]))
+        }
+        (Some(_), Some(include)) => {
+            cx.error_spanned_by(
+                &include.tokens,
+                "give either projection = \"...\" or include(...), not both",
+            );
+            quote!(#p::IndexProjection::All)
+        }
+        (Some(kind), None) => {
+            cx.error_spanned_by(
+                index.projection.as_ref().map(|p| p.tokens.clone()),
+                format!("projection `{kind}` is not one of \"all\", \"keys_only\"; for some attributes write include(\"a\", \"b\")"),
+            );
+            quote!(#p::IndexProjection::All)
+        }
+    }
+}
+
+/// The time-to-live attribute: `Option<&str>`.
+fn ttl(cx: &Ctxt, raw: &RawTable, written_by_ddb: &[String]) -> TokenStream {
+    match &raw.ttl {
         Some(ttl) => {
             let name = ttl.value.value();
             if name.is_empty() || written_by_ddb.contains(&name) {
@@ -455,10 +438,15 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             quote!(::core::option::Option::Some(#name))
         }
         None => quote!(::core::option::Option::None),
-    };
-    // The listed entities, by Rust name (their SCHEMA refers to this DEF, so
-    // the DEF cannot refer to them), and their keys checked together.
-    let (entities, distinct) = match &raw.entities {
+    }
+}
+
+/// The listed entities, by Rust name (their SCHEMA refers to this DEF, so
+/// the DEF cannot refer to them), and the const check of their keys
+/// together.
+fn listed_entities(raw: &RawTable) -> (TokenStream, TokenStream) {
+    let p = quote!(::ddb_runtime::__private);
+    match &raw.entities {
         Some(list) => {
             let names = list
                 .value
@@ -487,27 +475,5 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             )
         }
         None => (quote!(::core::option::Option::None), TokenStream::new()),
-    };
-    let entity_attribute = raw
-        .entity_attribute
-        .as_ref()
-        .map(|a| a.value.value())
-        .unwrap_or_else(|| "_type".to_owned());
-    let errors = cx.into_compile_errors();
-    quote! {
-        #errors
-        #distinct
-        #[automatically_derived]
-        impl #p::Table for #ident {
-            const DEF: #p::TableDef = #p::TableDef {
-                name: #name,
-                pk: #pk,
-                sk: #sk,
-                indexes: &[#(#indexes),*],
-                entity_attribute: #entity_attribute,
-                ttl: #ttl,
-                entities: #entities,
-            };
-        }
     }
 }

@@ -6,7 +6,7 @@
 //! be zero; outcomes ddb reported as unknown (a lost answer it cannot
 //! resolve) are counted apart, and checked to be the only slack.
 //!
-//! The suite runs each campaign small. The issue's sizes, printed as the
+//! The suite runs each campaign small. The full sizes, printed as the
 //! table in `docs/reliability.md`:
 //!
 //! ```text
@@ -35,7 +35,7 @@ fn full() -> bool {
     std::env::var("DDB_CAMPAIGNS").is_ok_and(|v| v == "full")
 }
 
-/// The suite's size, or the issue's under `DDB_CAMPAIGNS=full`.
+/// The suite's size, or the full size under `DDB_CAMPAIGNS=full`.
 fn size(small: usize, full_size: usize) -> usize {
     if full() {
         full_size

@@ -305,8 +305,8 @@ renamed!(Screaming, "SCREAMING_SNAKE_CASE");
 renamed!(Kebab, "kebab-case");
 renamed!(ScreamingKebab, "SCREAMING-KEBAB-CASE");
 
-/// The attribute names ddb computes are serde's, for every rename rule
-/// (they used to differ for `lowercase`, `camelCase` and non-ASCII names).
+/// The attribute names ddb computes are serde's, for every rename rule,
+/// `lowercase`, `camelCase` and non-ASCII names included.
 #[test]
 fn attribute_names_follow_serdes_rename_rules() {
     fn serde_names<T: Serialize + Default>() -> BTreeSet<String> {
@@ -334,8 +334,8 @@ fn attribute_names_follow_serdes_rename_rules() {
     assert_eq!(Camel::from_item(camel.to_item().unwrap()).unwrap(), camel);
 }
 
-/// The generated conversion built its item from an array of
-/// the fields, which had no type when an entity stores no field at all.
+/// An entity that stores no field at all: its item holds only what ddb
+/// adds.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[ddb(table = Things, entity = "Settings", pk = "SETTINGS")]
 struct Settings {}
@@ -483,4 +483,45 @@ async fn a_create_meeting_an_item_compares_it_with_the_item_it_sent() {
         };
         assert!(create(&other).await.unwrap_err().is_already_exists());
     }
+}
+
+#[derive(Table)]
+#[ddb(name = "Carts", pk = "PK")]
+struct Carts;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Carts, entity = "Cart", pk = "CART#{id}")]
+struct Cart {
+    id: String,
+    items: u32,
+    /// Computed in memory, never stored.
+    #[serde(skip)]
+    cached_total: u64,
+}
+
+/// A `#[serde(skip)]` field is no attribute: the schema does not list it (a
+/// filter on it could never match), the stored item lacks it, and the item
+/// round-trips without it.
+#[tokio::test]
+async fn a_skipped_field_is_no_attribute() {
+    let db = ddb_tests::db_with_table::<Carts>().await;
+    let cart = Cart {
+        id: "c1".into(),
+        items: 2,
+        cached_total: 999,
+    };
+    assert!(Cart::SCHEMA.field("cached_total").is_none());
+    db.create(&cart).send().await.unwrap();
+    let raw = ddb_tests::raw_item::<Carts>(&db, cart.primary_key().unwrap().to_item())
+        .await
+        .unwrap();
+    assert!(!raw.contains_key("cached_total"), "{raw:?}");
+    let stored = db.get(cart.primary_key().unwrap()).send().await.unwrap();
+    assert_eq!(
+        stored,
+        Some(Cart {
+            cached_total: 0,
+            ..cart
+        })
+    );
 }

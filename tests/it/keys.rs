@@ -328,9 +328,9 @@ struct CarelessThing {
     id: Careless,
 }
 
-/// Segments are now written in place after the key's prefix;
-/// a segment that replaced the text (shorter than the prefix) made the
-/// escaping step index out of bounds. It is a typed error.
+/// Segments are written in place after the key's prefix: a segment that
+/// replaces the text it is given (leaving it shorter than the prefix) is a
+/// typed error, not an index out of bounds.
 #[test]
 fn a_segment_that_replaces_the_key_is_an_error_not_a_panic() {
     let built = CarelessThing::key(&Careless("x".into()));

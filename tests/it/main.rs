@@ -1,15 +1,22 @@
 //! ddb's integration tests: one binary, so the SDK and the server link once.
 
 mod backfill;
+mod batches;
 mod campaigns;
 mod compile;
 mod convert;
+mod cursors;
 mod encoding;
+mod expiry;
+mod fixtures;
 mod fuzz;
 mod hostile;
 mod iam;
 mod index_invariant;
+mod index_queries;
+mod key_fields;
 mod keys;
+mod limits;
 mod local;
 mod manifest;
 mod migrations;
@@ -19,6 +26,9 @@ mod schema;
 mod segments;
 mod store;
 mod streams;
-mod sweep;
 mod telemetry;
+mod timestamps;
+mod transactions;
+mod transport;
+mod updates;
 mod writes;

@@ -369,7 +369,7 @@ struct Alert {
 
 /// A page whose last item read is another entity's (dropped by the
 /// entity-type filter) ends with a cursor on that item's key: the next page
-/// must take it (it was refused as "not a key of this entity").
+/// takes it, though it is no key of the queried entity.
 #[tokio::test]
 async fn pages_resume_past_another_entitys_items() {
     let db = ddb_tests::db_with_table::<Events>().await;

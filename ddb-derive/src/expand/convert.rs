@@ -8,8 +8,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::ast::{Entity, Field};
-use crate::attr::SerdeConversion;
+use crate::internals::ast::{Entity, Field};
+use crate::internals::serde_attr::SerdeConversion;
 
 /// Whether the generated conversion follows every serde attribute in play.
 fn follows(entity: &Entity) -> bool {

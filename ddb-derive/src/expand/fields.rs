@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::ast::Entity;
+use crate::internals::ast::Entity;
 
 pub(super) fn fields_struct(entity: &Entity) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ast::Entity;
+use crate::internals::ast::Entity;
 
 /// Today's schema version (1 when the entity declares none).
 pub fn version(entity: &Entity) -> u32 {

@@ -5,15 +5,17 @@
 //! templates written and read), `upkeep` (sparse rules and index keys an
 //! update recomputes), `multi_attribute` (indexes keyed by the entity's own
 //! attributes), `fields` (`Entity::fields()`), `stamps` (version and
-//! timestamps), `migrate` (schema versions and migrations). This file
-//! assembles them.
+//! timestamps), `migrate` (schema versions and migrations), `convert` (the
+//! item conversion), `fallback` (the stub impl emitted when the attributes
+//! have errors). This file assembles them.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use proc_macro2::TokenStream;
+use quote::quote;
 
-use crate::ast::Entity;
+use crate::internals::ast::Entity;
 
 pub(crate) mod convert;
+mod fallback;
 mod fields;
 mod keys;
 mod migrate;
@@ -22,6 +24,8 @@ mod schema;
 mod stamps;
 mod template;
 mod upkeep;
+
+pub use fallback::fallback;
 
 /// `ProductOrdersIndex` -> `product_orders_index`, `GSI1` -> `gsi1`.
 pub fn snake_case(name: &str) -> String {
@@ -46,112 +50,51 @@ pub fn snake_case(name: &str) -> String {
 }
 
 pub fn expand(entity: &Entity) -> TokenStream {
-    let ident = entity.ident;
-    let table = &entity.table;
-    let entity_type = &entity.entity_type;
-    let rust_name = ident.to_string();
-    let p = quote!(::ddb_runtime::__private);
-    let table_def = quote!(<#table as #p::Table>::DEF);
-
-    let key_defs = schema::key_defs(entity);
-    let field_defs = schema::field_defs(entity);
     let checks = schema::checks(entity);
     let fields_struct = fields::fields_struct(entity);
+    let key_code = keys::key_code(entity);
+    let (parse_key, primary_args) = keys::parse_key(entity);
+    let multi_attribute_checks = multi_attribute::checks(entity);
+    let entity_impl = entity_impl(entity, &key_code, &primary_args);
+    let inherent_impl = inherent_impl(entity, key_code, parse_key);
+    quote! {
+        #entity_impl
+
+        #fields_struct
+
+        #inherent_impl
+
+        #checks
+        #multi_attribute_checks
+    }
+}
+
+/// `impl Entity`: the schema constant, the item conversion, index keys
+/// from an item's values, and the version and timestamp hooks.
+fn entity_impl(
+    entity: &Entity,
+    key_code: &keys::KeyCode,
+    primary_args: &[TokenStream],
+) -> TokenStream {
+    let ident = entity.ident;
+    let table = &entity.table;
+    let p = quote!(::ddb_runtime::__private);
+    let schema_const = schema_const(entity);
     let version_fn = stamps::version_fn(entity);
     let stamps_fn = stamps::stamps_fn(entity);
-
-    let keys::KeyCode {
-        mut builders,
-        index_pushes,
-        index_from_values,
-        index_sides,
-        needs_primary,
-    } = keys::key_code(entity);
-    let index_count = index_pushes.len();
-    let (parse_key, primary_args) = keys::parse_key(entity);
-    // Index keys that need the primary key (a shard, a local index) take
-    // it from the caller: `to_item` builds it once for both.
-    let primary_param = if needs_primary {
-        quote!(__primary)
-    } else {
-        quote!(_)
-    };
-    let multi_attribute_defs = multi_attribute::schema_defs(entity);
-    let multi_attribute_checks = multi_attribute::checks(entity);
-    let attribute_keys = multi_attribute::attribute_keys(entity);
     let check_attribute_key = upkeep::check_attribute_key(entity);
-    let fields_to_item = convert::fields_to_item(entity);
-    let item_to_fields = convert::item_to_fields(entity);
-    let codecs = convert::codecs(entity);
-    let schema_version = migrate::version(entity);
-    let write_version = migrate::write_version(entity);
-    let read_version = migrate::read_version(entity);
-    builders.extend(multi_attribute::query_builders(entity));
-
+    let item_fns = item_fns(entity, primary_args);
+    let index_from_fns = index_from_fns(entity, key_code);
     quote! {
         #[automatically_derived]
         impl #p::Entity for #ident {
             type Table = #table;
 
-            const SCHEMA: #p::EntitySchema = #p::EntitySchema {
-                rust_name: #rust_name,
-                entity_type: #entity_type,
-                table: &#table_def,
-                keys: &[#(#key_defs),*],
-                multi_attribute_keys: &[#(#multi_attribute_defs),*],
-                fields: &[#(#field_defs),*],
-                schema_version: #schema_version,
-            };
+            #schema_const
 
-            fn primary_key(&self) -> ::core::result::Result<#p::Key<Self>, #p::Error> {
-                Self::key(#(#primary_args),*)
-            }
+            #item_fns
 
-            fn index_keys(&self) -> ::core::result::Result<#p::std::vec::Vec<(&'static str, #p::KeyValues)>, #p::Error> {
-                self.__ddb_index_keys(&#p::Entity::primary_key(self)?)
-            }
-
-            fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
-                // Keys first: a value no key can hold is reported as such.
-                let __primary = #p::Entity::primary_key(self)?;
-                let __indexes = self.__ddb_index_keys(&__primary)?;
-                #[allow(unused_mut)]
-                let mut __fields = #fields_to_item;
-                #write_version
-                #p::to_item::<Self>(__fields, __primary, __indexes, #attribute_keys)
-            }
-
-            fn from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
-                #read_version
-                #item_to_fields
-            }
-
-            fn check_key(key: &#p::Key<Self>) -> ::core::result::Result<(), #p::Error> {
-                Self::parse_key(key).map(|_| ())
-            }
-
-            fn index_key_from(
-                __position: usize,
-                __key: &#p::Key<Self>,
-                __values: &#p::Item,
-            ) -> ::core::result::Result<::core::option::Option<#p::KeyValues>, #p::Error> {
-                match __position {
-                    #(#index_from_values)*
-                    _ => ::core::result::Result::Err(#p::no_such_index(#entity_type, __position)),
-                }
-            }
-
-            fn index_side_from(
-                __position: usize,
-                __sort: bool,
-                __key: &#p::Key<Self>,
-                __values: &#p::Item,
-            ) -> ::core::result::Result<::core::option::Option<#p::KeyValue>, #p::Error> {
-                match (__position, __sort) {
-                    #(#index_sides)*
-                    _ => ::core::result::Result::Err(#p::no_such_index(#entity_type, __position)),
-                }
-            }
+            #index_from_fns
 
             #version_fn
 
@@ -159,9 +102,127 @@ pub fn expand(entity: &Entity) -> TokenStream {
 
             #check_attribute_key
         }
+    }
+}
 
-        #fields_struct
+/// `const SCHEMA`: the entity's declaration, read by the runtime.
+fn schema_const(entity: &Entity) -> TokenStream {
+    let table = &entity.table;
+    let entity_type = &entity.entity_type;
+    let rust_name = entity.ident.to_string();
+    let p = quote!(::ddb_runtime::__private);
+    let table_def = quote!(<#table as #p::Table>::DEF);
+    let key_defs = schema::key_defs(entity);
+    let field_defs = schema::field_defs(entity);
+    let multi_attribute_defs = multi_attribute::schema_defs(entity);
+    let schema_version = migrate::version(entity);
+    quote! {
+        const SCHEMA: #p::EntitySchema = #p::EntitySchema {
+            rust_name: #rust_name,
+            entity_type: #entity_type,
+            table: &#table_def,
+            keys: &[#(#key_defs),*],
+            multi_attribute_keys: &[#(#multi_attribute_defs),*],
+            fields: &[#(#field_defs),*],
+            schema_version: #schema_version,
+        };
+    }
+}
 
+/// The item's keys and its conversion to and from an item: `primary_key`,
+/// `index_keys`, `to_item`, `from_item`, `check_key`.
+fn item_fns(entity: &Entity, primary_args: &[TokenStream]) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let attribute_keys = multi_attribute::attribute_keys(entity);
+    let fields_to_item = convert::fields_to_item(entity);
+    let item_to_fields = convert::item_to_fields(entity);
+    let write_version = migrate::write_version(entity);
+    let read_version = migrate::read_version(entity);
+    quote! {
+        fn primary_key(&self) -> ::core::result::Result<#p::Key<Self>, #p::Error> {
+            Self::key(#(#primary_args),*)
+        }
+
+        fn index_keys(&self) -> ::core::result::Result<#p::std::vec::Vec<(&'static str, #p::KeyValues)>, #p::Error> {
+            self.__ddb_index_keys(&#p::Entity::primary_key(self)?)
+        }
+
+        fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+            // Keys first: a value no key can hold is reported as such.
+            let __primary = #p::Entity::primary_key(self)?;
+            let __indexes = self.__ddb_index_keys(&__primary)?;
+            #[allow(unused_mut)]
+            let mut __fields = #fields_to_item;
+            #write_version
+            #p::to_item::<Self>(__fields, __primary, __indexes, #attribute_keys)
+        }
+
+        fn from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
+            #read_version
+            #item_to_fields
+        }
+
+        fn check_key(key: &#p::Key<Self>) -> ::core::result::Result<(), #p::Error> {
+            Self::parse_key(key).map(|_| ())
+        }
+    }
+}
+
+/// `index_key_from` and `index_side_from`: an index's key, or one side of
+/// it, from the values an update writes.
+fn index_from_fns(entity: &Entity, key_code: &keys::KeyCode) -> TokenStream {
+    let entity_type = &entity.entity_type;
+    let p = quote!(::ddb_runtime::__private);
+    let index_from_values = &key_code.index_from_values;
+    let index_sides = &key_code.index_sides;
+    quote! {
+        fn index_key_from(
+            __position: usize,
+            __key: &#p::Key<Self>,
+            __values: &#p::Item,
+        ) -> ::core::result::Result<::core::option::Option<#p::KeyValues>, #p::Error> {
+            match __position {
+                #(#index_from_values)*
+                _ => ::core::result::Result::Err(#p::no_such_index(#entity_type, __position)),
+            }
+        }
+
+        fn index_side_from(
+            __position: usize,
+            __sort: bool,
+            __key: &#p::Key<Self>,
+            __values: &#p::Item,
+        ) -> ::core::result::Result<::core::option::Option<#p::KeyValue>, #p::Error> {
+            match (__position, __sort) {
+                #(#index_sides)*
+                _ => ::core::result::Result::Err(#p::no_such_index(#entity_type, __position)),
+            }
+        }
+    }
+}
+
+/// The struct's own `impl`: key functions, query entry points,
+/// codecs, `parse_key` and the index keys of an item.
+fn inherent_impl(entity: &Entity, key_code: keys::KeyCode, parse_key: TokenStream) -> TokenStream {
+    let ident = entity.ident;
+    let p = quote!(::ddb_runtime::__private);
+    let keys::KeyCode {
+        mut builders,
+        index_pushes,
+        needs_primary,
+        ..
+    } = key_code;
+    let index_count = index_pushes.len();
+    // Index keys that need the primary key (a shard, a local index) take
+    // it from the caller: `to_item` builds it once for both.
+    let primary_param = if needs_primary {
+        quote!(__primary)
+    } else {
+        quote!(_)
+    };
+    let codecs = convert::codecs(entity);
+    builders.extend(multi_attribute::query_builders(entity));
+    quote! {
         #[automatically_derived]
         impl #ident {
             #(#builders)*
@@ -178,51 +239,6 @@ pub fn expand(entity: &Entity) -> TokenStream {
                 let mut __keys = #p::std::vec::Vec::with_capacity(#index_count);
                 #(#index_pushes)*
                 ::core::result::Result::Ok(__keys)
-            }
-        }
-
-        #checks
-        #multi_attribute_checks
-    }
-}
-
-/// What is emitted when the attributes are wrong: the trait impl, so the
-/// user sees the real error and not a cascade of missing items.
-pub fn fallback(ident: &syn::Ident, table: Option<&syn::Path>) -> TokenStream {
-    let p = quote!(::ddb_runtime::__private);
-    let table = match table {
-        Some(table) => quote!(#table),
-        None => quote!(#p::NoTable),
-    };
-    let name = ident.to_string();
-    let span = Span::call_site();
-    quote_spanned! {span=>
-        #[automatically_derived]
-        impl #p::Entity for #ident {
-            type Table = #table;
-            const SCHEMA: #p::EntitySchema = #p::EntitySchema {
-                rust_name: #name,
-                entity_type: #name,
-                table: &<#table as #p::Table>::DEF,
-                keys: &[],
-                multi_attribute_keys: &[],
-                fields: &[],
-                schema_version: 1,
-            };
-            fn primary_key(&self) -> ::core::result::Result<#p::Key<Self>, #p::Error> {
-                ::core::unreachable!()
-            }
-            fn index_keys(&self) -> ::core::result::Result<#p::std::vec::Vec<(&'static str, #p::KeyValues)>, #p::Error> {
-                ::core::unreachable!()
-            }
-            fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
-                ::core::unreachable!()
-            }
-            fn from_item(_: #p::Item) -> ::core::result::Result<Self, #p::Error> {
-                ::core::unreachable!()
-            }
-            fn check_key(_: &#p::Key<Self>) -> ::core::result::Result<(), #p::Error> {
-                ::core::unreachable!()
             }
         }
     }

@@ -7,7 +7,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{GenericArgument, PathArguments, Type};
 
-use crate::ast::{Entity, Field, MultiAttributeKey};
+use crate::internals::ast::{Entity, Field, MultiAttributeKey};
 
 /// `T` for a field of type `Option<T>` (which leaves the item out of the
 /// index when `None`), with whether it was optional.

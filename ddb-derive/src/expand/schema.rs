@@ -6,9 +6,9 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::template::template_const;
-use crate::ast::Entity;
-use crate::attr::RawWhen;
-use crate::template::{Part, Template};
+use crate::internals::ast::Entity;
+use crate::internals::attr::RawWhen;
+use crate::internals::template::{Part, Template};
 
 /// The `KeyDef` of each key: templates, query, shards, membership.
 pub(super) fn key_defs(entity: &Entity) -> Vec<TokenStream> {
@@ -86,64 +86,9 @@ pub(super) fn field_defs(entity: &Entity) -> Vec<TokenStream> {
 pub(super) fn checks(entity: &Entity) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
     let ident = entity.ident;
-    // Each field used in a key must be a key segment: checked at its type.
-    let mut key_fields: Vec<&str> = Vec::new();
-    for key in &entity.keys {
-        for field in key.fields() {
-            if !key_fields.contains(&field) {
-                key_fields.push(field);
-            }
-        }
-    }
-    let segment_asserts = key_fields
-        .iter()
-        .filter_map(|name| entity.field(name))
-        .map(|field| {
-            let ty = field.ty;
-            quote_spanned!(ty.span()=> #p::assert_key_segment::<#ty>();)
-        });
-
-    let key_checks = entity.keys.iter().enumerate().map(|(k, key)| {
-        let flag = |template: Option<&Template>| match template.map(|t| t.parts.as_slice()) {
-            Some([Part::Field(field)]) => match entity.field(field) {
-                Some(f) => {
-                    let ty = f.ty;
-                    quote!(#p::is_numeric::<#ty>())
-                }
-                None => quote!(false),
-            },
-            _ => quote!(false),
-        };
-        let pk = flag(Some(&key.pk.value));
-        let sk = flag(key.sk.as_ref().map(|sk| &sk.value));
-        let span = match &key.index {
-            Some(index) => index.tokens.clone(),
-            None => quote!(#ident),
-        };
-        let span = span
-            .into_iter()
-            .next()
-            .map(|t| t.span())
-            .unwrap_or_else(Span::call_site);
-        quote_spanned! {span=>
-            const _: () = if let ::core::option::Option::Some(__message) =
-                #p::check_key(&<#ident as #p::Entity>::SCHEMA, #k, [#pk, #sk])
-            {
-                ::core::panic!("{}", __message.as_str())
-            };
-        }
-    });
-    let type_checks = entity.fields.iter().filter_map(|field| {
-        let ty = field.ty;
-        let raw = &field.raw;
-        if raw.created_at.is_some() || raw.updated_at.is_some() {
-            Some(quote_spanned!(ty.span()=> #p::assert_timestamp_field::<#ty>();))
-        } else if raw.ttl.is_some() {
-            Some(quote_spanned!(ty.span()=> #p::assert_ttl_field::<#ty>();))
-        } else {
-            None
-        }
-    });
+    let segment_asserts = segment_asserts(entity);
+    let key_checks = key_checks(entity);
+    let type_checks = role_type_asserts(entity);
     let fields_check = quote_spanned! {ident.span()=>
         const _: () = if let ::core::option::Option::Some(__message) =
             #p::check_fields(&<#ident as #p::Entity>::SCHEMA)
@@ -151,24 +96,7 @@ pub(super) fn checks(entity: &Entity) -> TokenStream {
             ::core::panic!("{}", __message.as_str())
         };
     };
-    let ttl_checks = entity.fields.iter().filter_map(|field| {
-        let ttl = field.raw.ttl.as_ref()?;
-        let name = field.ident.to_string();
-        let span = ttl
-            .tokens
-            .clone()
-            .into_iter()
-            .next()
-            .map(|t| t.span())
-            .unwrap_or_else(Span::call_site);
-        Some(quote_spanned! {span=>
-            const _: () = if let ::core::option::Option::Some(__message) =
-                #p::check_ttl_field(&<#ident as #p::Entity>::SCHEMA, #name)
-            {
-                ::core::panic!("{}", __message.as_str())
-            };
-        })
-    });
+    let ttl_checks = ttl_checks(entity);
     quote! {
         const _: () = {
             #(#segment_asserts)*
@@ -178,4 +106,116 @@ pub(super) fn checks(entity: &Entity) -> TokenStream {
         #(#key_checks)*
         #fields_check
     }
+}
+
+/// Each field used in a key must be a key segment: checked at its type.
+fn segment_asserts(entity: &Entity) -> Vec<TokenStream> {
+    let p = quote!(::ddb_runtime::__private);
+    let mut key_fields: Vec<&str> = Vec::new();
+    for key in &entity.keys {
+        for field in key.fields() {
+            if !key_fields.contains(&field) {
+                key_fields.push(field);
+            }
+        }
+    }
+    key_fields
+        .iter()
+        .filter_map(|name| entity.field(name))
+        .map(|field| {
+            let ty = field.ty;
+            quote_spanned!(ty.span()=> #p::assert_key_segment::<#ty>();)
+        })
+        .collect()
+}
+
+/// Each key checked against the table (`check_key`), spanned at its index
+/// name, or at the entity for the primary key.
+fn key_checks(entity: &Entity) -> Vec<TokenStream> {
+    let p = quote!(::ddb_runtime::__private);
+    let ident = entity.ident;
+    entity
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(k, key)| {
+            let flag = |template: Option<&Template>| match template.map(|t| t.parts.as_slice()) {
+                Some([Part::Field(field)]) => match entity.field(field) {
+                    Some(f) => {
+                        let ty = f.ty;
+                        quote!(#p::is_numeric::<#ty>())
+                    }
+                    None => quote!(false),
+                },
+                _ => quote!(false),
+            };
+            let pk = flag(Some(&key.pk.value));
+            let sk = flag(key.sk.as_ref().map(|sk| &sk.value));
+            let span = match &key.index {
+                Some(index) => index.tokens.clone(),
+                None => quote!(#ident),
+            };
+            let span = span
+                .into_iter()
+                .next()
+                .map(|t| t.span())
+                .unwrap_or_else(Span::call_site);
+            quote_spanned! {span=>
+                const _: () = if let ::core::option::Option::Some(__message) =
+                    #p::check_key(&<#ident as #p::Entity>::SCHEMA, #k, [#pk, #sk])
+                {
+                    ::core::panic!("{}", __message.as_str())
+                };
+            }
+        })
+        .collect()
+}
+
+/// The type a timestamp or time-to-live field must have, checked at it.
+fn role_type_asserts(entity: &Entity) -> Vec<TokenStream> {
+    let p = quote!(::ddb_runtime::__private);
+    entity
+        .fields
+        .iter()
+        .filter_map(|field| {
+            let ty = field.ty;
+            let raw = &field.raw;
+            if raw.created_at.is_some() || raw.updated_at.is_some() {
+                Some(quote_spanned!(ty.span()=> #p::assert_timestamp_field::<#ty>();))
+            } else if raw.ttl.is_some() {
+                Some(quote_spanned!(ty.span()=> #p::assert_ttl_field::<#ty>();))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// A time-to-live field is the table's `ttl` attribute: checked at its
+/// `#[ddb(ttl)]`.
+fn ttl_checks(entity: &Entity) -> Vec<TokenStream> {
+    let p = quote!(::ddb_runtime::__private);
+    let ident = entity.ident;
+    entity
+        .fields
+        .iter()
+        .filter_map(|field| {
+            let ttl = field.raw.ttl.as_ref()?;
+            let name = field.ident.to_string();
+            let span = ttl
+                .tokens
+                .clone()
+                .into_iter()
+                .next()
+                .map(|t| t.span())
+                .unwrap_or_else(Span::call_site);
+            Some(quote_spanned! {span=>
+                const _: () = if let ::core::option::Option::Some(__message) =
+                    #p::check_ttl_field(&<#ident as #p::Entity>::SCHEMA, #name)
+                {
+                    ::core::panic!("{}", __message.as_str())
+                };
+            })
+        })
+        .collect()
 }

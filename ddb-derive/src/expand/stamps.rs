@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ast::Entity;
+use crate::internals::ast::Entity;
 
 /// `Entity::version`, when a field is `#[ddb(version)]`.
 pub(super) fn version_fn(entity: &Entity) -> Option<TokenStream> {

@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::ast::Entity;
-use crate::template::{Part, Template};
+use crate::internals::ast::Entity;
+use crate::internals::template::{Part, Template};
 
 pub(super) fn template_const(template: &Template) -> TokenStream {
     let source = &template.source;

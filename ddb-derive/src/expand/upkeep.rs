@@ -6,9 +6,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::template::codecs;
-use crate::ast::{Entity, Field, Key};
-use crate::attr::{Compare, RawWhen};
-use crate::template::Part;
+use crate::internals::ast::{Entity, Field, Key};
+use crate::internals::attr::{Compare, RawWhen};
+use crate::internals::template::Part;
 
 /// Whether a sparse index's rule holds, reading each field through `access`.
 pub(super) fn membership(

@@ -1,12 +1,18 @@
-//! The syntax of `#[ddb(...)]` on entities and their fields: raw values with
-//! their tokens, for errors. No rule that spans several attributes lives here.
+//! The syntax of `#[ddb(...)]`: the pieces every derive parses its keys
+//! with, and the raw attributes of an entity and its fields, each value with
+//! its tokens, for errors. No rule that spans several attributes lives here.
 
+use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parse;
 use syn::{Attribute, LitInt, LitStr, Path};
 
-use crate::ctxt::{unknown_key_message, Ctxt};
-use crate::symbol::*;
+use super::ctxt::{unknown_key_message, Ctxt};
+use super::serde_attr::{
+    serde_conversion, serde_keys, serde_value, SerdeConversion, CONTAINER_SERDE_REFUSED,
+    FIELD_SERDE_REFUSED, SPLIT_RENAME,
+};
+use super::symbol::*;
 
 /// A value and the tokens an error about it points at.
 #[derive(Clone)]
@@ -35,6 +41,37 @@ pub fn set_once<T>(
     }
 }
 
+/// `key = value`: parses the value and sets `slot` once; an error about it
+/// points at the value.
+pub fn set_value<T: Parse + ToTokens>(
+    cx: &Ctxt,
+    slot: &mut Option<Attr<T>>,
+    meta: &ParseNestedMeta,
+) -> syn::Result<()> {
+    let value: T = meta.value()?.parse()?;
+    let tokens = value.to_token_stream();
+    set_once(cx, slot, meta, value, tokens);
+    Ok(())
+}
+
+/// `key(a, b)`: parses the comma-separated list and sets `slot` once; an
+/// error about it points at the key.
+pub fn set_list<T: Parse>(
+    cx: &Ctxt,
+    slot: &mut Option<Attr<Vec<T>>>,
+    meta: &ParseNestedMeta,
+) -> syn::Result<()> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let values: Vec<T> = content
+        .parse_terminated(T::parse, syn::Token![,])?
+        .into_iter()
+        .collect();
+    let tokens = meta.path.to_token_stream();
+    set_once(cx, slot, meta, values, tokens);
+    Ok(())
+}
+
 /// Consumes whatever follows an unknown key so parsing can go on.
 pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) {
@@ -49,12 +86,12 @@ pub fn lit_str(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
     meta.value()?.parse::<LitStr>()
 }
 
-fn path_tokens(meta: &ParseNestedMeta) -> proc_macro2::TokenStream {
+pub fn path_tokens(meta: &ParseNestedMeta) -> proc_macro2::TokenStream {
     let path = &meta.path;
     quote::quote!(#path)
 }
 
-fn key_name(meta: &ParseNestedMeta) -> String {
+pub fn key_name(meta: &ParseNestedMeta) -> String {
     meta.path
         .get_ident()
         .map(|i| i.to_string())
@@ -163,101 +200,25 @@ pub struct RawField {
     pub conversion: SerdeConversion,
 }
 
-/// The serde attributes a generated item conversion follows; anything else
-/// makes it fall back to serde for the whole item.
-#[derive(Default, Clone)]
-pub struct SerdeConversion {
-    /// `with = "module"`.
-    pub with: Option<String>,
-    /// `serialize_with = "function"`.
-    pub serialize_with: Option<String>,
-    /// `deserialize_with = "function"`.
-    pub deserialize_with: Option<String>,
-    /// `skip_serializing_if = "path"`.
-    pub skip_if: Option<String>,
-    /// `default` (`Some(None)`) or `default = "path"` (`Some(Some(path))`).
-    pub default: Option<Option<String>>,
-    /// An attribute the generated conversion does not follow.
-    pub unfollowed: bool,
-}
-
-/// What the generated conversion needs of `#[serde(...)]` on a field or
-/// (for `default` and anything unfollowed) on the container.
-pub fn serde_conversion(attrs: &[Attribute], followed: &[&str]) -> SerdeConversion {
-    let mut conversion = SerdeConversion::default();
-    for attr in attrs.iter().filter(|a| a.path().is_ident(SERDE)) {
-        let parsed = attr.parse_nested_meta(|meta| {
-            let key = key_name(&meta);
-            let value = if meta.input.peek(syn::Token![=]) {
-                Some(lit_str(&meta)?.value())
-            } else {
-                skip_value(&meta)?;
-                None
-            };
-            match key.as_str() {
-                "with" => conversion.with = value,
-                "serialize_with" => conversion.serialize_with = value,
-                "deserialize_with" => conversion.deserialize_with = value,
-                "skip_serializing_if" => conversion.skip_if = value,
-                "default" => conversion.default = Some(value),
-                // `rename = ".."`; the split form `rename(deserialize = ..)`
-                // names another attribute than the one the derive reads.
-                other if followed.contains(&other) && value.is_some() => {}
-                _ => conversion.unfollowed = true,
-            }
-            Ok(())
-        });
-        if parsed.is_err() {
-            conversion.unfollowed = true;
-        }
-    }
-    conversion
-}
-
 pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
     let mut raw = RawEntity::default();
     for_each_ddb(cx, attrs, |meta| {
         let tokens = path_tokens(meta);
         let path = &meta.path;
         if path.is_ident(TABLE) {
-            let value: Path = meta.value()?.parse()?;
-            let tokens = quote::quote!(#value);
-            set_once(cx, &mut raw.table, meta, value, tokens);
+            set_value(cx, &mut raw.table, meta)?;
         } else if path.is_ident(PK) {
-            let value = lit_str(meta)?;
-            set_once(cx, &mut raw.pk, meta, value.clone(), quote::quote!(#value));
+            set_value(cx, &mut raw.pk, meta)?;
         } else if path.is_ident(SK) {
-            let value = lit_str(meta)?;
-            set_once(cx, &mut raw.sk, meta, value.clone(), quote::quote!(#value));
+            set_value(cx, &mut raw.sk, meta)?;
         } else if path.is_ident(QUERY) {
-            let value = lit_str(meta)?;
-            set_once(
-                cx,
-                &mut raw.query,
-                meta,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut raw.query, meta)?;
         } else if path.is_ident(ENTITY) {
-            let value = lit_str(meta)?;
-            set_once(
-                cx,
-                &mut raw.entity,
-                meta,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut raw.entity, meta)?;
         } else if path.is_ident(INDEX) {
             raw.indexes.push(parse_index(cx, meta, tokens)?);
         } else if path.is_ident(SCHEMA_VERSION) {
-            let value: LitInt = meta.value()?.parse()?;
-            set_once(
-                cx,
-                &mut raw.schema_version,
-                meta,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut raw.schema_version, meta)?;
         } else if path.is_ident(MIGRATE) {
             raw.migrations.push(parse_migration(cx, meta, tokens)?);
         } else {
@@ -276,70 +237,6 @@ pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
     raw
 }
 
-/// Container serde attributes that change what an item's attributes are,
-/// beyond ddb's model (named fields under known names, any other attribute
-/// ignored): ddb refuses them rather than compute wrong names.
-const CONTAINER_SERDE_REFUSED: &[&str] = &[
-    "tag",
-    "untagged",
-    "content",
-    "transparent",
-    "from",
-    "try_from",
-    "into",
-    "remote",
-    "deny_unknown_fields",
-];
-
-/// Field serde attributes that change an attribute's name or presence in one
-/// direction only, or hide where its attributes are.
-const FIELD_SERDE_REFUSED: &[&str] = &["flatten", "skip_serializing", "skip_deserializing"];
-
-/// What `serde_keys` reports for `rename(serialize = "a", deserialize = "b")`
-/// with two different names.
-const SPLIT_RENAME: &str = "rename(serialize, deserialize)";
-
-/// The keys of `#[serde(...)]` attributes, each with its tokens;
-/// `rename`/`rename_all` with different serialize and deserialize names is
-/// reported as [`SPLIT_RENAME`].
-fn serde_keys(attrs: &[Attribute]) -> Vec<Attr<String>> {
-    let mut keys = Vec::new();
-    for attr in attrs.iter().filter(|a| a.path().is_ident(SERDE)) {
-        let _ = attr.parse_nested_meta(|meta| {
-            let tokens = path_tokens(&meta);
-            let name = key_name(&meta);
-            if (meta.path.is_ident(RENAME) || meta.path.is_ident(RENAME_ALL))
-                && meta.input.peek(syn::token::Paren)
-            {
-                let mut names: Vec<(String, String)> = Vec::new();
-                meta.parse_nested_meta(|inner| {
-                    names.push((key_name(&inner), lit_str(&inner)?.value()));
-                    Ok(())
-                })?;
-                let serialize = names.iter().find(|(k, _)| k == "serialize").map(|(_, v)| v);
-                let deserialize = names
-                    .iter()
-                    .find(|(k, _)| k == "deserialize")
-                    .map(|(_, v)| v);
-                if serialize != deserialize {
-                    keys.push(Attr {
-                        value: SPLIT_RENAME.to_owned(),
-                        tokens,
-                    });
-                }
-                return Ok(());
-            }
-            skip_value(&meta)?;
-            keys.push(Attr {
-                value: name,
-                tokens,
-            });
-            Ok(())
-        });
-    }
-    keys
-}
-
 fn parse_migration(
     cx: &Ctxt,
     meta: &ParseNestedMeta,
@@ -352,13 +249,9 @@ fn parse_migration(
     };
     meta.parse_nested_meta(|inner| {
         if inner.path.is_ident(FROM) {
-            let value: LitInt = inner.value()?.parse()?;
-            let tokens = quote::quote!(#value);
-            set_once(cx, &mut migration.from, &inner, value, tokens);
+            set_value(cx, &mut migration.from, &inner)?;
         } else if inner.path.is_ident(WITH) {
-            let value: Path = inner.value()?.parse()?;
-            let tokens = quote::quote!(#value);
-            set_once(cx, &mut migration.with, &inner, value, tokens);
+            set_value(cx, &mut migration.with, &inner)?;
         } else {
             unknown(cx, &inner, "migrate(...)", MIGRATE_KEYS)?;
         }
@@ -379,64 +272,22 @@ fn parse_index(
     meta.parse_nested_meta(|inner| {
         let path = &inner.path;
         if path.is_ident(NAME) {
-            let value = lit_str(&inner)?;
-            set_once(
-                cx,
-                &mut index.name,
-                &inner,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut index.name, &inner)?;
         } else if (path.is_ident(PK) || path.is_ident(SK)) && inner.input.peek(syn::token::Paren) {
-            let content;
-            syn::parenthesized!(content in inner.input);
-            let fields: Vec<syn::Ident> = content
-                .parse_terminated(syn::Ident::parse, syn::Token![,])?
-                .into_iter()
-                .collect();
-            let tokens = quote::quote!(#path);
             let slot = if path.is_ident(PK) {
                 &mut index.pk_fields
             } else {
                 &mut index.sk_fields
             };
-            set_once(cx, slot, &inner, fields, tokens);
+            set_list(cx, slot, &inner)?;
         } else if path.is_ident(PK) {
-            let value = lit_str(&inner)?;
-            set_once(
-                cx,
-                &mut index.pk,
-                &inner,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut index.pk, &inner)?;
         } else if path.is_ident(SK) {
-            let value = lit_str(&inner)?;
-            set_once(
-                cx,
-                &mut index.sk,
-                &inner,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut index.sk, &inner)?;
         } else if path.is_ident(QUERY) {
-            let value = lit_str(&inner)?;
-            set_once(
-                cx,
-                &mut index.query,
-                &inner,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut index.query, &inner)?;
         } else if path.is_ident(SHARDS) {
-            let value: LitInt = inner.value()?.parse()?;
-            set_once(
-                cx,
-                &mut index.shards,
-                &inner,
-                value.clone(),
-                quote::quote!(#value),
-            );
+            set_value(cx, &mut index.shards, &inner)?;
         } else if path.is_ident(WHEN) {
             if inner.input.peek(syn::Token![=]) {
                 let value: Path = inner.value()?.parse()?;
@@ -579,32 +430,4 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> RawField {
         }
     }
     raw
-}
-
-/// The value of `#[serde(key = "...")]` or `#[serde(key(serialize = "..."))]`.
-/// Malformed serde attributes are serde's to report.
-pub fn serde_value(attrs: &[Attribute], key: &str) -> Option<String> {
-    let mut found = None;
-    for attr in attrs.iter().filter(|a| a.path().is_ident(SERDE)) {
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident(key) {
-                if meta.input.peek(syn::Token![=]) {
-                    found = Some(lit_str(&meta)?.value());
-                } else {
-                    meta.parse_nested_meta(|inner| {
-                        if inner.path.is_ident("serialize") {
-                            found = Some(lit_str(&inner)?.value());
-                        } else {
-                            skip_value(&inner)?;
-                        }
-                        Ok(())
-                    })?;
-                }
-                Ok(())
-            } else {
-                skip_value(&meta)
-            }
-        });
-    }
-    found
 }

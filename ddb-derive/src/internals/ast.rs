@@ -4,9 +4,10 @@
 use quote::ToTokens;
 use syn::{Data, DeriveInput, Fields, Ident, Path, Type};
 
-use crate::attr::{self, Attr};
-use crate::ctxt::Ctxt;
-use crate::template::{self, Template};
+use super::attr::{self, Attr};
+use super::ctxt::Ctxt;
+use super::serde_attr::{self, attribute_name};
+use super::template::{self, Template};
 
 pub struct Entity<'a> {
     pub ident: &'a Ident,
@@ -21,11 +22,11 @@ pub struct Entity<'a> {
     /// `#[serde(skip)]` fields: never stored, so not attributes.
     pub skipped: Vec<&'a Ident>,
     /// The serde attributes of each skipped field (its `default`), in order.
-    pub skipped_serde: Vec<attr::SerdeConversion>,
+    pub skipped_serde: Vec<serde_attr::SerdeConversion>,
     /// Container serde attributes ddb cannot follow.
     pub serde_refused: Vec<Attr<String>>,
     /// The container's serde attributes, for the generated conversion.
-    pub serde_conversion: attr::SerdeConversion,
+    pub serde_conversion: serde_attr::SerdeConversion,
     /// `schema_version = N`, and the migrations from each older version.
     pub schema: Option<Schema>,
 }
@@ -120,66 +121,13 @@ impl<'a> Entity<'a> {
     }
 
     pub fn from_input(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
-        let named = match &input.data {
-            Data::Struct(data) => match &data.fields {
-                Fields::Named(named) => Some(named),
-                _ => None,
-            },
-            _ => None,
-        };
-        let Some(named) = named else {
-            cx.error_spanned_by(
-                &input.ident,
-                "#[derive(Entity)] needs a struct with named fields",
-            );
-            return None;
-        };
-        if !input.generics.params.is_empty() {
-            cx.error_spanned_by(
-                &input.generics,
-                "#[derive(Entity)] does not support generic structs",
-            );
-        }
+        let named = named_fields(cx, input)?;
         let raw = attr::parse_entity(cx, &input.attrs);
-        let mut skipped = Vec::new();
-        let mut skipped_serde = Vec::new();
-        let fields = named
-            .named
-            .iter()
-            .filter_map(|field| {
-                let ident = field.ident.as_ref()?;
-                let raw_field = attr::parse_field(cx, &field.attrs);
-                if let Some(skip) = &raw_field.serde_skip {
-                    let roles = [
-                        &raw_field.version,
-                        &raw_field.ttl,
-                        &raw_field.created_at,
-                        &raw_field.updated_at,
-                    ];
-                    if roles.iter().any(|r| r.is_some()) {
-                        cx.error_spanned_by(
-                            &skip.tokens,
-                            format!("field `{ident}` is #[serde(skip)], never stored, so ddb cannot keep its version, time to live or timestamps; remove one of the two"),
-                        );
-                    }
-                    skipped.push(ident);
-                    skipped_serde.push(raw_field.conversion.clone());
-                    return None;
-                }
-                let attribute = attribute_name(
-                    ident,
-                    raw_field.serde_rename.as_deref(),
-                    raw.serde_rename_all.as_deref(),
-                );
-                Some(Field {
-                    ident,
-                    vis: &field.vis,
-                    ty: &field.ty,
-                    attribute,
-                    raw: raw_field,
-                })
-            })
-            .collect();
+        let StoredFields {
+            fields,
+            skipped,
+            skipped_serde,
+        } = stored_fields(cx, named, &raw);
 
         let Some(table) = raw.table.clone() else {
             if raw.had_unknown_key {
@@ -191,32 +139,9 @@ impl<'a> Entity<'a> {
             );
             return None;
         };
-        let Some(pk) = raw
-            .pk
-            .as_ref()
-            .and_then(|pk| parse_template(cx, pk, "pk template"))
-        else {
-            if raw.pk.is_none() && !raw.had_unknown_key {
-                cx.error_spanned_by(
-                    &input.ident,
-                    "missing #[ddb(pk = \"...\")]: give the partition key template, e.g. pk = \"CUSTOMER#{customer_id}\"",
-                );
-            }
-            return None;
-        };
-        let sk = raw
-            .sk
-            .as_ref()
-            .map(|sk| parse_template(cx, sk, "sk template"));
-        let mut keys = vec![Key {
-            index: None,
-            pk: pk.clone(),
-            pk_from_primary: false,
-            sk: sk.flatten(),
-            query: raw.query.as_ref().map(string_attr),
-            shards: 1,
-            when: None,
-        }];
+        let primary = primary_key(cx, input, &raw)?;
+        let pk = primary.pk.clone();
+        let mut keys = vec![primary];
         let mut multi_attribute_keys = Vec::new();
         for index in &raw.indexes {
             let Some(name) = &index.name else {
@@ -230,73 +155,9 @@ impl<'a> Entity<'a> {
                 multi_attribute_keys.extend(key);
                 continue;
             }
-            let what = |part: &str| format!("{part} template of index `{}`", name.value.value());
-            let (index_pk, pk_from_primary) = match &index.pk {
-                Some(template) => match parse_template(cx, template, &what("pk")) {
-                    Some(template) => (template, false),
-                    None => continue,
-                },
-                // A local secondary index shares the table's partition key.
-                None => (pk.clone(), true),
-            };
-            let index_sk = match &index.sk {
-                Some(template) => match parse_template(cx, template, &what("sk")) {
-                    Some(template) => Some(template),
-                    None => continue,
-                },
-                None => None,
-            };
-            let shards = match &index.shards {
-                Some(shards) => match shards.value.base10_parse::<u16>() {
-                    Ok(n) if (1..=1000).contains(&n) => n,
-                    _ => {
-                        cx.error_spanned_by(
-                            &shards.tokens,
-                            "shards must be a whole number from 1 to 1000",
-                        );
-                        1
-                    }
-                },
-                None => 1,
-            };
-            if shards > 1 && pk_from_primary {
-                cx.error_spanned_by(
-                    &index.tokens,
-                    "a local index (no `pk`) shares the table's partition key and cannot be sharded",
-                );
-            }
-            keys.push(Key {
-                index: Some(string_attr(name)),
-                pk: index_pk,
-                pk_from_primary,
-                sk: index_sk,
-                query: index.query.as_ref().map(string_attr),
-                shards,
-                when: index.when.clone(),
-            });
+            keys.extend(template_key(cx, name, index, &pk));
         }
-        if raw.entity.is_none() && !raw.had_unknown_key {
-            cx.error_spanned_by(
-                &input.ident,
-                format!(
-                    "missing `entity = \"...\"` in #[ddb(...)]: ddb stores this name in every item as its \
-                     entity type, so it must not change when the struct is renamed; name it once, e.g. \
-                     #[ddb(table = ..., entity = \"{}\", ...)] (see the attribute reference on \
-                     `ddb_runtime::Entity`)",
-                    input.ident
-                ),
-            );
-        }
-        let entity_type = raw
-            .entity
-            .as_ref()
-            .map(|e| e.value.value())
-            .unwrap_or_else(|| input.ident.to_string());
-        if entity_type.is_empty() {
-            if let Some(entity) = &raw.entity {
-                cx.error_spanned_by(&entity.tokens, "the entity type cannot be empty");
-            }
-        }
+        let entity_type = entity_type(cx, input, &raw);
         let schema = schema(cx, &raw);
         Some(Entity {
             ident: &input.ident,
@@ -313,6 +174,204 @@ impl<'a> Entity<'a> {
             serde_conversion: raw.conversion,
         })
     }
+}
+
+/// The struct's named fields; `None` (reported) for any other input. A
+/// generic struct is reported and read on.
+fn named_fields<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<&'a syn::FieldsNamed> {
+    let named = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(named) => Some(named),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(named) = named else {
+        cx.error_spanned_by(
+            &input.ident,
+            "#[derive(Entity)] needs a struct with named fields",
+        );
+        return None;
+    };
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &input.generics,
+            "#[derive(Entity)] does not support generic structs",
+        );
+    }
+    Some(named)
+}
+
+/// The fields an item stores, and the `#[serde(skip)]` ones beside.
+struct StoredFields<'a> {
+    fields: Vec<Field<'a>>,
+    skipped: Vec<&'a Ident>,
+    skipped_serde: Vec<serde_attr::SerdeConversion>,
+}
+
+/// Each field with its attributes and attribute name; a skipped field
+/// cannot have a role ddb keeps.
+fn stored_fields<'a>(
+    cx: &Ctxt,
+    named: &'a syn::FieldsNamed,
+    raw: &attr::RawEntity,
+) -> StoredFields<'a> {
+    let mut skipped = Vec::new();
+    let mut skipped_serde = Vec::new();
+    let fields = named
+        .named
+        .iter()
+        .filter_map(|field| {
+            let ident = field.ident.as_ref()?;
+            let raw_field = attr::parse_field(cx, &field.attrs);
+            if let Some(skip) = &raw_field.serde_skip {
+                let roles = [
+                    &raw_field.version,
+                    &raw_field.ttl,
+                    &raw_field.created_at,
+                    &raw_field.updated_at,
+                ];
+                if roles.iter().any(|r| r.is_some()) {
+                    cx.error_spanned_by(
+                        &skip.tokens,
+                        format!("field `{ident}` is #[serde(skip)], never stored, so ddb cannot keep its version, time to live or timestamps; remove one of the two"),
+                    );
+                }
+                skipped.push(ident);
+                skipped_serde.push(raw_field.conversion.clone());
+                return None;
+            }
+            let attribute = attribute_name(
+                ident,
+                raw_field.serde_rename.as_deref(),
+                raw.serde_rename_all.as_deref(),
+            );
+            Some(Field {
+                ident,
+                vis: &field.vis,
+                ty: &field.ty,
+                attribute,
+                raw: raw_field,
+            })
+        })
+        .collect();
+    StoredFields {
+        fields,
+        skipped,
+        skipped_serde,
+    }
+}
+
+/// The primary key, from the container's `pk`, `sk` and `query`; `None`
+/// when `pk` is missing or wrong (reported unless an unknown key was).
+fn primary_key(cx: &Ctxt, input: &DeriveInput, raw: &attr::RawEntity) -> Option<Key> {
+    let Some(pk) = raw
+        .pk
+        .as_ref()
+        .and_then(|pk| parse_template(cx, pk, "pk template"))
+    else {
+        if raw.pk.is_none() && !raw.had_unknown_key {
+            cx.error_spanned_by(
+                &input.ident,
+                "missing #[ddb(pk = \"...\")]: give the partition key template, e.g. pk = \"CUSTOMER#{customer_id}\"",
+            );
+        }
+        return None;
+    };
+    let sk = raw
+        .sk
+        .as_ref()
+        .map(|sk| parse_template(cx, sk, "sk template"));
+    Some(Key {
+        index: None,
+        pk,
+        pk_from_primary: false,
+        sk: sk.flatten(),
+        query: raw.query.as_ref().map(string_attr),
+        shards: 1,
+        when: None,
+    })
+}
+
+/// An index keyed by templates; `None` when one is wrong (reported). With
+/// no `pk` it is a local index, on the primary partition key `pk`.
+fn template_key(
+    cx: &Ctxt,
+    name: &Attr<syn::LitStr>,
+    index: &attr::RawIndex,
+    pk: &Attr<Template>,
+) -> Option<Key> {
+    let what = |part: &str| format!("{part} template of index `{}`", name.value.value());
+    let (index_pk, pk_from_primary) = match &index.pk {
+        Some(template) => (parse_template(cx, template, &what("pk"))?, false),
+        // A local secondary index shares the table's partition key.
+        None => (pk.clone(), true),
+    };
+    let index_sk = match &index.sk {
+        Some(template) => Some(parse_template(cx, template, &what("sk"))?),
+        None => None,
+    };
+    let shards = shards(cx, index);
+    if shards > 1 && pk_from_primary {
+        cx.error_spanned_by(
+            &index.tokens,
+            "a local index (no `pk`) shares the table's partition key and cannot be sharded",
+        );
+    }
+    Some(Key {
+        index: Some(string_attr(name)),
+        pk: index_pk,
+        pk_from_primary,
+        sk: index_sk,
+        query: index.query.as_ref().map(string_attr),
+        shards,
+        when: index.when.clone(),
+    })
+}
+
+/// An index's `shards`: 1 when absent, or out of range (reported).
+fn shards(cx: &Ctxt, index: &attr::RawIndex) -> u16 {
+    match &index.shards {
+        Some(shards) => match shards.value.base10_parse::<u16>() {
+            Ok(n) if (1..=1000).contains(&n) => n,
+            _ => {
+                cx.error_spanned_by(
+                    &shards.tokens,
+                    "shards must be a whole number from 1 to 1000",
+                );
+                1
+            }
+        },
+        None => 1,
+    }
+}
+
+/// The entity type stored in every item: `entity = "..."`, required and
+/// not empty.
+fn entity_type(cx: &Ctxt, input: &DeriveInput, raw: &attr::RawEntity) -> String {
+    if raw.entity.is_none() && !raw.had_unknown_key {
+        cx.error_spanned_by(
+            &input.ident,
+            format!(
+                "missing `entity = \"...\"` in #[ddb(...)]: ddb stores this name in every item as its \
+                 entity type, so it must not change when the struct is renamed; name it once, e.g. \
+                 #[ddb(table = ..., entity = \"{}\", ...)] (see the attribute reference on \
+                 `ddb_runtime::Entity`)",
+                input.ident
+            ),
+        );
+    }
+    let entity_type = raw
+        .entity
+        .as_ref()
+        .map(|e| e.value.value())
+        .unwrap_or_else(|| input.ident.to_string());
+    if entity_type.is_empty() {
+        if let Some(entity) = &raw.entity {
+            cx.error_spanned_by(&entity.tokens, "the entity type cannot be empty");
+        }
+    }
+    entity_type
 }
 
 /// An index declared with field lists, `pk(a, b)` and `sk(c, d)`: `None`
@@ -397,6 +456,20 @@ fn schema(cx: &Ctxt, raw: &attr::RawEntity) -> Option<Schema> {
             return None;
         }
     };
+    let (mut migrations, reported) = migrations(cx, raw, version);
+    if !reported {
+        check_every_version_migrates(cx, declared, version, &migrations);
+    }
+    migrations.sort_by_key(|(from, _)| *from);
+    Some(Schema {
+        version,
+        migrations,
+    })
+}
+
+/// Each `migrate(...)` as `(from, with)`, in the order written, and whether
+/// one was wrong (reported).
+fn migrations(cx: &Ctxt, raw: &attr::RawEntity, version: u32) -> (Vec<(u32, Path)>, bool) {
     let mut migrations: Vec<(u32, Path)> = Vec::new();
     let mut reported = false;
     for migration in &raw.migrations {
@@ -438,11 +511,21 @@ fn schema(cx: &Ctxt, raw: &attr::RawEntity) -> Option<Schema> {
         }
         migrations.push((from_version, with.value.clone()));
     }
+    (migrations, reported)
+}
+
+/// Every version below `version` has a migration from it.
+fn check_every_version_migrates(
+    cx: &Ctxt,
+    declared: &Attr<syn::LitInt>,
+    version: u32,
+    migrations: &[(u32, Path)],
+) {
     let missing: Vec<String> = (1..version)
         .filter(|v| !migrations.iter().any(|(f, _)| f == v))
         .map(|v| v.to_string())
         .collect();
-    if !missing.is_empty() && !reported {
+    if !missing.is_empty() {
         cx.error_spanned_by(
             &declared.tokens,
             format!(
@@ -453,11 +536,6 @@ fn schema(cx: &Ctxt, raw: &attr::RawEntity) -> Option<Schema> {
             ),
         );
     }
-    migrations.sort_by_key(|(from, _)| *from);
-    Some(Schema {
-        version,
-        migrations,
-    })
 }
 
 fn string_attr(attr: &Attr<syn::LitStr>) -> Attr<String> {
@@ -477,46 +555,5 @@ fn parse_template(cx: &Ctxt, attr: &Attr<syn::LitStr>, what: &str) -> Option<Att
             cx.error_spanned_by(&attr.tokens, message);
             None
         }
-    }
-}
-
-/// The DynamoDB attribute name of a field: serde's `rename`, else its
-/// `rename_all` rule applied, else the field name.
-pub fn attribute_name(ident: &Ident, rename: Option<&str>, rename_all: Option<&str>) -> String {
-    if let Some(rename) = rename {
-        return rename.to_owned();
-    }
-    let name = ident.to_string();
-    let field = name.strip_prefix("r#").unwrap_or(&name);
-    // serde's own rules for fields (serde_derive's `RenameRule::apply_to_field`).
-    let pascal = || {
-        let mut out = String::new();
-        let mut capitalize = true;
-        for ch in field.chars() {
-            if ch == '_' {
-                capitalize = true;
-            } else if capitalize {
-                out.push(ch.to_ascii_uppercase());
-                capitalize = false;
-            } else {
-                out.push(ch);
-            }
-        }
-        out
-    };
-    match rename_all {
-        Some("lowercase") | Some("snake_case") => field.to_owned(),
-        Some("UPPERCASE") | Some("SCREAMING_SNAKE_CASE") => field.to_ascii_uppercase(),
-        Some("PascalCase") => pascal(),
-        Some("camelCase") => {
-            let pascal = pascal();
-            match pascal.chars().next() {
-                Some(first) => first.to_ascii_lowercase().to_string() + &pascal[first.len_utf8()..],
-                None => pascal,
-            }
-        }
-        Some("kebab-case") => field.replace('_', "-"),
-        Some("SCREAMING-KEBAB-CASE") => field.to_ascii_uppercase().replace('_', "-"),
-        _ => field.to_owned(),
     }
 }

@@ -5,8 +5,8 @@ use std::collections::HashSet;
 
 use syn::Type;
 
-use crate::ast::Entity;
-use crate::ctxt::{closest, Ctxt};
+use super::ast::Entity;
+use super::ctxt::{closest, Ctxt};
 
 pub fn check(cx: &Ctxt, entity: &Entity) {
     check_serde(cx, entity);
@@ -162,7 +162,7 @@ fn check_one(
     names: &[String],
     index: Option<&str>,
     part: &str,
-    template: &crate::attr::Attr<crate::template::Template>,
+    template: &super::attr::Attr<super::template::Template>,
 ) {
     for field in template.value.fields() {
         match entity.field(field) {

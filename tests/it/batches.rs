@@ -1,0 +1,215 @@
+//! Batch writes and reads: a thousand items in chunks, unprocessed items
+//! retried until written or read, an exhausted retry budget naming the keys
+//! left, and each key's fate reported when a chunk fails or loses its answer.
+
+use ddb_examples::single_table::{Ecommerce, OrderItem};
+use ddb_runtime::{Db, Entity, Error};
+use ddb_tests::proxy::Fault;
+
+use crate::fixtures::{count_items, line};
+
+#[tokio::test]
+async fn a_thousand_items_by_batch() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let items: Vec<OrderItem> = (0..1000)
+        .map(|i| line(&format!("B{}", i / 10), &format!("P{i}")))
+        .collect();
+    db.batch_put(&items).await.unwrap();
+    assert_eq!(count_items(&db).await, 1000);
+    let keys: Vec<_> = items.iter().map(|i| i.primary_key().unwrap()).collect();
+    let read = db.batch_get(keys.clone()).await.unwrap();
+    assert_eq!(read, items, "every item exactly once, in key order");
+    let mut doubled = keys.clone();
+    doubled.push(keys[0].clone());
+    assert!(matches!(
+        db.batch_get(doubled).await,
+        Err(Error::DuplicateKey { .. })
+    ));
+    db.batch_delete(keys[..500].to_vec()).await.unwrap();
+    assert_eq!(count_items(&db).await, 500);
+}
+
+#[tokio::test]
+async fn unprocessed_batch_items_are_retried_until_written() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    // Three answers in a row leave 10 items of their chunk unprocessed.
+    proxy.fail("BatchWriteItem", 3, Fault::Unprocessed(Some(10)));
+    let items: Vec<OrderItem> = (0..60).map(|i| line("U1", &format!("P{i:02}"))).collect();
+    through.batch_put(&items).await.unwrap();
+    assert_eq!(count_items(&db).await, 60);
+    assert!(
+        proxy.seen("BatchWriteItem") >= 3 + 3,
+        "3 chunks, and a retry for each injected fault"
+    );
+
+    proxy.fail("BatchGetItem", 2, Fault::Unprocessed(Some(30)));
+    let keys: Vec<_> = items.iter().map(|i| i.primary_key().unwrap()).collect();
+    assert_eq!(through.batch_get(keys).await.unwrap(), items);
+}
+
+#[tokio::test]
+async fn an_exhausted_retry_budget_names_the_unwritten_keys() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let policy = ddb_runtime::batch::RetryPolicy {
+        max_attempts: 3,
+        base: std::time::Duration::from_millis(1),
+        cap: std::time::Duration::from_millis(5),
+        concurrency: 1,
+    };
+    let through = through.with_retry_policy(policy);
+    // Every attempt leaves the first 2 items of the chunk unprocessed.
+    proxy.fail("BatchWriteItem", 100, Fault::Unprocessed(Some(2)));
+    let items: Vec<OrderItem> = (0..5).map(|i| line("X1", &format!("P{i}"))).collect();
+    match through.batch_put(&items).await {
+        Err(Error::Unprocessed {
+            operation: "BatchWriteItem",
+            keys,
+            ..
+        }) => {
+            // Attempt 1 keeps back P0, P1; the two retries keep them back again.
+            assert_eq!(keys, ["ORDER#X1 / PRODUCT#P0", "ORDER#X1 / PRODUCT#P1"]);
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+    assert_eq!(count_items(&db).await, 3, "everything else was written");
+    assert_eq!(proxy.seen("BatchWriteItem"), 3);
+
+    // Reads name the keys not read the same way.
+    proxy.fail("BatchGetItem", 100, Fault::Unprocessed(Some(1)));
+    let keys: Vec<_> = items[2..]
+        .iter()
+        .map(|i| i.primary_key().unwrap())
+        .collect();
+    match through.batch_get(keys).await {
+        Err(Error::Unprocessed {
+            operation: "BatchGetItem",
+            keys,
+            ..
+        }) => {
+            assert_eq!(keys, ["ORDER#X1 / PRODUCT#P2"]);
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+}
+
+/// The `PK / SK` texts of the raw table's items.
+async fn stored_keys(db: &Db) -> std::collections::BTreeSet<String> {
+    ddb_tests::scan_raw::<Ecommerce>(db)
+        .await
+        .iter()
+        .map(|item| {
+            format!(
+                "{} / {}",
+                item["PK"].as_s().unwrap(),
+                item["SK"].as_s().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// `db` with a batch retry policy of three quick attempts, one chunk at a time.
+fn fast_batches(db: &Db) -> Db {
+    db.with_retry_policy(ddb_runtime::batch::RetryPolicy {
+        max_attempts: 3,
+        base: std::time::Duration::from_millis(1),
+        cap: std::time::Duration::from_millis(5),
+        concurrency: 1,
+    })
+}
+
+/// An SDK error in one chunk does not abort the others: every chunk is sent,
+/// the error names each key by what happened to it, and the raw table agrees.
+#[tokio::test]
+async fn a_failed_batch_chunk_does_not_abort_the_others() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let through = fast_batches(&through);
+    proxy.fail(
+        "BatchWriteItem",
+        1,
+        Fault::Error(400, "ValidationException"),
+    );
+    let items: Vec<OrderItem> = (0..60).map(|i| line("F1", &format!("P{i:02}"))).collect();
+    let result = through.batch_put(&items).await;
+    // The failed request was refused for good: sending it again fails again.
+    assert!(
+        result.as_ref().is_err_and(|e| !e.is_retryable()),
+        "{result:?}"
+    );
+    match result {
+        Err(Error::Unprocessed { keys, outcome, .. }) => {
+            let ddb_runtime::BatchOutcome {
+                done,
+                unknown,
+                cause,
+                ..
+            } = *outcome;
+            assert_eq!(keys.len(), 25, "the failed chunk: {keys:?}");
+            assert_eq!(done.len(), 35);
+            assert!(unknown.is_empty());
+            assert!(
+                matches!(
+                    cause,
+                    Some(Error::Sdk {
+                        kind: ddb_runtime::SdkErrorKind::Service,
+                        ..
+                    })
+                ),
+                "the cause is the failed request"
+            );
+            let stored = stored_keys(&db).await;
+            assert_eq!(stored, done.iter().cloned().collect());
+            assert!(keys.iter().all(|k| !stored.contains(k)));
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+}
+
+/// A chunk whose answers are all lost is reported as unknown (it may
+/// have been written), not as written or unwritten.
+#[tokio::test]
+async fn a_batch_chunk_whose_answer_is_lost_is_unknown() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let through = fast_batches(&through);
+    proxy.fail("BatchWriteItem", 100, Fault::DropResponse);
+    let items: Vec<OrderItem> = (0..30).map(|i| line("L1", &format!("P{i:02}"))).collect();
+    match through.batch_put(&items).await {
+        Err(Error::Unprocessed { keys, outcome, .. }) => {
+            assert!(
+                keys.is_empty() && outcome.done.is_empty(),
+                "{keys:?} {outcome:?}"
+            );
+            assert_eq!(outcome.unknown.len(), 30);
+            // The proxy forwarded every request before dropping its answer.
+            assert_eq!(stored_keys(&db).await.len(), 30);
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+}
+
+/// A batch get with one key left unprocessed keeps what it read: the error
+/// names the key not read and carries the items read.
+#[tokio::test]
+async fn a_batch_get_with_a_key_left_unread_keeps_what_it_read() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let items: Vec<OrderItem> = (0..5).map(|i| line("G1", &format!("P{i}"))).collect();
+    db.batch_put(&items).await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let through = fast_batches(&through);
+    proxy.fail("BatchGetItem", 100, Fault::Unprocessed(Some(1)));
+    let keys: Vec<_> = items.iter().map(|i| i.primary_key().unwrap()).collect();
+    match through.batch_get(keys).await {
+        Err(Error::Unprocessed { keys, outcome, .. }) => {
+            assert_eq!(keys, ["ORDER#G1 / PRODUCT#P0"]);
+            assert_eq!(outcome.done.len(), 4);
+            let mut got: Vec<OrderItem> =
+                outcome.read.iter().map(|r| r.decode().unwrap()).collect();
+            got.sort_by(|a, b| a.product_id.cmp(&b.product_id));
+            assert_eq!(got, items[1..]);
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+}
