@@ -93,7 +93,7 @@ impl<T> Outcome<T> {
     }
 
     fn from_page(page: Page<T>) -> Self {
-        Self::new(page.items, page.consumed_capacity, page.requests)
+        Self::new(page.items, page.consumed_capacity.total, page.requests)
     }
 
     async fn from_pages(
@@ -104,7 +104,7 @@ impl<T> Outcome<T> {
                 Self::new(Vec::new(), 0.0, 0),
                 |mut outcome, page| async move {
                     outcome.items.extend(page.items);
-                    outcome.consumed_capacity += page.consumed_capacity;
+                    outcome.consumed_capacity += page.consumed_capacity.total;
                     outcome.requests += page.requests;
                     Ok(outcome)
                 },

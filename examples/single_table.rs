@@ -168,7 +168,7 @@ pub async fn load(db: &Db) -> Result<Loaded> {
 pub async fn customer_profile(db: &Db, customer: &str) -> Result<Outcome<Customer>> {
     let key = Customer::key(&CustomerId(customer.into()))?;
     let (found, capacity) = db.get(key).send_with_capacity().await?;
-    Ok(Outcome::new(found.into_iter().collect(), capacity, 1))
+    Ok(Outcome::new(found.into_iter().collect(), capacity.total, 1))
 }
 
 /// The latest `n` orders of a customer, newest first: one Query page.

@@ -42,4 +42,7 @@ pub use crate::reads::collection::{check_collection, Collection};
 #[cfg(feature = "bench")]
 pub use crate::reads::cursor_bench::CursorBench;
 pub use crate::reads::projection::{carries_all, Projection};
-pub use crate::reads::query::{IndexKindOf, MultiAttributeIndex, ProjectionOf, QueryKey, Select};
+pub use crate::reads::query::{
+    query_key, query_key_of_attributes, IndexKindOf, MultiAttributeIndex, ProjectionOf, QueryKey,
+    Select,
+};

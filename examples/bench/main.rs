@@ -568,7 +568,7 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
                     .pages();
                 while let Some(page) = pages.try_next().await? {
                     run.items += page.items.len();
-                    run.read_units += page.consumed_capacity;
+                    run.read_units += page.consumed_capacity.total;
                 }
             }
         }
@@ -581,7 +581,7 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
                     .send()
                     .await?;
                 run.items += page.items.len();
-                run.read_units += page.consumed_capacity;
+                run.read_units += page.consumed_capacity.total;
             }
         }
         Workload::Ship => {
@@ -601,7 +601,7 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
                 .pages();
             while let Some(page) = pages.try_next().await? {
                 run.items += page.items.len();
-                run.read_units += page.consumed_capacity;
+                run.read_units += page.consumed_capacity.total;
             }
         }
         Workload::Collection => {
@@ -610,7 +610,7 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
                 let mut pages = db.collection::<CustomerItem>(partition).pages();
                 while let Some(page) = pages.try_next().await? {
                     run.items += page.items.len();
-                    run.read_units += page.consumed_capacity;
+                    run.read_units += page.consumed_capacity.total;
                 }
             }
         }
@@ -650,7 +650,7 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
                 .send()
                 .await?;
             run.items = done.updated as usize;
-            run.read_units = done.consumed_capacity;
+            run.read_units = done.consumed_capacity.total;
         }
     }
     run.elapsed = started.elapsed();

@@ -287,7 +287,7 @@ async fn backfill_open_orders(db: &Db) -> Result<(), Box<dyn std::error::Error>>
         done.scanned.to_string(),
         done.updated.to_string(),
         done.skipped.to_string(),
-        format!("{:.1}", done.consumed_capacity),
+        format!("{:.1}", done.consumed_capacity.total),
         format!("{} of {}", seen, open.len()),
     ]];
     println!(

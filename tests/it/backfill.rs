@@ -307,7 +307,7 @@ async fn a_rate_limited_backfill_completes() {
         .await
         .unwrap();
     assert_eq!((done.updated, done.matched), (100, 100));
-    assert!(done.consumed_capacity > 0.0);
+    assert!(done.consumed_capacity.total > 0.0);
     let pages = pages.lock().unwrap();
     assert!(pages.windows(2).all(|w| w[0] <= w[1]), "{pages:?}");
     assert!(pages.len() >= 15, "about 15 pages of 10: {pages:?}");

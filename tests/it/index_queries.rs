@@ -133,7 +133,7 @@ async fn a_sharded_stream_reads_each_item_once() {
     // Hydrating fetches from the table; count the index reads only.
     while let Some(page) = pages.try_next().await.unwrap() {
         returned += page.items.len();
-        ddb_units += page.consumed_capacity;
+        ddb_units += page.consumed_capacity.total;
     }
     assert_eq!(returned, 2000);
 
@@ -183,7 +183,7 @@ async fn a_sharded_stream_reads_each_item_once() {
         .pages();
     while let Some(page) = pages.try_next().await.unwrap() {
         assert!(page.items.len() <= 100, "pages of 100 without a limit");
-        units += page.consumed_capacity;
+        units += page.consumed_capacity.total;
         requests += page.requests;
         placed.extend(page.items.iter().map(|o| o.placed_at));
     }

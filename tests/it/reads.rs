@@ -147,7 +147,7 @@ async fn latest_orders_newest_first_across_pages() {
     let first = query().send().await.unwrap();
     assert_eq!(ids(&first.items), ids(&all[..20]));
     assert_eq!(ids(&first.items)[..3], ["A145", "A117", "A102"]);
-    assert!(first.consumed_capacity > 0.0);
+    assert!(first.consumed_capacity.total > 0.0);
 
     let mut seen: Vec<Order> = first.items.clone();
     let mut cursor = first.cursor.clone();

@@ -327,7 +327,7 @@ fn query_builder(entity: &Entity, k: usize, key: &Key, n: &Names) -> Option<Toke
             <#p::ProjectionOf<{ #p::carries_all(&<#ident as #p::Entity>::SCHEMA, #index_expr) }> as #p::Select>::Type,
             #k,
         > {
-            #p::QueryKey::new(Self::#pk_fn(#(#pk_args),*))
+            #p::query_key(Self::#pk_fn(#(#pk_args),*))
         }
     })
 }

@@ -195,7 +195,7 @@ pub fn query_builders(entity: &Entity) -> Vec<TokenStream> {
                 let __values = (|| -> ::core::result::Result<#p::std::vec::Vec<#p::KeyValue>, #p::Error> {
                     ::core::result::Result::Ok(#p::std::vec![#(#values?),*])
                 })();
-                #p::QueryKey::with_attributes(__values)
+                #p::query_key_of_attributes(__values)
             }
         });
     }

@@ -27,7 +27,7 @@ pub(crate) struct RawPage {
     pub cursor: Option<Cursor>,
     /// Whether more items follow the page, when DynamoDB's answers tell.
     pub has_more: Option<bool>,
-    pub consumed_capacity: f64,
+    pub consumed_capacity: Capacity,
     pub requests: u32,
 }
 
@@ -324,9 +324,9 @@ impl Plan {
             .instrument(span.clone())
             .await
             .map_err(|e| telemetry::sdk_failure(&span, "Query", e))?;
-        let capacity = Capacity::total_of(output.consumed_capacity());
+        let capacity = Capacity::of(output.consumed_capacity);
         let items = output.items.unwrap_or_default();
-        telemetry::record(&span, capacity, items.len(), attempts.count());
+        telemetry::record(&span, capacity.total, items.len(), attempts.count());
         Ok(Response {
             capacity,
             items,
@@ -383,7 +383,7 @@ impl Plan {
             items: Vec::new(),
             cursor: None,
             has_more: Some(false),
-            consumed_capacity: 0.0,
+            consumed_capacity: Capacity::default(),
             requests: 0,
         };
         if self.sort.range == SortRange::Empty {
@@ -420,7 +420,7 @@ impl Plan {
         limit: Option<usize>,
     ) -> Result<RawPage> {
         let mut items = Vec::new();
-        let mut capacity = 0.0;
+        let mut capacity = Capacity::default();
         let mut requests = 0;
         let mut read = None;
         // With `exact_end`, the page reads one item more than it returns:
@@ -435,7 +435,7 @@ impl Plan {
             read = ask;
             let response = self.request(db, 0, start, ask).await?;
             requests += 1;
-            capacity += response.capacity;
+            capacity.add(&response.capacity);
             items.reserve(response.items.len());
             items.extend(self.kept(response.items));
             position = match response.last_key {
@@ -500,7 +500,7 @@ impl Plan {
         // Room for the page; a large limit may be far more than the shards
         // hold, so no more than a default page is reserved up front.
         let mut items = Vec::with_capacity(limit.min(DEFAULT_SHARDED_PAGE));
-        let mut capacity = 0.0;
+        let mut capacity = Capacity::default();
         let mut requests = 0;
         // Where each shard's cursor position moves to: the last item the
         // page took from it.
@@ -530,7 +530,7 @@ impl Plan {
                 let responses = futures::future::try_join_all(fetches).await?;
                 for (&s, response) in needed.iter().zip(responses) {
                     requests += 1;
-                    capacity += response.capacity;
+                    capacity.add(&response.capacity);
                     fanout.buffers[s].reserve(response.items.len());
                     fanout.buffers[s].extend(self.kept(response.items));
                     fanout.next[s] = match response.last_key {
@@ -594,5 +594,5 @@ impl Plan {
 struct Response {
     items: Vec<Item>,
     last_key: Option<HashMap<String, AttributeValue>>,
-    capacity: f64,
+    capacity: Capacity,
 }

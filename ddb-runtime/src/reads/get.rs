@@ -1,6 +1,7 @@
 //! GetItem: one item by its primary key, whole or projected.
 
 use crate::db::Db;
+use crate::telemetry::Capacity;
 
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use aws_sdk_dynamodb::Client;
@@ -65,7 +66,7 @@ impl<E: Entity + 'static> GetItem<E> {
         self.fetch_with_capacity().await.map(|(item, _)| item)
     }
 
-    async fn fetch_with_capacity(&self) -> Result<(Option<crate::entity::Item>, f64)> {
+    async fn fetch_with_capacity(&self) -> Result<(Option<crate::entity::Item>, Capacity)> {
         let table = self.db.table_name::<E::Table>();
         // The entity type to check, the ttl to leave expired items out.
         let projection = self.projection.map(|attributes| {
@@ -105,21 +106,22 @@ impl<E: Entity + 'static> GetItem<E> {
             .instrument(span.clone())
             .await
             .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
-        let capacity = crate::telemetry::Capacity::total_of(output.consumed_capacity());
+        let capacity = crate::telemetry::Capacity::of(output.consumed_capacity);
         let item = output.item.filter(|item| {
             self.include_expired || !crate::item::timestamp::expired(&E::SCHEMA, item)
         });
         crate::telemetry::record(
             &span,
-            capacity,
+            capacity.total,
             usize::from(item.is_some()),
             attempts.count(),
         );
         Ok((item, capacity))
     }
 
-    /// Sends the GetItem and reports the read capacity it consumed.
-    pub async fn send_with_capacity(self) -> Result<(Option<E>, f64)> {
+    /// Sends the GetItem and reports the read capacity it consumed, in all
+    /// and by table and index.
+    pub async fn send_with_capacity(self) -> Result<(Option<E>, Capacity)> {
         let (item, capacity) = self.fetch_with_capacity().await?;
         let entity = match item {
             Some(item) => Some(E::from_item(item).map_err(|e| e.with_key(&self.key))?),

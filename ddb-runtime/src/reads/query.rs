@@ -24,6 +24,7 @@ use crate::reads::cursor::Cursor;
 use crate::reads::fetch::Plan;
 use crate::reads::projection;
 use crate::reads::projection::Projection;
+use crate::telemetry::Capacity;
 
 /// Marks a query on the table or a local index: consistent reads allowed.
 #[derive(Debug, Clone, Copy)]
@@ -105,20 +106,21 @@ pub struct QueryKey<E, S, I, P, const K: usize> {
     marker: crate::entity::Phantom<(E, S, I, P)>,
 }
 
-impl<E, S, I, P, const K: usize> QueryKey<E, S, I, P, K> {
-    #[doc(hidden)]
-    pub fn new(partition: Result<KeyValue>) -> Self {
-        Self::with_attributes(partition.map(|value| vec![value]))
-    }
+/// The key of a query of one partition: generated entry points build it.
+pub fn query_key<E, S, I, P, const K: usize>(
+    partition: Result<KeyValue>,
+) -> QueryKey<E, S, I, P, K> {
+    query_key_of_attributes(partition.map(|value| vec![value]))
+}
 
-    /// A partition given as one value per attribute of a multi-attribute
-    /// partition key.
-    #[doc(hidden)]
-    pub fn with_attributes(partition: Result<Vec<KeyValue>>) -> Self {
-        Self {
-            partition,
-            marker: PhantomData,
-        }
+/// A partition given as one value per attribute of a multi-attribute
+/// partition key: generated entry points build it.
+pub fn query_key_of_attributes<E, S, I, P, const K: usize>(
+    partition: Result<Vec<KeyValue>>,
+) -> QueryKey<E, S, I, P, K> {
+    QueryKey {
+        partition,
+        marker: PhantomData,
     }
 }
 
@@ -137,8 +139,10 @@ impl<X> Clone for Project<X> {
 #[derive(Debug, Clone, Copy)]
 pub struct Hydrate;
 
-/// How a query's items become results.
-pub trait Decode<E>: Clone + Send + Sync + 'static {
+/// How a query's items become results: [`Whole`] entities, a [`Project`]ion,
+/// or entities read back from the table ([`Hydrate`]). Sealed: these three
+/// are the only ones.
+pub trait Decode<E>: sealed::Sealed + Clone + Send + Sync + 'static {
     /// What each item becomes.
     type Output: Send + 'static;
     /// The attributes to read, when not all.
@@ -169,6 +173,14 @@ pub trait Decode<E>: Clone + Send + Sync + 'static {
     fn keeps_every_item(&self) -> bool {
         true
     }
+}
+
+mod sealed {
+    /// Keeps [`Decode`](super::Decode) to ddb's own ways of decoding.
+    pub trait Sealed {}
+    impl Sealed for super::Whole {}
+    impl<X> Sealed for super::Project<X> {}
+    impl Sealed for super::Hydrate {}
 }
 
 impl<E: Entity + Send + 'static> Decode<E> for Whole {
@@ -307,8 +319,9 @@ pub struct Page<T> {
     /// hydrated query (`.hydrate()`), which drops items deleted or expired
     /// since the index was read.
     pub has_more: Option<bool>,
-    /// Read capacity units DynamoDB reported for the page's requests.
-    pub consumed_capacity: f64,
+    /// The read capacity DynamoDB reported for the page's requests, in all
+    /// and by table and index.
+    pub consumed_capacity: Capacity,
     /// How many requests the page took.
     pub requests: u32,
 }

@@ -56,12 +56,13 @@ impl Op {
 }
 
 /// An attribute an update may change: any field but those of the primary key.
+/// Sealed: the handles of `Entity::fields()` are the only ones.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be updated",
     label = "this field is part of the primary key",
     note = "a field of the primary key names the item; to change it, delete the item and create it under the new key (in one transaction)"
 )]
-pub trait Updatable<E, T> {
+pub trait Updatable<E, T>: sealed::Sealed {
     /// The attribute name.
     fn attribute(&self) -> &'static str;
     /// `value` as the item stores it (the field's own encoder).
@@ -71,6 +72,12 @@ pub trait Updatable<E, T> {
     fn read(&self, value: Option<AttributeValue>) -> Result<T>;
     /// Whether `to_item` leaves `value` out of the item.
     fn omits(&self, value: &T) -> bool;
+}
+
+mod sealed {
+    /// Keeps [`Updatable`](super::Updatable) to the fields' own handles.
+    pub trait Sealed {}
+    impl<E, T> Sealed for super::Attr<E, T, super::Value> {}
 }
 
 impl<E, T> Updatable<E, T> for Attr<E, T, Value> {

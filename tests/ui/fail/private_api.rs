@@ -1,6 +1,7 @@
 // What only generated code may do is not public: making an attribute handle
 // by name (which would bypass the rule that key fields are not updatable),
-// making a key from any values, and ddb's expression and check internals.
+// making a key from any values or a query key from any partition, and
+// ddb's expression, check, cursor-signing and key-writing internals.
 use ddb_runtime::{Entity, Table};
 use serde::{Deserialize, Serialize};
 
@@ -23,4 +24,7 @@ fn main() {
     });
     let _ = ddb_runtime::expr::Placeholders::default();
     let _ = ddb_runtime::check::str_eq("a", "b");
+    let _ = ddb_runtime::QueryKey::<Order, (), ddb_runtime::query::TableIndex, ddb_runtime::query::Full, 0>::new;
+    let _ = ddb_runtime::cursor::CursorKeys::new;
+    let _ = ddb_runtime::key::KeyWriter::new;
 }

@@ -28,6 +28,7 @@ use std::time::Duration;
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::reads::cursor::Position;
+use crate::telemetry::Capacity;
 use tracing::Instrument;
 
 use crate::entity::Entity;
@@ -62,7 +63,7 @@ pub struct Progress {
     pub failed: u64,
     /// Capacity units DynamoDB reported for the check pass, the scan and the
     /// writes that were applied (not for the conditional writes that failed).
-    pub consumed_capacity: f64,
+    pub consumed_capacity: Capacity,
     /// The table's item count by DescribeTable, asked for as the run starts
     /// when the backfill reports its progress
     /// ([`on_progress`](Backfill::on_progress)); DynamoDB refreshes it
@@ -245,13 +246,13 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
     }
 
     /// The check pass: the violations, and the capacity it consumed.
-    async fn check_pass(&self) -> Result<(Vec<IndexKeyViolation>, f64)> {
+    async fn check_pass(&self) -> Result<(Vec<IndexKeyViolation>, Capacity)> {
         let positions = vec![Position::Start; self.segments as usize];
         let run = Run::<E>::new(self, positions, 0, None);
         futures::future::try_join_all((0..self.segments).map(|s| run.segment(s, Pass::Check)))
             .await?;
         let state = run.state();
-        Ok((state.violations.clone(), state.consumed))
+        Ok((state.violations.clone(), state.consumed.clone()))
     }
 
     fn validate(&self) -> Result<()> {
@@ -308,7 +309,7 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
         };
         self.segments = positions.len() as u32;
         self.validate()?;
-        let mut checked = 0.0;
+        let mut checked = Capacity::default();
         if self.check_first {
             let (violations, consumed) = self.check_pass().await?;
             if !violations.is_empty() {

@@ -31,7 +31,7 @@ pub(super) struct State {
     pub(super) skipped: u64,
     pub(super) retried: u64,
     pub(super) failed: u64,
-    pub(super) consumed: f64,
+    pub(super) consumed: Capacity,
     pub(super) table_items: Option<u64>,
     pub(super) violations: Vec<IndexKeyViolation>,
 }
@@ -45,7 +45,7 @@ impl State {
             skipped: self.skipped,
             retried: self.retried,
             failed: self.failed,
-            consumed_capacity: self.consumed,
+            consumed_capacity: self.consumed.clone(),
             table_items: self.table_items,
             segments_done: self
                 .positions
@@ -96,7 +96,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 skipped: 0,
                 retried: 0,
                 failed: 0,
-                consumed: 0.0,
+                consumed: Capacity::default(),
                 table_items,
                 violations: Vec::new(),
             }),
@@ -125,7 +125,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
         };
         loop {
             let span = crate::telemetry::span("Scan", table, None, E::SCHEMA.entity_type);
-            let page = self
+            let mut page = self
                 .db
                 .client()
                 .scan()
@@ -146,10 +146,10 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 .instrument(span.clone())
                 .await
                 .map_err(|e| crate::telemetry::sdk_failure(&span, "Scan", e))?;
-            let units = Capacity::total_of(page.consumed_capacity.as_ref());
-            let items = page.items.unwrap_or_default();
-            crate::telemetry::record(&span, units, items.len(), 0);
-            self.spend(units).await;
+            let capacity = Capacity::of(page.consumed_capacity.take());
+            let items = page.items.take().unwrap_or_default();
+            crate::telemetry::record(&span, capacity.total, items.len(), 0);
+            self.spend(capacity.total).await;
             if let Some(pacer) = &self.items {
                 pacer.take(page.scanned_count.max(1) as f64).await;
             }
@@ -171,9 +171,9 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 let mut state = self.state();
                 state.scanned += page.scanned_count.max(0) as u64;
                 state.matched += matched;
-                state.consumed += units;
+                state.consumed.add(&capacity);
                 for outcome in written {
-                    state.consumed += outcome.units;
+                    state.consumed.add(&outcome.capacity);
                     state.retried += u64::from(outcome.retried);
                     if outcome.failed {
                         state.failed += 1;
@@ -238,10 +238,9 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             };
             let error = match sent {
                 Ok((_, capacity)) => {
-                    let units = capacity.total;
-                    self.spend(units).await;
+                    self.spend(capacity.total).await;
                     outcome.updated = true;
-                    outcome.units += units;
+                    outcome.capacity.add(&capacity);
                     return Ok(outcome);
                 }
                 Err(
@@ -327,5 +326,5 @@ pub(super) struct Outcome {
     updated: bool,
     failed: bool,
     retried: u32,
-    units: f64,
+    capacity: Capacity,
 }
