@@ -15,7 +15,8 @@ pub use crate::declaration::model::{
     FieldRole, IndexDef, IndexKind, IndexProjection, KeyAttribute, KeyDef, Membership,
     MultiAttributeKey, Part, ScalarType, TableDef, Template,
 };
-pub use crate::entity::{no_such_index, Entity, Item, NoTable, Table};
+pub use crate::entity::{check_key_form, to_item};
+pub use crate::entity::{no_such_index, Entity, NoTable, Table};
 pub use crate::error::Error;
 pub use crate::evolution::migrate::{migrate, Migration};
 pub use crate::expression::{attr, Attr, KeyPart, Value};
@@ -27,7 +28,7 @@ pub use crate::item::stored::{check_entity_type, SCHEMA_VERSION_ATTRIBUTE};
 pub use crate::item::timestamp::{
     assert_timestamp_field, assert_ttl_field, IsStamp, NotStamp, Stamp, TimestampField, TtlField,
 };
-pub use crate::keys::item::{check_key_form, to_item};
+pub use crate::item::Item;
 pub use crate::keys::key::{
     key_from_values, raw_key, read_raw_key, require_sort_key, Key, KeyReader, KeyValue, KeyValues,
     KeyWriter, PARTITION_KEY_LIMIT, SORT_KEY_LIMIT,

@@ -1,7 +1,5 @@
 //! ddb's one error type.
 
-use crate::keys::segment::SegmentError;
-
 /// Everything that can go wrong in ddb, as one type.
 ///
 /// Messages name the entity, the key and the reason; they never print item
@@ -222,7 +220,7 @@ pub enum Error {
         /// The entity type.
         entity: &'static str,
         /// Every item at fault, and why.
-        violations: Vec<crate::evolution::backfill::IndexKeyViolation>,
+        violations: Vec<IndexKeyViolation>,
     },
     /// A stored item could not be brought to today's schema version: its
     /// migration failed, or it was written by a newer version of the code.
@@ -381,16 +379,15 @@ fn describe_reasons(reasons: &[ActionFailure]) -> String {
 /// An item DynamoDB returned with a failed condition. Its `Debug` shows only
 /// how many attributes it has (they may be personal data); decode it to read it.
 #[derive(Clone, PartialEq)]
-pub struct ExistingItem(pub crate::entity::Item);
+pub struct ExistingItem(
+    pub std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
+);
 
 impl ExistingItem {
-    /// Decodes the item as entity `E`.
-    pub fn decode<E: crate::entity::Entity>(&self) -> Result<E> {
-        E::from_item(self.0.clone())
-    }
-
     /// The raw item.
-    pub fn item(&self) -> &crate::entity::Item {
+    pub fn item(
+        &self,
+    ) -> &std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue> {
         &self.0
     }
 }
@@ -479,20 +476,6 @@ impl Error {
                 entity: "",
                 reason: other.to_string(),
             },
-        }
-    }
-
-    pub(crate) fn with_key<E>(self, key: &crate::keys::key::Key<E>) -> Self {
-        match self {
-            Error::Decode { entity, source, .. } => Error::Decode {
-                entity,
-                key: Some(match key.sk() {
-                    Some(sk) => format!("{} / {}", key.pk(), sk),
-                    None => key.pk().to_string(),
-                }),
-                source,
-            },
-            other => other,
         }
     }
 
@@ -702,5 +685,48 @@ impl std::fmt::Display for ServiceText<'_> {
             (Some(code), None) => f.write_str(code),
             _ => write!(f, "{}", self.0),
         }
+    }
+}
+
+/// Why a value cannot be written to, or read from, a key segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentError(String);
+
+impl SegmentError {
+    /// An error with the given reason, e.g. `"an empty string cannot be a key segment"`.
+    ///
+    /// ```
+    /// let error = ddb_runtime::SegmentError::new("not a valid order id");
+    /// assert_eq!(error.to_string(), "not a valid order id");
+    /// ```
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self(reason.into())
+    }
+}
+
+impl std::fmt::Display for SegmentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SegmentError {}
+
+/// A stored item one of the entity's indexes cannot hold: DynamoDB leaves it
+/// out of the index (a key attribute of the wrong type), or refuses writes
+/// to it (AWS calls these index key violations), or ddb cannot build its key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexKeyViolation {
+    /// The item's key (`PK / SK`).
+    pub key: String,
+    /// The attribute, or the index, at fault.
+    pub attribute: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl std::fmt::Display for IndexKeyViolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.key, self.attribute, self.reason)
     }
 }

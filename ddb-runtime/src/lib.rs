@@ -103,12 +103,13 @@ pub use ddb_derive::{Collection, Entity, KeySegment, Projection, Table};
 pub use collection::{Collection, CollectionQuery, UnknownItems};
 pub use cursor::Cursor;
 pub use db::Db;
-pub use entity::{Entity, Item, Table};
+pub use entity::{Entity, Table};
 pub use error::{ActionFailure, BatchOutcome, Error, ExistingItem, Result, SdkErrorKind};
 pub use expr::{Attr, Condition, IntoValue};
 #[cfg(feature = "time")]
 pub use item::timestamp::Timestamp;
 pub use item::timestamp::{TimestampField, TtlField};
+pub use item::Item;
 pub use key::{Key, KeyValue, KeyValues};
 pub use projection::Projection;
 pub use query::{Page, Query, QueryKey};
@@ -155,8 +156,10 @@ pub mod key {
 /// another item.
 pub mod segment {
     pub use crate::keys::segment::{
-        read_escaped, write_escaped, KeySegment, Millis, Nanos, SegmentError, DELIMITER, ESCAPE,
+        read_escaped, write_escaped, KeySegment, SegmentError, DELIMITER, ESCAPE,
     };
+    #[cfg(feature = "time")]
+    pub use crate::keys::segment::{Millis, Nanos};
 }
 
 /// Sort-key conditions: the prefixes a query's `eq`, `begins_with`, `lt`,

@@ -32,8 +32,9 @@
 
 pub use aws_lambda_events::event::dynamodb as events;
 
-use crate::entity::{Item, Table};
+use crate::entity::Table;
 use crate::error::{Error, Result};
+use crate::item::Item;
 use crate::reads::collection::Collection;
 
 /// What happened to the item.

@@ -167,7 +167,7 @@ pub(crate) fn sdk_failure<E, R>(
 where
     aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
 {
-    let error = crate::Error::sdk(operation, error);
+    let error = crate::error::Error::sdk(operation, error);
     record_error(span, &error);
     error
 }
@@ -183,7 +183,7 @@ pub(crate) fn record_error(span: &tracing::Span, error: &crate::error::Error) {
 /// The kind of `error`, for spans and logs (never its text, which can
 /// quote a key).
 pub(crate) fn error_type(error: &crate::error::Error) -> &'static str {
-    use crate::Error as E;
+    use crate::error::Error as E;
     match error {
         E::ConditionFailed { .. } => "ConditionalCheckFailed",
         E::VersionConflict { .. } => "VersionConflict",

@@ -567,7 +567,10 @@ const fn is_field(template: &Template, field: &str) -> bool {
 pub const fn is_reserved(table: &TableDef, attribute: &str) -> bool {
     if str_eq(attribute, table.entity_attribute)
         || str_eq(attribute, table.pk.name)
-        || str_eq(attribute, crate::item::stored::SCHEMA_VERSION_ATTRIBUTE)
+        || str_eq(
+            attribute,
+            crate::declaration::model::SCHEMA_VERSION_ATTRIBUTE,
+        )
     {
         return true;
     }

@@ -239,7 +239,7 @@ impl TableDef {
     pub(crate) const fn added_to_include(&self) -> [&'static str; 2] {
         [
             self.entity_attribute,
-            crate::item::stored::SCHEMA_VERSION_ATTRIBUTE,
+            crate::declaration::model::SCHEMA_VERSION_ATTRIBUTE,
         ]
     }
 }

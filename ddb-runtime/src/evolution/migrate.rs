@@ -1,9 +1,10 @@
 //! Schema versions: a stored item migrated, one version at a time, to the
 //! shape today's code reads.
 
-use crate::entity::{Entity, Item};
+use crate::entity::Entity;
 use crate::error::Error;
 use crate::item::stored::{item_key_text, schema_version, SCHEMA_VERSION_ATTRIBUTE};
+use crate::item::Item;
 
 /// A migration of a versioned entity's stored item, one version up.
 pub type Migration = fn(&mut Item) -> Result<(), String>;

@@ -458,14 +458,16 @@ impl<E, T: Serialize + serde::de::DeserializeOwned, M> Attr<E, T, M> {
             name,
             FieldCodec {
                 encode: |value| {
-                    serde_dynamo::to_attribute_value(value).map_err(|source| crate::Error::Encode {
-                        entity: "test",
-                        source,
+                    serde_dynamo::to_attribute_value(value).map_err(|source| {
+                        crate::error::Error::Encode {
+                            entity: "test",
+                            source,
+                        }
                     })
                 },
                 read: |value| {
                     serde_dynamo::from_attribute_value(value.unwrap_or(AttributeValue::Null(true)))
-                        .map_err(|source| crate::Error::Decode {
+                        .map_err(|source| crate::error::Error::Decode {
                             entity: "test",
                             key: None,
                             source,

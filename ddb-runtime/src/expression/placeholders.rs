@@ -19,7 +19,7 @@ pub(crate) fn check_expression(
     text: &str,
 ) -> crate::error::Result<()> {
     if text.len() > EXPRESSION_LIMIT {
-        return Err(crate::Error::ExpressionTooLarge {
+        return Err(crate::error::Error::ExpressionTooLarge {
             entity,
             expression,
             size: text.len(),
@@ -142,7 +142,7 @@ impl Placeholders {
     /// within DynamoDB's [`EXPRESSION_LIMIT`]: as it is when it fits, else
     /// with every name it writes as it is put through a placeholder (as ddb
     /// wrote every name before it wrote plain ones as they are), and refused
-    /// as [`ExpressionTooLarge`](crate::Error::ExpressionTooLarge) if it
+    /// as [`ExpressionTooLarge`](crate::error::Error::ExpressionTooLarge) if it
     /// still does not fit. Only the placeholders' numbers may differ from an
     /// expression written with placeholders throughout (a name may take
     /// `#n10` where it would have taken `#n2`), a byte or two per use.
@@ -207,7 +207,7 @@ impl Placeholders {
     /// The first value DynamoDB would refuse, as a typed error.
     pub(crate) fn check(&self, entity: &'static str) -> crate::error::Result<()> {
         match &self.invalid {
-            Some(reason) => Err(crate::Error::InvalidValue {
+            Some(reason) => Err(crate::error::Error::InvalidValue {
                 entity,
                 reason: reason.clone(),
             }),

@@ -168,6 +168,6 @@ fn an_expression_too_long_with_names_as_they_are_takes_placeholders() {
     let text = condition.render(&mut p).unwrap();
     assert!(matches!(
         p.fit("Order", "condition", text),
-        Err(crate::Error::ExpressionTooLarge { .. })
+        Err(crate::error::Error::ExpressionTooLarge { .. })
     ));
 }

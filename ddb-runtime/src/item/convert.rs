@@ -8,8 +8,8 @@
 //! `T: Direct`, and to serde_dynamo otherwise (autoref specialisation).
 
 use crate::declaration::model::TableDef;
-use crate::entity::Item;
 use crate::item::stored::check_entity_type;
+use crate::item::Item;
 
 use std::marker::PhantomData;
 

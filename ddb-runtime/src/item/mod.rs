@@ -2,9 +2,16 @@
 //! store, field conversion, timestamps and time to live, and what ddb stores
 //! beside the fields.
 
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
 pub mod convert;
 pub mod number;
 pub mod size;
 pub mod stored;
 pub mod timestamp;
 pub mod value;
+
+/// A DynamoDB item: attribute names to values.
+pub type Item = HashMap<String, AttributeValue>;

@@ -4,7 +4,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::number::significant_digits;
-use crate::entity::Item;
+use crate::item::Item;
 
 /// DynamoDB's item size limit: 400 KB (409,600 bytes).
 pub const ITEM_SIZE_LIMIT: usize = 409_600;

@@ -4,8 +4,8 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::declaration::model::TableDef;
-use crate::entity::Item;
 use crate::error::Error;
+use crate::item::Item;
 
 pub use crate::declaration::model::SCHEMA_VERSION_ATTRIBUTE;
 

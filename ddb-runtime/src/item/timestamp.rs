@@ -24,7 +24,7 @@ pub(crate) fn now_epoch_seconds() -> i64 {
 /// Whether a stored item's time to live has passed.
 pub(crate) fn expired(
     schema: &crate::declaration::model::EntitySchema,
-    item: &crate::entity::Item,
+    item: &crate::item::Item,
 ) -> bool {
     expired_at(schema, item, now_epoch_seconds())
 }
@@ -32,7 +32,7 @@ pub(crate) fn expired(
 /// Whether a stored item's time to live had passed at `now` (epoch seconds).
 pub(crate) fn expired_at(
     schema: &crate::declaration::model::EntitySchema,
-    item: &crate::entity::Item,
+    item: &crate::item::Item,
     now: i64,
 ) -> bool {
     let Some(attribute) = ttl_attribute(schema) else {
@@ -58,7 +58,7 @@ fn epoch_seconds(now: SystemTime) -> i64 {
 }
 
 /// A type ddb can write the current time into, for `#[ddb(created_at)]` and
-/// `#[ddb(updated_at)]`: epoch seconds (`u64`, `i64`), [`Timestamp`]
+/// `#[ddb(updated_at)]`: epoch seconds (`u64`, `i64`), `Timestamp`
 /// (feature `time`), `chrono::DateTime<Utc>` (feature `chrono`), or an
 /// `Option` of one.
 ///
@@ -166,7 +166,6 @@ pub struct Timestamp(pub time::OffsetDateTime);
 #[cfg(feature = "time")]
 mod timestamp_impl {
     use super::*;
-    use crate::{KeySegment, SegmentError};
     use time::format_description::well_known::Rfc3339;
     use time::OffsetDateTime;
 
@@ -238,15 +237,6 @@ mod timestamp_impl {
                 .format(&Rfc3339)
                 .unwrap_or_default();
             AttributeValue::S(text)
-        }
-    }
-
-    impl KeySegment for Timestamp {
-        fn write_segment(&self, out: &mut String) -> Result<(), SegmentError> {
-            self.0.write_segment(out)
-        }
-        fn read_segment(text: &str) -> Result<Self, SegmentError> {
-            OffsetDateTime::read_segment(text).map(Timestamp)
         }
     }
 }

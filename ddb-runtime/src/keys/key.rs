@@ -7,7 +7,6 @@ use std::marker::PhantomData;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::declaration::model::{KeyAttribute, ScalarType, TableDef};
-use crate::entity::{Entity, Table};
 use crate::error::Error;
 use crate::keys::segment;
 use crate::keys::segment::{SegmentCodec, DELIMITER};
@@ -108,7 +107,7 @@ pub struct KeyValues {
 /// # Ok::<(), ddb_runtime::Error>(())
 /// ```
 pub struct Key<E> {
-    values: KeyValues,
+    pub(crate) values: KeyValues,
     entity: PhantomData<fn() -> E>,
 }
 
@@ -132,16 +131,6 @@ impl<E> Eq for Key<E> {}
 impl<E> std::hash::Hash for Key<E> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.values.hash(state)
-    }
-}
-
-impl<E: Entity> fmt::Debug for Key<E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Key")
-            .field("entity", &E::SCHEMA.entity_type)
-            .field("pk", &self.values.pk)
-            .field("sk", &self.values.sk)
-            .finish()
     }
 }
 
@@ -174,43 +163,6 @@ impl<E> Key<E> {
     /// Both values.
     pub fn values(&self) -> &KeyValues {
         &self.values
-    }
-}
-
-impl<E: Entity> Key<E> {
-    /// The key as the `Key` map of a GetItem or DeleteItem request.
-    pub fn to_item(&self) -> HashMap<String, AttributeValue> {
-        let table = <E::Table as Table>::DEF;
-        let mut item = HashMap::with_capacity(2);
-        item.insert(
-            table.pk.name.to_owned(),
-            self.values.pk.to_attribute_value(),
-        );
-        if let (Some(attribute), Some(sk)) = (table.sk, &self.values.sk) {
-            item.insert(attribute.name.to_owned(), sk.to_attribute_value());
-        }
-        item
-    }
-
-    /// Reads the primary key of a stored item of `E`: a typed error when the
-    /// item's key is not one of `E`'s (it does not parse with `E`'s
-    /// templates).
-    pub fn from_item(item: &HashMap<String, AttributeValue>) -> Result<Self, Error> {
-        let key = Self::read_item(item)?;
-        E::check_key(&key)?;
-        Ok(key)
-    }
-
-    /// The key attributes of `item`, unchecked.
-    pub(crate) fn read_item(item: &HashMap<String, AttributeValue>) -> Result<Self, Error> {
-        KeyValues::read_table_key(&<E::Table as Table>::DEF, item)
-            .map(Self::from_values)
-            .map_err(|missing| Error::KeyMismatch {
-                entity: E::SCHEMA.entity_type,
-                key: "primary key",
-                template: "",
-                reason: format!("the item has no S or N attribute `{missing}`"),
-            })
     }
 }
 
@@ -547,4 +499,21 @@ pub fn require_sort_key<'a>(
 /// only from the entity's own templates.
 pub fn key_from_values<E>(values: KeyValues) -> Key<E> {
     Key::from_values(values)
+}
+
+impl crate::error::Error {
+    /// The error with the key it was met at, for a decode failure.
+    pub(crate) fn with_key<E>(self, key: &Key<E>) -> Self {
+        match self {
+            Error::Decode { entity, source, .. } => Error::Decode {
+                entity,
+                key: Some(match key.sk() {
+                    Some(sk) => format!("{} / {}", key.pk(), sk),
+                    None => key.pk().to_string(),
+                }),
+                source,
+            },
+            other => other,
+        }
+    }
 }

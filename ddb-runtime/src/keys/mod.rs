@@ -1,7 +1,6 @@
 //! Keys: how typed fields become key attributes and back, sort conditions,
 //! and write sharding.
 
-pub mod item;
 pub mod key;
 pub mod segment;
 pub mod shard;

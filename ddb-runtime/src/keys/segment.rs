@@ -31,34 +31,12 @@
 
 use std::fmt;
 
+pub use crate::error::SegmentError;
+
 /// The delimiter between the segments of a composite key.
 pub const DELIMITER: char = '#';
 /// The escape character of segment text in a composite key.
 pub const ESCAPE: char = '$';
-
-/// Why a value cannot be written to, or read from, a key segment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SegmentError(String);
-
-impl SegmentError {
-    /// An error with the given reason, e.g. `"an empty string cannot be a key segment"`.
-    ///
-    /// ```
-    /// let error = ddb_runtime::SegmentError::new("not a valid order id");
-    /// assert_eq!(error.to_string(), "not a valid order id");
-    /// ```
-    pub fn new(reason: impl Into<String>) -> Self {
-        Self(reason.into())
-    }
-}
-
-impl fmt::Display for SegmentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SegmentError {}
 
 /// A type that can be a `{field}` of a key template.
 ///
@@ -701,6 +679,17 @@ pub const fn assert_key_segment<T: KeySegment>() {}
 /// Whether a key segment type can be stored as a Number.
 pub const fn is_numeric<T: KeySegment>() -> bool {
     T::NUMERIC
+}
+
+/// An instant as [`OffsetDateTime`](time::OffsetDateTime) writes it.
+#[cfg(feature = "time")]
+impl KeySegment for crate::item::timestamp::Timestamp {
+    fn write_segment(&self, out: &mut String) -> Result<(), SegmentError> {
+        self.0.write_segment(out)
+    }
+    fn read_segment(text: &str) -> Result<Self, SegmentError> {
+        time::OffsetDateTime::read_segment(text).map(Self)
+    }
 }
 
 #[cfg(test)]

@@ -104,7 +104,9 @@ impl<'t> SortWriter<'t> {
         let written = match self.raw {
             Some(ScalarType::N) => (codec.to_number)(value)
                 .map(|n| self.text.push_str(&n))
-                .ok_or_else(|| crate::SegmentError::new("this type cannot be a Number")),
+                .ok_or_else(|| {
+                    crate::keys::segment::SegmentError::new("this type cannot be a Number")
+                }),
             Some(ScalarType::S) => (codec.write)(value, &mut self.text),
             None => codec.write_escaped(value, &mut self.text),
         };

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
 
 use crate::db::Db;
-use crate::entity::Item;
 use crate::error::{Error, Result};
+use crate::item::Item;
 use crate::keys::key::KeyRef;
 use crate::keys::key::KeyValues;
 
@@ -34,8 +34,15 @@ pub(crate) async fn get_entities<E: crate::entity::Entity>(
 ) -> Result<Vec<E>> {
     let entity = E::SCHEMA.entity_type;
     let policy = db.retry_policy();
-    let requests: Vec<(usize, Item)> = keys.iter().map(crate::Key::to_item).enumerate().collect();
-    let values: Vec<KeyValues> = keys.into_iter().map(crate::Key::into_values).collect();
+    let requests: Vec<(usize, Item)> = keys
+        .iter()
+        .map(crate::keys::key::Key::to_item)
+        .enumerate()
+        .collect();
+    let values: Vec<KeyValues> = keys
+        .into_iter()
+        .map(crate::keys::key::Key::into_values)
+        .collect();
     let positions = positions(entity, &values)?;
     let outcomes = in_flight(policy, chunks(requests, GET_CHUNK), |chunk| {
         get_chunk(db, table, &positions, chunk, decode, policy)

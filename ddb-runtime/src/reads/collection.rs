@@ -6,9 +6,10 @@ use futures::TryStreamExt;
 
 use crate::db::Db;
 use crate::declaration::model::EntitySchema;
-use crate::entity::{Item, Table};
+use crate::entity::Table;
 use crate::error::{Error, Result};
 use crate::expression::Expression;
+use crate::item::Item;
 use crate::keys::key::KeyValue;
 use crate::keys::sort::SortRange;
 use crate::reads::cursor;

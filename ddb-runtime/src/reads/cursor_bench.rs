@@ -3,13 +3,13 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::entity::Item;
+use crate::item::Item;
 
 /// A two-shard cursor over `PK`/`SK`, encoded and decoded as a query does,
 /// for ddb's criterion bench of cursor cost (signed or not).
 #[derive(Debug)]
 pub struct CursorBench {
-    keys: Option<crate::reads::cursor::CursorKeys>,
+    keys: Option<crate::db::CursorKeys>,
     positions: Vec<crate::reads::cursor::Position>,
 }
 
@@ -25,7 +25,7 @@ impl CursorBench {
         ]
         .into();
         CursorBench {
-            keys: key.map(|key| crate::reads::cursor::CursorKeys::new(key.to_vec())),
+            keys: key.map(|key| crate::db::CursorKeys::new(key.to_vec())),
             positions: vec![
                 crate::reads::cursor::Position::After(after),
                 crate::reads::cursor::Position::Start,

@@ -12,10 +12,10 @@ use std::collections::{HashMap, VecDeque};
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 
 use crate::db::Db;
-use crate::entity::Item;
 use crate::error::{Error, Result};
 use crate::expression::{Expression, Placeholders};
 use crate::item::number::compare_numbers;
+use crate::item::Item;
 use crate::keys::key::KeyValue;
 use crate::keys::sort::{SortCondition, SortRange};
 use crate::reads::cursor;
@@ -60,7 +60,7 @@ pub(crate) struct Plan {
     pub consistent: bool,
     pub fingerprint: String,
     /// The keys cursors are signed with, when the `Db` has them.
-    pub cursor_keys: Option<std::sync::Arc<cursor::CursorKeys>>,
+    pub cursor_keys: Option<std::sync::Arc<crate::db::CursorKeys>>,
     /// Items to keep, when DynamoDB cannot filter them: an index that does
     /// not carry the entity type tells entities apart by their table key;
     /// one keyed on the entity type (which a filter may not name), by it.

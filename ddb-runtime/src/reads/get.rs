@@ -62,11 +62,11 @@ impl<E: Entity + 'static> GetItem<E> {
         }
     }
 
-    async fn fetch(&self) -> Result<Option<crate::entity::Item>> {
+    async fn fetch(&self) -> Result<Option<crate::item::Item>> {
         self.fetch_with_capacity().await.map(|(item, _)| item)
     }
 
-    async fn fetch_with_capacity(&self) -> Result<(Option<crate::entity::Item>, Capacity)> {
+    async fn fetch_with_capacity(&self) -> Result<(Option<crate::item::Item>, Capacity)> {
         let table = self.db.table_name::<E::Table>();
         // The entity type to check, the ttl to leave expired items out.
         let projection = self.projection.map(|attributes| {
@@ -131,7 +131,7 @@ impl<E: Entity + 'static> GetItem<E> {
     }
 
     /// The stored item, undecoded.
-    pub(crate) async fn raw(self) -> Result<Option<crate::entity::Item>> {
+    pub(crate) async fn raw(self) -> Result<Option<crate::item::Item>> {
         self.fetch().await
     }
 

@@ -2,8 +2,9 @@
 //! carries only some attributes, or through a projection expression.
 
 use crate::declaration::model::{EntitySchema, IndexKind};
-use crate::entity::{Entity, Item};
+use crate::entity::Entity;
 use crate::error::{Error, Result};
+use crate::item::Item;
 
 /// A subset of entity `E`'s fields. Derive it; the derive checks at compile
 /// time that every field exists on `E` with the same type.

@@ -12,10 +12,11 @@ use futures::{Stream, TryStreamExt};
 
 use crate::db::Db;
 use crate::declaration::model::{IndexDef, IndexKind, ScalarType};
-use crate::entity::{Entity, Item};
+use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expression::Condition;
 use crate::expression::Expression;
+use crate::item::Item;
 use crate::keys::key::KeyValue;
 use crate::keys::sort;
 use crate::keys::sort::{SortCondition, SortOp, SortPrefix, SortRange};

@@ -5,8 +5,9 @@ use aws_sdk_dynamodb::types::{Get, ReturnConsumedCapacity, TransactGetItem};
 use tracing::Instrument;
 
 use crate::db::Db;
-use crate::entity::{Entity, Item};
+use crate::entity::Entity;
 use crate::error::Result;
+use crate::item::Item;
 use crate::keys::key::Key;
 use crate::telemetry;
 use crate::telemetry::Capacity;
@@ -77,7 +78,7 @@ impl TransactGet {
     /// Sends the TransactGetItems.
     pub async fn send(self) -> Result<TransactGetOutput> {
         if self.gets.is_empty() || self.gets.len() > MAX_ITEMS {
-            return Err(crate::writes::transact::invalid(
+            return Err(invalid(
                 "transaction",
                 format!(
                     "{} gets; a read transaction holds 1 to {MAX_ITEMS}",
@@ -94,7 +95,7 @@ impl TransactGet {
                     .set_key(Some(key.clone()))
                     .build()
                     .map(|get| TransactGetItem::builder().get(get).build())
-                    .map_err(|e| crate::writes::transact::invalid(entity, e.to_string()))
+                    .map_err(|e| invalid(entity, e.to_string()))
             })
             .collect::<Result<Vec<_>>>()?;
         let names = self
@@ -126,4 +127,8 @@ impl TransactGet {
         items.resize(self.gets.len(), None);
         Ok(TransactGetOutput { items, read_at })
     }
+}
+
+fn invalid(entity: &'static str, reason: String) -> crate::error::Error {
+    crate::error::Error::InvalidRequest { entity, reason }
 }

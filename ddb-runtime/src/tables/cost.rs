@@ -8,8 +8,8 @@
 use std::fmt::Write;
 
 use crate::declaration::model::EntitySchema;
-use crate::entity::Item;
 use crate::item::size::item_size;
+use crate::item::Item;
 
 /// The write units of writing one item: the table's and each index's.
 #[derive(Debug, Clone, PartialEq)]

@@ -320,7 +320,7 @@ pub async fn sync_table(
 
 impl crate::db::Db {
     /// Brings table `T` in line with its declaration (see
-    /// [`schema::sync_table`]): creates it if missing, adds the global indexes
+    /// [`schema::sync_table`](crate::schema::sync_table)): creates it if missing, adds the global indexes
     /// it lacks, turns on time to live; never deletes, re-keys or changes a
     /// projection. Returns what it did and what it left.
     pub async fn sync_table<T: Table + 'static>(&self) -> Result<SyncPlan, Error> {

@@ -9,8 +9,8 @@ use std::time::Duration;
 use futures::StreamExt;
 
 use crate::declaration::model::EntitySchema;
-use crate::entity::Item;
 use crate::error::{Error, Result};
+use crate::item::Item;
 use crate::keys::key::KeyRef;
 use crate::keys::key::KeyValues;
 
@@ -119,9 +119,9 @@ impl<N, T> ChunkOutcome<N, T> {
         let lost = matches!(
             error,
             Error::Sdk {
-                kind: crate::SdkErrorKind::Timeout
-                    | crate::SdkErrorKind::Dispatch
-                    | crate::SdkErrorKind::Response,
+                kind: crate::error::SdkErrorKind::Timeout
+                    | crate::error::SdkErrorKind::Dispatch
+                    | crate::error::SdkErrorKind::Response,
                 ..
             }
         );

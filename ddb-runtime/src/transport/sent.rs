@@ -20,7 +20,7 @@ use aws_sdk_dynamodb::types::{
 };
 use serde::Deserialize;
 
-use crate::entity::Item;
+use crate::item::Item;
 
 /// An item as DynamoDB's JSON protocol writes it.
 type WireItem = HashMap<String, serde_dynamo::AttributeValue>;

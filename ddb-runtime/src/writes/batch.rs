@@ -98,7 +98,7 @@ impl Db {
     /// Checked before anything is sent: no key twice, every item within
     /// 400 KB. BatchWriteItem takes no conditions, so versions are written as
     /// they are, unchecked. Every chunk is sent whatever happens to the
-    /// others; when any key is left, [`Error::Unprocessed`] names each one by
+    /// others; when any key is left, [`Error::Unprocessed`](crate::Error::Unprocessed) names each one by
     /// what happened to it: written (`done`), not written (`keys`, with the
     /// `cause` when a request failed), or unknown (`unknown`: its answer was
     /// lost, so it may have been written; writing it again is safe).
@@ -132,7 +132,10 @@ impl Db {
         &self,
         keys: Vec<crate::keys::key::Key<E>>,
     ) -> Result<Capacity> {
-        positions(E::SCHEMA.entity_type, keys.iter().map(crate::Key::values))?;
+        positions(
+            E::SCHEMA.entity_type,
+            keys.iter().map(crate::keys::key::Key::values),
+        )?;
         let requests = keys
             .into_iter()
             .map(|key| {

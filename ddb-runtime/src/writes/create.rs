@@ -51,7 +51,7 @@ impl Db {
 /// A create's plan: put `item` unless a live item has its key.
 fn put_if_absent<E: Entity + 'static>(
     key: Key<E>,
-    item: crate::entity::Item,
+    item: crate::item::Item,
 ) -> Result<WritePlan<E>> {
     let absent = absent_or_expired::<E>();
     WritePlan::new(

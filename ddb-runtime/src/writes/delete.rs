@@ -55,7 +55,7 @@ pub struct Delete<E> {
 impl<E: Entity + 'static> Delete<E> {
     /// Deletes only if the stored version is `version`. On an entity
     /// without `#[ddb(version)]` the delete fails with
-    /// [`Error::InvalidRequest`] and nothing is sent.
+    /// [`Error::InvalidRequest`](crate::Error::InvalidRequest) and nothing is sent.
     pub fn expect_version(mut self, version: u64) -> Self {
         self.key = self.key.and_then(|key| {
             require_version::<E>()?;
@@ -96,7 +96,7 @@ impl<E: Entity + 'static> Delete<E> {
     }
 
     /// Sends it as a one-action TransactWriteItems under a
-    /// ClientRequestToken: see [`Put::exactly_once`].
+    /// ClientRequestToken: see [`Put::exactly_once`](crate::write::Put::exactly_once).
     pub fn exactly_once(mut self, exactly_once: bool) -> Self {
         self.exactly_once = exactly_once;
         self

@@ -9,9 +9,10 @@ use std::time::SystemTime;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::declaration::model::{EntitySchema, IndexDef, KeyAttribute, KeyDef};
-use crate::entity::{Entity, Item};
+use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::item::number::compare_numbers;
+use crate::item::Item;
 use crate::keys::key::{Key, KeyValues};
 
 /// `PK / SK` of a key, for messages.
@@ -384,7 +385,11 @@ pub(super) fn version_is<E>(
     attribute: &'static str,
     expected: u64,
 ) -> crate::expression::Condition<E> {
-    crate::Condition::compare_value(attribute, "=", AttributeValue::N(expected.to_string()))
+    crate::expression::Condition::compare_value(
+        attribute,
+        "=",
+        AttributeValue::N(expected.to_string()),
+    )
 }
 
 /// Whether ddb writes index attribute `name` itself: not the table's own

@@ -13,9 +13,10 @@ use aws_sdk_dynamodb::Client;
 use tracing::Instrument;
 
 use crate::db::Db;
-use crate::entity::{Entity, Item};
+use crate::entity::Entity;
 use crate::error::{Error, ExistingItem, Result};
 use crate::expression::{Condition, Placeholders};
+use crate::item::Item;
 use crate::keys::key::Key;
 use crate::telemetry;
 use crate::telemetry::Capacity;

@@ -17,7 +17,7 @@ impl Db {
     ///
     /// With a `#[ddb(version)]` field, the stored version must equal the
     /// entity's (or no item may exist when it is 0), and version + 1 is
-    /// written: a stale entity is an [`Error::VersionConflict`].
+    /// written: a stale entity is an [`Error::VersionConflict`](crate::Error::VersionConflict).
     pub fn put<E: Entity + 'static>(&self, entity: &E) -> Put<E> {
         let expected = entity.version();
         let next = expected.map(|v| next_version(E::SCHEMA.entity_type, v));
@@ -91,7 +91,7 @@ impl<E: Entity + 'static> Put<E> {
     /// Sends it as a one-action TransactWriteItems under a
     /// ClientRequestToken, so that a retry after a lost answer is never
     /// applied twice nor fails on this call's own write: a
-    /// [`VersionConflict`](Error::VersionConflict) is then always another
+    /// [`VersionConflict`](crate::Error::VersionConflict) is then always another
     /// writer's. Costs two write units per KB instead of one;
     /// [`return_old`](Self::return_old) is not available (a transaction
     /// returns no item). [`Db::with_exactly_once_writes`] makes it the
@@ -120,8 +120,8 @@ impl<E: Entity + 'static> Put<E> {
     /// one-action transaction).
     ///
     /// A versioned put whose first attempt lost its answer and whose retry
-    /// then fails its condition is [`Error::WriteOutcomeUnknown`], never a
-    /// [`VersionConflict`](Error::VersionConflict): the lost attempt may
+    /// then fails its condition is [`Error::WriteOutcomeUnknown`](crate::Error::WriteOutcomeUnknown), never a
+    /// [`VersionConflict`](crate::Error::VersionConflict): the lost attempt may
     /// have been applied.
     pub async fn send(self) -> Result<Written<E>> {
         let db = self.db.clone();

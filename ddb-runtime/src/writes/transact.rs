@@ -181,7 +181,7 @@ impl TransactWrite {
         self.actions.push(Action {
             entity: E::SCHEMA.entity_type,
             key: KeyValues {
-                pk: crate::KeyValue::S(String::new()),
+                pk: crate::keys::key::KeyValue::S(String::new()),
                 sk: None,
             },
             size: 0,

@@ -8,9 +8,10 @@ use std::time::SystemTime;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
 use crate::db::Db;
-use crate::entity::{Entity, Item};
+use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expression::{Attr, Condition, Conjunction, IntoValue, Placeholders, Value};
+use crate::item::Item;
 use crate::keys::key::{Key, KeyValues};
 
 use super::item::{
@@ -748,7 +749,7 @@ impl<E: Entity + 'static> Update<E> {
     }
 
     /// Sends it as a one-action TransactWriteItems under a
-    /// ClientRequestToken (see [`Put::exactly_once`](super::Put::exactly_once)):
+    /// ClientRequestToken (see [`Put::exactly_once`](crate::write::Put::exactly_once)):
     /// the way to make an `ADD` or `append` apply once when its answer is
     /// lost, which a plain UpdateItem cannot promise (the SDK sends it
     /// again). [`return_new`](Self::return_new) is not available, and

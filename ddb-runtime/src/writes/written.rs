@@ -18,7 +18,7 @@ pub struct Written<E> {
     /// applied all the same, and [`raw`](Self::raw) holds what DynamoDB sent.
     pub item: Option<E>,
     /// The attributes DynamoDB returned, undecoded.
-    pub raw: Option<crate::entity::Item>,
+    pub raw: Option<crate::item::Item>,
     /// The capacity DynamoDB reported the write consumed, table and indexes.
     pub capacity: Capacity,
 }
@@ -55,7 +55,7 @@ impl<E: Entity> Written<E> {
     /// decoded when they can be, and never turn the write into an error.
     pub(crate) fn applied(
         version: Option<u64>,
-        returned: Option<crate::entity::Item>,
+        returned: Option<crate::item::Item>,
         decode: bool,
         capacity: Capacity,
     ) -> Self {

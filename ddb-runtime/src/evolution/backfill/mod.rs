@@ -20,12 +20,12 @@ mod pacing;
 mod plan;
 mod run;
 
-use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::db::Db;
+pub use crate::error::IndexKeyViolation;
 use crate::error::{Error, Result};
 use crate::reads::cursor::Position;
 use crate::telemetry::Capacity;
@@ -95,25 +95,6 @@ impl Progress {
     /// Whether the backfill finished.
     pub fn is_done(&self) -> bool {
         self.segments_done == self.segments
-    }
-}
-
-/// A stored item one of the entity's indexes cannot hold: DynamoDB leaves it
-/// out of the index (a key attribute of the wrong type), or refuses writes
-/// to it (AWS calls these index key violations), or ddb cannot build its key.
-#[derive(Debug, Clone, PartialEq)]
-pub struct IndexKeyViolation {
-    /// The item's key (`PK / SK`).
-    pub key: String,
-    /// The attribute, or the index, at fault.
-    pub attribute: String,
-    /// What is wrong with it.
-    pub reason: String,
-}
-
-impl fmt::Display for IndexKeyViolation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}: {}", self.key, self.attribute, self.reason)
     }
 }
 

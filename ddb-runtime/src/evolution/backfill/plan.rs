@@ -10,7 +10,8 @@ use crate::declaration::model::{EntitySchema, KeyAttribute, ScalarType};
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Conjunction, Placeholders};
 
-use crate::entity::{Entity, Item};
+use crate::entity::Entity;
+use crate::item::Item;
 use crate::keys::key::Key;
 use crate::writes::item::key_text;
 use crate::writes::plan::{Action, WritePlan};

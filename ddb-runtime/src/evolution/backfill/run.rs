@@ -11,7 +11,8 @@ use crate::error::{Error, ExistingItem, Result};
 use crate::reads::cursor::Position;
 use tracing::Instrument;
 
-use crate::entity::{Entity, Item};
+use crate::entity::Entity;
+use crate::item::Item;
 use crate::telemetry::Capacity;
 
 use super::*;

@@ -5,8 +5,9 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::declaration::model::{EntitySchema, KeyAttribute, KeyDef, Part};
-use crate::entity::{Entity, Item};
+use crate::entity::Entity;
 use crate::error::Error;
+use crate::item::Item;
 use crate::keys::key::{Key, KeyValue, KeyValues};
 
 /// The whole item: the fields through serde_dynamo, then the primary and

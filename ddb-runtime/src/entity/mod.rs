@@ -1,9 +1,13 @@
 //! The traits a declaration implements: a table, and the entities stored in
-//! it.
+//! it; the item an entity writes; the key functions that need the entity.
+
+mod item;
+mod key;
+
+pub use crate::item::Item;
+pub use item::{check_key_form, to_item};
 
 use crate::declaration::model::{KeyAttribute, ScalarType, TableDef};
-
-use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -13,9 +17,6 @@ use crate::keys::key::{Key, KeyValue, KeyValues};
 
 /// A marker of types a value is generic over without holding one.
 pub(crate) type Phantom<T> = std::marker::PhantomData<fn() -> T>;
-
-/// A DynamoDB item: attribute names to values.
-pub type Item = HashMap<String, AttributeValue>;
 
 /// A physical table: its name, key attributes and indexes.
 ///
@@ -152,4 +153,11 @@ impl Table for NoTable {
         ttl: None,
         entities: None,
     };
+}
+
+impl crate::error::ExistingItem {
+    /// Decodes the item as entity `E`.
+    pub fn decode<E: Entity>(&self) -> Result<E> {
+        E::from_item(self.0.clone())
+    }
 }

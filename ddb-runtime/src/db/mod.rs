@@ -8,8 +8,10 @@ use std::sync::Arc;
 use aws_sdk_dynamodb::Client;
 
 use crate::entity::Table;
-use crate::reads::cursor::CursorKeys;
+mod cursor_keys;
+
 use crate::transport::batch::RetryPolicy;
+pub(crate) use cursor_keys::{CursorKeys, SEALED};
 
 /// ddb over an `aws_sdk_dynamodb::Client`: every typed request starts here.
 ///
