@@ -7,8 +7,8 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Path};
 
 use crate::expand::convert::{read_fields, FieldRead};
-use crate::internals::attr::{for_each_ddb, unknown};
 use crate::internals::ctxt::Ctxt;
+use crate::internals::meta::{for_each_ddb, unknown};
 use crate::internals::serde_attr::{attribute_name, serde_value};
 use crate::internals::symbol::{ENTITY, PROJECTION_KEYS, RENAME, RENAME_ALL};
 

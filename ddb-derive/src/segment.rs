@@ -5,8 +5,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields, LitStr};
 
-use crate::internals::attr::{for_each_ddb, lit_str, unknown};
 use crate::internals::ctxt::Ctxt;
+use crate::internals::meta::{for_each_ddb, lit_str, unknown};
 use crate::internals::symbol::{RENAME, VARIANT_KEYS};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {

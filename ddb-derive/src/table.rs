@@ -5,8 +5,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use syn::{DeriveInput, LitStr};
 
-use crate::internals::attr::Attr;
 use crate::internals::ctxt::Ctxt;
+use crate::internals::meta::Attr;
 use crate::internals::table_attr::{parse_table, RawTable, RawTableIndex};
 
 fn scalar(cx: &Ctxt, ty: &Option<Attr<LitStr>>) -> TokenStream {

@@ -4,8 +4,9 @@
 use quote::ToTokens;
 use syn::{Data, DeriveInput, Fields, Ident, Path, Type};
 
-use super::attr::{self, Attr};
+use super::attr;
 use super::ctxt::Ctxt;
+use super::meta::Attr;
 use super::serde_attr::{self, attribute_name};
 use super::template::{self, Template};
 

@@ -1,7 +1,7 @@
 //! The model every derive works from: the `#[ddb(...)]` keywords
 //! (`symbol`); the raw attributes as written, of entities and their fields
-//! (`attr`, which also has the parsing pieces every derive uses) and of
-//! tables (`table_attr`); the serde attributes ddb reads (`serde_attr`);
+//! (`attr`) and of tables (`table_attr`), and the parsing pieces every
+//! derive reads its keys with (`meta`); the serde attributes ddb reads (`serde_attr`);
 //! the error collector (`ctxt`); key templates (`template`); the entity
 //! model built from the input (`ast`) and the rules that span several of
 //! its attributes (`valid`). Nothing here emits code: the per-derive files
@@ -10,6 +10,7 @@
 pub mod ast;
 pub mod attr;
 pub mod ctxt;
+pub mod meta;
 pub mod serde_attr;
 pub mod symbol;
 pub mod table_attr;

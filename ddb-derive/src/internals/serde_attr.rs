@@ -3,7 +3,7 @@
 
 use syn::{Attribute, Ident};
 
-use super::attr::{key_name, lit_str, path_tokens, skip_value, Attr};
+use super::meta::{key_name, lit_str, path_tokens, skip_value, Attr};
 use super::symbol::*;
 
 /// The serde attributes a generated item conversion follows; anything else

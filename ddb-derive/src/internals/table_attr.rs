@@ -6,8 +6,8 @@ use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::{DeriveInput, LitStr};
 
-use super::attr::{for_each_ddb, set_list, set_value, unknown, Attr};
 use super::ctxt::Ctxt;
+use super::meta::{for_each_ddb, set_list, set_value, unknown, Attr};
 use super::symbol::*;
 
 /// `index(...)` or `local_index(...)` on a table, as written.

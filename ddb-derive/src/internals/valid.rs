@@ -162,7 +162,7 @@ fn check_one(
     names: &[String],
     index: Option<&str>,
     part: &str,
-    template: &super::attr::Attr<super::template::Template>,
+    template: &super::meta::Attr<super::template::Template>,
 ) {
     for field in template.value.fields() {
         match entity.field(field) {
