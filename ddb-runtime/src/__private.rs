@@ -13,7 +13,7 @@ pub use crate::declaration::check::{
 pub use crate::declaration::model::{
     index_attribute_type, is_global, is_key_attribute, key_types, EntitySchema, FieldDef,
     FieldRole, IndexDef, IndexKind, IndexProjection, KeyAttribute, KeyDef, Membership,
-    MultiAttributeKey, Part, ScalarType, TableDef, Template,
+    MultiAttributeKey, Part, ScalarType, TableDef, Template, UniqueDef,
 };
 pub use crate::entity::{check_key_form, to_item};
 pub use crate::entity::{no_such_index, Entity, NoTable, Table};
@@ -29,6 +29,7 @@ pub use crate::item::timestamp::{
     assert_timestamp_field, assert_ttl_field, IsStamp, NotStamp, Stamp, TimestampField, TtlField,
 };
 pub use crate::item::Item;
+pub use crate::keys::guard::holds_guards;
 pub use crate::keys::key::{
     key_from_values, raw_key, read_raw_key, require_sort_key, Key, KeyReader, KeyValue, KeyValues,
     KeyWriter, PARTITION_KEY_LIMIT, SORT_KEY_LIMIT,
@@ -47,3 +48,4 @@ pub use crate::reads::query::{
     query_key, query_key_of_attributes, IndexKindOf, MultiAttributeIndex, ProjectionOf, QueryKey,
     Select,
 };
+pub use crate::reads::unique::{unique_key, UniqueKey};

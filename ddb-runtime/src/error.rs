@@ -275,6 +275,15 @@ pub enum Error {
         /// `"batch"` or `"transaction"`.
         operation: &'static str,
     },
+    /// A unique value (`#[ddb(unique)]`, `unique(a, b)`) is held by another
+    /// item of the entity. Nothing was written. The value is not shown.
+    #[error("{entity}: the unique `{field}` is held by another item")]
+    UniqueViolation {
+        /// The entity type.
+        entity: &'static str,
+        /// The constraint: its field, or its fields joined by `_`.
+        field: &'static str,
+    },
     /// DynamoDB canceled a transaction; nothing of it was applied. One reason
     /// per action, in the order the actions were added.
     #[error("transaction canceled: {}", describe_reasons(reasons))]
@@ -559,6 +568,7 @@ impl Error {
         match self {
             Error::ConditionFailed { .. }
             | Error::AlreadyExists { .. }
+            | Error::UniqueViolation { .. }
             | Error::VersionConflict { .. } => true,
             Error::TransactionCanceled { reasons } => {
                 reasons.iter().any(|r| r.code == "ConditionalCheckFailed")

@@ -114,6 +114,7 @@ pub use key::{Key, KeyValue, KeyValues};
 pub use projection::Projection;
 pub use query::{Page, Query, QueryKey};
 pub use reads::get::{GetItem, GetProjection};
+pub use reads::unique::{GetUnique, UniqueKey};
 pub use segment::{KeySegment, SegmentError};
 pub use telemetry::Capacity;
 pub use transact::{TransactGet, TransactGetOutput, TransactWrite};
@@ -126,7 +127,7 @@ pub use write::{Create, Created, Delete, Put, Update, Written};
 pub mod model {
     pub use crate::declaration::model::{
         EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection, KeyAttribute,
-        KeyDef, Membership, MultiAttributeKey, Part, ScalarType, TableDef, Template,
+        KeyDef, Membership, MultiAttributeKey, Part, ScalarType, TableDef, Template, UniqueDef,
     };
 }
 

@@ -30,5 +30,6 @@ mod telemetry;
 mod timestamps;
 mod transactions;
 mod transport;
+mod unique;
 mod updates;
 mod writes;

@@ -152,3 +152,22 @@ pub async fn through_proxy<T: ddb_runtime::Table + 'static>(
         ddb_runtime::Db::new(proxied_client(&proxy)).with_table_name::<T>(db.table_name::<T>());
     (proxy, through)
 }
+
+/// SplitMix64: a small, seeded, reproducible generator for stress tests.
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}

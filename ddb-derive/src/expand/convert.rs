@@ -87,7 +87,7 @@ fn decode(entity_type: &TokenStream, ty: &syn::Type, conversion: &SerdeConversio
     }
 }
 
-fn encoder_name(field: &Field) -> syn::Ident {
+pub(super) fn encoder_name(field: &Field) -> syn::Ident {
     format_ident!("__ddb_encode_{}", field.ident)
 }
 

@@ -26,6 +26,7 @@ pub fn fallback(ident: &syn::Ident, table: Option<&syn::Path>) -> TokenStream {
                 multi_attribute_keys: &[],
                 fields: &[],
                 schema_version: 1,
+                unique: &[],
             };
             fn primary_key(&self) -> ::core::result::Result<#p::Key<Self>, #p::Error> {
                 ::core::unreachable!()

@@ -5,7 +5,8 @@
 //! templates written and read), `upkeep` (sparse rules and index keys an
 //! update recomputes), `multi_attribute` (indexes keyed by the entity's own
 //! attributes), `fields` (`Entity::fields()`), `stamps` (version and
-//! timestamps), `migrate` (schema versions and migrations), `convert` (the
+//! timestamps), `migrate` (schema versions and migrations), `unique` (unique
+//! constraints: their values, lookups and checks), `convert` (the
 //! item conversion), `fallback` (the stub impl emitted when the attributes
 //! have errors). This file assembles them.
 
@@ -23,6 +24,7 @@ mod multi_attribute;
 mod schema;
 mod stamps;
 mod template;
+mod unique;
 mod upkeep;
 
 pub use fallback::fallback;
@@ -55,6 +57,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
     let key_code = keys::key_code(entity);
     let (parse_key, primary_args) = keys::parse_key(entity);
     let multi_attribute_checks = multi_attribute::checks(entity);
+    let unique_checks = unique::checks(entity);
     let entity_impl = entity_impl(entity, &key_code, &primary_args);
     let inherent_impl = inherent_impl(entity, key_code, parse_key);
     quote! {
@@ -66,6 +69,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
 
         #checks
         #multi_attribute_checks
+        #unique_checks
     }
 }
 
@@ -116,6 +120,7 @@ fn schema_const(entity: &Entity) -> TokenStream {
     let field_defs = schema::field_defs(entity);
     let multi_attribute_defs = multi_attribute::schema_defs(entity);
     let schema_version = migrate::version(entity);
+    let unique_defs = unique::unique_defs(entity);
     quote! {
         const SCHEMA: #p::EntitySchema = #p::EntitySchema {
             rust_name: #rust_name,
@@ -125,6 +130,7 @@ fn schema_const(entity: &Entity) -> TokenStream {
             multi_attribute_keys: &[#(#multi_attribute_defs),*],
             fields: &[#(#field_defs),*],
             schema_version: #schema_version,
+            unique: &[#(#unique_defs),*],
         };
     }
 }
@@ -222,6 +228,7 @@ fn inherent_impl(entity: &Entity, key_code: keys::KeyCode, parse_key: TokenStrea
     };
     let codecs = convert::codecs(entity);
     builders.extend(multi_attribute::query_builders(entity));
+    builders.extend(unique::lookups(entity));
     quote! {
         #[automatically_derived]
         impl #ident {

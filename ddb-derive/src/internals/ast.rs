@@ -30,6 +30,25 @@ pub struct Entity<'a> {
     pub serde_conversion: serde_attr::SerdeConversion,
     /// `schema_version = N`, and the migrations from each older version.
     pub schema: Option<Schema>,
+    /// The unique constraints: field-level `unique` first, in field order,
+    /// then the container's `unique(a, b)`, in order.
+    pub unique: Vec<Unique>,
+}
+
+/// Fields whose values, together, no two items of the entity share.
+pub struct Unique {
+    pub fields: Vec<Ident>,
+    /// The attribute that declared it, for errors.
+    pub tokens: proc_macro2::TokenStream,
+}
+
+impl Unique {
+    /// The constraint's name: its fields joined by `_` (`email`,
+    /// `tenant_id_email`); its lookup is `by_<name>`.
+    pub fn name(&self) -> String {
+        let names: Vec<String> = self.fields.iter().map(Ident::to_string).collect();
+        names.join("_")
+    }
 }
 
 /// A versioned entity: today's schema version and the migration from each
@@ -160,6 +179,7 @@ impl<'a> Entity<'a> {
         }
         let entity_type = entity_type(cx, input, &raw);
         let schema = schema(cx, &raw);
+        let unique = unique_constraints(&fields, &raw);
         Some(Entity {
             ident: &input.ident,
             vis: &input.vis,
@@ -173,8 +193,25 @@ impl<'a> Entity<'a> {
             skipped_serde,
             serde_refused: raw.serde_refused,
             serde_conversion: raw.conversion,
+            unique,
         })
     }
+}
+
+/// Field-level `unique` first, then the container's `unique(...)`.
+fn unique_constraints(fields: &[Field], raw: &attr::RawEntity) -> Vec<Unique> {
+    let on_fields = fields.iter().filter_map(|field| {
+        let unique = field.raw.unique.as_ref()?;
+        Some(Unique {
+            fields: vec![field.ident.clone()],
+            tokens: unique.tokens.clone(),
+        })
+    });
+    let on_entity = raw.unique.iter().map(|unique| Unique {
+        fields: unique.value.clone(),
+        tokens: unique.tokens.clone(),
+    });
+    on_fields.chain(on_entity).collect()
 }
 
 /// The struct's named fields; `None` (reported) for any other input. A

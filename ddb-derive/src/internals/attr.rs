@@ -69,6 +69,8 @@ pub struct RawEntity {
     pub query: Option<Attr<LitStr>>,
     pub entity: Option<Attr<LitStr>>,
     pub indexes: Vec<RawIndex>,
+    /// `unique(a, b)`: the fields whose values together are unique.
+    pub unique: Vec<Attr<Vec<syn::Ident>>>,
     pub serde_rename_all: Option<String>,
     /// Container serde attributes ddb cannot follow, with their tokens.
     pub serde_refused: Vec<Attr<String>>,
@@ -86,6 +88,7 @@ pub struct RawField {
     pub created_at: Option<Attr<()>>,
     pub updated_at: Option<Attr<()>>,
     pub sensitive: Option<Attr<()>>,
+    pub unique: Option<Attr<()>>,
     pub serde_rename: Option<String>,
     /// `#[serde(skip)]`: never stored, never read.
     pub serde_skip: Option<Attr<()>>,
@@ -116,6 +119,8 @@ pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
             set_value(cx, &mut raw.schema_version, meta)?;
         } else if path.is_ident(MIGRATE) {
             raw.migrations.push(parse_migration(cx, meta, tokens)?);
+        } else if path.is_ident(UNIQUE) {
+            raw.unique.push(parse_unique(meta, tokens)?);
         } else {
             raw.had_unknown_key = true;
             unknown(cx, meta, "an entity", ENTITY_KEYS)?;
@@ -130,6 +135,20 @@ pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
         }
     }
     raw
+}
+
+/// `unique(a, b)`: the fields, in order.
+fn parse_unique(
+    meta: &ParseNestedMeta,
+    tokens: proc_macro2::TokenStream,
+) -> syn::Result<Attr<Vec<syn::Ident>>> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let fields = content.parse_terminated(syn::Ident::parse, syn::Token![,])?;
+    Ok(Attr {
+        value: fields.into_iter().collect(),
+        tokens,
+    })
 }
 
 fn parse_migration(
@@ -299,6 +318,8 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> RawField {
             &mut raw.updated_at
         } else if path.is_ident(SENSITIVE) {
             &mut raw.sensitive
+        } else if path.is_ident(UNIQUE) {
+            &mut raw.unique
         } else {
             return unknown(cx, meta, "a field", FIELD_KEYS);
         };

@@ -11,7 +11,18 @@ pub const ENTITY: &str = "entity";
 pub const INDEX: &str = "index";
 pub const SCHEMA_VERSION: &str = "schema_version";
 pub const MIGRATE: &str = "migrate";
-pub const ENTITY_KEYS: &[&str] = &[TABLE, PK, SK, QUERY, ENTITY, INDEX, SCHEMA_VERSION, MIGRATE];
+pub const UNIQUE: &str = "unique";
+pub const ENTITY_KEYS: &[&str] = &[
+    TABLE,
+    PK,
+    SK,
+    QUERY,
+    ENTITY,
+    INDEX,
+    SCHEMA_VERSION,
+    MIGRATE,
+    UNIQUE,
+];
 
 // Entity migrate(...).
 pub const FROM: &str = "from";
@@ -31,7 +42,7 @@ pub const TTL: &str = "ttl";
 pub const CREATED_AT: &str = "created_at";
 pub const UPDATED_AT: &str = "updated_at";
 pub const SENSITIVE: &str = "sensitive";
-pub const FIELD_KEYS: &[&str] = &[VERSION, TTL, CREATED_AT, UPDATED_AT, SENSITIVE];
+pub const FIELD_KEYS: &[&str] = &[VERSION, TTL, CREATED_AT, UPDATED_AT, SENSITIVE, UNIQUE];
 
 // Table container.
 pub const PK_TYPE: &str = "pk_type";

@@ -8,12 +8,17 @@ use syn::Type;
 use super::ast::Entity;
 use super::ctxt::{closest, Ctxt};
 
+/// The start of the keys of ddb's guard items (`ddb_runtime`'s
+/// `keys::guard::GUARD_PREFIX`): no template may start with it.
+const GUARD_PREFIX: &str = "_DDB#";
+
 pub fn check(cx: &Ctxt, entity: &Entity) {
     check_serde(cx, entity);
     check_template_fields(cx, entity);
     check_multi_attribute_fields(cx, entity);
     check_roles(cx, entity);
     check_names(cx, entity);
+    check_unique(cx, entity);
 }
 
 /// Why `field`, named in `place`, is not a stored field.
@@ -164,6 +169,18 @@ fn check_one(
     part: &str,
     template: &super::meta::Attr<super::template::Template>,
 ) {
+    if let Some(super::template::Part::Literal(text)) = template.value.parts.first() {
+        if text.starts_with(GUARD_PREFIX) {
+            cx.error_spanned_by(
+                &template.tokens,
+                format!(
+                    "{} starts with `{GUARD_PREFIX}`, which is reserved for the guard items ddb keeps \
+                     for unique values and idempotency keys; start it with another prefix",
+                    key_label(index, part)
+                ),
+            );
+        }
+    }
     for field in template.value.fields() {
         match entity.field(field) {
             None => {
@@ -295,6 +312,75 @@ fn check_names(cx: &Ctxt, entity: &Entity) {
                     format!("query name `{}` is used twice on this entity", query.value),
                 );
             }
+        }
+    }
+}
+
+/// Each unique constraint names stored fields, once each, that ddb does not
+/// write itself; no two constraints are the same, and no lookup
+/// (`by_<name>`) takes a query's name.
+fn check_unique(cx: &Ctxt, entity: &Entity) {
+    let names: Vec<String> = entity.fields.iter().map(|f| f.ident.to_string()).collect();
+    let mut seen: Vec<Vec<String>> = Vec::new();
+    for unique in &entity.unique {
+        if unique.fields.is_empty() {
+            cx.error_spanned_by(
+                &unique.tokens,
+                "unique(...) needs the fields whose values together are unique, e.g. unique(tenant_id, email)",
+            );
+            continue;
+        }
+        let mut fields: Vec<String> = Vec::new();
+        for ident in &unique.fields {
+            let name = ident.to_string();
+            let Some(field) = entity.field(&name) else {
+                cx.error_spanned_by(ident, not_a_field(entity, &names, &name, "unique(...)"));
+                continue;
+            };
+            if fields.contains(&name) {
+                cx.error_spanned_by(
+                    ident,
+                    format!("field `{name}` is named twice in one unique(...)"),
+                );
+            }
+            let raw = &field.raw;
+            let written_by_ddb = [
+                ("version", &raw.version),
+                ("ttl", &raw.ttl),
+                ("created_at", &raw.created_at),
+                ("updated_at", &raw.updated_at),
+            ];
+            if let Some((role, _)) = written_by_ddb.iter().find(|(_, r)| r.is_some()) {
+                cx.error_spanned_by(
+                    &unique.tokens,
+                    format!("field `{name}` is #[ddb({role})], which ddb writes itself, so it cannot be unique; make another field unique"),
+                );
+            }
+            fields.push(name);
+        }
+        let mut set = fields.clone();
+        set.sort();
+        if seen.contains(&set) {
+            cx.error_spanned_by(
+                &unique.tokens,
+                format!(
+                    "the fields {} are declared unique twice on this entity",
+                    fields.join(", ")
+                ),
+            );
+        }
+        seen.push(set);
+        let lookup = format!("by_{}", unique.name());
+        let query_names = entity.keys.iter().filter_map(|k| k.query.as_ref());
+        let multi_names = entity
+            .multi_attribute_keys
+            .iter()
+            .filter_map(|k| k.query.as_ref());
+        if query_names.chain(multi_names).any(|q| q.value == lookup) {
+            cx.error_spanned_by(
+                &unique.tokens,
+                format!("the lookup of this unique constraint is `{lookup}`, which is also a query name on this entity; rename the query"),
+            );
         }
     }
 }

@@ -41,6 +41,7 @@ struct Inner {
     names: HashMap<TypeId, String>,
     retry: RetryPolicy,
     cursor_keys: Option<Arc<CursorKeys>>,
+    guard_hash_key: Option<Arc<Vec<u8>>>,
     exactly_once_writes: bool,
 }
 
@@ -79,6 +80,7 @@ impl Db {
                 names: HashMap::new(),
                 retry: RetryPolicy::default(),
                 cursor_keys: None,
+                guard_hash_key: None,
                 exactly_once_writes: false,
             }),
         }
@@ -186,6 +188,34 @@ impl Db {
     #[must_use]
     pub fn with_exactly_once_writes(&self) -> Self {
         self.with(|inner| inner.exactly_once_writes = true)
+    }
+
+    /// The same handle keying the guards of unique values that hold a
+    /// `#[ddb(sensitive)]` field by HMAC-SHA256 of the value under `key`:
+    /// the value never appears in a key. Every handle writing such an
+    /// entity needs the same key (a guard keyed under another key guards
+    /// nothing); use at least 32 random bytes from a secret store.
+    ///
+    /// ```
+    /// # fn demo(db: ddb_runtime::Db) {
+    /// let db = db.with_guard_hash_key(b"32 random bytes from a secret store".to_vec());
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_guard_hash_key(&self, key: impl Into<Vec<u8>>) -> Self {
+        let key = Arc::new(key.into());
+        self.with(|inner| inner.guard_hash_key = Some(key))
+    }
+
+    /// The keyed hash of a sensitive unique value, hex: `None` without a
+    /// guard hash key.
+    pub(crate) fn guard_hash(&self, value: &str) -> Option<String> {
+        use hmac::{KeyInit, Mac};
+        let key = self.inner.guard_hash_key.as_ref()?;
+        let mut mac = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(key).ok()?;
+        mac.update(value.as_bytes());
+        let digest = mac.finalize().into_bytes();
+        Some(digest.iter().map(|b| format!("{b:02x}")).collect())
     }
 
     /// Whether writes go exactly once by default.

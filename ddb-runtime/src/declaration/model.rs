@@ -478,6 +478,25 @@ pub struct EntitySchema {
     /// The schema version items are written at (`#[ddb(schema_version = N)]`;
     /// 1 when undeclared). Older items are migrated when read.
     pub schema_version: u32,
+    /// The unique constraints (`#[ddb(unique)]`, `unique(a, b)`): each kept
+    /// by a guard item per value.
+    pub unique: &'static [UniqueDef],
+}
+
+/// Fields whose values, together, no two items of an entity share
+/// (`#[ddb(unique)]` on a field, `#[ddb(unique(a, b))]` on the entity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UniqueDef {
+    /// The constraint's name: its fields joined by `_` (`email`,
+    /// `tenant_id_email`); the lookup is `by_<name>`.
+    pub name: &'static str,
+    /// The fields (Rust names), in order.
+    pub fields: &'static [&'static str],
+    /// The attributes they are stored under, in the same order.
+    pub attributes: &'static [&'static str],
+    /// Whether a field is `#[ddb(sensitive)]`: the guard's key then holds a
+    /// keyed hash of the value, never the value.
+    pub sensitive: bool,
 }
 
 impl EntitySchema {

@@ -23,16 +23,7 @@ impl<E: Entity> fmt::Debug for Key<E> {
 impl<E: Entity> Key<E> {
     /// The key as the `Key` map of a GetItem or DeleteItem request.
     pub fn to_item(&self) -> HashMap<String, AttributeValue> {
-        let table = <E::Table as Table>::DEF;
-        let mut item = HashMap::with_capacity(2);
-        item.insert(
-            table.pk.name.to_owned(),
-            self.values.pk.to_attribute_value(),
-        );
-        if let (Some(attribute), Some(sk)) = (table.sk, &self.values.sk) {
-            item.insert(attribute.name.to_owned(), sk.to_attribute_value());
-        }
-        item
+        self.values.to_item(&<E::Table as Table>::DEF)
     }
 
     /// Reads the primary key of a stored item of `E`: a typed error when the

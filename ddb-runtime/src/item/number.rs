@@ -52,6 +52,17 @@ impl<'a> Decimal<'a> {
         })
     }
 
+    /// The number in one text for all its forms: sign, significant digits
+    /// and the exponent of the first (`"1.50"`, `"15e-1"` -> `"15e0"`).
+    pub(crate) fn canonical(&self) -> String {
+        if self.significant == 0 {
+            return "0".to_owned();
+        }
+        let sign = if self.negative { "-" } else { "" };
+        let digits: String = self.digits().map(char::from).collect();
+        format!("{sign}{digits}e{}", self.magnitude)
+    }
+
     fn digits(&self) -> impl Iterator<Item = u8> + 'a {
         let digits = self.mantissa.bytes().filter(u8::is_ascii_digit);
         digits.skip(self.leading).take(self.significant)
@@ -133,6 +144,17 @@ pub(crate) fn compare_numbers(a: &str, b: &str) -> std::cmp::Ordering {
 mod tests {
     use super::*;
     use aws_sdk_dynamodb::types::AttributeValue;
+
+    #[test]
+    fn equal_numbers_have_one_canonical_text() {
+        let c = |t: &str| Decimal::parse(t).unwrap().canonical();
+        assert_eq!(c("1.50"), "15e0");
+        assert_eq!(c("15e-1"), c("1.5"));
+        assert_eq!(c("-0.05"), "-5e-2");
+        assert_eq!(c("100"), "1e2");
+        assert_eq!(c("-0"), "0");
+        assert_ne!(c("10"), c("1"));
+    }
 
     #[test]
     fn numbers_compare_by_value() {

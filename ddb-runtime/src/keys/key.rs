@@ -184,6 +184,16 @@ impl KeyValues {
         })
     }
 
+    /// The key as the `Key` map of a request on `table`.
+    pub(crate) fn to_item(&self, table: &TableDef) -> HashMap<String, AttributeValue> {
+        let mut item = HashMap::with_capacity(2);
+        item.insert(table.pk.name.to_owned(), self.pk.to_attribute_value());
+        if let (Some(attribute), Some(sk)) = (table.sk, &self.sk) {
+            item.insert(attribute.name.to_owned(), sk.to_attribute_value());
+        }
+        item
+    }
+
     /// `PK / SK`, as every ddb message writes a key.
     pub(crate) fn text(&self) -> String {
         match &self.sk {
@@ -373,6 +383,9 @@ pub fn raw_key<T>(
             (codec.write)(value, &mut text).map_err(invalid)?;
             if text.is_empty() {
                 return Err(invalid(segment::SegmentError::new("a key cannot be empty")));
+            }
+            if text.starts_with(crate::keys::guard::GUARD_PREFIX) {
+                return Err(invalid(crate::keys::guard::reserved_prefix()));
             }
             KeyValue::S(text)
         }

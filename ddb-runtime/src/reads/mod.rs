@@ -11,3 +11,4 @@ pub mod get;
 pub mod projection;
 pub mod query;
 pub mod transact_get;
+pub mod unique;

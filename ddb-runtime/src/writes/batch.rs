@@ -108,6 +108,7 @@ impl Db {
         &self,
         entities: &[E],
     ) -> Result<Capacity> {
+        crate::writes::unique::refuse_batch::<E>()?;
         let mut requests = Vec::with_capacity(entities.len());
         for entity in entities {
             // As a put: the created_at an entity carries is kept. BatchWriteItem
@@ -132,6 +133,7 @@ impl Db {
         &self,
         keys: Vec<crate::keys::key::Key<E>>,
     ) -> Result<Capacity> {
+        crate::writes::unique::refuse_batch::<E>()?;
         positions(
             E::SCHEMA.entity_type,
             keys.iter().map(crate::keys::key::Key::values),

@@ -3,6 +3,7 @@
 
 use crate::transport::attempts::Attempts;
 use crate::transport::sent;
+use crate::writes::unique::has_unique;
 
 use crate::db::Db;
 use crate::entity::{Entity, Table};
@@ -138,7 +139,9 @@ impl<E: Entity + 'static> Create<E> {
             _ => None,
         };
         let attempts = Attempts::keeping_sent();
-        let sent = if exactly_once {
+        let sent = if has_unique::<E>() {
+            plan.send_taking_guards(&db, &attempts).await
+        } else if exactly_once {
             plan.send_exactly_once_recorded(&db, &attempts).await
         } else {
             plan.send_recorded(&db, None, &attempts)

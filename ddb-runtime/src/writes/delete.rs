@@ -12,6 +12,7 @@ use crate::keys::key::Key;
 
 use super::item::version_is;
 use super::plan::{and, Action, WritePlan};
+use super::unique::{has_unique, write_guarded};
 use super::written::{no_return_values, require_version, Written};
 
 impl Db {
@@ -107,8 +108,11 @@ impl<E: Entity + 'static> Delete<E> {
     pub async fn send(self) -> Result<Written<E>> {
         let db = self.db.clone();
         let (return_old, exactly_once) = (self.return_old, self.exactly_once);
-        if exactly_once {
+        if exactly_once || has_unique::<E>() {
             no_return_values::<E>(return_old)?;
+        }
+        if has_unique::<E>() {
+            return self.send_releasing_guards(&db).await;
         }
         let mut plan = self.plan()?;
         if exactly_once {
@@ -119,5 +123,37 @@ impl<E: Entity + 'static> Delete<E> {
             .send(&db, return_old.then_some(ReturnValue::AllOld))
             .await?;
         Ok(Written::applied(None, old, true, capacity))
+    }
+
+    /// The delete of an entity with unique values: the stored item read,
+    /// then the delete conditioned on it still holding the values read,
+    /// with the deletes of their guards, in one transaction.
+    async fn send_releasing_guards(self, db: &Db) -> Result<Written<E>> {
+        let Delete {
+            key,
+            expected_version,
+            condition,
+            exactly_once,
+            ..
+        } = self;
+        let key = key?;
+        let plan = |held: Condition<E>| {
+            let mut condition = Some(and(condition.clone(), held));
+            if let (Some(attribute), Some(expected)) =
+                (version_attribute(&E::SCHEMA), expected_version)
+            {
+                condition = Some(and(condition, version_is(attribute, expected)));
+            }
+            let mut plan = WritePlan::new(
+                key.clone(),
+                Action::Delete,
+                condition.as_ref(),
+                Placeholders::default(),
+            )?;
+            plan.expected_version = expected_version;
+            Ok(plan)
+        };
+        let capacity = write_guarded(db, &key, None, exactly_once, plan).await?;
+        Ok(Written::applied(None, None, false, capacity))
     }
 }

@@ -8,5 +8,6 @@ pub mod item;
 pub mod plan;
 pub mod put;
 pub mod transact;
+pub mod unique;
 pub mod update;
 pub mod written;

@@ -294,7 +294,7 @@ impl<E: Entity + 'static> WritePlan<E> {
         }
     }
 
-    fn outcome_unknown(&self, failure: Error) -> Error {
+    pub(super) fn outcome_unknown(&self, failure: Error) -> Error {
         Error::WriteOutcomeUnknown {
             entity: E::SCHEMA.entity_type,
             key: key_text(&self.key),

@@ -10,6 +10,7 @@ use crate::expression::{Condition, Placeholders};
 use super::create::absent_or_expired;
 use super::item::{next_version, prepare, version_attribute, version_is, Prepared};
 use super::plan::{and, Action, WritePlan};
+use super::unique::{has_unique, write_guarded};
 use super::written::{no_return_values, Written};
 
 impl Db {
@@ -126,8 +127,11 @@ impl<E: Entity + 'static> Put<E> {
     pub async fn send(self) -> Result<Written<E>> {
         let db = self.db.clone();
         let (return_old, exactly_once) = (self.return_old, self.exactly_once);
-        if exactly_once {
+        if exactly_once || has_unique::<E>() {
             no_return_values::<E>(return_old)?;
+        }
+        if has_unique::<E>() {
+            return self.send_keeping_guards(&db).await;
         }
         let mut plan = self.plan()?;
         let version = plan.expected_version.map(|v| v + 1);
@@ -139,5 +143,30 @@ impl<E: Entity + 'static> Put<E> {
             .send(&db, return_old.then_some(ReturnValue::AllOld))
             .await?;
         Ok(Written::applied(version, old, true, capacity))
+    }
+
+    /// The put of an entity with unique values: the stored item read, then
+    /// the put conditioned on it still holding the values read, with the
+    /// guards of the values that change, in one transaction.
+    async fn send_keeping_guards(self, db: &Db) -> Result<Written<E>> {
+        let base = self.full_condition();
+        let (expected_version, exactly_once) = (self.expected_version, self.exactly_once);
+        let Prepared { item, key, size } = self.prepared?;
+        let plan = |held: Condition<E>| {
+            let condition = and(base.clone(), held);
+            let action = Action::Put(item.clone());
+            let mut plan = WritePlan::new(
+                key.clone(),
+                action,
+                Some(&condition),
+                Placeholders::default(),
+            )?;
+            plan.expected_version = expected_version;
+            plan.item_size = Some(size);
+            Ok(plan)
+        };
+        let capacity = write_guarded(db, &key, Some(&item), exactly_once, plan).await?;
+        let version = expected_version.map(|v| v + 1);
+        Ok(Written::applied(version, None, false, capacity))
     }
 }

@@ -1,0 +1,95 @@
+//! What a unique constraint emits: its `UniqueDef` (the runtime reads each
+//! constraint's value from the item's attributes, so every write path sees
+//! the value as stored), the lookup by value (`by_<name>`, which encodes its
+//! arguments with the fields' own encoders), and the check that the table
+//! can key guard items.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::convert::encoder_name;
+use crate::internals::ast::{Entity, Field, Unique};
+
+/// The fields of a constraint, as the entity declares them.
+fn fields<'e, 'a>(entity: &'e Entity<'a>, unique: &'e Unique) -> Vec<&'e Field<'a>> {
+    unique
+        .fields
+        .iter()
+        .filter_map(|ident| entity.field(&ident.to_string()))
+        .collect()
+}
+
+/// The `UniqueDef` of each constraint.
+pub(super) fn unique_defs(entity: &Entity) -> Vec<TokenStream> {
+    let p = quote!(::ddb_runtime::__private);
+    entity
+        .unique
+        .iter()
+        .map(|unique| {
+            let name = unique.name();
+            let fields = fields(entity, unique);
+            let names = fields.iter().map(|f| f.ident.to_string());
+            let attributes = fields.iter().map(|f| &f.attribute);
+            let sensitive = fields.iter().any(|f| f.raw.sensitive.is_some());
+            quote!(#p::UniqueDef {
+                name: #name,
+                fields: &[#(#names),*],
+                attributes: &[#(#attributes),*],
+                sensitive: #sensitive,
+            })
+        })
+        .collect()
+}
+
+/// `by_<name>(&a, &b)`: the unique value to read an entity by, each
+/// argument encoded as the item stores its field.
+pub(super) fn lookups(entity: &Entity) -> Vec<TokenStream> {
+    let p = quote!(::ddb_runtime::__private);
+    let vis = entity.vis;
+    entity
+        .unique
+        .iter()
+        .enumerate()
+        .map(|(position, unique)| {
+            let lookup = format_ident!("by_{}", unique.name());
+            let fields = fields(entity, unique);
+            let params = fields.iter().map(|field| {
+                let (ident, ty) = (field.ident, field.ty);
+                quote!(#ident: &#ty)
+            });
+            let encoded = fields.iter().map(|field| {
+                let (ident, encoder) = (field.ident, encoder_name(field));
+                quote!(Self::#encoder(#ident))
+            });
+            let doc = format!(
+                "The unique value (`{}`) to read the entity by, with `Db::get_unique`.",
+                unique.fields.iter().map(|f| f.to_string()).collect::<Vec<_>>().join("`, `")
+            );
+            quote! {
+                #[doc = #doc]
+                #vis fn #lookup(#(#params),*) -> #p::UniqueKey<Self> {
+                    let __values: ::core::result::Result<#p::std::vec::Vec<#p::AttributeValue>, #p::Error> =
+                        (|| ::core::result::Result::Ok(#p::std::vec![#(#encoded?),*]))();
+                    #p::unique_key(#position, __values)
+                }
+            }
+        })
+        .collect()
+}
+
+/// The table keys its items by text, as guards are.
+pub(super) fn checks(entity: &Entity) -> TokenStream {
+    let Some(first) = entity.unique.first() else {
+        return TokenStream::new();
+    };
+    let p = quote!(::ddb_runtime::__private);
+    let table = &entity.table;
+    let message = format!(
+        "entity `{}` has unique fields, whose guard items are keyed by text: its table needs String partition and sort keys (pk_type and sk_type \"S\")",
+        entity.ident
+    );
+    quote_spanned!(first.tokens.span()=>
+        const _: () = ::core::assert!(#p::holds_guards(&<#table as #p::Table>::DEF), #message);
+    )
+}

@@ -1,0 +1,187 @@
+//! Guard items: the items ddb keeps beside an entity's items so that a
+//! value stays unique (one guard per unique value). Each guard is keyed under
+//! [`GUARD_PREFIX`], which no entity key may start with, and names the item
+//! it guards by that item's primary key.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::declaration::model::{EntitySchema, ScalarType, TableDef, UniqueDef};
+use crate::error::{Error, SegmentError};
+use crate::item::number::Decimal;
+use crate::keys::key::{KeyValue, KeyValues};
+use crate::keys::segment::escape_into;
+
+/// The start of every guard item's key. A key template may not start with
+/// it (a compile error), and a raw single-field key may not either (an
+/// error before sending).
+pub const GUARD_PREFIX: &str = "_DDB#";
+
+/// The entity type guard items carry: no entity's reads decode them.
+pub const GUARD_TYPE: &str = "_ddb.guard";
+
+/// The attributes a guard names its item by.
+pub const OWNER_PK: &str = "_ddb_owner_pk";
+/// See [`OWNER_PK`].
+pub const OWNER_SK: &str = "_ddb_owner_sk";
+
+/// The value of a unique constraint, from the attribute values of its
+/// fields in order (as the item stores them): each typed and escaped as in
+/// a key, joined by `#`; `None` when one is missing or NULL (the constraint
+/// then holds no value). A list, map or set is refused.
+pub(crate) fn unique_value<'v>(
+    entity: &'static str,
+    unique: &UniqueDef,
+    values: impl IntoIterator<Item = Option<&'v AttributeValue>>,
+) -> Result<Option<String>, Error> {
+    let mut text = String::new();
+    for (i, value) in values.into_iter().enumerate() {
+        if i > 0 {
+            text.push('#');
+        }
+        match value {
+            None | Some(AttributeValue::Null(_)) => return Ok(None),
+            Some(AttributeValue::S(s)) => {
+                text.push_str("S:");
+                escape_into(s, &mut text);
+            }
+            Some(AttributeValue::N(n)) => {
+                text.push_str("N:");
+                text.push_str(&Decimal::parse(n).map_or_else(|| n.clone(), |d| d.canonical()));
+            }
+            Some(AttributeValue::B(b)) => {
+                text.push_str("B:");
+                b.as_ref().iter().for_each(|byte| text.push_str(&format!("{byte:02x}")));
+            }
+            Some(AttributeValue::Bool(b)) => text.push_str(if *b { "BOOL:true" } else { "BOOL:false" }),
+            Some(_) => {
+                return Err(Error::InvalidValue {
+                    entity,
+                    reason: format!(
+                        "unique `{}` holds a list, map or set; a unique value is made of strings, numbers, binaries or booleans",
+                        unique.name
+                    ),
+                })
+            }
+        }
+    }
+    Ok(Some(text))
+}
+
+/// The value of `unique` an item holds.
+pub(crate) fn unique_value_of(
+    schema: &EntitySchema,
+    unique: &UniqueDef,
+    item: &HashMap<String, AttributeValue>,
+) -> Result<Option<String>, Error> {
+    let values = unique.attributes.iter().map(|a| item.get(*a));
+    unique_value(schema.entity_type, unique, values)
+}
+
+/// Whether a table's keys can hold guards: text partition and sort keys.
+pub const fn holds_guards(table: &TableDef) -> bool {
+    let sk_is_text = match table.sk {
+        Some(sk) => matches!(sk.ty, ScalarType::S),
+        None => true,
+    };
+    matches!(table.pk.ty, ScalarType::S) && sk_is_text
+}
+
+/// The key of the guard of `value` under `unique`: the value itself, or
+/// for a sensitive constraint its keyed hash (`hash`), never the value.
+pub(crate) fn unique_guard_key(
+    schema: &EntitySchema,
+    unique: &UniqueDef,
+    value: &str,
+    hash: impl FnOnce(&str) -> Option<String>,
+) -> Result<KeyValues, Error> {
+    let shown = if unique.sensitive {
+        hash(value)
+    } else {
+        Some(value.to_owned())
+    };
+    let shown = match shown {
+        Some(shown) => shown,
+        None => {
+            return Err(Error::InvalidRequest {
+                entity: schema.entity_type,
+                reason: format!(
+                    "unique `{}` holds a sensitive field, whose guard is keyed by a keyed hash: \
+                     give the Db its key with Db::with_guard_hash_key",
+                    unique.name
+                ),
+            })
+        }
+    };
+    let text = format!(
+        "{GUARD_PREFIX}UNIQUE#{}#{}#{shown}",
+        schema.entity_type, unique.name
+    );
+    Ok(guard_key(schema.table, text))
+}
+
+/// A guard's key: `text` as its partition key, and as its sort key when
+/// the table has one.
+fn guard_key(table: &TableDef, text: String) -> KeyValues {
+    KeyValues {
+        sk: table.sk.map(|_| KeyValue::S(text.clone())),
+        pk: KeyValue::S(text),
+    }
+}
+
+/// The error a raw key value starting with [`GUARD_PREFIX`] is.
+pub(crate) fn reserved_prefix() -> SegmentError {
+    SegmentError::new(format!(
+        "a key cannot start with `{GUARD_PREFIX}`, which is reserved for ddb's guard items"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const UNIQUE: UniqueDef = UniqueDef {
+        name: "tenant_id_email",
+        fields: &["tenant_id", "email"],
+        attributes: &["tenant", "email"],
+        sensitive: false,
+    };
+
+    #[test]
+    fn a_unique_value_is_typed_escaped_and_joined() {
+        let (tenant, email) = (
+            AttributeValue::S("t#1".into()),
+            AttributeValue::S("a@b.c".into()),
+        );
+        let value = unique_value("User", &UNIQUE, [Some(&tenant), Some(&email)]).unwrap();
+        assert_eq!(value.as_deref(), Some("S:t$c1#S:a@b.c"));
+        let one = AttributeValue::N("1.50".into());
+        let same = AttributeValue::N("15e-1".into());
+        assert_eq!(
+            unique_value("User", &UNIQUE, [Some(&one), Some(&email)]).unwrap(),
+            unique_value("User", &UNIQUE, [Some(&same), Some(&email)]).unwrap()
+        );
+        let text = AttributeValue::S("1.5".into());
+        assert_ne!(
+            unique_value("User", &UNIQUE, [Some(&one), Some(&email)]).unwrap(),
+            unique_value("User", &UNIQUE, [Some(&text), Some(&email)]).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_missing_or_null_field_holds_no_value() {
+        let email = AttributeValue::S("a@b.c".into());
+        assert_eq!(
+            unique_value("User", &UNIQUE, [None, Some(&email)]).unwrap(),
+            None
+        );
+        let null = AttributeValue::Null(true);
+        assert_eq!(
+            unique_value("User", &UNIQUE, [Some(&null), Some(&email)]).unwrap(),
+            None
+        );
+        let list = AttributeValue::L(vec![]);
+        assert!(unique_value("User", &UNIQUE, [Some(&list), Some(&email)]).is_err());
+    }
+}

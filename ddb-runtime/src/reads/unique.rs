@@ -1,0 +1,142 @@
+//! Reading an entity by a unique value: its guard names the item.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use tracing::Instrument;
+
+use crate::db::Db;
+use crate::entity::{Entity, Table};
+use crate::error::{Error, Result};
+use crate::keys::guard::{unique_guard_key, unique_value, unique_value_of, OWNER_PK, OWNER_SK};
+use crate::keys::key::{Key, KeyValue, KeyValues};
+
+/// A unique value of entity `E`, built by a generated lookup such as
+/// `User::by_email(&email)`; read it with [`Db::get_unique`].
+#[must_use = "a unique key does nothing until read with Db::get_unique"]
+pub struct UniqueKey<E> {
+    position: usize,
+    /// Each field's value as the item stores it.
+    values: Result<Vec<AttributeValue>>,
+    entity: crate::entity::Phantom<E>,
+}
+
+impl<E> std::fmt::Debug for UniqueKey<E> {
+    /// The constraint only: a unique value may be personal data.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "UniqueKey({})", self.position)
+    }
+}
+
+/// The unique key of constraint `position` holding `values` (encoded by
+/// the fields' own encoders): generated lookups build it.
+pub fn unique_key<E>(position: usize, values: Result<Vec<AttributeValue>>) -> UniqueKey<E> {
+    UniqueKey {
+        position,
+        values,
+        entity: std::marker::PhantomData,
+    }
+}
+
+impl Db {
+    /// The entity holding a unique value, through the value's guard: two
+    /// GetItems (the guard, then the entity it names), each eventually
+    /// consistent unless [`consistent_read`](GetUnique::consistent_read).
+    /// An entity that no longer holds the value (read between a change
+    /// and its guard's) is not found.
+    pub fn get_unique<E: Entity + 'static>(&self, key: UniqueKey<E>) -> GetUnique<E> {
+        GetUnique {
+            db: self.clone(),
+            key,
+            consistent: false,
+        }
+    }
+}
+
+/// A read by unique value; finish with [`send`](GetUnique::send).
+#[must_use = "a request does nothing until it is sent"]
+pub struct GetUnique<E> {
+    db: Db,
+    key: UniqueKey<E>,
+    consistent: bool,
+}
+
+impl<E: Entity + 'static> GetUnique<E> {
+    /// Strongly consistent reads of the guard and the entity (`true`).
+    pub fn consistent_read(mut self, consistent: bool) -> Self {
+        self.consistent = consistent;
+        self
+    }
+
+    /// Reads the guard, then the entity it names.
+    pub async fn send(self) -> Result<Option<E>> {
+        let schema = &E::SCHEMA;
+        let Some(unique) = schema.unique.get(self.key.position) else {
+            return Err(crate::entity::no_such_index(
+                schema.entity_type,
+                self.key.position,
+            ));
+        };
+        let GetUnique {
+            db,
+            key,
+            consistent,
+        } = self;
+        let values = key.values?;
+        let Some(value) = unique_value(schema.entity_type, unique, values.iter().map(Some))? else {
+            return Ok(None); // a NULL value has no guard
+        };
+        let guard = unique_guard_key(schema, unique, &value, |v| db.guard_hash(v))?;
+        let Some(owner) = owner::<E>(&db, guard, consistent).await? else {
+            return Ok(None);
+        };
+        let key = Key::<E>::from_values(owner);
+        let found = db.get(key).consistent_read(consistent).send().await?;
+        // The guard and the item are two reads: the item may have let go
+        // of the value since.
+        Ok(match found {
+            Some(entity) if unique_value_of(schema, unique, &entity.to_item()?)? == Some(value) => {
+                Some(entity)
+            }
+            _ => None,
+        })
+    }
+}
+
+/// The key of the item the guard names, `None` without a guard.
+async fn owner<E: Entity + 'static>(
+    db: &Db,
+    guard: KeyValues,
+    consistent: bool,
+) -> Result<Option<KeyValues>> {
+    let table = <E::Table as Table>::DEF;
+    let name = db.table_name::<E::Table>();
+    let request = |client: &aws_sdk_dynamodb::Client| {
+        client
+            .get_item()
+            .table_name(name)
+            .set_key(Some(guard.to_item(&table)))
+            .set_consistent_read(consistent.then_some(true))
+            .projection_expression(format!("{OWNER_PK}, {OWNER_SK}"))
+    };
+    let span = crate::telemetry::span("GetItem", name, None, E::SCHEMA.entity_type);
+    let attempts = crate::transport::attempts::Attempts::default();
+    let output = db
+        .sdk()
+        .send(&attempts, request)
+        .instrument(span.clone())
+        .await
+        .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
+    let Some(mut item) = output.item else {
+        return Ok(None);
+    };
+    let value = |attribute: Option<AttributeValue>| match attribute {
+        Some(AttributeValue::S(s)) => Some(KeyValue::S(s)),
+        Some(AttributeValue::N(n)) => Some(KeyValue::N(n)),
+        _ => None,
+    };
+    let pk = value(item.remove(OWNER_PK)).ok_or_else(|| Error::InvalidRequest {
+        entity: E::SCHEMA.entity_type,
+        reason: "a unique value's guard item names no item".into(),
+    })?;
+    let sk = value(item.remove(OWNER_SK));
+    Ok(Some(KeyValues { pk, sk }))
+}

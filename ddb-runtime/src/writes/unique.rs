@@ -1,0 +1,355 @@
+//! Unique values kept by guard items. A write of an entity with unique
+//! constraints goes as one TransactWriteItems: the item's own action,
+//! conditioned on the item still holding the unique values the write read,
+//! then a put of the guard of each value it takes (`attribute_not_exists`,
+//! or the guard's time to live passed) and a delete of the guard of each
+//! value it lets go (conditioned on the guard naming this item).
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use tracing::Instrument;
+
+use crate::db::Db;
+use crate::declaration::model::UniqueDef;
+use crate::entity::{Entity, Table};
+use crate::error::{Error, ExistingItem, Result};
+use crate::expression::{Condition, Placeholders};
+use crate::item::Item;
+use crate::keys::guard::{unique_guard_key, unique_value_of, GUARD_TYPE, OWNER_PK, OWNER_SK};
+use crate::keys::key::{Key, KeyValues};
+use crate::telemetry::Capacity;
+use crate::transport::attempts::Attempts;
+
+use super::plan::{Action, WritePlan};
+
+/// How many times a write that read the unique values is sent again after
+/// they changed under it.
+pub(crate) const UNIQUE_TRIES: usize = 4;
+
+/// One guard a write changes.
+pub(crate) struct GuardWrite<E> {
+    unique: &'static UniqueDef,
+    /// Whether the write takes the value (a put) or lets it go (a delete).
+    takes: bool,
+    plan: WritePlan<E>,
+}
+
+/// Whether `E` keeps unique values.
+pub(crate) fn has_unique<E: Entity>() -> bool {
+    !E::SCHEMA.unique.is_empty()
+}
+
+/// The guard writes that take an item from the unique values of `old` (the
+/// stored item, `None` when there is none) to those of `new` (`None` for a
+/// delete): nothing for a value that stays.
+pub(crate) fn guard_writes<E: Entity + 'static>(
+    db: &Db,
+    owner: &KeyValues,
+    old: Option<&Item>,
+    new: Option<&Item>,
+) -> Result<Vec<GuardWrite<E>>> {
+    let schema = &E::SCHEMA;
+    let mut writes = Vec::new();
+    for unique in schema.unique {
+        let value = |item: Option<&Item>| -> Result<Option<String>> {
+            Ok(match item {
+                Some(item) => unique_value_of(schema, unique, item)?,
+                None => None,
+            })
+        };
+        let (before, after) = (value(old)?, value(new)?);
+        if before == after {
+            continue;
+        }
+        if let Some(before) = before {
+            let guard = unique_guard_key(schema, unique, &before, |v| db.guard_hash(v))?;
+            let plan = release::<E>(guard, owner)?;
+            writes.push(GuardWrite {
+                unique,
+                takes: false,
+                plan,
+            });
+        }
+        if let Some(after) = after {
+            let guard = unique_guard_key(schema, unique, &after, |v| db.guard_hash(v))?;
+            let plan = take::<E>(guard, owner, new)?;
+            writes.push(GuardWrite {
+                unique,
+                takes: true,
+                plan,
+            });
+        }
+    }
+    Ok(writes)
+}
+
+/// The put of a guard naming `owner`, unless a live guard has its key. It
+/// expires with the item it guards (the item's time to live, copied).
+fn take<E: Entity + 'static>(
+    guard: KeyValues,
+    owner: &KeyValues,
+    item: Option<&Item>,
+) -> Result<WritePlan<E>> {
+    let table = <E::Table as Table>::DEF;
+    let mut stored = guard.to_item(&table);
+    stored.insert(
+        table.entity_attribute.to_owned(),
+        AttributeValue::S(GUARD_TYPE.to_owned()),
+    );
+    stored.insert(OWNER_PK.to_owned(), owner.pk.to_attribute_value());
+    if let Some(sk) = &owner.sk {
+        stored.insert(OWNER_SK.to_owned(), sk.to_attribute_value());
+    }
+    if let Some(ttl) = crate::item::timestamp::ttl_attribute(&E::SCHEMA) {
+        if let Some(expires) = item.and_then(|item| item.get(ttl)) {
+            stored.insert(ttl.to_owned(), expires.clone());
+        }
+    }
+    let free = super::create::absent_or_expired::<E>();
+    let size = crate::item::size::item_size(&stored);
+    let mut plan = WritePlan::new(
+        Key::from_values(guard),
+        Action::Put(stored),
+        Some(&free),
+        Placeholders::default(),
+    )?;
+    plan.item_size = Some(size);
+    Ok(plan)
+}
+
+/// The delete of a guard, conditioned on it naming `owner`.
+fn release<E: Entity + 'static>(guard: KeyValues, owner: &KeyValues) -> Result<WritePlan<E>> {
+    let names_owner = owned_by::<E>(owner);
+    WritePlan::new(
+        Key::from_values(guard),
+        Action::Delete,
+        Some(&names_owner),
+        Placeholders::default(),
+    )
+}
+
+/// The guard names `owner`.
+fn owned_by<E>(owner: &KeyValues) -> Condition<E> {
+    let pk = Condition::compare_value(OWNER_PK, "=", owner.pk.to_attribute_value());
+    match &owner.sk {
+        Some(sk) => pk & Condition::compare_value(OWNER_SK, "=", sk.to_attribute_value()),
+        None => pk,
+    }
+}
+
+/// The stored item still holds the unique values of `old` (each attribute
+/// equal, or absent where `old` lacks it), so that the guards the write
+/// computed from `old` are the ones to change. `None` for no constraint.
+pub(crate) fn holds_values_of<E: Entity>(old: &Item) -> Option<Condition<E>> {
+    let mut attributes: Vec<&'static str> = E::SCHEMA
+        .unique
+        .iter()
+        .flat_map(|u| u.attributes.iter().copied())
+        .collect();
+    attributes.sort_unstable();
+    attributes.dedup();
+    attributes
+        .into_iter()
+        .map(|attribute| match old.get(attribute) {
+            Some(value) => Condition::compare_value(attribute, "=", value.clone()),
+            None => Condition::attribute_not_exists(attribute),
+        })
+        .reduce(|all, one| all & one)
+}
+
+/// The stored item at `key`, read strongly consistent: the unique values a
+/// write changes guards from. `None` when there is none.
+pub(crate) async fn read_stored<E: Entity + 'static>(
+    db: &Db,
+    key: &Key<E>,
+) -> Result<Option<Item>> {
+    let name = db.table_name::<E::Table>();
+    let request = |client: &aws_sdk_dynamodb::Client| {
+        client
+            .get_item()
+            .table_name(name)
+            .set_key(Some(key.to_item()))
+            .consistent_read(true)
+    };
+    let span = crate::telemetry::span("GetItem", name, None, E::SCHEMA.entity_type);
+    let attempts = Attempts::default();
+    let output = db
+        .sdk()
+        .send(&attempts, request)
+        .instrument(span.clone())
+        .await
+        .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
+    crate::telemetry::record(
+        &span,
+        0.0,
+        usize::from(output.item.is_some()),
+        attempts.count(),
+    );
+    Ok(output.item)
+}
+
+/// What a guarded write's transaction came to.
+pub(crate) enum Guarded {
+    /// Applied.
+    Written(Capacity),
+    /// The item's own condition failed, with the item as it was.
+    ItemCondition(Option<Item>),
+    /// A value's guard is held by another item.
+    Taken(&'static UniqueDef),
+    /// A guard to let go no longer names this item: the values changed
+    /// since the write read them.
+    Moved,
+}
+
+impl<E: Entity + 'static> WritePlan<E> {
+    /// Sends the plan with `guards`, in one TransactWriteItems under a
+    /// ClientRequestToken (so a lost answer is not applied twice).
+    pub(crate) async fn send_guarded(
+        &mut self,
+        db: &Db,
+        guards: Vec<GuardWrite<E>>,
+        attempts: &Attempts,
+    ) -> Result<Guarded> {
+        let mut transaction = db.transact_write().plan(self);
+        let mut described = Vec::with_capacity(guards.len());
+        for mut guard in guards {
+            transaction = transaction.plan(&mut guard.plan);
+            described.push((guard.unique, guard.takes));
+        }
+        let reasons = match transaction.send_recorded(attempts).await {
+            Ok((_, capacity)) => return Ok(Guarded::Written(capacity)),
+            Err(Error::TransactionCanceled { reasons }) => reasons,
+            Err(Error::WriteOutcomeUnknown { failure, .. }) => {
+                return Err(self.outcome_unknown(*failure))
+            }
+            Err(error) => return Err(error),
+        };
+        let failed = |r: &crate::error::ActionFailure| r.code == "ConditionalCheckFailed";
+        if let Some(own) = reasons.first().filter(|r| failed(r)) {
+            let existing = own.existing.clone().map(|ExistingItem(item)| item);
+            return Ok(Guarded::ItemCondition(existing));
+        }
+        let guard = reasons.iter().skip(1).position(failed);
+        match guard.and_then(|g| described.get(g)) {
+            Some((unique, true)) => Ok(Guarded::Taken(unique)),
+            Some((_, false)) => Ok(Guarded::Moved),
+            None => Err(Error::TransactionCanceled { reasons }),
+        }
+    }
+}
+
+/// A put or delete of an item of an entity with unique values: reads the
+/// stored item, then sends `plan(held)` (the write, conditioned on `held`:
+/// the stored item still holds the unique values read, or there is no
+/// item) with the guards it changes from the item read to `new` (`None`
+/// for a delete). When no guard changes, the write goes alone, as one
+/// request. Sent again, from the read, when the values changed under it.
+pub(crate) async fn write_guarded<E: Entity + 'static>(
+    db: &Db,
+    key: &Key<E>,
+    new: Option<&Item>,
+    exactly_once: bool,
+    mut plan: impl FnMut(Condition<E>) -> Result<WritePlan<E>>,
+) -> Result<Capacity> {
+    for _ in 0..UNIQUE_TRIES {
+        let old = read_stored::<E>(db, key).await?;
+        let held = match &old {
+            Some(old) => holds_values_of::<E>(old),
+            None => None,
+        };
+        let pk = <E::Table as Table>::DEF.pk.name;
+        let mut plan = plan(held.unwrap_or_else(|| Condition::attribute_not_exists(pk)))?;
+        let guards = guard_writes::<E>(db, key.values(), old.as_ref(), new)?;
+        let outcome = if guards.is_empty() && !exactly_once {
+            match plan.send(db, None).await {
+                Ok((_, capacity)) => Guarded::Written(capacity),
+                Err(Error::ConditionFailed { existing, .. }) => {
+                    Guarded::ItemCondition(existing.map(|ExistingItem(item)| item))
+                }
+                Err(error) => return Err(error),
+            }
+        } else {
+            plan.send_guarded(db, guards, &Attempts::keeping_sent())
+                .await?
+        };
+        match outcome {
+            Guarded::Written(capacity) => return Ok(capacity),
+            Guarded::Taken(unique) => return Err(taken::<E>(unique)),
+            Guarded::Moved => continue,
+            Guarded::ItemCondition(existing) => {
+                if same_unique_values::<E>(old.as_ref(), existing.as_ref()) {
+                    return Err(plan.failure(existing));
+                }
+            }
+        }
+    }
+    Err(kept_changing(key))
+}
+
+impl<E: Entity + 'static> WritePlan<E> {
+    /// A create's plan sent with the guards of the values its item holds:
+    /// the item's failed condition is mapped as a create's (the stored item
+    /// returned), a value held elsewhere is a [`Error::UniqueViolation`].
+    pub(crate) async fn send_taking_guards(
+        &mut self,
+        db: &Db,
+        attempts: &Attempts,
+    ) -> Result<Capacity> {
+        let Action::Put(item) = &self.action else {
+            return Err(kept_changing(&self.key));
+        };
+        let guards = guard_writes::<E>(db, self.key.values(), None, Some(item))?;
+        match self.send_guarded(db, guards, attempts).await? {
+            Guarded::Written(capacity) => Ok(capacity),
+            Guarded::ItemCondition(existing) => Err(self.failure(existing)),
+            Guarded::Taken(unique) => Err(taken::<E>(unique)),
+            Guarded::Moved => Err(kept_changing(&self.key)),
+        }
+    }
+}
+
+/// Whether two states of an item hold the same unique values (an absent
+/// item holds none).
+fn same_unique_values<E: Entity>(a: Option<&Item>, b: Option<&Item>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => E::SCHEMA
+            .unique
+            .iter()
+            .flat_map(|u| u.attributes.iter())
+            .all(|attribute| a.get(*attribute) == b.get(*attribute)),
+        _ => false,
+    }
+}
+
+/// A batch cannot keep unique values: refused before sending.
+pub(crate) fn refuse_batch<E: Entity>() -> Result<()> {
+    if !has_unique::<E>() {
+        return Ok(());
+    }
+    Err(Error::InvalidRequest {
+        entity: E::SCHEMA.entity_type,
+        reason: "the entity keeps unique values, whose guards a batch cannot write with its items                  (BatchWriteItem is not atomic); write the items one by one or in a transaction"
+            .into(),
+    })
+}
+
+/// A unique value held elsewhere, as the caller sees it.
+pub(crate) fn taken<E: Entity>(unique: &UniqueDef) -> Error {
+    Error::UniqueViolation {
+        entity: E::SCHEMA.entity_type,
+        field: unique.name,
+    }
+}
+
+/// The values changed under every try.
+pub(crate) fn kept_changing<E: Entity>(key: &Key<E>) -> Error {
+    Error::ChangedSinceRead {
+        entity: E::SCHEMA.entity_type,
+        key: key.values().text(),
+        attributes: E::SCHEMA
+            .unique
+            .iter()
+            .flat_map(|u| u.attributes.iter().map(|a| (*a).to_owned()))
+            .collect(),
+    }
+}

@@ -1,0 +1,407 @@
+//! Unique values: a guard item per value, kept by every write in the same
+//! TransactWriteItems as the item, so that no two items of an entity hold
+//! one value, and read back by value through the guard.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use ddb_runtime::{Created, Db, Entity, Error, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[ddb(name = "Accounts", pk = "PK", sk = "SK")]
+pub struct Accounts;
+
+/// A user: one per email, and per tenant one per handle.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Accounts, entity = "User", pk = "USER#{id}", sk = "PROFILE")]
+#[ddb(unique(tenant, handle))]
+pub struct User {
+    pub id: String,
+    #[ddb(unique)]
+    pub email: String,
+    pub tenant: String,
+    pub handle: String,
+    pub name: String,
+}
+
+/// A patient: the national id is unique and personal data, so its guard is
+/// keyed by a keyed hash.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Accounts, entity = "Patient", pk = "PATIENT#{id}", sk = "PROFILE")]
+pub struct Patient {
+    pub id: String,
+    #[ddb(unique, sensitive)]
+    pub national_id: String,
+    pub phone: Option<String>,
+}
+
+fn user(id: &str, email: &str) -> User {
+    User {
+        id: id.into(),
+        email: email.into(),
+        tenant: "acme".into(),
+        handle: format!("@{id}"),
+        name: format!("User {id}"),
+    }
+}
+
+/// The raw table: each guard's key text and the key of the item it names,
+/// and each user's key with its email.
+async fn raw_state(db: &Db) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
+    let items = ddb_tests::scan_raw::<Accounts>(db).await;
+    let text = |item: &ddb_runtime::Item, name: &str| match item.get(name) {
+        Some(AttributeValue::S(s)) => s.clone(),
+        _ => String::new(),
+    };
+    let mut guards = BTreeMap::new();
+    let mut users = BTreeMap::new();
+    for item in items {
+        let pk = text(&item, "PK");
+        if pk.starts_with("_DDB#") {
+            let owner = format!(
+                "{} / {}",
+                text(&item, "_ddb_owner_pk"),
+                text(&item, "_ddb_owner_sk")
+            );
+            guards.insert(pk, owner);
+        } else if text(&item, "_type") == "User" {
+            users.insert(
+                format!("{pk} / {}", text(&item, "SK")),
+                text(&item, "email"),
+            );
+        }
+    }
+    (guards, users)
+}
+
+/// The email guards of the raw table, by the item they name.
+fn email_guards(guards: &BTreeMap<String, String>) -> Vec<(String, String)> {
+    guards
+        .iter()
+        .filter(|(guard, _)| guard.starts_with("_DDB#UNIQUE#User#email#"))
+        .map(|(guard, owner)| {
+            (
+                guard["_DDB#UNIQUE#User#email#S:".len()..].to_owned(),
+                owner.clone(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_unique_value_is_held_by_one_item() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    assert_eq!(
+        db.create(&user("1", "ada@example.com"))
+            .send()
+            .await
+            .unwrap(),
+        Created::Created
+    );
+    match db.create(&user("2", "ada@example.com")).send().await {
+        Err(Error::UniqueViolation {
+            entity: "User",
+            field: "email",
+        }) => {}
+        other => panic!("expected the email taken, got {other:?}"),
+    }
+    let (guards, users) = raw_state(&db).await;
+    assert_eq!(users.len(), 1, "the second user was not written");
+    assert_eq!(
+        email_guards(&guards),
+        vec![("ada@example.com".to_owned(), "USER#1 / PROFILE".to_owned())]
+    );
+    // Another email, the same tenant and handle: the pair is taken.
+    let same_handle = User {
+        id: "3".into(),
+        email: "other@example.com".into(),
+        ..user("1", "x")
+    };
+    match db.create(&same_handle).send().await {
+        Err(Error::UniqueViolation {
+            entity: "User",
+            field: "tenant_handle",
+        }) => {}
+        other => panic!("expected the handle taken, got {other:?}"),
+    }
+    // The handle in another tenant is free.
+    let elsewhere = User {
+        tenant: "globex".into(),
+        ..same_handle
+    };
+    assert_eq!(
+        db.create(&elsewhere).send().await.unwrap(),
+        Created::Created
+    );
+}
+
+#[tokio::test]
+async fn a_create_sent_again_meets_its_own_item_and_guards() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let ada = user("1", "ada@example.com");
+    assert_eq!(db.create(&ada).send().await.unwrap(), Created::Created);
+    assert_eq!(
+        db.create(&ada).send().await.unwrap(),
+        Created::AlreadyExisted
+    );
+    let (guards, users) = raw_state(&db).await;
+    assert_eq!((guards.len(), users.len()), (2, 1));
+}
+
+#[tokio::test]
+async fn an_entity_is_read_by_its_unique_value() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let ada = user("1", "ada@example.com");
+    db.create(&ada).send().await.unwrap();
+    let found = db
+        .get_unique(User::by_email(&"ada@example.com".to_string()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(found, Some(ada.clone()));
+    let by_pair = db
+        .get_unique(User::by_tenant_handle(
+            &"acme".to_string(),
+            &"@1".to_string(),
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(by_pair, Some(ada));
+    let missing = db
+        .get_unique(User::by_email(&"nobody@example.com".to_string()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing, None);
+}
+
+#[tokio::test]
+async fn a_delete_frees_its_values() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    db.create(&user("1", "ada@example.com"))
+        .send()
+        .await
+        .unwrap();
+    db.delete(User::key(&"1".to_string()).unwrap())
+        .send()
+        .await
+        .unwrap();
+    let (guards, users) = raw_state(&db).await;
+    assert!(
+        guards.is_empty() && users.is_empty(),
+        "{guards:?} {users:?}"
+    );
+    db.create(&user("2", "ada@example.com"))
+        .send()
+        .await
+        .unwrap();
+    let (guards, _) = raw_state(&db).await;
+    assert_eq!(
+        email_guards(&guards),
+        vec![("ada@example.com".to_owned(), "USER#2 / PROFILE".to_owned())]
+    );
+}
+
+#[tokio::test]
+async fn a_put_moves_the_guards_of_the_values_it_changes() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    db.create(&user("1", "ada@example.com"))
+        .send()
+        .await
+        .unwrap();
+    db.create(&user("2", "bob@example.com"))
+        .send()
+        .await
+        .unwrap();
+    // A new email: its guard is taken, the old one let go.
+    db.put(&user("1", "ada@work.example")).send().await.unwrap();
+    // A taken email: refused, nothing changed.
+    match db.put(&user("1", "bob@example.com")).send().await {
+        Err(Error::UniqueViolation {
+            entity: "User",
+            field: "email",
+        }) => {}
+        other => panic!("expected the email taken, got {other:?}"),
+    }
+    // A put that keeps the email writes the item alone.
+    let renamed = User {
+        name: "Ada L.".into(),
+        ..user("1", "ada@work.example")
+    };
+    db.put(&renamed).send().await.unwrap();
+    // A put of a new item takes its guards as a create does.
+    db.put(&user("3", "cy@example.com")).send().await.unwrap();
+    let (guards, users) = raw_state(&db).await;
+    let emails: BTreeSet<String> = users.values().cloned().collect();
+    assert_eq!(
+        emails,
+        ["ada@work.example", "bob@example.com", "cy@example.com"]
+            .map(String::from)
+            .into()
+    );
+    assert_eq!(
+        email_guards(&guards),
+        vec![
+            ("ada@work.example".to_owned(), "USER#1 / PROFILE".to_owned()),
+            ("bob@example.com".to_owned(), "USER#2 / PROFILE".to_owned()),
+            ("cy@example.com".to_owned(), "USER#3 / PROFILE".to_owned()),
+        ]
+    );
+    db.create(&user("4", "ada@example.com"))
+        .send()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_sensitive_unique_value_is_guarded_by_its_keyed_hash() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let patient = Patient {
+        id: "p1".into(),
+        national_id: "750101-1234".into(),
+        phone: None,
+    };
+    match db.create(&patient).send().await {
+        Err(Error::InvalidRequest {
+            entity: "Patient", ..
+        }) => {}
+        other => panic!("a sensitive unique value needs the guard hash key, got {other:?}"),
+    }
+    let db = db.with_guard_hash_key(b"thirty-two bytes of guard hashing".to_vec());
+    db.create(&patient).send().await.unwrap();
+    let items = ddb_tests::scan_raw::<Accounts>(&db).await;
+    let keys: Vec<String> = items
+        .iter()
+        .filter_map(|item| item.get("PK").and_then(|v| v.as_s().ok()).cloned())
+        .collect();
+    assert_eq!(keys.len(), 2);
+    assert!(keys.iter().all(|key| !key.contains("750101")), "{keys:?}");
+    let twin = Patient {
+        id: "p2".into(),
+        ..patient.clone()
+    };
+    match db.create(&twin).send().await {
+        Err(Error::UniqueViolation {
+            entity: "Patient",
+            field: "national_id",
+        }) => {}
+        other => panic!("expected the id taken, got {other:?}"),
+    }
+    let found = db
+        .get_unique(Patient::by_national_id(&"750101-1234".to_string()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(found, Some(patient));
+}
+
+#[tokio::test]
+async fn a_batch_cannot_keep_unique_values_and_is_refused_before_sending() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    match db.batch_put(&[user("1", "ada@example.com")]).await {
+        Err(Error::InvalidRequest {
+            entity: "User",
+            reason,
+        }) => {
+            assert!(reason.contains("unique"), "{reason}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    let (guards, users) = raw_state(&db).await;
+    assert!(guards.is_empty() && users.is_empty());
+}
+
+#[tokio::test]
+async fn a_key_cannot_take_the_prefix_of_guard_items() {
+    #[derive(Table)]
+    #[ddb(name = "Files", pk = "path")]
+    pub struct Files;
+
+    #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+    #[ddb(table = Files, entity = "File", pk = "{path}")]
+    pub struct File {
+        pub path: String,
+    }
+
+    let db = ddb_tests::db_with_table::<Files>().await;
+    let forged = File {
+        path: "_DDB#UNIQUE#User#email#S:ada@example.com".into(),
+    };
+    match db.create(&forged).send().await {
+        Err(Error::InvalidKeySegment { entity: "File", .. }) => {}
+        other => panic!("expected the reserved prefix refused, got {other:?}"),
+    }
+}
+
+/// 64 tasks create, change and delete users over five emails, at once, half
+/// of them through the fault proxy, which loses answers (the write applied)
+/// and cancels transactions as conflicts. At the end the raw table holds no
+/// email twice, every guard names a user holding its email, and every
+/// user's email has its guard.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_writers_never_share_a_unique_value() {
+    use ddb_tests::proxy::Fault;
+    let direct = ddb_tests::db_with_table::<Accounts>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&direct).await;
+    for (n, target) in ["TransactWriteItems", "PutItem", "DeleteItem"].into_iter().enumerate() {
+        proxy.fail_randomly(target, 0.1, 11 + n as u64, Fault::DropResponse);
+    }
+    proxy.fail_randomly("TransactWriteItems", 0.1, 17, Fault::TransactionConflict);
+    let large = std::env::var("DDB_STRESS").is_ok_and(|v| v == "large");
+    let (tasks, steps) = if large { (64, 60) } else { (64, 6) };
+    let seed: u64 = std::env::var("DDB_STRESS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(7);
+    let emails = ["a@x.io", "b@x.io", "c@x.io", "d@x.io", "e@x.io"];
+    let mut handles = Vec::new();
+    for task in 0..tasks {
+        let db = if task % 2 == 0 { direct.clone() } else { through.clone() };
+        handles.push(tokio::spawn(async move {
+            let mut rng = ddb_tests::SplitMix64(seed * 1000 + task);
+            for _ in 0..steps {
+                let id = rng.below(12).to_string();
+                let email = emails[rng.below(emails.len() as u64) as usize];
+                let written = match rng.below(3) {
+                    0 => db.create(&user(&id, email)).send().await.map(|_| ()),
+                    1 => db.put(&user(&id, email)).send().await.map(|_| ()),
+                    _ => db.delete(User::key(&id).unwrap()).send().await.map(|_| ()),
+                };
+                match written {
+                    Ok(())
+                    | Err(Error::UniqueViolation { .. })
+                    | Err(Error::AlreadyExists { .. })
+                    | Err(Error::ChangedSinceRead { .. })
+                    | Err(Error::WriteOutcomeUnknown { .. }) => {}
+                    Err(error) if error.is_retryable() => {}
+                    Err(error) => panic!("unexpected: {error:?}"),
+                }
+            }
+        }));
+    }
+    for handle in handles {
+        handle.await.unwrap();
+    }
+    assert!(proxy.injected("TransactWriteItems") > 0, "the proxy lost no answer");
+    let (guards, users) = raw_state(&direct).await;
+    let held: Vec<&String> = users.values().collect();
+    let distinct: BTreeSet<&String> = held.iter().copied().collect();
+    assert_eq!(held.len(), distinct.len(), "an email held twice: {users:?}");
+    for (email, owner) in email_guards(&guards) {
+        assert_eq!(
+            users.get(&owner),
+            Some(&email),
+            "guard of {email} names {owner}"
+        );
+    }
+    let guarded: BTreeSet<String> = email_guards(&guards)
+        .into_iter()
+        .map(|(email, _)| email)
+        .collect();
+    for email in users.values() {
+        assert!(guarded.contains(email), "{email} has no guard");
+    }
+}
