@@ -284,6 +284,14 @@ pub enum Error {
         /// The constraint: its field, or its fields joined by `_`.
         field: &'static str,
     },
+    /// A create under an idempotency key already used by a create of other
+    /// content (beyond its primary key's fields and the stamps). Nothing was
+    /// written.
+    #[error("{entity}: the idempotency key was used by a create of other content")]
+    IdempotencyKeyReused {
+        /// The entity type.
+        entity: &'static str,
+    },
     /// DynamoDB canceled a transaction; nothing of it was applied. One reason
     /// per action, in the order the actions were added.
     #[error("transaction canceled: {}", describe_reasons(reasons))]
@@ -569,6 +577,7 @@ impl Error {
             Error::ConditionFailed { .. }
             | Error::AlreadyExists { .. }
             | Error::UniqueViolation { .. }
+            | Error::IdempotencyKeyReused { .. }
             | Error::VersionConflict { .. } => true,
             Error::TransactionCanceled { reasons } => {
                 reasons.iter().any(|r| r.code == "ConditionalCheckFailed")

@@ -118,7 +118,7 @@ pub use reads::unique::{GetUnique, UniqueKey};
 pub use segment::{KeySegment, SegmentError};
 pub use telemetry::Capacity;
 pub use transact::{TransactGet, TransactGetOutput, TransactWrite};
-pub use write::{Create, Created, Delete, Put, Update, Written};
+pub use write::{Create, Created, Delete, Idempotent, Put, Update, Written};
 
 /// The declarations `#[derive(Table)]` and `#[derive(Entity)]` produce: what
 /// a table, its indexes and an entity's templates, keys and fields are.
@@ -214,6 +214,7 @@ pub mod write {
     pub use crate::item::size::{item_size, ITEM_SIZE_LIMIT};
     pub use crate::writes::create::{Create, Created};
     pub use crate::writes::delete::Delete;
+    pub use crate::writes::idempotent::{Idempotent, IdempotentCreate, DEFAULT_KEEP};
     pub use crate::writes::put::Put;
     pub use crate::writes::update::{Addable, Updatable, Update};
     pub use crate::writes::written::Written;

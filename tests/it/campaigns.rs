@@ -267,6 +267,80 @@ async fn creates(exactly_once: bool) {
     row.report();
 }
 
+/// "Place an order" under an idempotency key: each call tried once
+/// through faults, then tried again with a fresh timestamp (a new item
+/// key) and the same key. Exactly one order per key, and every call that
+/// answers tells the same key.
+#[tokio::test]
+async fn orders_placed_under_idempotency_keys() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = through_proxy(&db).await;
+    let target = "TransactWriteItems";
+    proxy.fail_randomly(target, 0.2, 21, THROTTLE);
+    proxy.fail_randomly(target, 0.15, 22, Fault::DropResponse);
+    proxy.fail_randomly(target, 0.1, 23, Fault::TransactionConflict);
+    let n = size(200, 2_000);
+    let outcomes: Vec<_> = futures::stream::iter(0..n)
+        .map(|i| {
+            let through = through.clone();
+            async move {
+                let request = format!("req-{i}");
+                let first = through
+                    .create(&order(i % 7, i))
+                    .idempotency_key(&request)
+                    .send()
+                    .await;
+                // The client's retry: a new timestamp, so a new item key.
+                let mut again = order(i % 7, i);
+                again.placed_at += time::Duration::days(1);
+                let second = through
+                    .create(&again)
+                    .idempotency_key(&request)
+                    .send()
+                    .await;
+                (i, first, second)
+            }
+        })
+        .buffer_unordered(CALLERS)
+        .collect()
+        .await;
+    let stored = scan(&db).await;
+    let mut row = Row::new(
+        "orders placed under idempotency keys, each tried twice",
+        2 * n,
+    )
+    .faults(&proxy, &[target]);
+    let mut orders_of: HashMap<String, usize> = HashMap::new();
+    for item in stored.items.values() {
+        if item
+            .get("_type")
+            .and_then(|t| t.as_s().ok())
+            .map(String::as_str)
+            == Some("Order")
+        {
+            let order = Order::from_item(item.clone()).expect("a stored order decodes");
+            *orders_of.entry(order.order_id.0).or_default() += 1;
+        }
+    }
+    for (i, first, second) in outcomes {
+        let count = orders_of.get(&format!("O{i}")).copied().unwrap_or(0);
+        row.lost += usize::from(count == 0 && (first.is_ok() || second.is_ok()));
+        row.duplicated += count.saturating_sub(1);
+        match (&first, &second) {
+            (Ok(a), Ok(b)) if a.key != b.key || b.created != Created::AlreadyExisted => {
+                row.wrong += 1
+            }
+            (Ok(a), Ok(_)) if a.created != Created::Created => row.wrong += 1,
+            (Ok(_), Ok(_)) => {}
+            (Err(Error::WriteOutcomeUnknown { .. }), _)
+            | (_, Err(Error::WriteOutcomeUnknown { .. })) => row.unknown += 1,
+            (_, Err(_)) => row.failed += 1,
+            (Err(_), Ok(_)) => {}
+        }
+    }
+    row.report();
+}
+
 #[tokio::test]
 async fn idempotent_creates() {
     creates(false).await;

@@ -12,6 +12,7 @@ mod fixtures;
 mod fuzz;
 mod hostile;
 mod iam;
+mod idempotency;
 mod index_invariant;
 mod index_queries;
 mod key_fields;

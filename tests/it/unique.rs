@@ -346,7 +346,10 @@ async fn concurrent_writers_never_share_a_unique_value() {
     use ddb_tests::proxy::Fault;
     let direct = ddb_tests::db_with_table::<Accounts>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&direct).await;
-    for (n, target) in ["TransactWriteItems", "PutItem", "DeleteItem"].into_iter().enumerate() {
+    for (n, target) in ["TransactWriteItems", "PutItem", "DeleteItem"]
+        .into_iter()
+        .enumerate()
+    {
         proxy.fail_randomly(target, 0.1, 11 + n as u64, Fault::DropResponse);
     }
     proxy.fail_randomly("TransactWriteItems", 0.1, 17, Fault::TransactionConflict);
@@ -359,7 +362,11 @@ async fn concurrent_writers_never_share_a_unique_value() {
     let emails = ["a@x.io", "b@x.io", "c@x.io", "d@x.io", "e@x.io"];
     let mut handles = Vec::new();
     for task in 0..tasks {
-        let db = if task % 2 == 0 { direct.clone() } else { through.clone() };
+        let db = if task % 2 == 0 {
+            direct.clone()
+        } else {
+            through.clone()
+        };
         handles.push(tokio::spawn(async move {
             let mut rng = ddb_tests::SplitMix64(seed * 1000 + task);
             for _ in 0..steps {
@@ -385,7 +392,10 @@ async fn concurrent_writers_never_share_a_unique_value() {
     for handle in handles {
         handle.await.unwrap();
     }
-    assert!(proxy.injected("TransactWriteItems") > 0, "the proxy lost no answer");
+    assert!(
+        proxy.injected("TransactWriteItems") > 0,
+        "the proxy lost no answer"
+    );
     let (guards, users) = raw_state(&direct).await;
     let held: Vec<&String> = users.values().collect();
     let distinct: BTreeSet<&String> = held.iter().copied().collect();

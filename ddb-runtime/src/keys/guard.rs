@@ -1,5 +1,6 @@
 //! Guard items: the items ddb keeps beside an entity's items so that a
-//! value stays unique (one guard per unique value). Each guard is keyed under
+//! value stays unique (one guard per unique value) or a request is applied
+//! once (one guard per idempotency key). Each guard is keyed under
 //! [`GUARD_PREFIX`], which no entity key may start with, and names the item
 //! it guards by that item's primary key.
 
@@ -119,6 +120,23 @@ pub(crate) fn unique_guard_key(
         schema.entity_type, unique.name
     );
     Ok(guard_key(schema.table, text))
+}
+
+/// The key of the item a guard names.
+pub(crate) fn owner_of(guard: &HashMap<String, AttributeValue>) -> Option<KeyValues> {
+    let value = |name: &str| guard.get(name).and_then(KeyValue::from_attribute_value);
+    Some(KeyValues {
+        pk: value(OWNER_PK)?,
+        sk: value(OWNER_SK),
+    })
+}
+
+/// The key of the guard of idempotency key `key` of entity `entity_type`.
+pub(crate) fn idempotency_guard_key(table: &TableDef, entity_type: &str, key: &str) -> KeyValues {
+    let mut text = format!("{GUARD_PREFIX}IDEMPOTENCY#{entity_type}#");
+    // Escaped as a key segment is: a `#` in the key cannot name another.
+    escape_into(key, &mut text);
+    guard_key(table, text)
 }
 
 /// A guard's key: `text` as its partition key, and as its sort key when

@@ -6,8 +6,10 @@ use tracing::Instrument;
 use crate::db::Db;
 use crate::entity::{Entity, Table};
 use crate::error::{Error, Result};
-use crate::keys::guard::{unique_guard_key, unique_value, unique_value_of, OWNER_PK, OWNER_SK};
-use crate::keys::key::{Key, KeyValue, KeyValues};
+use crate::keys::guard::{
+    owner_of, unique_guard_key, unique_value, unique_value_of, OWNER_PK, OWNER_SK,
+};
+use crate::keys::key::{Key, KeyValues};
 
 /// A unique value of entity `E`, built by a generated lookup such as
 /// `User::by_email(&email)`; read it with [`Db::get_unique`].
@@ -125,18 +127,13 @@ async fn owner<E: Entity + 'static>(
         .instrument(span.clone())
         .await
         .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
-    let Some(mut item) = output.item else {
+    let Some(item) = output.item else {
         return Ok(None);
     };
-    let value = |attribute: Option<AttributeValue>| match attribute {
-        Some(AttributeValue::S(s)) => Some(KeyValue::S(s)),
-        Some(AttributeValue::N(n)) => Some(KeyValue::N(n)),
-        _ => None,
-    };
-    let pk = value(item.remove(OWNER_PK)).ok_or_else(|| Error::InvalidRequest {
-        entity: E::SCHEMA.entity_type,
-        reason: "a unique value's guard item names no item".into(),
-    })?;
-    let sk = value(item.remove(OWNER_SK));
-    Ok(Some(KeyValues { pk, sk }))
+    owner_of(&item)
+        .map(Some)
+        .ok_or_else(|| Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason: "a unique value's guard item names no item".into(),
+        })
 }

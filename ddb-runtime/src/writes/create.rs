@@ -27,7 +27,7 @@ pub enum Created {
 /// An idempotent create; finish with [`send`](Create::send).
 #[must_use = "a request does nothing until it is sent"]
 pub struct Create<E> {
-    db: Db,
+    pub(super) db: Db,
     prepared: Result<Prepared<E>>,
     exactly_once: bool,
 }

@@ -4,6 +4,7 @@
 pub mod batch;
 pub mod create;
 pub mod delete;
+pub mod idempotent;
 pub mod item;
 pub mod plan;
 pub mod put;

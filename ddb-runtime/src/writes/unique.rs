@@ -27,10 +27,29 @@ pub(crate) const UNIQUE_TRIES: usize = 4;
 
 /// One guard a write changes.
 pub(crate) struct GuardWrite<E> {
-    unique: &'static UniqueDef,
-    /// Whether the write takes the value (a put) or lets it go (a delete).
-    takes: bool,
+    kind: GuardKind,
     plan: WritePlan<E>,
+}
+
+/// What a guard write does.
+#[derive(Clone, Copy)]
+enum GuardKind {
+    /// Takes a unique value (a put of its guard).
+    Take(&'static UniqueDef),
+    /// Lets a unique value go (a delete of its guard).
+    Release,
+    /// Records a request under its idempotency key.
+    Request,
+}
+
+impl<E> GuardWrite<E> {
+    /// The put of an idempotency key's guard.
+    pub(crate) fn idempotency(plan: WritePlan<E>) -> Self {
+        GuardWrite {
+            kind: GuardKind::Request,
+            plan,
+        }
+    }
 }
 
 /// Whether `E` keeps unique values.
@@ -64,8 +83,7 @@ pub(crate) fn guard_writes<E: Entity + 'static>(
             let guard = unique_guard_key(schema, unique, &before, |v| db.guard_hash(v))?;
             let plan = release::<E>(guard, owner)?;
             writes.push(GuardWrite {
-                unique,
-                takes: false,
+                kind: GuardKind::Release,
                 plan,
             });
         }
@@ -73,8 +91,7 @@ pub(crate) fn guard_writes<E: Entity + 'static>(
             let guard = unique_guard_key(schema, unique, &after, |v| db.guard_hash(v))?;
             let plan = take::<E>(guard, owner, new)?;
             writes.push(GuardWrite {
-                unique,
-                takes: true,
+                kind: GuardKind::Take(unique),
                 plan,
             });
         }
@@ -198,6 +215,8 @@ pub(crate) enum Guarded {
     /// A guard to let go no longer names this item: the values changed
     /// since the write read them.
     Moved,
+    /// The idempotency key's guard is there: an earlier call made it.
+    RequestSeen,
 }
 
 impl<E: Entity + 'static> WritePlan<E> {
@@ -213,7 +232,7 @@ impl<E: Entity + 'static> WritePlan<E> {
         let mut described = Vec::with_capacity(guards.len());
         for mut guard in guards {
             transaction = transaction.plan(&mut guard.plan);
-            described.push((guard.unique, guard.takes));
+            described.push(guard.kind);
         }
         let reasons = match transaction.send_recorded(attempts).await {
             Ok((_, capacity)) => return Ok(Guarded::Written(capacity)),
@@ -230,8 +249,9 @@ impl<E: Entity + 'static> WritePlan<E> {
         }
         let guard = reasons.iter().skip(1).position(failed);
         match guard.and_then(|g| described.get(g)) {
-            Some((unique, true)) => Ok(Guarded::Taken(unique)),
-            Some((_, false)) => Ok(Guarded::Moved),
+            Some(GuardKind::Take(unique)) => Ok(Guarded::Taken(unique)),
+            Some(GuardKind::Release) => Ok(Guarded::Moved),
+            Some(GuardKind::Request) => Ok(Guarded::RequestSeen),
             None => Err(Error::TransactionCanceled { reasons }),
         }
     }
@@ -274,7 +294,7 @@ pub(crate) async fn write_guarded<E: Entity + 'static>(
         match outcome {
             Guarded::Written(capacity) => return Ok(capacity),
             Guarded::Taken(unique) => return Err(taken::<E>(unique)),
-            Guarded::Moved => continue,
+            Guarded::Moved | Guarded::RequestSeen => continue,
             Guarded::ItemCondition(existing) => {
                 if same_unique_values::<E>(old.as_ref(), existing.as_ref()) {
                     return Err(plan.failure(existing));
@@ -302,7 +322,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             Guarded::Written(capacity) => Ok(capacity),
             Guarded::ItemCondition(existing) => Err(self.failure(existing)),
             Guarded::Taken(unique) => Err(taken::<E>(unique)),
-            Guarded::Moved => Err(kept_changing(&self.key)),
+            Guarded::Moved | Guarded::RequestSeen => Err(kept_changing(&self.key)),
         }
     }
 }

@@ -1,0 +1,348 @@
+//! Idempotency keys: a create whose item key the caller computes afresh on
+//! every try (a server timestamp, a new id) applied once per request. The
+//! first call writes the item and a guard recording the request's key, the
+//! item's key and a fingerprint of its content, which expires after a
+//! while; a later call with the same request key finds the guard and
+//! reports the first call's item, across processes and restarts (unlike a
+//! ClientRequestToken, which lasts ten minutes within one retry loop).
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use sha2::Digest;
+
+use crate::db::Db;
+use crate::entity::{Entity, Table};
+use crate::error::{Error, Result};
+use crate::expression::{Condition, Placeholders};
+use crate::item::Item;
+use crate::keys::guard::{idempotency_guard_key, owner_of, GUARD_TYPE, OWNER_PK, OWNER_SK};
+use crate::keys::key::{Key, KeyValues, PARTITION_KEY_LIMIT};
+use crate::transport::attempts::Attempts;
+
+use super::create::{Create, Created};
+use super::item::{maintained_index_attributes, stamp_attributes, version_attribute};
+use super::plan::{Action, WritePlan};
+use super::unique::{guard_writes, read_stored, taken, GuardWrite, Guarded};
+
+/// How long an idempotency key is remembered unless
+/// [`keep_for`](IdempotentCreate::keep_for) says otherwise: 24 hours.
+pub const DEFAULT_KEEP: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The attribute a guard keeps its item's fingerprint in.
+const FINGERPRINT: &str = "_ddb_fingerprint";
+
+/// The attribute an idempotency guard expires at (epoch seconds) on a table
+/// without time to live; on a table with one, its time-to-live attribute,
+/// so that DynamoDB deletes the guard.
+const EXPIRES: &str = "_ddb_expires";
+
+/// A create under an idempotency key; finish with
+/// [`send`](IdempotentCreate::send).
+#[must_use = "a request does nothing until it is sent"]
+pub struct IdempotentCreate<E> {
+    create: Create<E>,
+    request: String,
+    keep: Duration,
+}
+
+/// What a create under an idempotency key did, and the key of its item.
+pub struct Idempotent<E> {
+    /// [`Created::Created`] when this call wrote the item,
+    /// [`Created::AlreadyExisted`] when an earlier call under the same
+    /// idempotency key did.
+    pub created: Created,
+    /// The item's key: this call's, or the earlier call's.
+    pub key: Key<E>,
+}
+
+impl<E: Entity> std::fmt::Debug for Idempotent<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Idempotent")
+            .field("created", &self.created)
+            .field("key", &self.key)
+            .finish()
+    }
+}
+
+impl<E> Clone for Idempotent<E> {
+    fn clone(&self) -> Self {
+        Idempotent {
+            created: self.created,
+            key: self.key.clone(),
+        }
+    }
+}
+
+impl<E> PartialEq for Idempotent<E> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.created, &self.key) == (other.created, &other.key)
+    }
+}
+
+impl<E> Eq for Idempotent<E> {}
+
+impl<E: Entity + 'static> Create<E> {
+    /// Creates the item at most once for `request` (a request id the client
+    /// sends with every try of one operation): a later create under the
+    /// same key, even with a new item key (a fresh timestamp), writes
+    /// nothing and reports the first item's key. The key is remembered for
+    /// [`DEFAULT_KEEP`] unless [`keep_for`](IdempotentCreate::keep_for)
+    /// says otherwise. A later create under the same key whose content
+    /// differs (beyond the fields of its primary key, which a retry may
+    /// compute afresh, and the stamps ddb writes) is
+    /// [`Error::IdempotencyKeyReused`]. The create and its guard go as one
+    /// TransactWriteItems: two write units per KB of each.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}")]
+    /// # struct Order { customer_id: String, placed_at: u64, total_cents: u64 }
+    /// let order = Order { customer_id: "123".into(), placed_at: 1_767_225_600, total_cents: 1999 };
+    /// let placed = db.create(&order).idempotency_key("req-8f14e45f").send().await?;
+    /// println!("order {:?} ({:?})", placed.key, placed.created);
+    /// # Ok(()) }
+    /// ```
+    pub fn idempotency_key(self, request: impl Into<String>) -> IdempotentCreate<E> {
+        IdempotentCreate {
+            create: self,
+            request: request.into(),
+            keep: DEFAULT_KEEP,
+        }
+    }
+}
+
+impl<E: Entity + 'static> IdempotentCreate<E> {
+    /// Remembers the idempotency key for `keep` (at least a second).
+    pub fn keep_for(mut self, keep: Duration) -> Self {
+        self.keep = keep.max(Duration::from_secs(1));
+        self
+    }
+
+    /// Sends the create with its guard (and the guards of its unique
+    /// values), then reports the first call's item when the key was used.
+    pub async fn send(self) -> Result<Idempotent<E>> {
+        let IdempotentCreate {
+            create,
+            request,
+            keep,
+        } = self;
+        let db = create.db.clone();
+        let mut plan = create.plan()?;
+        let Action::Put(item) = &plan.action else {
+            return Err(invalid::<E>("a create puts its item".into()));
+        };
+        let item = item.clone();
+        let guard = request_guard::<E>(&request, plan.key.values(), &item, keep)?;
+        let guard_key = guard.key.clone();
+        let mut guards = vec![GuardWrite::idempotency(guard)];
+        guards.extend(guard_writes::<E>(
+            &db,
+            plan.key.values(),
+            None,
+            Some(&item),
+        )?);
+        let key = plan.key.clone();
+        match plan
+            .send_guarded(&db, guards, &Attempts::keeping_sent())
+            .await?
+        {
+            Guarded::Written(_) => Ok(Idempotent {
+                created: Created::Created,
+                key,
+            }),
+            Guarded::ItemCondition(existing) => match existing {
+                Some(existing) if same_content::<E>(&existing, &item) => Ok(Idempotent {
+                    created: Created::AlreadyExisted,
+                    key,
+                }),
+                existing => Err(plan.failure(existing)),
+            },
+            Guarded::Taken(unique) => Err(taken::<E>(unique)),
+            Guarded::RequestSeen | Guarded::Moved => earlier::<E>(&db, guard_key, &item).await,
+        }
+    }
+}
+
+/// The guard of request `request` for the item at `owner`: its fingerprint
+/// and expiry, put unless a live guard of the request is there.
+fn request_guard<E: Entity + 'static>(
+    request: &str,
+    owner: &KeyValues,
+    item: &Item,
+    keep: Duration,
+) -> Result<WritePlan<E>> {
+    if request.is_empty() {
+        return Err(invalid::<E>("an idempotency key cannot be empty".into()));
+    }
+    let table = <E::Table as Table>::DEF;
+    let key = idempotency_guard_key(&table, E::SCHEMA.entity_type, request);
+    if key.pk.as_str().len() > PARTITION_KEY_LIMIT {
+        return Err(invalid::<E>(format!(
+            "an idempotency key makes a guard key of {} bytes; a partition key holds at most {PARTITION_KEY_LIMIT}",
+            key.pk.as_str().len()
+        )));
+    }
+    let expires_at = table.ttl.unwrap_or(EXPIRES);
+    let now = crate::item::timestamp::now_epoch_seconds();
+    let mut stored = key.to_item(&table);
+    stored.insert(
+        table.entity_attribute.to_owned(),
+        AttributeValue::S(GUARD_TYPE.to_owned()),
+    );
+    stored.insert(OWNER_PK.to_owned(), owner.pk.to_attribute_value());
+    if let Some(sk) = &owner.sk {
+        stored.insert(OWNER_SK.to_owned(), sk.to_attribute_value());
+    }
+    stored.insert(
+        FINGERPRINT.to_owned(),
+        AttributeValue::S(fingerprint::<E>(item)),
+    );
+    let until = now.saturating_add(i64::try_from(keep.as_secs()).unwrap_or(i64::MAX / 2));
+    stored.insert(expires_at.to_owned(), AttributeValue::N(until.to_string()));
+    let free =
+        Condition::<E>::attribute_not_exists(table.pk.name) | Condition::expired(expires_at, now);
+    WritePlan::new(
+        Key::from_values(key),
+        Action::Put(stored),
+        Some(&free),
+        Placeholders::default(),
+    )
+}
+
+/// A create under a key already used: the earlier call's item, when the
+/// content is the same.
+async fn earlier<E: Entity + 'static>(
+    db: &Db,
+    guard: Key<E>,
+    item: &Item,
+) -> Result<Idempotent<E>> {
+    let Some(stored) = read_stored::<E>(db, &guard).await? else {
+        // Expired between the write and this read: the request was seen
+        // too long ago to be told apart from a new one.
+        return Err(invalid::<E>(
+            "the idempotency key's guard expired while it was read; send again".into(),
+        ));
+    };
+    let recorded = stored.get(FINGERPRINT).and_then(|f| f.as_s().ok());
+    if recorded != Some(&fingerprint::<E>(item)) {
+        return Err(Error::IdempotencyKeyReused {
+            entity: E::SCHEMA.entity_type,
+        });
+    }
+    let owner = owner_of(&stored)
+        .ok_or_else(|| invalid::<E>("an idempotency key's guard names no item".into()))?;
+    Ok(Idempotent {
+        created: Created::AlreadyExisted,
+        key: Key::from_values(owner),
+    })
+}
+
+/// The attributes a fingerprint leaves out: those of the primary key and
+/// the fields its templates read (a retry may compute them afresh), the
+/// index keys ddb derives from the rest, the stamps and the version.
+fn left_out<E: Entity>() -> Vec<&'static str> {
+    let schema = &E::SCHEMA;
+    let table = schema.table;
+    let primary = schema.primary();
+    let mut out: Vec<&'static str> = std::iter::once(table.pk.name)
+        .chain(table.sk.map(|sk| sk.name))
+        .chain(
+            primary
+                .pk
+                .fields()
+                .chain(primary.sk.iter().flat_map(|t| t.fields()))
+                .map(|f| schema.attribute_of(f)),
+        )
+        .chain(maintained_index_attributes(schema))
+        .chain(stamp_attributes(schema))
+        .chain(version_attribute(schema))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// SHA-256, hex, of the item's content: every attribute but
+/// [`left_out`]'s, by name, each value in one canonical form.
+fn fingerprint<E: Entity>(item: &Item) -> String {
+    let left_out = left_out::<E>();
+    let mut names: Vec<&String> = item
+        .keys()
+        .filter(|n| !left_out.contains(&n.as_str()))
+        .collect();
+    names.sort_unstable();
+    let mut hash = sha2::Sha256::new();
+    for name in names {
+        hash.update(name.as_bytes());
+        hash.update([0]);
+        canonical(&item[name], &mut hash);
+        hash.update([0]);
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether two items have the same content, as fingerprints compare it.
+fn same_content<E: Entity>(a: &Item, b: &Item) -> bool {
+    fingerprint::<E>(a) == fingerprint::<E>(b)
+}
+
+/// A value in one form for all its equal forms: numbers by value, sets and
+/// maps in order.
+fn canonical(value: &AttributeValue, hash: &mut sha2::Sha256) {
+    let number = |n: &str| {
+        crate::item::number::Decimal::parse(n).map_or_else(|| n.to_owned(), |d| d.canonical())
+    };
+    let sorted = |mut texts: Vec<String>, hash: &mut sha2::Sha256| {
+        texts.sort_unstable();
+        texts.iter().for_each(|t| {
+            hash.update(t.as_bytes());
+            hash.update([1]);
+        });
+    };
+    match value {
+        AttributeValue::S(s) => hash.update([b"S:".as_slice(), s.as_bytes()].concat()),
+        AttributeValue::N(n) => hash.update(format!("N:{}", number(n))),
+        AttributeValue::B(b) => hash.update([b"B:".as_slice(), b.as_ref()].concat()),
+        AttributeValue::Bool(b) => hash.update(if *b { "BOOL:1" } else { "BOOL:0" }),
+        AttributeValue::Null(_) => hash.update("NULL"),
+        AttributeValue::Ss(items) => sorted(items.clone(), hash),
+        AttributeValue::Ns(items) => sorted(items.iter().map(|n| number(n)).collect(), hash),
+        AttributeValue::Bs(items) => sorted(
+            items.iter().map(|b| format!("{:?}", b.as_ref())).collect(),
+            hash,
+        ),
+        AttributeValue::L(items) => {
+            hash.update("L[");
+            items.iter().for_each(|v| {
+                canonical(v, hash);
+                hash.update([2]);
+            });
+            hash.update("]");
+        }
+        AttributeValue::M(map) => {
+            let mut names: Vec<&String> = map.keys().collect();
+            names.sort_unstable();
+            hash.update("M{");
+            for name in names {
+                hash.update(name.as_bytes());
+                hash.update([3]);
+                canonical(&map[name], hash);
+                hash.update([2]);
+            }
+            hash.update("}");
+        }
+        _ => hash.update("?"),
+    }
+}
+
+fn invalid<E: Entity>(reason: String) -> Error {
+    Error::InvalidRequest {
+        entity: E::SCHEMA.entity_type,
+        reason,
+    }
+}

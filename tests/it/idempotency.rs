@@ -1,0 +1,128 @@
+//! Idempotency keys: a create whose item key a retry computes afresh (a new
+//! timestamp) applied once per request, the first call's key reported to
+//! every later call, across handles; other content under a used key
+//! refused; a key forgotten once its time is up.
+
+use ddb_examples::single_table::{Ecommerce, Order};
+use ddb_examples::{CustomerId, OrderId, OrderStatus};
+use ddb_runtime::{Created, Error};
+use time::OffsetDateTime;
+
+/// An order placed now: its key carries the time of this try.
+fn placed(order_id: &str, total_cents: u64) -> Order {
+    Order {
+        customer_id: CustomerId("C1".into()),
+        order_id: OrderId(order_id.into()),
+        placed_at: (OffsetDateTime::now_utc() + time::Duration::seconds(placed_tick()))
+            .replace_nanosecond(0)
+            .unwrap(),
+        status: OrderStatus::Open,
+        total_cents,
+        version: 0,
+    }
+}
+
+/// A second later than the last call: each try's key differs.
+fn placed_tick() -> i64 {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    static TICK: AtomicI64 = AtomicI64::new(0);
+    TICK.fetch_add(1, Ordering::Relaxed)
+}
+
+async fn orders(db: &ddb_runtime::Db) -> usize {
+    ddb_tests::scan_raw::<Ecommerce>(db)
+        .await
+        .iter()
+        .filter(|item| {
+            item.get("_type")
+                .and_then(|t| t.as_s().ok())
+                .map(String::as_str)
+                == Some("Order")
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn a_retry_with_a_fresh_timestamp_reports_the_first_order() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let first = db
+        .create(&placed("O1", 1999))
+        .idempotency_key("req-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.created, Created::Created);
+    // Another process, a new timestamp, the same request.
+    let other = ddb_runtime::Db::new(ddb_tests::client())
+        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
+    let retry = other
+        .create(&placed("O1", 1999))
+        .idempotency_key("req-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(retry.created, Created::AlreadyExisted);
+    assert_eq!(retry.key, first.key);
+    assert_eq!(orders(&db).await, 1);
+    // Another request is another order.
+    let next = db
+        .create(&placed("O2", 1999))
+        .idempotency_key("req-2")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(next.created, Created::Created);
+    assert_eq!(orders(&db).await, 2);
+    let stored: Option<Order> = db.get(first.key).send().await.unwrap();
+    assert_eq!(stored.map(|o| o.total_cents), Some(1999));
+}
+
+#[tokio::test]
+async fn other_content_under_a_used_key_is_refused() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    db.create(&placed("O1", 1999))
+        .idempotency_key("req-1")
+        .send()
+        .await
+        .unwrap();
+    match db
+        .create(&placed("O1", 2500))
+        .idempotency_key("req-1")
+        .send()
+        .await
+    {
+        Err(Error::IdempotencyKeyReused { entity: "Order" }) => {}
+        other => panic!("expected the key refused, got {other:?}"),
+    }
+    assert_eq!(orders(&db).await, 1);
+    match db.create(&placed("O3", 1)).idempotency_key("").send().await {
+        Err(Error::InvalidRequest {
+            entity: "Order", ..
+        }) => {}
+        other => panic!("an empty key is refused, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_key_is_forgotten_once_its_time_is_up() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let keep = std::time::Duration::from_secs(1);
+    let first = db
+        .create(&placed("O1", 1999))
+        .idempotency_key("req-1")
+        .keep_for(keep)
+        .send()
+        .await
+        .unwrap();
+    // Past the key's expiry (epoch seconds): the next call is a new request.
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    let later = db
+        .create(&placed("O1", 1999))
+        .idempotency_key("req-1")
+        .keep_for(keep)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(later.created, Created::Created);
+    assert_ne!(later.key, first.key);
+}
