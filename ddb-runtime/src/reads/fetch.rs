@@ -2,12 +2,16 @@
 //! time, pages of exactly `limit` items across filtered and 1 MB pages, and
 //! sharded indexes read concurrently and merged in sort-key order.
 
+mod fanout;
+
+pub(crate) use fanout::Fanout;
+use fanout::{DEFAULT_SHARDED_PAGE, WHOLE_PAGE_SHARDS};
+
 use tracing::Instrument;
 
 use crate::telemetry;
 use crate::telemetry::Capacity;
-use std::cmp::Ordering;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 
@@ -79,49 +83,10 @@ const MAX_READ: usize = 1000;
 /// selective. Each request of one page reads four times the previous one
 /// (at least what is missing), so a page takes a few requests and reads at
 /// most about four times what it needed.
-fn next_read(missing: usize, previous: Option<usize>) -> usize {
+pub(super) fn next_read(missing: usize, previous: Option<usize>) -> usize {
     let grown = previous.map_or(0, |read| read.saturating_mul(4));
     missing.max(grown).min(MAX_READ.max(missing))
 }
-
-/// A sharded read in progress: what each shard has read and not yet
-/// returned, where its next request starts, where a cursor resumes it, and
-/// how much its last request read. A stream of pages keeps it from page to
-/// page, so it reads each item once; a page resumed from a cursor reads again
-/// at most what the shards had buffered: for each shard, less than a page
-/// plus its last read (one DynamoDB page, at most 1 MB).
-pub(crate) struct Fanout {
-    buffers: Vec<VecDeque<Item>>,
-    next: Vec<Position>,
-    resume: Vec<Position>,
-    reads: Vec<Option<usize>>,
-    /// Each shard is read a whole DynamoDB page (up to 1 MB) at a time, as
-    /// hand-written code reads it: a stream that the caller gave no page
-    /// size, of at most [`WHOLE_PAGE_SHARDS`] shards. Otherwise each request
-    /// reads what the page misses, growing fourfold (see [`next_read`]).
-    whole_pages: bool,
-}
-
-impl Fanout {
-    fn new(positions: Vec<Position>, whole_pages: bool) -> Self {
-        let shards = positions.len();
-        Self {
-            buffers: vec![VecDeque::new(); shards],
-            next: positions.clone(),
-            resume: positions,
-            reads: vec![None; shards],
-            whole_pages,
-        }
-    }
-}
-
-/// How many items a sharded page takes when the caller sets no limit.
-const DEFAULT_SHARDED_PAGE: usize = 100;
-
-/// The most shards a stream reads a whole DynamoDB page (up to 1 MB) of at
-/// a time: what it reads ahead stays within 16 MB. More shards read in
-/// growing steps from the page size, as a single page does.
-const WHOLE_PAGE_SHARDS: usize = 16;
 
 impl Plan {
     fn invalid(&self, reason: String) -> Error {
@@ -462,125 +427,6 @@ impl Plan {
             _ => None,
         };
         let cursor = (position != Position::Done).then(|| self.encode_cursor(&[position]));
-        Ok(RawPage {
-            items,
-            cursor,
-            has_more,
-            consumed_capacity: capacity,
-            requests,
-        })
-    }
-
-    fn sort_value<'a>(&self, item: &'a Item) -> Option<&'a AttributeValue> {
-        self.sk_attributes.first().and_then(|name| item.get(*name))
-    }
-
-    fn compare(&self, a: &Item, b: &Item) -> Ordering {
-        let order = match (self.sort_value(a), self.sort_value(b)) {
-            (Some(AttributeValue::N(x)), Some(AttributeValue::N(y))) => compare_numbers(x, y),
-            (Some(AttributeValue::S(x)), Some(AttributeValue::S(y))) => {
-                x.as_bytes().cmp(y.as_bytes())
-            }
-            _ => Ordering::Equal,
-        };
-        if self.forward {
-            order
-        } else {
-            order.reverse()
-        }
-    }
-
-    /// A k-way merge of the shards: every shard is read concurrently, only as
-    /// far as the page needs, and each shard's cursor position is the last
-    /// item taken from it, so the next page resumes exactly there. What a
-    /// shard read beyond the page stays in `fanout` for the next page of a
-    /// stream.
-    async fn merged_page(&self, db: &Db, fanout: &mut Fanout, limit: usize) -> Result<RawPage> {
-        let shards = fanout.buffers.len();
-        // Room for the page; a large limit may be far more than the shards
-        // hold, so no more than a default page is reserved up front.
-        let mut items = Vec::with_capacity(limit.min(DEFAULT_SHARDED_PAGE));
-        let mut capacity = Capacity::default();
-        let mut requests = 0;
-        // Where each shard's cursor position moves to: the last item the
-        // page took from it.
-        let mut last_taken: Vec<Option<usize>> = vec![None; shards];
-        while items.len() < limit {
-            // When a shard runs dry, every shard that could run dry before
-            // the page is full is read again in the same round trip.
-            let remaining = limit - items.len();
-            let live = |s: usize| fanout.next[s] != Position::Done;
-            let dry = (0..shards).any(|s| fanout.buffers[s].is_empty() && live(s));
-            let needed: Vec<usize> = (0..shards)
-                .filter(|&s| dry && live(s) && fanout.buffers[s].len() < remaining)
-                .collect();
-            if !needed.is_empty() {
-                if !fanout.whole_pages {
-                    for &s in &needed {
-                        fanout.reads[s] = Some(next_read(remaining, fanout.reads[s]));
-                    }
-                }
-                let fetches = needed.iter().map(|&s| {
-                    let start = match &fanout.next[s] {
-                        Position::After(key) => Some(key),
-                        _ => None,
-                    };
-                    self.request(db, s, start, fanout.reads[s])
-                });
-                let responses = futures::future::try_join_all(fetches).await?;
-                for (&s, response) in needed.iter().zip(responses) {
-                    requests += 1;
-                    capacity.add(&response.capacity);
-                    fanout.buffers[s].reserve(response.items.len());
-                    fanout.buffers[s].extend(self.kept(response.items));
-                    fanout.next[s] = match response.last_key {
-                        Some(key) => Position::After(key),
-                        None => Position::Done,
-                    };
-                }
-            }
-            let head = (0..shards)
-                .filter(|&s| !fanout.buffers[s].is_empty())
-                .min_by(|&a, &b| {
-                    self.compare(&fanout.buffers[a][0], &fanout.buffers[b][0])
-                        .then(a.cmp(&b))
-                });
-            let Some(shard) = head else {
-                if (0..shards).all(|s| fanout.next[s] == Position::Done) {
-                    break;
-                }
-                continue;
-            };
-            // Only take a head once every shard that could hold a smaller item
-            // has something buffered.
-            if (0..shards).any(|s| fanout.buffers[s].is_empty() && fanout.next[s] != Position::Done)
-            {
-                continue;
-            }
-            if let Some(item) = fanout.buffers[shard].pop_front() {
-                last_taken[shard] = Some(items.len());
-                items.push(item);
-            }
-        }
-        for (s, last) in last_taken.into_iter().enumerate() {
-            if let Some(last) = last {
-                fanout.resume[s] = Position::After(self.key_of(&items[last]));
-            }
-            if fanout.buffers[s].is_empty() && fanout.next[s] == Position::Done {
-                fanout.resume[s] = Position::Done;
-            }
-        }
-        let cursor = fanout
-            .resume
-            .iter()
-            .any(|p| *p != Position::Done)
-            .then(|| self.encode_cursor(&fanout.resume));
-        // A shard holding items the page did not take has more.
-        let has_more = match cursor {
-            None => Some(false),
-            Some(_) if fanout.buffers.iter().any(|b| !b.is_empty()) => Some(true),
-            Some(_) => None,
-        };
         Ok(RawPage {
             items,
             cursor,

@@ -5,7 +5,7 @@ use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, TransactWriteItem};
 use futures::future::BoxFuture;
 
-use tracing::Instrument;
+use tracing::{Instrument, Span};
 
 use crate::db::Db;
 use crate::entity::{Entity, Table};
@@ -256,74 +256,117 @@ impl TransactWrite {
         if let Some(error) = self.error {
             return Err(error);
         }
-        if self.items.is_empty() {
-            return Err(invalid(
-                "transaction",
-                "a transaction needs at least one action".into(),
-            ));
-        }
-        if self.items.len() > MAX_ACTIONS {
-            return Err(invalid(
-                "transaction",
-                format!(
-                    "{} actions; a transaction holds at most {MAX_ACTIONS}",
-                    self.items.len()
-                ),
-            ));
-        }
+        check_action_count(self.items.len())?;
         let (mut items, mut actions) = (self.items, self.actions);
         // The updates that read first read at the same time.
-        if !self.later.is_empty() {
-            let read = self
-                .later
-                .into_iter()
-                .map(|(at, action)| async move { action.await.map(|action| (at, action)) });
-            for (at, (item, action)) in futures::future::try_join_all(read).await? {
-                items[at] = item;
-                actions[at] = action;
-            }
+        read_updates(self.later, &mut items, &mut actions).await?;
+        check_actions(&actions, &items)?;
+        let transaction = Sending {
+            db: &self.db,
+            actions: &actions,
+            pinned: self.pinned,
+        };
+        transaction.send(self.token, items, attempts).await
+    }
+}
+
+/// Refuses a transaction of no action or more than [`MAX_ACTIONS`].
+fn check_action_count(count: usize) -> Result<()> {
+    if count == 0 {
+        return Err(invalid(
+            "transaction",
+            "a transaction needs at least one action".into(),
+        ));
+    }
+    if count > MAX_ACTIONS {
+        return Err(invalid(
+            "transaction",
+            format!("{count} actions; a transaction holds at most {MAX_ACTIONS}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Reads the updates that read first, concurrently, and puts each one's
+/// action at the place it holds.
+async fn read_updates(
+    later: Vec<(usize, Later)>,
+    items: &mut [TransactWriteItem],
+    actions: &mut [Action],
+) -> Result<()> {
+    if !later.is_empty() {
+        let read = later
+            .into_iter()
+            .map(|(at, action)| async move { action.await.map(|action| (at, action)) });
+        for (at, (item, action)) in futures::future::try_join_all(read).await? {
+            items[at] = item;
+            actions[at] = action;
         }
-        let mut total = 0;
-        for (i, (action, item)) in actions.iter().zip(&items).enumerate() {
-            // At most 100 actions: a search of those before is cheaper than
-            // hashing each key.
-            let table = table_of(item);
-            let before = actions[..i].iter().zip(&items);
-            if before
-                .into_iter()
-                .any(|(a, other)| a.key == action.key && table_of(other) == table)
-            {
-                return Err(Error::DuplicateKey {
-                    entity: action.entity,
-                    key: action.key.text(),
-                    operation: "transaction",
-                });
-            }
-            if action.size > ITEM_SIZE_LIMIT {
-                return Err(Error::ItemTooLarge {
-                    entity: action.entity,
-                    key: action.key.text(),
-                    size: action.size,
-                    limit: ITEM_SIZE_LIMIT,
-                });
-            }
-            total += action.size;
+    }
+    Ok(())
+}
+
+/// Refuses, before sending, an item named twice, an item over 400 KB, or a
+/// transaction over [`MAX_TRANSACTION_BYTES`].
+fn check_actions(actions: &[Action], items: &[TransactWriteItem]) -> Result<()> {
+    let mut total = 0;
+    for (i, (action, item)) in actions.iter().zip(items).enumerate() {
+        // At most 100 actions: a search of those before is cheaper than
+        // hashing each key.
+        let table = table_of(item);
+        let before = actions[..i].iter().zip(items);
+        if before
+            .into_iter()
+            .any(|(a, other)| a.key == action.key && table_of(other) == table)
+        {
+            return Err(Error::DuplicateKey {
+                entity: action.entity,
+                key: action.key.text(),
+                operation: "transaction",
+            });
         }
-        if total > MAX_TRANSACTION_BYTES {
-            return Err(invalid(
-                "transaction",
-                format!("{total} bytes; a transaction holds at most {MAX_TRANSACTION_BYTES}"),
-            ));
+        if action.size > ITEM_SIZE_LIMIT {
+            return Err(Error::ItemTooLarge {
+                entity: action.entity,
+                key: action.key.text(),
+                size: action.size,
+                limit: ITEM_SIZE_LIMIT,
+            });
         }
+        total += action.size;
+    }
+    if total > MAX_TRANSACTION_BYTES {
+        return Err(invalid(
+            "transaction",
+            format!("{total} bytes; a transaction holds at most {MAX_TRANSACTION_BYTES}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A checked transaction being sent: where, what its actions are, and
+/// whether the caller pinned its token.
+struct Sending<'a> {
+    db: &'a Db,
+    actions: &'a [Action],
+    pinned: bool,
+}
+
+impl Sending<'_> {
+    /// Sends `items` under `token`, and again after a conflict or an
+    /// unsettled attempt while the retry policy allows; returns the token
+    /// applied, or the final failure.
+    async fn send(
+        &self,
+        mut token: String,
+        items: Vec<TransactWriteItem>,
+        attempts: &Attempts,
+    ) -> Result<(String, Capacity)> {
         let policy = self.db.retry_policy();
-        let mut token = self.token;
         let mut attempt = 0;
         let mut items = Some(items);
         let intercepted = self.db.sdk().intercepted();
-        let named = actions.iter().zip(items.iter().flatten());
-        let (tables, entity) =
-            crate::telemetry::span_names(named.map(|(a, item)| (a.entity, table_of(item))));
-        let span = telemetry::span("TransactWriteItems", &tables, None, entity);
+        let span = self.span(items.iter().flatten());
         loop {
             attempt += 1;
             // Read back from what was sent, unless the caller's interceptors
@@ -334,28 +377,10 @@ impl TransactWrite {
                 true => items.clone(),
                 false => items.take(),
             };
-            let request = |client: &aws_sdk_dynamodb::Client| {
-                client
-                    .transact_write_items()
-                    .set_transact_items(sending)
-                    .client_request_token(&token)
-                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            let error = match self.send_once(sending, &token, attempts, &span).await {
+                Ok(capacity) => return Ok((token, capacity)),
+                Err(error) => error,
             };
-            let result = self
-                .db
-                .sdk()
-                .send(attempts, request)
-                .instrument(span.clone())
-                .await;
-            let error = match result {
-                Ok(output) => {
-                    let capacity = Capacity::of_tables(output.consumed_capacity);
-                    telemetry::record(&span, capacity.total, actions.len(), attempts.count());
-                    return Ok((token, capacity));
-                }
-                Err(error) => canceled(error, &actions),
-            };
-            telemetry::record(&span, 0.0, 0, attempts.count());
             // Lost only to other transactions or throttling, this attempt
             // applied nothing: it is safe to send again (a token pinned by
             // the caller is theirs to retry with). So is one the SDK gave up
@@ -369,13 +394,7 @@ impl TransactWrite {
             let resend = again && may_resend;
             if resend && !intercepted {
                 // Sent again, the actions are those just sent, read back.
-                items = attempts.sent().and_then(|body| sent_transact_items(&body));
-                if items.is_none() {
-                    tracing::warn!(
-                        "a transaction's actions could not be read back from the request \
-                         sent; its failure is returned instead of sent again"
-                    );
-                }
+                items = read_back_sent(attempts);
             }
             if resend && items.is_some() {
                 tokio::time::sleep(policy.delay(attempt)).await;
@@ -399,6 +418,62 @@ impl TransactWrite {
             return Err(error);
         }
     }
+
+    /// The span of the transaction: the tables and entity its actions name.
+    fn span<'i>(&self, items: impl Iterator<Item = &'i TransactWriteItem> + Clone) -> Span {
+        let named = self.actions.iter().zip(items);
+        let (tables, entity) =
+            crate::telemetry::span_names(named.map(|(a, item)| (a.entity, table_of(item))));
+        telemetry::span("TransactWriteItems", &tables, None, entity)
+    }
+
+    /// One TransactWriteItems (the SDK's retries included): the capacity
+    /// DynamoDB reported, or the failure, a cancellation with one reason per
+    /// action; recorded into `span` either way.
+    async fn send_once(
+        &self,
+        sending: Option<Vec<TransactWriteItem>>,
+        token: &str,
+        attempts: &Attempts,
+        span: &Span,
+    ) -> Result<Capacity> {
+        let request = |client: &aws_sdk_dynamodb::Client| {
+            client
+                .transact_write_items()
+                .set_transact_items(sending)
+                .client_request_token(token)
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        };
+        let result = self
+            .db
+            .sdk()
+            .send(attempts, request)
+            .instrument(span.clone())
+            .await;
+        let error = match result {
+            Ok(output) => {
+                let capacity = Capacity::of_tables(output.consumed_capacity);
+                telemetry::record(span, capacity.total, self.actions.len(), attempts.count());
+                return Ok(capacity);
+            }
+            Err(error) => canceled(error, self.actions),
+        };
+        telemetry::record(span, 0.0, 0, attempts.count());
+        Err(error)
+    }
+}
+
+/// The actions of the request just sent, read back from its body to send
+/// them again; `None`, with a warning, when they cannot be.
+fn read_back_sent(attempts: &Attempts) -> Option<Vec<TransactWriteItem>> {
+    let items = attempts.sent().and_then(|body| sent_transact_items(&body));
+    if items.is_none() {
+        tracing::warn!(
+            "a transaction's actions could not be read back from the request \
+             sent; its failure is returned instead of sent again"
+        );
+    }
+    items
 }
 
 /// Maps a TransactWriteItems error, with one reason per action.

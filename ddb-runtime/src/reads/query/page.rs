@@ -1,0 +1,72 @@
+//! One page of a query's results, and streams of pages and of their items.
+
+use std::future::Future;
+
+use futures::{Stream, TryStreamExt};
+
+use crate::error::Result;
+use crate::reads::cursor::Cursor;
+use crate::telemetry::Capacity;
+
+/// Every page of a query from `start`: `fetch` reads one page, until a page
+/// comes without a cursor.
+pub(crate) fn paginate<Q, T, F, Fut>(
+    query: Q,
+    start: Option<Cursor>,
+    fetch: F,
+) -> impl Stream<Item = Result<Page<T>>> + Send
+where
+    Q: Send,
+    T: Send,
+    F: Fn(Q, Option<Cursor>) -> Fut + Copy + Send,
+    Fut: Future<Output = Result<(Q, Page<T>)>> + Send,
+{
+    futures::stream::try_unfold(
+        (query, start, false),
+        move |(query, cursor, done)| async move {
+            if done {
+                return Ok(None);
+            }
+            let (query, page) = fetch(query, cursor).await?;
+            let next = page.cursor.clone();
+            let done = next.is_none();
+            Ok(Some((page, (query, next, done))))
+        },
+    )
+}
+
+/// The items of a stream of pages.
+pub(crate) fn flatten<T: Send>(
+    pages: impl Stream<Item = Result<Page<T>>> + Send,
+) -> impl Stream<Item = Result<T>> + Send {
+    pages
+        .map_ok(|page| futures::stream::iter(page.items.into_iter().map(Ok)))
+        .try_flatten()
+}
+
+/// One page of results.
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    /// The items, in sort-key order (or reverse with `newest_first`).
+    pub items: Vec<T>,
+    /// Where to resume, `None` when DynamoDB reported the end.
+    pub cursor: Option<Cursor>,
+    /// Whether more items follow this page, as far as the page's reads
+    /// tell at no extra cost: `Some(false)` at the end (no cursor),
+    /// `Some(true)` when the page read a matching item past its last one
+    /// (a filtered page's later requests read more than they miss; a
+    /// sharded index buffers each shard's reads), `None` when DynamoDB
+    /// stopped exactly at the page's limit without saying whether more
+    /// follow: the cursor's next page may then be empty. [`Query::exact_end`]
+    /// reads one item past the page so that this is always known, but on a
+    /// hydrated query (`.hydrate()`), which drops items deleted or expired
+    /// since the index was read.
+    ///
+    /// [`Query::exact_end`]: crate::reads::query::Query::exact_end
+    pub has_more: Option<bool>,
+    /// The read capacity DynamoDB reported for the page's requests, in all
+    /// and by table and index.
+    pub consumed_capacity: Capacity,
+    /// How many requests the page took.
+    pub requests: u32,
+}
