@@ -415,3 +415,22 @@ async fn concurrent_writers_never_share_a_unique_value() {
         assert!(guarded.contains(email), "{email} has no guard");
     }
 }
+
+#[tokio::test]
+async fn a_transaction_does_not_write_an_entity_without_its_guards() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let sent = db
+        .transact_write()
+        .create(&user("1", "ada@example.com"))
+        .send()
+        .await;
+    match sent {
+        Err(Error::InvalidRequest {
+            entity: "User",
+            reason,
+        }) => assert!(reason.contains("unique"), "{reason}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    let (guards, users) = raw_state(&db).await;
+    assert!(guards.is_empty() && users.is_empty());
+}

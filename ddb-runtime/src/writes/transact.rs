@@ -107,6 +107,21 @@ fn request_token() -> String {
     token
 }
 
+/// A transaction does not keep the guards of unique values: an entity that
+/// has them is refused (before anything is sent) rather than written
+/// without its guards.
+fn keeps_no_guards<E: Entity>() -> Result<()> {
+    if E::SCHEMA.unique.is_empty() {
+        return Ok(());
+    }
+    Err(invalid(
+        E::SCHEMA.entity_type,
+        "the entity keeps unique values, whose guards a transaction does not write; \
+         write it with Db::create, put or delete, which keep them"
+            .into(),
+    ))
+}
+
 pub(crate) fn invalid(entity: &'static str, reason: String) -> Error {
     Error::InvalidRequest { entity, reason }
 }
@@ -162,17 +177,22 @@ impl TransactWrite {
     /// `#[ddb(ttl)]` time counts as none, judged at the time the action is
     /// added).
     pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
-        let plan = self.db.create(entity).plan();
+        let plan = keeps_no_guards::<E>().and_then(|()| self.db.create(entity).plan());
         self.push_plan(plan)
     }
 
     /// A put built with [`Db::put`] (its version check and condition included).
     pub fn put<E: Entity + 'static>(self, put: Put<E>) -> Self {
-        self.push_plan(put.plan())
+        let plan = keeps_no_guards::<E>().and_then(|()| put.plan());
+        self.push_plan(plan)
     }
 
     /// An update built with [`Db::update`].
     pub fn update<E: Entity + 'static>(mut self, update: Update<E>) -> Self {
+        if let Err(error) = keeps_no_guards::<E>() {
+            self.failed(error);
+            return self;
+        }
         let db = self.db.clone();
         let read = Box::pin(async move { action(&db, update.plan().await?) });
         // A place the update's action takes once it has read.
@@ -191,7 +211,8 @@ impl TransactWrite {
 
     /// A delete built with [`Db::delete`] or [`Db::delete_entity`].
     pub fn delete<E: Entity + 'static>(self, delete: Delete<E>) -> Self {
-        self.push_plan(delete.plan())
+        let plan = keeps_no_guards::<E>().and_then(|()| delete.plan());
+        self.push_plan(plan)
     }
 
     /// Cancels the transaction unless `condition` holds on the item at `key`
