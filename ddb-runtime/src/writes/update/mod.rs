@@ -16,6 +16,7 @@ use super::plan::and;
 use super::written::require_version;
 
 mod clauses;
+mod index_keys;
 mod plan;
 mod read_first;
 mod send;
