@@ -3,9 +3,11 @@
 
 use aws_sdk_dynamodb::types::ReturnValue;
 
+use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::writes::item::stored_version;
+use crate::writes::plan::WritePlan;
 use crate::writes::written::{no_return_values, Written};
 
 use super::{Membership, Update};
@@ -93,35 +95,54 @@ impl<E: Entity + 'static> Update<E> {
             Err(error) => return (Err(error), Vec::new()),
         };
         let markers = std::mem::take(&mut plan.markers);
-        if exactly_once {
-            let sent = plan.send_exactly_once(&db).await.map(|capacity| {
-                let replaced = plan.expected_version.or_else(|| {
-                    let read = plan.read.as_ref()?;
-                    stored_version(&E::SCHEMA, Some(&read.item))
-                });
-                Written::applied(replaced.map(|v| v + 1), None, false, capacity)
-            });
-            return (sent, markers);
-        }
-        let returned = if return_new {
-            ReturnValue::AllNew
+        let sent = if exactly_once {
+            send_exactly_once(plan, &db).await
         } else {
-            ReturnValue::UpdatedNew
+            send_update_item(plan, &db, return_new).await
         };
-        let sent = plan
-            .send(&db, Some(returned))
-            .await
-            .map(|(attributes, capacity)| {
-                let attributes = attributes.unwrap_or_default();
-                Written::applied(
-                    stored_version(&E::SCHEMA, Some(&attributes)),
-                    Some(attributes),
-                    return_new,
-                    capacity,
-                )
-            });
         (sent, markers)
     }
+}
+
+/// Sends `plan` as a one-action transaction. The version written is known
+/// when the update knew the one it replaced (an expected version, or one it
+/// read first).
+async fn send_exactly_once<E: Entity + 'static>(
+    mut plan: WritePlan<E>,
+    db: &Db,
+) -> Result<Written<E>> {
+    plan.send_exactly_once(db).await.map(|capacity| {
+        let replaced = plan.expected_version.or_else(|| {
+            let read = plan.read.as_ref()?;
+            stored_version(&E::SCHEMA, Some(&read.item))
+        });
+        Written::applied(replaced.map(|v| v + 1), None, false, capacity)
+    })
+}
+
+/// Sends `plan` as an UpdateItem returning the attributes it updated (or,
+/// `return_new`, the whole item), the version written among them.
+async fn send_update_item<E: Entity + 'static>(
+    mut plan: WritePlan<E>,
+    db: &Db,
+    return_new: bool,
+) -> Result<Written<E>> {
+    let returned = if return_new {
+        ReturnValue::AllNew
+    } else {
+        ReturnValue::UpdatedNew
+    };
+    plan.send(db, Some(returned))
+        .await
+        .map(|(attributes, capacity)| {
+            let attributes = attributes.unwrap_or_default();
+            Written::applied(
+                stored_version(&E::SCHEMA, Some(&attributes)),
+                Some(attributes),
+                return_new,
+                capacity,
+            )
+        })
 }
 
 /// How many times an update is sent at most when the membership it
