@@ -1,0 +1,150 @@
+//! Sending an update, once more when the membership of a sparse index it
+//! assumed turns out wrong.
+
+use aws_sdk_dynamodb::types::ReturnValue;
+
+use crate::db::Db;
+use crate::entity::Entity;
+use crate::error::{Error, Result};
+use crate::writes::item::stored_version;
+use crate::writes::plan::WritePlan;
+use crate::writes::written::{no_return_values, Written};
+
+use super::{Membership, Update};
+
+impl<E: Entity + 'static> Update<E> {
+    /// Sends the UpdateItem (or, [`exactly_once`](Self::exactly_once), the
+    /// one-action transaction).
+    ///
+    /// A plain update whose first attempt lost its answer is sent again by
+    /// the SDK: one whose condition still holds after it was applied (no
+    /// version check) is then applied twice, which matters for `ADD` and
+    /// `append`; one whose retry fails its condition, or whose retries run
+    /// out, is [`Error::WriteOutcomeUnknown`].
+    pub async fn send(self) -> Result<Written<E>> {
+        let sparse = E::SCHEMA.keys.iter().any(|key| key.membership.is_some());
+        let mut absent: Vec<&'static str> = Vec::new();
+        let mut tries = 1;
+        let mut update = self;
+        loop {
+            // A plan that assumed the wrong membership of a sparse index is
+            // sent once more with the membership the failure showed.
+            let again = if sparse && tries < MEMBERSHIP_TRIES {
+                update.replan()
+            } else {
+                None
+            };
+            let (sent, markers) = update.send_with(&absent).await;
+            let Some(again) = again else { return sent };
+            let Err(Error::ConditionFailed {
+                existing: Some(existing),
+                ..
+            }) = &sent
+            else {
+                return sent;
+            };
+            let stored = |marker: &str| existing.item().contains_key(marker);
+            if markers
+                .iter()
+                .all(|&(marker, member)| stored(marker) == member)
+            {
+                return sent;
+            }
+            absent = markers
+                .iter()
+                .map(|&(marker, _)| marker)
+                .filter(|marker| !stored(marker))
+                .collect();
+            tries += 1;
+            update = again;
+        }
+    }
+
+    /// The same update, to plan again; `None` when it cannot be sent.
+    fn replan(&self) -> Option<Self> {
+        if self.error.is_some() {
+            return None;
+        }
+        Some(Self {
+            db: self.db.clone(),
+            key: self.key.clone(),
+            ops: self.ops.clone(),
+            expected_version: self.expected_version,
+            condition: self.condition.clone(),
+            return_new: self.return_new,
+            exactly_once: self.exactly_once,
+            error: None,
+        })
+    }
+
+    /// Sends the update, sparse indexes whose marker is in `absent`
+    /// assumed left; returns the outcome and the memberships it assumed.
+    async fn send_with(
+        self,
+        absent: &[&'static str],
+    ) -> (Result<Written<E>>, Vec<(&'static str, bool)>) {
+        let db = self.db.clone();
+        let (return_new, exactly_once) = (self.return_new, self.exactly_once);
+        if exactly_once {
+            if let Err(error) = no_return_values::<E>(return_new) {
+                return (Err(error), Vec::new());
+            }
+        }
+        let mut plan = match self.plan_with(Membership::Condition { absent }).await {
+            Ok(plan) => plan,
+            Err(error) => return (Err(error), Vec::new()),
+        };
+        let markers = std::mem::take(&mut plan.markers);
+        let sent = if exactly_once {
+            send_exactly_once(plan, &db).await
+        } else {
+            send_update_item(plan, &db, return_new).await
+        };
+        (sent, markers)
+    }
+}
+
+/// Sends `plan` as a one-action transaction. The version written is known
+/// when the update knew the one it replaced (an expected version, or one it
+/// read first).
+async fn send_exactly_once<E: Entity + 'static>(
+    mut plan: WritePlan<E>,
+    db: &Db,
+) -> Result<Written<E>> {
+    plan.send_exactly_once(db).await.map(|capacity| {
+        let replaced = plan.expected_version.or_else(|| {
+            let read = plan.read.as_ref()?;
+            stored_version(&E::SCHEMA, Some(&read.item))
+        });
+        Written::applied(replaced.map(|v| v + 1), None, false, capacity)
+    })
+}
+
+/// Sends `plan` as an UpdateItem returning the attributes it updated (or,
+/// `return_new`, the whole item), the version written among them.
+async fn send_update_item<E: Entity + 'static>(
+    mut plan: WritePlan<E>,
+    db: &Db,
+    return_new: bool,
+) -> Result<Written<E>> {
+    let returned = if return_new {
+        ReturnValue::AllNew
+    } else {
+        ReturnValue::UpdatedNew
+    };
+    plan.send(db, Some(returned))
+        .await
+        .map(|(attributes, capacity)| {
+            let attributes = attributes.unwrap_or_default();
+            Written::applied(
+                stored_version(&E::SCHEMA, Some(&attributes)),
+                Some(attributes),
+                return_new,
+                capacity,
+            )
+        })
+}
+
+/// How many times an update is sent at most when the membership it
+/// assumed for a sparse index turns out wrong (a concurrent change).
+const MEMBERSHIP_TRIES: usize = 3;
