@@ -434,3 +434,34 @@ async fn a_transaction_does_not_write_an_entity_without_its_guards() {
     let (guards, users) = raw_state(&db).await;
     assert!(guards.is_empty() && users.is_empty());
 }
+
+#[tokio::test]
+async fn an_update_leaves_unique_values_to_a_put_and_changes_the_rest() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    db.create(&user("1", "ada@example.com"))
+        .send()
+        .await
+        .unwrap();
+    let key = User::key(&"1".to_string()).unwrap();
+    let fields = User::fields();
+    match db
+        .update(key.clone())
+        .set(fields.email, "ada@work.example")
+        .send()
+        .await
+    {
+        Err(Error::InvalidUpdate {
+            entity: "User",
+            reason,
+        }) => assert!(reason.contains("unique"), "{reason}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    db.update(key.clone())
+        .set(fields.name, "Ada L.")
+        .send()
+        .await
+        .unwrap();
+    let (guards, users) = raw_state(&db).await;
+    assert_eq!(users.values().collect::<Vec<_>>(), vec!["ada@example.com"]);
+    assert_eq!(email_guards(&guards).len(), 1);
+}

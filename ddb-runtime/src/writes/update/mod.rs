@@ -209,6 +209,28 @@ fn key_form<E: Entity>(op: Op) -> Result<Op> {
     Ok(op)
 }
 
+/// An update does not keep the guards of unique values: a change to an
+/// attribute a unique constraint holds is refused before sending (a put
+/// changes it and moves its guard).
+fn not_unique<E: Entity>(op: Op) -> Result<Op> {
+    let name = op.attribute();
+    let held = E::SCHEMA
+        .unique
+        .iter()
+        .find(|u| u.attributes.contains(&name));
+    match held {
+        None => Ok(op),
+        Some(unique) => Err(Error::InvalidUpdate {
+            entity: E::SCHEMA.entity_type,
+            reason: format!(
+                "attribute `{name}` holds the unique `{}`, whose guard an update does not move; \
+                 change it with a put, which does",
+                unique.name
+            ),
+        }),
+    }
+}
+
 impl Db {
     /// A typed UpdateItem of the item at `key` (which must exist).
     pub fn update<E: Entity + 'static>(&self, key: Key<E>) -> Update<E> {
@@ -227,7 +249,11 @@ impl Db {
 
 impl<E: Entity + 'static> Update<E> {
     fn push(mut self, op: Result<Op>) -> Self {
-        match op.and_then(attribute_key_op::<E>).and_then(key_form::<E>) {
+        let checked = op
+            .and_then(attribute_key_op::<E>)
+            .and_then(key_form::<E>)
+            .and_then(not_unique::<E>);
+        match checked {
             Ok(op) => self.ops.push(op),
             Err(error) => self.error = self.error.or(Some(error)),
         }
