@@ -21,7 +21,7 @@
 use serde_json::{json, Value};
 
 use crate::declaration::model::{
-    EntitySchema, IndexKind, IndexProjection, Part, TableDef, Template,
+    EntitySchema, IndexDef, IndexKind, IndexProjection, Part, TableDef, Template,
 };
 
 /// What an entity's callers may do.
@@ -125,102 +125,139 @@ impl PolicyBuilder {
         let mut statements = Vec::new();
         let mut left_out = Vec::new();
         for (entity, access) in &self.entities {
-            let name = entity.rust_name;
-            let leading = match &self.scope {
-                Some(scope) => match leading_key(&entity.keys[0].pk, scope) {
-                    Some((pattern, others)) => {
-                        if !others.is_empty() {
-                            left_out.push(format!(
-                                "{name}: granted across every value of {} (the `*` of its \
-                                 partition key `{}`): IAM cannot scope those fields",
-                                others.join(", "),
-                                entity.keys[0].pk.source
-                            ));
-                        }
-                        Some(pattern)
-                    }
-                    None => {
-                        left_out.push(format!(
-                            "{name}: its table partition key `{}` does not hold `{}`, so \
-                             dynamodb:LeadingKeys cannot scope it",
-                            entity.keys[0].pk.source, scope.field
-                        ));
-                        continue;
-                    }
-                },
-                None => None,
-            };
-            let mut actions = vec!["dynamodb:GetItem", "dynamodb:BatchGetItem"];
-            if entity.keys[0].query.is_some() || entity.keys[0].sk.is_some() {
-                actions.push("dynamodb:Query");
-            }
-            if *access == Access::ReadWrite {
-                actions.extend([
-                    "dynamodb:PutItem",
-                    "dynamodb:UpdateItem",
-                    "dynamodb:DeleteItem",
-                    "dynamodb:BatchWriteItem",
-                    "dynamodb:ConditionCheckItem",
-                ]);
-            }
-            let mut statement = json!({
-                "Sid": sid(&[name, "Items"]),
-                "Effect": "Allow",
-                "Action": actions,
-                "Resource": [self.table_arn],
-            });
-            if let Some(pattern) = &leading {
-                statement["Condition"] = json!({
-                    "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [pattern] }
-                });
-            }
-            statements.push(statement);
-            for index in indexes_queried(entity) {
-                if self.scope.is_some() && index.kind == IndexKind::Global {
-                    left_out.push(format!(
-                        "{name}: Query on global index {}: dynamodb:LeadingKeys applies to the \
-                         table's partition key only; grant it in a policy of its own if the \
-                         caller may read every partition of the index",
-                        index.name
-                    ));
-                    continue;
-                }
-                let mut statement = json!({
-                    "Sid": sid(&[name, index.name, "Query"]),
-                    "Effect": "Allow",
-                    "Action": ["dynamodb:Query"],
-                    "Resource": [format!("{}/index/{}", self.table_arn, index.name)],
-                });
-                let mut condition = serde_json::Map::new();
-                if let Some(pattern) = &leading {
-                    condition.insert(
-                        "ForAllValues:StringLike".into(),
-                        json!({ "dynamodb:LeadingKeys": [pattern] }),
-                    );
-                }
-                // A local index fetches what it does not project from the
-                // table: its reads are not limited to its attributes.
-                let limited = index.kind == IndexKind::Global;
-                if let Some(attributes) = projected(entity.table, index).filter(|_| limited) {
-                    condition.insert(
-                        "ForAllValues:StringEquals".into(),
-                        json!({ "dynamodb:Attributes": attributes }),
-                    );
-                    condition.insert(
-                        "StringEqualsIfExists".into(),
-                        json!({ "dynamodb:Select": "SPECIFIC_ATTRIBUTES" }),
-                    );
-                }
-                if !condition.is_empty() {
-                    statement["Condition"] = Value::Object(condition);
-                }
-                statements.push(statement);
-            }
+            self.grant(entity, *access, &mut statements, &mut left_out);
         }
         Policy {
             document: json!({ "Version": "2012-10-17", "Statement": statements }),
             left_out,
         }
+    }
+
+    /// The statements granting `access` to `entity`: its items on the
+    /// table, then each index its access patterns query. What the scope
+    /// cannot express goes to `left_out`, with why.
+    fn grant(
+        &self,
+        entity: &EntitySchema,
+        access: Access,
+        statements: &mut Vec<Value>,
+        left_out: &mut Vec<String>,
+    ) {
+        let name = entity.rust_name;
+        let leading = match &self.scope {
+            Some(scope) => match leading_key(&entity.keys[0].pk, scope) {
+                Some((pattern, others)) => {
+                    if !others.is_empty() {
+                        left_out.push(format!(
+                            "{name}: granted across every value of {} (the `*` of its \
+                             partition key `{}`): IAM cannot scope those fields",
+                            others.join(", "),
+                            entity.keys[0].pk.source
+                        ));
+                    }
+                    Some(pattern)
+                }
+                None => {
+                    left_out.push(format!(
+                        "{name}: its table partition key `{}` does not hold `{}`, so \
+                         dynamodb:LeadingKeys cannot scope it",
+                        entity.keys[0].pk.source, scope.field
+                    ));
+                    return;
+                }
+            },
+            None => None,
+        };
+        statements.push(self.items_statement(entity, access, leading.as_deref()));
+        for index in indexes_queried(entity) {
+            if self.scope.is_some() && index.kind == IndexKind::Global {
+                left_out.push(format!(
+                    "{name}: Query on global index {}: dynamodb:LeadingKeys applies to the \
+                     table's partition key only; grant it in a policy of its own if the \
+                     caller may read every partition of the index",
+                    index.name
+                ));
+                continue;
+            }
+            statements.push(self.index_statement(entity, index, leading.as_deref()));
+        }
+    }
+
+    /// The statement on the table: the item actions `access` allows (Query
+    /// too when the table key has a sort key or a declared query), limited
+    /// to the `leading` partition keys when scoped.
+    fn items_statement(
+        &self,
+        entity: &EntitySchema,
+        access: Access,
+        leading: Option<&str>,
+    ) -> Value {
+        let mut actions = vec!["dynamodb:GetItem", "dynamodb:BatchGetItem"];
+        if entity.keys[0].query.is_some() || entity.keys[0].sk.is_some() {
+            actions.push("dynamodb:Query");
+        }
+        if access == Access::ReadWrite {
+            actions.extend([
+                "dynamodb:PutItem",
+                "dynamodb:UpdateItem",
+                "dynamodb:DeleteItem",
+                "dynamodb:BatchWriteItem",
+                "dynamodb:ConditionCheckItem",
+            ]);
+        }
+        let mut statement = json!({
+            "Sid": sid(&[entity.rust_name, "Items"]),
+            "Effect": "Allow",
+            "Action": actions,
+            "Resource": [self.table_arn],
+        });
+        if let Some(pattern) = leading {
+            statement["Condition"] = json!({
+                "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [pattern] }
+            });
+        }
+        statement
+    }
+
+    /// The statement allowing Query on `index`: limited to the `leading`
+    /// partition keys when scoped, and to the attributes a global index
+    /// projects when it projects only some.
+    fn index_statement(
+        &self,
+        entity: &EntitySchema,
+        index: &IndexDef,
+        leading: Option<&str>,
+    ) -> Value {
+        let mut statement = json!({
+            "Sid": sid(&[entity.rust_name, index.name, "Query"]),
+            "Effect": "Allow",
+            "Action": ["dynamodb:Query"],
+            "Resource": [format!("{}/index/{}", self.table_arn, index.name)],
+        });
+        let mut condition = serde_json::Map::new();
+        if let Some(pattern) = leading {
+            condition.insert(
+                "ForAllValues:StringLike".into(),
+                json!({ "dynamodb:LeadingKeys": [pattern] }),
+            );
+        }
+        // A local index fetches what it does not project from the
+        // table: its reads are not limited to its attributes.
+        let limited = index.kind == IndexKind::Global;
+        if let Some(attributes) = projected(entity.table, index).filter(|_| limited) {
+            condition.insert(
+                "ForAllValues:StringEquals".into(),
+                json!({ "dynamodb:Attributes": attributes }),
+            );
+            condition.insert(
+                "StringEqualsIfExists".into(),
+                json!({ "dynamodb:Select": "SPECIFIC_ATTRIBUTES" }),
+            );
+        }
+        if !condition.is_empty() {
+            statement["Condition"] = Value::Object(condition);
+        }
+        statement
     }
 }
 
@@ -262,7 +299,7 @@ fn leading_key(template: &Template, scope: &Scope) -> Option<(String, Vec<&'stat
 }
 
 /// The secondary indexes an entity's access patterns query, each once.
-fn indexes_queried(entity: &EntitySchema) -> Vec<&'static crate::declaration::model::IndexDef> {
+fn indexes_queried(entity: &EntitySchema) -> Vec<&'static IndexDef> {
     let table: &'static TableDef = entity.table;
     let mut names: Vec<&'static str> = Vec::new();
     let template_keyed = entity.keys.iter().skip(1).filter(|k| k.query.is_some());
@@ -285,10 +322,7 @@ fn indexes_queried(entity: &EntitySchema) -> Vec<&'static crate::declaration::mo
 
 /// The attributes a query of `index` can read, when it projects only some:
 /// those DynamoDB holds in it (`IndexDef::projects`), each once, sorted.
-fn projected(
-    table: &TableDef,
-    index: &crate::declaration::model::IndexDef,
-) -> Option<Vec<&'static str>> {
+fn projected(table: &TableDef, index: &IndexDef) -> Option<Vec<&'static str>> {
     let listed: &[&'static str] = match index.projection {
         IndexProjection::All => return None,
         IndexProjection::KeysOnly => &[],

@@ -90,100 +90,128 @@ pub fn access_pattern_report(entities: &[&EntitySchema]) -> String {
     out.push_str("| Entity | Pattern | Operation | Index | Key condition | Consistency |\n");
     out.push_str("|---|---|---|---|---|---|\n");
     for entity in entities {
-        let table = entity.table;
-        let primary = entity.primary();
-        let (pk_name, sk_name) = attribute_names(table, primary);
-        let mut get = format!("{pk_name} = {}", template_text(&primary.pk));
-        if let (Some(sk), Some(sk_name)) = (primary.sk, sk_name) {
-            let _ = write!(get, ", {sk_name} = {}", template_text(&sk));
-        }
-        let _ = writeln!(
-            out,
-            "| {} | get | GetItem | table | {get} | strong or eventual |",
-            entity.entity_type
-        );
-        for key in entity.keys {
-            let Some(query) = key.query else { continue };
-            let operation = if key.shards > 1 {
-                format!("Query ×{} (sharded)", key.shards)
-            } else {
-                "Query".to_owned()
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {query} | {operation} | {} | {} | {} |",
-                entity.entity_type,
-                index_name(key),
-                key_condition(table, key),
-                consistency(table, key)
-            );
-        }
-        for key in entity.multi_attribute_keys {
-            let Some(query) = key.query else { continue };
-            let _ = writeln!(
-                out,
-                "| {} | {query} | Query | {} | {} | eventual |",
-                entity.entity_type,
-                key.index,
-                multi_attribute_condition(entity, key)
-            );
-        }
+        write_access_patterns(&mut out, entity);
     }
     out.push_str("\nWrite amplification (indexes one write of the entity updates):\n\n");
     for entity in entities {
-        let indexes: Vec<String> = entity
-            .keys
-            .iter()
-            .filter_map(|key| {
-                let name = key.index?;
-                let mut notes = Vec::new();
-                if let Some(membership) = &key.membership {
-                    notes.push(format!("sparse on {}", membership.reads.join(", ")));
-                }
-                if key.shards > 1 {
-                    notes.push(format!("{} shards", key.shards));
-                }
-                Some(if notes.is_empty() {
-                    name.to_owned()
-                } else {
-                    format!("{name} ({})", notes.join(", "))
-                })
-            })
-            .chain(
-                entity
-                    .multi_attribute_keys
-                    .iter()
-                    .map(|key| format!("{} (multi-attribute key, kept by DynamoDB)", key.index)),
-            )
-            .collect();
-        let ttl = entity
-            .table
-            .ttl
-            .filter(|ttl| {
-                entity
-                    .fields
-                    .iter()
-                    .any(|f| f.role.ttl && f.attribute == *ttl)
-            })
-            .map(|ttl| format!("; time to live `{ttl}` (DynamoDB deletes expired items)"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "- {} (table `{}`): {} {}{}{ttl}",
-            entity.entity_type,
-            entity.table.name,
-            indexes.len(),
-            if indexes.len() == 1 {
-                "index"
-            } else {
-                "indexes"
-            },
-            if indexes.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", indexes.join(", "))
-            }
-        );
+        write_amplification(&mut out, entity);
     }
     out
+}
+
+/// The entity's rows of the report: its GetItem, then each declared query.
+fn write_access_patterns(out: &mut String, entity: &EntitySchema) {
+    let table = entity.table;
+    let get = get_item_key(entity);
+    let _ = writeln!(
+        out,
+        "| {} | get | GetItem | table | {get} | strong or eventual |",
+        entity.entity_type
+    );
+    for key in entity.keys {
+        let Some(query) = key.query else { continue };
+        let operation = if key.shards > 1 {
+            format!("Query ×{} (sharded)", key.shards)
+        } else {
+            "Query".to_owned()
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {query} | {operation} | {} | {} | {} |",
+            entity.entity_type,
+            index_name(key),
+            key_condition(table, key),
+            consistency(table, key)
+        );
+    }
+    for key in entity.multi_attribute_keys {
+        let Some(query) = key.query else { continue };
+        let _ = writeln!(
+            out,
+            "| {} | {query} | Query | {} | {} | eventual |",
+            entity.entity_type,
+            key.index,
+            multi_attribute_condition(entity, key)
+        );
+    }
+}
+
+/// The primary key a GetItem of the entity names: each key attribute equal
+/// to its template.
+fn get_item_key(entity: &EntitySchema) -> String {
+    let primary = entity.primary();
+    let (pk_name, sk_name) = attribute_names(entity.table, primary);
+    let mut get = format!("{pk_name} = {}", template_text(&primary.pk));
+    if let (Some(sk), Some(sk_name)) = (primary.sk, sk_name) {
+        let _ = write!(get, ", {sk_name} = {}", template_text(&sk));
+    }
+    get
+}
+
+/// The entity's line of the write amplification: the indexes one write of it
+/// updates, and its time to live.
+fn write_amplification(out: &mut String, entity: &EntitySchema) {
+    let indexes: Vec<String> = entity
+        .keys
+        .iter()
+        .filter_map(index_written)
+        .chain(
+            entity
+                .multi_attribute_keys
+                .iter()
+                .map(|key| format!("{} (multi-attribute key, kept by DynamoDB)", key.index)),
+        )
+        .collect();
+    let ttl = time_to_live_note(entity);
+    let _ = writeln!(
+        out,
+        "- {} (table `{}`): {} {}{}{ttl}",
+        entity.entity_type,
+        entity.table.name,
+        indexes.len(),
+        if indexes.len() == 1 {
+            "index"
+        } else {
+            "indexes"
+        },
+        if indexes.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", indexes.join(", "))
+        }
+    );
+}
+
+/// The index a write of the key updates, with whether it is sparse or
+/// sharded; `None` for the table's own key.
+fn index_written(key: &KeyDef) -> Option<String> {
+    let name = key.index?;
+    let mut notes = Vec::new();
+    if let Some(membership) = &key.membership {
+        notes.push(format!("sparse on {}", membership.reads.join(", ")));
+    }
+    if key.shards > 1 {
+        notes.push(format!("{} shards", key.shards));
+    }
+    Some(if notes.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name} ({})", notes.join(", "))
+    })
+}
+
+/// `; time to live ...` when the entity has a field stored under the table's
+/// time-to-live attribute, else nothing.
+fn time_to_live_note(entity: &EntitySchema) -> String {
+    entity
+        .table
+        .ttl
+        .filter(|ttl| {
+            entity
+                .fields
+                .iter()
+                .any(|f| f.role.ttl && f.attribute == *ttl)
+        })
+        .map(|ttl| format!("; time to live `{ttl}` (DynamoDB deletes expired items)"))
+        .unwrap_or_default()
 }

@@ -7,8 +7,10 @@ use tracing::Instrument;
 
 use std::time::Duration;
 
+use aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, KeySchemaElement, Projection as SdkProjection, ProjectionType,
+    TableDescription,
 };
 use aws_sdk_dynamodb::Client;
 
@@ -134,25 +136,11 @@ fn projection_difference(
 /// What [`sync_table`] would change in table `name` to match `table`,
 /// without changing anything (a dry run).
 pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<SyncPlan, Error> {
-    let described = match client
-        .describe_table()
-        .table_name(name)
-        .send()
-        .instrument(crate::telemetry::span("DescribeTable", name, None, ""))
-        .await
-    {
-        Ok(described) => described,
-        Err(error)
-            if error
-                .as_service_error()
-                .is_some_and(|e| e.is_resource_not_found_exception()) =>
-        {
-            return Ok(SyncPlan {
-                changes: vec![SyncChange::CreateTable],
-                differences: Vec::new(),
-            });
-        }
-        Err(error) => return Err(Error::sdk("DescribeTable", error)),
+    let Some(described) = describe_table(client, name).await? else {
+        return Ok(SyncPlan {
+            changes: vec![SyncChange::CreateTable],
+            differences: Vec::new(),
+        });
     };
     let mut plan = SyncPlan::default();
     let Some(current) = described.table() else {
@@ -163,7 +151,7 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
         plan.differences
             .push("the table's primary key differs from the code's".to_owned());
     }
-    let existing: Vec<(&str, Vec<String>, Option<&SdkProjection>)> = current
+    let existing: Vec<DescribedIndex<'_>> = current
         .global_secondary_indexes()
         .iter()
         .map(|i| {
@@ -175,43 +163,105 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
         })
         .collect();
     for index in table.indexes {
-        let wanted = described_keys(&index_key_schema(index));
-        match (index.kind, existing.iter().find(|(n, ..)| *n == index.name)) {
-            (IndexKind::Global, None) => plan.changes.push(SyncChange::AddIndex(index.name)),
-            (IndexKind::Global, Some((_, keys, _))) if *keys != wanted => plan.differences.push(
-                format!("global index {} has another key in the table", index.name),
-            ),
-            (IndexKind::Global, Some((.., described))) => {
-                let difference = projection_difference("global", index, table, *described);
-                plan.differences.extend(difference);
-            }
-            (IndexKind::Local, _) => {
-                let present = current
-                    .local_secondary_indexes()
-                    .iter()
-                    .find(|i| i.index_name() == Some(index.name));
-                let keys = described_keys(&key_schema(table.pk, index.sk));
-                match present {
-                    Some(local) if described_keys(local.key_schema()) != keys => {
-                        plan.differences.push(format!(
-                            "local index {} has another key in the table",
-                            index.name
-                        ));
-                    }
-                    Some(local) => {
-                        let described = local.projection();
-                        let difference = projection_difference("local", index, table, described);
-                        plan.differences.extend(difference);
-                    }
-                    None => plan.differences.push(format!(
-                        "local index {} is missing: DynamoDB creates local indexes with the table only",
-                        index.name
-                    )),
-                }
-            }
+        match index.kind {
+            IndexKind::Global => plan_global_index(&mut plan, index, table, &existing),
+            IndexKind::Local => plan
+                .differences
+                .extend(local_index_difference(index, table, current)),
         }
     }
-    for (existing_name, ..) in &existing {
+    plan_undeclared_indexes(&mut plan, table, current, &existing);
+    if let Some(attribute) = table.ttl {
+        plan_time_to_live(&mut plan, client, name, attribute).await?;
+    }
+    Ok(plan)
+}
+
+/// A global index of the described table: its name, its key schema (as
+/// [`described_keys`]) and its projection.
+type DescribedIndex<'a> = (&'a str, Vec<String>, Option<&'a SdkProjection>);
+
+/// DescribeTable of table `name`; `None` when there is no such table.
+async fn describe_table(client: &Client, name: &str) -> Result<Option<DescribeTableOutput>, Error> {
+    match client
+        .describe_table()
+        .table_name(name)
+        .send()
+        .instrument(crate::telemetry::span("DescribeTable", name, None, ""))
+        .await
+    {
+        Ok(described) => Ok(Some(described)),
+        Err(error)
+            if error
+                .as_service_error()
+                .is_some_and(|e| e.is_resource_not_found_exception()) =>
+        {
+            Ok(None)
+        }
+        Err(error) => Err(Error::sdk("DescribeTable", error)),
+    }
+}
+
+/// The global index `index` against the table's: added when missing, else
+/// a difference when its key or its projection is not the code's.
+fn plan_global_index(
+    plan: &mut SyncPlan,
+    index: &IndexDef,
+    table: &TableDef,
+    existing: &[DescribedIndex<'_>],
+) {
+    let wanted = described_keys(&index_key_schema(index));
+    match existing.iter().find(|(n, ..)| *n == index.name) {
+        None => plan.changes.push(SyncChange::AddIndex(index.name)),
+        Some((_, keys, _)) if *keys != wanted => plan.differences.push(format!(
+            "global index {} has another key in the table",
+            index.name
+        )),
+        Some((.., described)) => {
+            let difference = projection_difference("global", index, table, *described);
+            plan.differences.extend(difference);
+        }
+    }
+}
+
+/// The local index `index` against the table's: DynamoDB creates local
+/// indexes with the table only, so a missing one, another key or another
+/// projection is a difference.
+fn local_index_difference(
+    index: &IndexDef,
+    table: &TableDef,
+    current: &TableDescription,
+) -> Option<String> {
+    let present = current
+        .local_secondary_indexes()
+        .iter()
+        .find(|i| i.index_name() == Some(index.name));
+    let keys = described_keys(&key_schema(table.pk, index.sk));
+    match present {
+        Some(local) if described_keys(local.key_schema()) != keys => Some(format!(
+            "local index {} has another key in the table",
+            index.name
+        )),
+        Some(local) => {
+            let described = local.projection();
+            projection_difference("local", index, table, described)
+        }
+        None => Some(format!(
+            "local index {} is missing: DynamoDB creates local indexes with the table only",
+            index.name
+        )),
+    }
+}
+
+/// The indexes in the table that the code does not declare: differences,
+/// never deleted.
+fn plan_undeclared_indexes(
+    plan: &mut SyncPlan,
+    table: &TableDef,
+    current: &TableDescription,
+    existing: &[DescribedIndex<'_>],
+) {
+    for (existing_name, ..) in existing {
         if !table.indexes.iter().any(|i| i.name == *existing_name) {
             plan.differences.push(format!(
                 "global index {existing_name} is in the table and not in the code"
@@ -226,17 +276,25 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
             ));
         }
     }
-    if let Some(attribute) = table.ttl {
-        let (on, current) = time_to_live(client, name).await?;
-        match current.as_deref() {
-            Some(other) if on && other != attribute => plan.differences.push(format!(
-                "time to live is on {other}, and the code declares {attribute}"
-            )),
-            _ if on => {}
-            _ => plan.changes.push(SyncChange::EnableTimeToLive(attribute)),
-        }
+}
+
+/// Time to live on `attribute`: turned on when off, a difference when on
+/// another attribute.
+async fn plan_time_to_live(
+    plan: &mut SyncPlan,
+    client: &Client,
+    name: &str,
+    attribute: &'static str,
+) -> Result<(), Error> {
+    let (on, current) = time_to_live(client, name).await?;
+    match current.as_deref() {
+        Some(other) if on && other != attribute => plan.differences.push(format!(
+            "time to live is on {other}, and the code declares {attribute}"
+        )),
+        _ if on => {}
+        _ => plan.changes.push(SyncChange::EnableTimeToLive(attribute)),
     }
-    Ok(plan)
+    Ok(())
 }
 
 /// Brings table `name` in line with `table`: creates it if missing, adds the

@@ -13,6 +13,7 @@ use tracing::Instrument;
 
 use crate::entity::Entity;
 use crate::item::Item;
+use crate::keys::key::Key;
 use crate::telemetry::Capacity;
 
 use super::*;
@@ -117,79 +118,28 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
 
     /// Scans segment `segment` from where it stands to its end.
     pub(super) async fn segment(&self, segment: u32, pass: Pass) -> Result<()> {
-        let table = &self.table;
-        let type_attribute = E::SCHEMA.table.entity_attribute;
         let mut start = match &self.state().positions[segment as usize] {
             Position::Start => None,
             Position::After(key) => Some(key.clone()),
             Position::Done => return Ok(()),
         };
         loop {
-            let span = crate::telemetry::span("Scan", table, None, E::SCHEMA.entity_type);
-            let mut page = self
-                .db
-                .client()
-                .scan()
-                .table_name(table)
-                .segment(segment as i32)
-                .total_segments(self.segments as i32)
-                .consistent_read(true)
-                .filter_expression("#t = :t")
-                .expression_attribute_names("#t", type_attribute)
-                .expression_attribute_values(
-                    ":t",
-                    AttributeValue::S(E::SCHEMA.entity_type.to_owned()),
-                )
-                .set_limit(self.page_size)
-                .set_exclusive_start_key(start)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .instrument(span.clone())
-                .await
-                .map_err(|e| crate::telemetry::sdk_failure(&span, "Scan", e))?;
-            let capacity = Capacity::of(page.consumed_capacity.take());
-            let items = page.items.take().unwrap_or_default();
-            crate::telemetry::record(&span, capacity.total, items.len(), 0);
-            self.spend(capacity.total).await;
+            let page = self.scan_page(segment, start).await?;
+            self.spend(page.capacity.total).await;
             if let Some(pacer) = &self.items {
                 pacer.take(page.scanned_count.max(1) as f64).await;
             }
-            let matched = items.len() as u64;
-            let mut written = Vec::with_capacity(items.len());
-            for item in items {
-                match pass {
-                    Pass::Check => {
-                        let found = violations::<E>(&item);
-                        if !found.is_empty() {
-                            self.state().violations.extend(found);
-                        }
-                    }
-                    Pass::Write => written.push(self.bring_in_line(item).await?),
-                }
-            }
+            let matched = page.items.len() as u64;
+            let written = self.pass_over(page.items, pass).await?;
             start = page.last_evaluated_key;
-            let progress = {
-                let mut state = self.state();
-                state.scanned += page.scanned_count.max(0) as u64;
-                state.matched += matched;
-                state.consumed.add(&capacity);
-                for outcome in written {
-                    state.consumed.add(&outcome.capacity);
-                    state.retried += u64::from(outcome.retried);
-                    if outcome.failed {
-                        state.failed += 1;
-                    } else if outcome.updated {
-                        state.updated += 1;
-                    } else {
-                        state.skipped += 1;
-                    }
-                }
-                state.positions[segment as usize] = match &start {
-                    Some(key) => Position::After(key.clone()),
-                    None => Position::Done,
-                };
-                state.progress::<E>(&self.table)
-            };
+            let progress = self.record_page(
+                segment,
+                page.scanned_count,
+                matched,
+                &page.capacity,
+                written,
+                &start,
+            );
             if pass == Pass::Write {
                 if let Some(report) = &self.report {
                     report(&progress);
@@ -199,6 +149,92 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 return Ok(());
             }
         }
+    }
+
+    /// One page of the Scan of segment `segment` from `start`: a consistent
+    /// read of the entity's items, its consumed capacity returned.
+    async fn scan_page(&self, segment: u32, start: Option<Item>) -> Result<ScannedPage> {
+        let table = &self.table;
+        let type_attribute = E::SCHEMA.table.entity_attribute;
+        let span = crate::telemetry::span("Scan", table, None, E::SCHEMA.entity_type);
+        let mut page = self
+            .db
+            .client()
+            .scan()
+            .table_name(table)
+            .segment(segment as i32)
+            .total_segments(self.segments as i32)
+            .consistent_read(true)
+            .filter_expression("#t = :t")
+            .expression_attribute_names("#t", type_attribute)
+            .expression_attribute_values(":t", AttributeValue::S(E::SCHEMA.entity_type.to_owned()))
+            .set_limit(self.page_size)
+            .set_exclusive_start_key(start)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span.clone())
+            .await
+            .map_err(|e| crate::telemetry::sdk_failure(&span, "Scan", e))?;
+        let capacity = Capacity::of(page.consumed_capacity.take());
+        let items = page.items.take().unwrap_or_default();
+        crate::telemetry::record(&span, capacity.total, items.len(), 0);
+        Ok(ScannedPage {
+            items,
+            capacity,
+            scanned_count: page.scanned_count,
+            last_evaluated_key: page.last_evaluated_key,
+        })
+    }
+
+    /// The pass over a page's items: the check collects the index keys they
+    /// break, the write brings each in line and returns what it did.
+    async fn pass_over(&self, items: Vec<Item>, pass: Pass) -> Result<Vec<Outcome>> {
+        let mut written = Vec::with_capacity(items.len());
+        for item in items {
+            match pass {
+                Pass::Check => {
+                    let found = violations::<E>(&item);
+                    if !found.is_empty() {
+                        self.state().violations.extend(found);
+                    }
+                }
+                Pass::Write => written.push(self.bring_in_line(item).await?),
+            }
+        }
+        Ok(written)
+    }
+
+    /// Counts a scanned page and its writes in the shared state, moves the
+    /// segment's position to `start`, and returns the progress so far.
+    fn record_page(
+        &self,
+        segment: u32,
+        scanned_count: i32,
+        matched: u64,
+        capacity: &Capacity,
+        written: Vec<Outcome>,
+        start: &Option<Item>,
+    ) -> Progress {
+        let mut state = self.state();
+        state.scanned += scanned_count.max(0) as u64;
+        state.matched += matched;
+        state.consumed.add(capacity);
+        for outcome in written {
+            state.consumed.add(&outcome.capacity);
+            state.retried += u64::from(outcome.retried);
+            if outcome.failed {
+                state.failed += 1;
+            } else if outcome.updated {
+                state.updated += 1;
+            } else {
+                state.skipped += 1;
+            }
+        }
+        state.positions[segment as usize] = match start {
+            Some(key) => Position::After(key.clone()),
+            None => Position::Done,
+        };
+        state.progress::<E>(&self.table)
     }
 
     /// Writes `item`'s index attributes if they are not what its fields make
@@ -212,31 +248,9 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             let mut plan = match plan::<E>(item, &self.shape) {
                 Ok(Some(plan)) => plan,
                 Ok(None) => return Ok(outcome),
-                Err(error) => {
-                    tracing::warn!(
-                        entity = E::SCHEMA.entity_type,
-                        error = crate::telemetry::error_type(&error),
-                        "ddb backfill left an item"
-                    );
-                    outcome.failed = true;
-                    return Ok(outcome);
-                }
+                Err(error) => return Ok(left_item::<E>(outcome, &error)),
             };
-            let (sent, key) = match &mut plan {
-                Step::Update(plan) | Step::Upgrade(plan) => {
-                    (plan.send(&self.db, None).await, plan.key.clone())
-                }
-                Step::Move { delete, put } => {
-                    let sent = self
-                        .db
-                        .transact_write()
-                        .plan(delete)
-                        .plan(put.as_mut())
-                        .send_with_capacity()
-                        .await;
-                    (moved(sent), delete.key.clone())
-                }
-            };
+            let (sent, key) = self.send_step(&mut plan).await;
             let error = match sent {
                 Ok((_, capacity)) => {
                     self.spend(capacity.total).await;
@@ -255,15 +269,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                     error @ (Error::TransactionCanceled { .. }
                     | Error::Migration { .. }
                     | Error::Sdk { .. }),
-                ) if !error.is_retryable() => {
-                    tracing::warn!(
-                        entity = E::SCHEMA.entity_type,
-                        error = crate::telemetry::error_type(&error),
-                        "ddb backfill left an item"
-                    );
-                    outcome.failed = true;
-                    return Ok(outcome);
-                }
+                ) if !error.is_retryable() => return Ok(left_item::<E>(outcome, &error)),
                 Err(error) => return Err(error),
             };
             // Changed since read: take it as it is now (ALL_OLD, or no item),
@@ -280,18 +286,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 outcome.failed = true;
                 return Ok(outcome);
             }
-            let now = match error {
-                Error::ConditionFailed { existing, .. } => existing.map(|ExistingItem(now)| now),
-                _ => {
-                    self.db
-                        .get(key)
-                        .consistent_read(true)
-                        .include_expired(true)
-                        .raw()
-                        .await?
-                }
-            };
-            match now {
+            match self.item_now(error, key).await? {
                 Some(now) if crate::reads::query::of_entity::<E>(&now) => item = now,
                 // Deleted, or replaced by another entity: nothing to do.
                 _ => return Ok(outcome),
@@ -299,6 +294,62 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             tokio::time::sleep(policy.delay(outcome.retried)).await;
         }
     }
+
+    /// Sends what brings an item in line: an UpdateItem or PutItem, or a
+    /// move's transaction; returns its outcome and the key it was sent for.
+    async fn send_step(&self, step: &mut Step<E>) -> (Result<(Option<Item>, Capacity)>, Key<E>) {
+        match step {
+            Step::Update(plan) | Step::Upgrade(plan) => {
+                (plan.send(&self.db, None).await, plan.key.clone())
+            }
+            Step::Move { delete, put } => {
+                let sent = self
+                    .db
+                    .transact_write()
+                    .plan(delete)
+                    .plan(put.as_mut())
+                    .send_with_capacity()
+                    .await;
+                (moved(sent), delete.key.clone())
+            }
+        }
+    }
+
+    /// The item as it is now, after a write that did not apply: the one a
+    /// failed condition returned (ALL_OLD), else read again consistently.
+    async fn item_now(&self, error: Error, key: Key<E>) -> Result<Option<Item>> {
+        Ok(match error {
+            Error::ConditionFailed { existing, .. } => existing.map(|ExistingItem(now)| now),
+            _ => {
+                self.db
+                    .get(key)
+                    .consistent_read(true)
+                    .include_expired(true)
+                    .raw()
+                    .await?
+            }
+        })
+    }
+}
+
+/// One page of a segment's Scan.
+struct ScannedPage {
+    items: Vec<Item>,
+    capacity: Capacity,
+    scanned_count: i32,
+    last_evaluated_key: Option<Item>,
+}
+
+/// An item the backfill leaves (it cannot be brought in line, or DynamoDB
+/// refused its write for good): logged, counted as failed; the others go on.
+fn left_item<E: Entity>(mut outcome: Outcome, error: &Error) -> Outcome {
+    tracing::warn!(
+        entity = E::SCHEMA.entity_type,
+        error = crate::telemetry::error_type(error),
+        "ddb backfill left an item"
+    );
+    outcome.failed = true;
+    outcome
 }
 
 /// A move's transaction as a write's outcome: a failed condition on the

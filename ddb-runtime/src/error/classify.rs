@@ -1,0 +1,258 @@
+//! What kind of failure an error is: how a request to DynamoDB failed,
+//! whether sending it again may succeed, and the other questions a caller
+//! asks of an error.
+
+use super::Error;
+
+/// How a request to DynamoDB failed, as the SDK tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SdkErrorKind {
+    /// DynamoDB answered with an error (a throttle, a validation error, a
+    /// failed condition...).
+    Service,
+    /// The request or its answer timed out: it may or may not have been
+    /// applied.
+    Timeout,
+    /// The request failed on its way (connection refused, reset or closed
+    /// before the answer): it may or may not have been applied.
+    Dispatch,
+    /// An answer came but could not be read: the request may have been
+    /// applied.
+    Response,
+    /// The request could not be built.
+    Construction,
+}
+
+impl Error {
+    /// The same error about a request's input (a key, a sort condition), for
+    /// a query built once and sent several times: those variants are plain
+    /// data; any other keeps its message.
+    pub(crate) fn clone_input(&self) -> Self {
+        match self {
+            Error::InvalidKeySegment {
+                entity,
+                key,
+                field,
+                source,
+            } => Error::InvalidKeySegment {
+                entity,
+                key,
+                field,
+                source: source.clone(),
+            },
+            Error::KeyTooLarge {
+                entity,
+                key,
+                size,
+                limit,
+            } => Error::KeyTooLarge {
+                entity,
+                key,
+                size: *size,
+                limit: *limit,
+            },
+            Error::KeyMismatch {
+                entity,
+                key,
+                template,
+                reason,
+            } => Error::KeyMismatch {
+                entity,
+                key,
+                template,
+                reason: reason.clone(),
+            },
+            Error::InvalidRequest { entity, reason } => Error::InvalidRequest {
+                entity,
+                reason: reason.clone(),
+            },
+            Error::InvalidSortCondition { entity, reason } => Error::InvalidSortCondition {
+                entity,
+                reason: reason.clone(),
+            },
+            Error::InvalidValue { entity, reason } => Error::InvalidValue {
+                entity,
+                reason: reason.clone(),
+            },
+            other => Error::InvalidRequest {
+                entity: "",
+                reason: other.to_string(),
+            },
+        }
+    }
+
+    pub(crate) fn sdk<E, R>(
+        operation: &'static str,
+        error: aws_sdk_dynamodb::error::SdkError<E, R>,
+    ) -> Self
+    where
+        aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
+    {
+        use aws_sdk_dynamodb::error::SdkError;
+        let kind = match &error {
+            SdkError::ServiceError(_) => SdkErrorKind::Service,
+            SdkError::TimeoutError(_) => SdkErrorKind::Timeout,
+            SdkError::DispatchFailure(failure) if failure.is_timeout() => SdkErrorKind::Timeout,
+            SdkError::DispatchFailure(_) => SdkErrorKind::Dispatch,
+            SdkError::ResponseError(_) => SdkErrorKind::Response,
+            _ => SdkErrorKind::Construction,
+        };
+        Error::Sdk {
+            operation,
+            kind,
+            source: Box::new(aws_sdk_dynamodb::Error::from(error)),
+        }
+    }
+
+    /// Sending the same request again may succeed: throttling, a server
+    /// error, a lost or timed-out request, a transaction that lost to a
+    /// concurrent one, an update whose item changed while it read it, batch
+    /// items left unprocessed, a table not yet ACTIVE. A write whose answer
+    /// was lost may have been applied: retry only what is idempotent (ddb's
+    /// conditional writes are, see the README).
+    ///
+    /// ```
+    /// let error = ddb_runtime::Error::NotFound { entity: "Order", key: "ORDER#A1".into() };
+    /// assert!(!error.is_retryable());
+    /// ```
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Sdk { kind, source, .. } => match kind {
+                SdkErrorKind::Timeout | SdkErrorKind::Dispatch | SdkErrorKind::Response => true,
+                SdkErrorKind::Construction => false,
+                SdkErrorKind::Service => is_retryable_service_error(source),
+            },
+            // Unprocessed items clear up, unless a request failed for good.
+            Error::Unprocessed { outcome, .. } => {
+                outcome.cause.as_ref().is_none_or(Error::is_retryable)
+            }
+            Error::ChangedSinceRead { .. } | Error::TableNotActive { .. } => true,
+            Error::TransactionCanceled { .. } => self.is_transaction_conflict(),
+            _ => false,
+        }
+    }
+
+    /// The input was refused before anything was sent: a key, value,
+    /// condition, update or cursor ddb or DynamoDB cannot take. Fix the
+    /// input; sending it again fails the same way.
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(
+            self,
+            Error::InvalidKeySegment { .. }
+                | Error::KeyTooLarge { .. }
+                | Error::KeyMismatch { .. }
+                | Error::Encode { .. }
+                | Error::InvalidCursor { .. }
+                | Error::InvalidRequest { .. }
+                | Error::InvalidValue { .. }
+                | Error::ExpressionTooLarge { .. }
+                | Error::InvalidSortCondition { .. }
+                | Error::InvalidUpdate { .. }
+                | Error::ItemTooLarge { .. }
+                | Error::DuplicateKey { .. }
+        )
+    }
+
+    /// A condition failed: [`ConditionFailed`](Error::ConditionFailed),
+    /// [`AlreadyExists`](Error::AlreadyExists),
+    /// [`VersionConflict`](Error::VersionConflict), or a transaction with a
+    /// `ConditionalCheckFailed` action.
+    pub fn is_condition_failed(&self) -> bool {
+        match self {
+            Error::ConditionFailed { .. }
+            | Error::AlreadyExists { .. }
+            | Error::UniqueViolation { .. }
+            | Error::IdempotencyKeyReused { .. }
+            | Error::VersionConflict { .. } => true,
+            Error::TransactionCanceled { reasons } => {
+                reasons.iter().any(|r| r.code == "ConditionalCheckFailed")
+            }
+            _ => false,
+        }
+    }
+
+    /// Someone else wrote the item since it was read.
+    pub fn is_version_conflict(&self) -> bool {
+        matches!(self, Error::VersionConflict { .. })
+    }
+
+    /// Another writer changed the item between the read an update needed and
+    /// its write ([`ChangedSinceRead`](Error::ChangedSinceRead)): nothing was
+    /// written, and sending the same update again is safe.
+    pub fn is_changed_since_read(&self) -> bool {
+        matches!(self, Error::ChangedSinceRead { .. })
+    }
+
+    /// `create` met a different item at the key.
+    pub fn is_already_exists(&self) -> bool {
+        matches!(self, Error::AlreadyExists { .. })
+    }
+
+    /// There is no item at the key.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Error::NotFound { .. })
+    }
+
+    /// A transaction lost to a concurrent one (every failing reason is a
+    /// conflict or throttling): retrying it is safe.
+    pub fn is_transaction_conflict(&self) -> bool {
+        match self {
+            Error::TransactionCanceled { reasons } => {
+                let failing: Vec<_> = reasons.iter().filter(|r| r.code != "None").collect();
+                !failing.is_empty()
+                    && failing.iter().all(|r| {
+                        matches!(
+                            r.code.as_str(),
+                            "TransactionConflict"
+                                | "ThrottlingError"
+                                | "ProvisionedThroughputExceeded"
+                        )
+                    })
+            }
+            Error::Sdk { source, .. } => matches!(
+                **source,
+                aws_sdk_dynamodb::Error::TransactionConflictException(_)
+            ),
+            _ => false,
+        }
+    }
+
+    /// The same ClientRequestToken was used with other parameters.
+    pub fn is_idempotent_parameter_mismatch(&self) -> bool {
+        matches!(self, Error::Sdk { source, .. } if matches!(**source, aws_sdk_dynamodb::Error::IdempotentParameterMismatchException(_)))
+    }
+
+    /// The SDK's error, when a request to DynamoDB failed.
+    ///
+    /// ```
+    /// let error = ddb_runtime::Error::WrongEntityType { entity: "Order", found: "Customer".into() };
+    /// assert!(error.sdk_error().is_none());
+    /// ```
+    pub fn sdk_error(&self) -> Option<&aws_sdk_dynamodb::Error> {
+        match self {
+            Error::Sdk { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// DynamoDB's errors that clear up by themselves.
+fn is_retryable_service_error(error: &aws_sdk_dynamodb::Error) -> bool {
+    use aws_sdk_dynamodb::Error as E;
+    match error {
+        E::ProvisionedThroughputExceededException(_)
+        | E::RequestLimitExceeded(_)
+        | E::InternalServerError(_)
+        | E::TransactionConflictException(_)
+        | E::TransactionInProgressException(_)
+        | E::LimitExceededException(_) => true,
+        other => {
+            let code = aws_sdk_dynamodb::error::ProvideErrorMetadata::code(other);
+            matches!(
+                code,
+                Some("ThrottlingException" | "ServiceUnavailable" | "InternalFailure")
+            )
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! What errors carry besides their message: a batch's outcome, the item a
+//! failed condition returned, a transaction's failed action, why a key
+//! segment failed, and an item an index cannot hold.
+
+use super::Error;
+
+/// What a batch that did not finish did with the keys it processed.
+#[derive(Debug, Default)]
+pub struct BatchOutcome {
+    /// The keys processed: written, or read (found or not).
+    pub done: Vec<String>,
+    /// The keys of a request that failed on its way or whose answer was lost:
+    /// DynamoDB may or may not have written them. Writing them again is safe
+    /// (a batch write is an unconditional put or delete).
+    pub unknown: Vec<String>,
+    /// For a read, the items it did read, to decode with
+    /// [`ExistingItem::decode`]. A batch get decodes each answer as it
+    /// arrives, so these are the entities it read, encoded again
+    /// ([`Entity::to_item`](crate::Entity::to_item)): they decode to the same
+    /// entities, but attributes the entity does not hold are not kept, and
+    /// an item that did not decode, or whose time to live has passed, is
+    /// left out.
+    pub read: Vec<ExistingItem>,
+    /// The first request that failed outright, when one did (the other
+    /// chunks were still sent).
+    pub cause: Option<Error>,
+}
+
+/// An item DynamoDB returned with a failed condition. Its `Debug` shows only
+/// how many attributes it has (they may be personal data); decode it to read it.
+#[derive(Clone, PartialEq)]
+pub struct ExistingItem(
+    pub std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
+);
+
+impl ExistingItem {
+    /// The raw item.
+    pub fn item(
+        &self,
+    ) -> &std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue> {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ExistingItem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ExistingItem({} attributes)", self.0.len())
+    }
+}
+
+/// Why one action of a canceled transaction failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionFailure {
+    /// The action's position, from 0.
+    pub index: usize,
+    /// Its entity type.
+    pub entity: &'static str,
+    /// Its key.
+    pub key: String,
+    /// DynamoDB's code: `None`, `ConditionalCheckFailed`, `TransactionConflict`,
+    /// `ValidationError`, `ThrottlingError`, ...
+    pub code: String,
+    /// DynamoDB's message, if any.
+    pub message: Option<String>,
+    /// The item as it was, for a failed condition.
+    pub existing: Option<ExistingItem>,
+}
+
+/// Why a value cannot be written to, or read from, a key segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentError(String);
+
+impl SegmentError {
+    /// An error with the given reason, e.g. `"an empty string cannot be a key segment"`.
+    ///
+    /// ```
+    /// let error = ddb_runtime::SegmentError::new("not a valid order id");
+    /// assert_eq!(error.to_string(), "not a valid order id");
+    /// ```
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self(reason.into())
+    }
+}
+
+impl std::fmt::Display for SegmentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SegmentError {}
+
+/// A stored item one of the entity's indexes cannot hold: DynamoDB leaves it
+/// out of the index (a key attribute of the wrong type), or refuses writes
+/// to it (AWS calls these index key violations), or ddb cannot build its key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexKeyViolation {
+    /// The item's key (`PK / SK`).
+    pub key: String,
+    /// The attribute, or the index, at fault.
+    pub attribute: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl std::fmt::Display for IndexKeyViolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.key, self.attribute, self.reason)
+    }
+}
