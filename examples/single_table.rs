@@ -236,3 +236,24 @@ pub async fn profile_and_orders(db: &Db, customer: &str) -> Result<Outcome<Custo
     let pages = db.collection::<CustomerItem>(partition).pages();
     Outcome::from_pages(pages).await
 }
+
+/// "Place an order": the server stamps the time and makes the order id, so
+/// a client's retry would make a new key; the client's request id is the
+/// idempotency key, and a retry reports the first order.
+pub async fn place_order(
+    db: &Db,
+    customer: &str,
+    request_id: &str,
+    total_cents: u64,
+) -> Result<ddb_runtime::Idempotent<Order>> {
+    let now = OffsetDateTime::now_utc();
+    let order = Order {
+        customer_id: CustomerId(customer.into()),
+        order_id: OrderId(format!("W{}", now.unix_timestamp_nanos() % 1_000_000_000)),
+        placed_at: now.replace_nanosecond(0).unwrap_or(now),
+        status: OrderStatus::Open,
+        total_cents,
+        version: 0,
+    };
+    db.create(&order).idempotency_key(request_id).send().await
+}

@@ -223,3 +223,45 @@ async fn a_projected_index_query_names_only_attributes_its_policy_allows() {
         }
     }
 }
+
+#[test]
+fn a_scoped_policy_grants_the_guards_of_unique_values() {
+    let policy = PolicyBuilder::new(TABLE)
+        .entity(&crate::unique::User::SCHEMA, Access::ReadWrite)
+        .scoped_to("id", "${aws:PrincipalTag/user_id}")
+        .build();
+    let statements = check_shape(&policy.document);
+    let guards = statements
+        .iter()
+        .find(|s| s["Sid"] == "UserUniqueGuards")
+        .expect("a statement on the guards");
+    let actions: Vec<&str> = guards["Action"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            "dynamodb:GetItem",
+            "dynamodb:PutItem",
+            "dynamodb:DeleteItem"
+        ]
+    );
+    let pattern = guards["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"][0]
+        .as_str()
+        .unwrap();
+    // The key of the guard ddb writes for an email (tests/it/unique.rs pins it).
+    assert!(string_like(
+        pattern,
+        "_DDB#UNIQUE#User#email#S:ada@example.com"
+    ));
+    assert!(!string_like(pattern, "_DDB#UNIQUE#Patient#national_id#00"));
+    assert!(!string_like(pattern, "USER#1"));
+    assert!(
+        policy.left_out.iter().any(|n| n.contains("unique values")),
+        "{:?}",
+        policy.left_out
+    );
+}

@@ -169,6 +169,15 @@ impl PolicyBuilder {
             None => None,
         };
         statements.push(self.items_statement(entity, access, leading.as_deref()));
+        if leading.is_some() {
+            statements.extend(guards_statement(&self.table_arn, entity, access));
+            if !entity.unique.is_empty() {
+                left_out.push(format!(
+                    "{name}: the guards of its unique values are granted across every value: \
+                     a value is unique across all callers, so no caller's scope holds it"
+                ));
+            }
+        }
         for index in indexes_queried(entity) {
             if self.scope.is_some() && index.kind == IndexKind::Global {
                 left_out.push(format!(
@@ -259,6 +268,31 @@ impl PolicyBuilder {
         }
         statement
     }
+}
+
+/// The statement on the guard items of `entity`'s unique values, for a
+/// scoped policy (an unscoped one grants the whole table): read for a
+/// lookup, written with the item. `None` without unique values.
+fn guards_statement(table_arn: &str, entity: &EntitySchema, access: Access) -> Option<Value> {
+    if entity.unique.is_empty() {
+        return None;
+    }
+    let mut actions = vec!["dynamodb:GetItem"];
+    if access == Access::ReadWrite {
+        actions.extend(["dynamodb:PutItem", "dynamodb:DeleteItem"]);
+    }
+    let pattern = format!(
+        "{}UNIQUE#{}#*",
+        crate::keys::guard::GUARD_PREFIX,
+        entity.entity_type
+    );
+    Some(json!({
+        "Sid": sid(&[entity.rust_name, "UniqueGuards"]),
+        "Effect": "Allow",
+        "Action": actions,
+        "Resource": [table_arn],
+        "Condition": { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [pattern] } },
+    }))
 }
 
 /// The `dynamodb:LeadingKeys` pattern of a partition key template for a
