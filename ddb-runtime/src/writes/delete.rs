@@ -80,20 +80,19 @@ impl<E: Entity + 'static> Delete<E> {
 
     /// The delete as a write plan, its version check included.
     pub(crate) fn plan(self) -> Result<WritePlan<E>> {
-        let mut condition = self.condition;
+        let condition = self.full_condition();
+        planned(self.key?, condition, self.expected_version)
+    }
+
+    /// The caller's condition and the version check.
+    fn full_condition(&self) -> Option<Condition<E>> {
+        let mut condition = self.condition.clone();
         if let (Some(attribute), Some(expected)) =
             (version_attribute(&E::SCHEMA), self.expected_version)
         {
             condition = Some(and(condition, version_is(attribute, expected)));
         }
-        let mut plan = WritePlan::new(
-            self.key?,
-            Action::Delete,
-            condition.as_ref(),
-            Placeholders::default(),
-        )?;
-        plan.expected_version = self.expected_version;
-        Ok(plan)
+        condition
     }
 
     /// Sends it as a one-action TransactWriteItems under a
@@ -129,31 +128,29 @@ impl<E: Entity + 'static> Delete<E> {
     /// then the delete conditioned on it still holding the values read,
     /// with the deletes of their guards, in one transaction.
     async fn send_releasing_guards(self, db: &Db) -> Result<Written<E>> {
-        let Delete {
-            key,
-            expected_version,
-            condition,
-            exactly_once,
-            ..
-        } = self;
-        let key = key?;
+        let base = self.full_condition();
+        let (expected_version, exactly_once) = (self.expected_version, self.exactly_once);
+        let key = self.key?;
         let plan = |held: Condition<E>| {
-            let mut condition = Some(and(condition.clone(), held));
-            if let (Some(attribute), Some(expected)) =
-                (version_attribute(&E::SCHEMA), expected_version)
-            {
-                condition = Some(and(condition, version_is(attribute, expected)));
-            }
-            let mut plan = WritePlan::new(
-                key.clone(),
-                Action::Delete,
-                condition.as_ref(),
-                Placeholders::default(),
-            )?;
-            plan.expected_version = expected_version;
-            Ok(plan)
+            planned(key.clone(), Some(and(base.clone(), held)), expected_version)
         };
         let capacity = write_guarded(db, &key, None, exactly_once, plan).await?;
         Ok(Written::applied(None, None, false, capacity))
     }
+}
+
+/// The delete of the item at `key` under `condition`.
+fn planned<E: Entity + 'static>(
+    key: Key<E>,
+    condition: Option<Condition<E>>,
+    expected_version: Option<u64>,
+) -> Result<WritePlan<E>> {
+    let mut plan = WritePlan::new(
+        key,
+        Action::Delete,
+        condition.as_ref(),
+        Placeholders::default(),
+    )?;
+    plan.expected_version = expected_version;
+    Ok(plan)
 }

@@ -6,6 +6,8 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::expression::{Condition, Placeholders};
+use crate::item::Item;
+use crate::keys::key::Key;
 
 use super::create::absent_or_expired;
 use super::item::{next_version, prepare, version_attribute, version_is, Prepared};
@@ -78,15 +80,7 @@ impl<E: Entity + 'static> Put<E> {
     pub(crate) fn plan(self) -> Result<WritePlan<E>> {
         let condition = self.full_condition();
         let Prepared { item, key, size } = self.prepared?;
-        let mut plan = WritePlan::new(
-            key,
-            Action::Put(item),
-            condition.as_ref(),
-            Placeholders::default(),
-        )?;
-        plan.expected_version = self.expected_version;
-        plan.item_size = Some(size);
-        Ok(plan)
+        planned(key, item, size, condition, self.expected_version)
     }
 
     /// Sends it as a one-action TransactWriteItems under a
@@ -153,20 +147,26 @@ impl<E: Entity + 'static> Put<E> {
         let (expected_version, exactly_once) = (self.expected_version, self.exactly_once);
         let Prepared { item, key, size } = self.prepared?;
         let plan = |held: Condition<E>| {
-            let condition = and(base.clone(), held);
-            let action = Action::Put(item.clone());
-            let mut plan = WritePlan::new(
-                key.clone(),
-                action,
-                Some(&condition),
-                Placeholders::default(),
-            )?;
-            plan.expected_version = expected_version;
-            plan.item_size = Some(size);
-            Ok(plan)
+            let condition = Some(and(base.clone(), held));
+            planned(key.clone(), item.clone(), size, condition, expected_version)
         };
         let capacity = write_guarded(db, &key, Some(&item), exactly_once, plan).await?;
         let version = expected_version.map(|v| v + 1);
         Ok(Written::applied(version, None, false, capacity))
     }
+}
+
+/// The put of `item` (of `size` bytes) at `key` under `condition`.
+fn planned<E: Entity + 'static>(
+    key: Key<E>,
+    item: Item,
+    size: usize,
+    condition: Option<Condition<E>>,
+    expected_version: Option<u64>,
+) -> Result<WritePlan<E>> {
+    let action = Action::Put(item);
+    let mut plan = WritePlan::new(key, action, condition.as_ref(), Placeholders::default())?;
+    plan.expected_version = expected_version;
+    plan.item_size = Some(size);
+    Ok(plan)
 }
