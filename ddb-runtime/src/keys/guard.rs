@@ -9,15 +9,11 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::declaration::model::{EntitySchema, ScalarType, TableDef, UniqueDef};
-use crate::error::{Error, SegmentError};
+use crate::error::Error;
 use crate::item::number::Decimal;
+pub use crate::keys::key::GUARD_PREFIX;
 use crate::keys::key::{KeyValue, KeyValues};
 use crate::keys::segment::escape_into;
-
-/// The start of every guard item's key. A key template may not start with
-/// it (a compile error), and a raw single-field key may not either (an
-/// error before sending).
-pub const GUARD_PREFIX: &str = "_DDB#";
 
 /// The entity type guard items carry: no entity's reads decode them.
 pub const GUARD_TYPE: &str = "_ddb.guard";
@@ -146,13 +142,6 @@ fn guard_key(table: &TableDef, text: String) -> KeyValues {
         sk: table.sk.map(|_| KeyValue::S(text.clone())),
         pk: KeyValue::S(text),
     }
-}
-
-/// The error a raw key value starting with [`GUARD_PREFIX`] is.
-pub(crate) fn reserved_prefix() -> SegmentError {
-    SegmentError::new(format!(
-        "a key cannot start with `{GUARD_PREFIX}`, which is reserved for ddb's guard items"
-    ))
 }
 
 #[cfg(test)]

@@ -384,8 +384,8 @@ pub fn raw_key<T>(
             if text.is_empty() {
                 return Err(invalid(segment::SegmentError::new("a key cannot be empty")));
             }
-            if text.starts_with(crate::keys::guard::GUARD_PREFIX) {
-                return Err(invalid(crate::keys::guard::reserved_prefix()));
+            if text.starts_with(GUARD_PREFIX) {
+                return Err(invalid(reserved_prefix()));
             }
             KeyValue::S(text)
         }
@@ -529,4 +529,16 @@ impl crate::error::Error {
             other => other,
         }
     }
+}
+
+/// The start of every guard item's key. A key template may not start with
+/// it (a compile error), and a raw single-field key may not either (an
+/// error before sending).
+pub const GUARD_PREFIX: &str = "_DDB#";
+
+/// The error a raw key value starting with [`GUARD_PREFIX`] is.
+pub(crate) fn reserved_prefix() -> segment::SegmentError {
+    segment::SegmentError::new(format!(
+        "a key cannot start with `{GUARD_PREFIX}`, which is reserved for ddb's guard items"
+    ))
 }

@@ -6,13 +6,13 @@ use crate::transport::sent;
 use crate::writes::unique::has_unique;
 
 use crate::db::Db;
-use crate::entity::{Entity, Table};
+use crate::entity::Entity;
 use crate::error::{Error, ExistingItem, Result};
-use crate::expression::{Condition, Placeholders};
+use crate::expression::Placeholders;
 use crate::keys::key::Key;
 use crate::telemetry::Capacity;
 
-use super::item::{prepare, same_item, stamp_attributes, Prepared};
+use super::item::{absent_or_expired, prepare, same_item, stamp_attributes, Prepared};
 use super::plan::{Action, WritePlan};
 
 /// Whether `create` wrote the item or found it already there.
@@ -61,17 +61,6 @@ fn put_if_absent<E: Entity + 'static>(
         Some(&absent),
         Placeholders::default(),
     )
-}
-
-/// No item at the key, or an expired one: every read treats an expired item
-/// as absent (DynamoDB deletes it days later), and a write that expects none
-/// takes its place.
-pub(super) fn absent_or_expired<E: Entity>() -> Condition<E> {
-    let absent = Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name);
-    match crate::item::timestamp::ttl_attribute(&E::SCHEMA) {
-        Some(ttl) => absent | Condition::expired(ttl, crate::item::timestamp::now_epoch_seconds()),
-        None => absent,
-    }
 }
 
 impl<E: Entity + 'static> Create<E> {

@@ -9,8 +9,9 @@ use std::time::SystemTime;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::declaration::model::{EntitySchema, IndexDef, KeyAttribute, KeyDef};
-use crate::entity::Entity;
+use crate::entity::{Entity, Table};
 use crate::error::{Error, Result};
+use crate::expression::Condition;
 use crate::item::number::compare_numbers;
 use crate::item::Item;
 use crate::keys::key::{Key, KeyValues};
@@ -408,6 +409,17 @@ pub(super) fn index_pairs<'a>(
 ) -> impl Iterator<Item = (KeyAttribute, &'a crate::keys::key::KeyValue)> {
     let pairs = std::iter::once(&values.pk).chain(values.sk.iter());
     std::iter::once(index.pk).chain(index.sk).zip(pairs)
+}
+
+/// No item at the key, or an expired one: every read treats an expired item
+/// as absent (DynamoDB deletes it days later), and a write that expects none
+/// takes its place.
+pub(super) fn absent_or_expired<E: Entity>() -> Condition<E> {
+    let absent = Condition::attribute_not_exists(<E::Table as Table>::DEF.pk.name);
+    match crate::item::timestamp::ttl_attribute(&E::SCHEMA) {
+        Some(ttl) => absent | Condition::expired(ttl, crate::item::timestamp::now_epoch_seconds()),
+        None => absent,
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::expression::{Condition, Placeholders};
 use crate::item::Item;
 use crate::keys::key::Key;
 
-use super::create::absent_or_expired;
+use super::item::absent_or_expired;
 use super::item::{next_version, prepare, version_attribute, version_is, Prepared};
 use super::plan::{and, Action, WritePlan};
 use super::unique::{has_unique, write_guarded};

@@ -121,7 +121,7 @@ fn take<E: Entity + 'static>(
             stored.insert(ttl.to_owned(), expires.clone());
         }
     }
-    let free = super::create::absent_or_expired::<E>();
+    let free = super::item::absent_or_expired::<E>();
     let size = crate::item::size::item_size(&stored);
     let mut plan = WritePlan::new(
         Key::from_values(guard),
