@@ -465,3 +465,109 @@ async fn an_update_leaves_unique_values_to_a_put_and_changes_the_rest() {
     assert_eq!(users.values().collect::<Vec<_>>(), vec!["ada@example.com"]);
     assert_eq!(email_guards(&guards).len(), 1);
 }
+
+#[derive(Table)]
+#[ddb(name = "Invites", pk = "PK", ttl = "expires")]
+pub struct Invites;
+
+/// An invitation: one per email while it lasts.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Invites, entity = "Invite", pk = "INVITE#{id}")]
+pub struct Invite {
+    pub id: String,
+    #[ddb(unique)]
+    pub email: String,
+    #[ddb(ttl)]
+    pub expires: i64,
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+/// The time to live of each guard in the raw table.
+async fn guard_expiry(db: &Db) -> Vec<i64> {
+    ddb_tests::scan_raw::<Invites>(db)
+        .await
+        .iter()
+        .filter(|item| item["PK"].as_s().unwrap().starts_with("_DDB#"))
+        .map(|item| item["expires"].as_n().unwrap().parse().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_guard_expires_with_its_item() {
+    let db = ddb_tests::db_with_table::<Invites>().await;
+    let invite = Invite {
+        id: "1".into(),
+        email: "ada@example.com".into(),
+        expires: now() + 3_600,
+    };
+    db.create(&invite).send().await.unwrap();
+    assert_eq!(guard_expiry(&db).await, vec![invite.expires]);
+    // A put that moves the time to live moves the guard's.
+    let later = Invite {
+        expires: now() + 86_400,
+        ..invite.clone()
+    };
+    db.put(&later).send().await.unwrap();
+    assert_eq!(guard_expiry(&db).await, vec![later.expires]);
+    // An update cannot move it without the guard.
+    let key = Invite::key(&"1".to_string()).unwrap();
+    match db
+        .update(key)
+        .set(Invite::fields().expires, now())
+        .send()
+        .await
+    {
+        Err(Error::InvalidUpdate {
+            entity: "Invite", ..
+        }) => {}
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_expired_item_lets_its_values_go() {
+    let db = ddb_tests::db_with_table::<Invites>().await;
+    // Past its time to live: absent to every read, its guard expired with it.
+    let old = Invite {
+        id: "1".into(),
+        email: "ada@example.com".into(),
+        expires: now() - 60,
+    };
+    db.create(&old).send().await.unwrap();
+    let taker = Invite {
+        id: "2".into(),
+        email: "ada@example.com".into(),
+        expires: now() + 3_600,
+    };
+    db.create(&taker).send().await.unwrap();
+    // Brought back with the same email: the email is now the other's.
+    let revived = Invite {
+        expires: now() + 3_600,
+        ..old.clone()
+    };
+    match db.put(&revived).send().await {
+        Err(Error::UniqueViolation {
+            entity: "Invite",
+            field: "email",
+        }) => {}
+        other => panic!("expected the email taken, got {other:?}"),
+    }
+    // And the expired item can be deleted.
+    db.delete(Invite::key(&"1".to_string()).unwrap())
+        .send()
+        .await
+        .unwrap();
+    let found = db
+        .get_unique(Invite::by_email(&"ada@example.com".to_string()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(found, Some(taker));
+}

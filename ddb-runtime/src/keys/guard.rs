@@ -118,6 +118,25 @@ pub(crate) fn unique_guard_key(
     Ok(guard_key(schema.table, text))
 }
 
+/// A key as errors show it: a guard's without its value (`_DDB#UNIQUE#User#email#…`),
+/// which may be personal data; any other key as it is.
+pub(crate) fn shown_key(text: String) -> String {
+    if !text.starts_with(GUARD_PREFIX) {
+        return text;
+    }
+    // `_DDB#UNIQUE#<entity>#<name>#<value>`, `_DDB#IDEMPOTENCY#<entity>#<key>`.
+    let kept = if text[GUARD_PREFIX.len()..].starts_with("UNIQUE#") {
+        4
+    } else {
+        3
+    };
+    let end = text
+        .match_indices('#')
+        .nth(kept - 1)
+        .map_or(text.len(), |(i, _)| i);
+    format!("{}#…", &text[..end])
+}
+
 /// The key of the item a guard names.
 pub(crate) fn owner_of(guard: &HashMap<String, AttributeValue>) -> Option<KeyValues> {
     let value = |name: &str| guard.get(name).and_then(KeyValue::from_attribute_value);
@@ -173,6 +192,24 @@ mod tests {
         assert_ne!(
             unique_value("User", &UNIQUE, [Some(&one), Some(&email)]).unwrap(),
             unique_value("User", &UNIQUE, [Some(&text), Some(&email)]).unwrap()
+        );
+    }
+
+    #[test]
+    fn an_error_shows_a_guard_key_without_its_value() {
+        let shown = |t: &str| shown_key(t.to_owned());
+        assert_eq!(
+            shown("_DDB#UNIQUE#User#email#S:ada@example.com"),
+            "_DDB#UNIQUE#User#email#…"
+        );
+        assert_eq!(
+            shown("_DDB#IDEMPOTENCY#Order#req-1"),
+            "_DDB#IDEMPOTENCY#Order#…"
+        );
+        assert_eq!(shown("CUSTOMER#123 / PROFILE"), "CUSTOMER#123 / PROFILE");
+        assert_eq!(
+            shown("_DDB#UNIQUE#User#email#S:a / _DDB#UNIQUE#User#email#S:a"),
+            "_DDB#UNIQUE#User#email#…"
         );
     }
 

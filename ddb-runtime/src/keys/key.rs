@@ -333,6 +333,14 @@ impl KeyWriter {
 
     pub fn finish(self, limit: usize) -> Result<KeyValue, Error> {
         check_size(self.entity, self.key, self.out.len(), limit)?;
+        if self.out.starts_with(GUARD_PREFIX) {
+            return Err(Error::InvalidKeySegment {
+                entity: self.entity,
+                key: self.key,
+                field: "",
+                source: reserved_prefix(),
+            });
+        }
         Ok(KeyValue::S(self.out))
     }
 }

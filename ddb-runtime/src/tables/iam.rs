@@ -270,28 +270,32 @@ impl PolicyBuilder {
     }
 }
 
-/// The statement on the guard items of `entity`'s unique values, for a
-/// scoped policy (an unscoped one grants the whole table): read for a
-/// lookup, written with the item. `None` without unique values.
+/// The statement on `entity`'s guard items, for a scoped policy (an
+/// unscoped one grants the whole table): those of its unique values (read
+/// by a lookup, written with the item) and, for a writer, those of the
+/// idempotency keys of its creates. `None` when it has neither.
 fn guards_statement(table_arn: &str, entity: &EntitySchema, access: Access) -> Option<Value> {
-    if entity.unique.is_empty() {
+    let prefix = crate::keys::guard::GUARD_PREFIX;
+    let mut patterns = Vec::new();
+    if !entity.unique.is_empty() {
+        patterns.push(format!("{prefix}UNIQUE#{}#*", entity.entity_type));
+    }
+    if access == Access::ReadWrite {
+        patterns.push(format!("{prefix}IDEMPOTENCY#{}#*", entity.entity_type));
+    }
+    if patterns.is_empty() {
         return None;
     }
     let mut actions = vec!["dynamodb:GetItem"];
     if access == Access::ReadWrite {
         actions.extend(["dynamodb:PutItem", "dynamodb:DeleteItem"]);
     }
-    let pattern = format!(
-        "{}UNIQUE#{}#*",
-        crate::keys::guard::GUARD_PREFIX,
-        entity.entity_type
-    );
     Some(json!({
-        "Sid": sid(&[entity.rust_name, "UniqueGuards"]),
+        "Sid": sid(&[entity.rust_name, "Guards"]),
         "Effect": "Allow",
         "Action": actions,
         "Resource": [table_arn],
-        "Condition": { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [pattern] } },
+        "Condition": { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": patterns } },
     }))
 }
 

@@ -17,13 +17,13 @@ use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::Item;
 use crate::keys::guard::{idempotency_guard_key, owner_of, GUARD_TYPE, OWNER_PK, OWNER_SK};
-use crate::keys::key::{Key, KeyValues, PARTITION_KEY_LIMIT};
+use crate::keys::key::{Key, KeyValues};
 use crate::transport::attempts::Attempts;
 
 use super::create::{Create, Created};
 use super::item::{maintained_index_attributes, stamp_attributes, version_attribute};
 use super::plan::{Action, WritePlan};
-use super::unique::{guard_writes, read_stored, taken, GuardWrite, Guarded};
+use super::unique::{check_guard_size, guard_writes, read_stored, taken, GuardWrite, Guarded};
 
 /// How long an idempotency key is remembered unless
 /// [`keep_for`](IdempotentCreate::keep_for) says otherwise: 24 hours.
@@ -90,7 +90,7 @@ impl<E: Entity + 'static> Create<E> {
     /// [`DEFAULT_KEEP`] unless [`keep_for`](IdempotentCreate::keep_for)
     /// says otherwise. A later create under the same key whose content
     /// differs (beyond the fields of its primary key, which a retry may
-    /// compute afresh, and the stamps ddb writes) is
+    /// compute afresh, the time to live and the stamps ddb writes) is
     /// [`Error::IdempotencyKeyReused`]. The create and its guard go as one
     /// TransactWriteItems: two write units per KB of each.
     ///
@@ -181,12 +181,7 @@ fn request_guard<E: Entity + 'static>(
     }
     let table = <E::Table as Table>::DEF;
     let key = idempotency_guard_key(&table, E::SCHEMA.entity_type, request);
-    if key.pk.as_str().len() > PARTITION_KEY_LIMIT {
-        return Err(invalid::<E>(format!(
-            "an idempotency key makes a guard key of {} bytes; a partition key holds at most {PARTITION_KEY_LIMIT}",
-            key.pk.as_str().len()
-        )));
-    }
+    check_guard_size::<E>(&key)?;
     let expires_at = table.ttl.unwrap_or(EXPIRES);
     let now = crate::item::timestamp::now_epoch_seconds();
     let mut stored = key.to_item(&table);
@@ -242,22 +237,18 @@ async fn earlier<E: Entity + 'static>(
     })
 }
 
-/// The attributes a fingerprint leaves out: those of the primary key and
-/// the fields its templates read (a retry may compute them afresh), the
-/// index keys ddb derives from the rest, the stamps and the version.
+/// The attributes a fingerprint leaves out: the key attributes, the fields
+/// the sort key's template reads (a retry may compute them afresh: a new
+/// timestamp, a new id; the partition's fields must match), the index keys
+/// ddb derives, the stamps, the version and the time to live.
 fn left_out<E: Entity>() -> Vec<&'static str> {
     let schema = &E::SCHEMA;
     let table = schema.table;
-    let primary = schema.primary();
+    let sort_fields = schema.primary().sk.iter().flat_map(|t| t.fields());
     let mut out: Vec<&'static str> = std::iter::once(table.pk.name)
         .chain(table.sk.map(|sk| sk.name))
-        .chain(
-            primary
-                .pk
-                .fields()
-                .chain(primary.sk.iter().flat_map(|t| t.fields()))
-                .map(|f| schema.attribute_of(f)),
-        )
+        .chain(sort_fields.map(|f| schema.attribute_of(f)))
+        .chain(crate::item::timestamp::ttl_attribute(schema))
         .chain(maintained_index_attributes(schema))
         .chain(stamp_attributes(schema))
         .chain(version_attribute(schema))

@@ -12,6 +12,7 @@ use crate::entity::{Entity, Table};
 use crate::error::{ActionFailure, Error, ExistingItem, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::size::ITEM_SIZE_LIMIT;
+use crate::keys::guard::shown_key;
 use crate::keys::key::{Key, KeyValues};
 use crate::telemetry;
 use crate::telemetry::Capacity;
@@ -342,14 +343,14 @@ fn check_actions(actions: &[Action], items: &[TransactWriteItem]) -> Result<()> 
         {
             return Err(Error::DuplicateKey {
                 entity: action.entity,
-                key: action.key.text(),
+                key: shown_key(action.key.text()),
                 operation: "transaction",
             });
         }
         if action.size > ITEM_SIZE_LIMIT {
             return Err(Error::ItemTooLarge {
                 entity: action.entity,
-                key: action.key.text(),
+                key: shown_key(action.key.text()),
                 size: action.size,
                 limit: ITEM_SIZE_LIMIT,
             });
@@ -516,7 +517,7 @@ fn canceled(
                     ActionFailure {
                         index,
                         entity: action.map(|a| a.entity).unwrap_or(""),
-                        key: action.map(|a| a.key.text()).unwrap_or_default(),
+                        key: action.map(|a| shown_key(a.key.text())).unwrap_or_default(),
                         code: reason.code().unwrap_or("None").to_owned(),
                         message: reason.message().map(str::to_owned),
                         existing: reason.item().cloned().map(ExistingItem),

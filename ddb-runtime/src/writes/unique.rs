@@ -77,6 +77,15 @@ pub(crate) fn guard_writes<E: Entity + 'static>(
         };
         let (before, after) = (value(old)?, value(new)?);
         if before == after {
+            // A guard expires with its item: a new time to live moves it.
+            if let (Some(value), true) = (&after, expires_differently::<E>(old, new)) {
+                let guard = unique_guard_key(schema, unique, value, |v| db.guard_hash(v))?;
+                let plan = take::<E>(guard, owner, new, true)?;
+                writes.push(GuardWrite {
+                    kind: GuardKind::Take(unique),
+                    plan,
+                });
+            }
             continue;
         }
         if let Some(before) = before {
@@ -89,7 +98,7 @@ pub(crate) fn guard_writes<E: Entity + 'static>(
         }
         if let Some(after) = after {
             let guard = unique_guard_key(schema, unique, &after, |v| db.guard_hash(v))?;
-            let plan = take::<E>(guard, owner, new)?;
+            let plan = take::<E>(guard, owner, new, false)?;
             writes.push(GuardWrite {
                 kind: GuardKind::Take(unique),
                 plan,
@@ -99,14 +108,25 @@ pub(crate) fn guard_writes<E: Entity + 'static>(
     Ok(writes)
 }
 
-/// The put of a guard naming `owner`, unless a live guard has its key. It
-/// expires with the item it guards (the item's time to live, copied).
+/// Whether the two states of an item expire at different times.
+fn expires_differently<E: Entity>(old: Option<&Item>, new: Option<&Item>) -> bool {
+    match crate::item::timestamp::ttl_attribute(&E::SCHEMA) {
+        Some(ttl) => old.and_then(|i| i.get(ttl)) != new.and_then(|i| i.get(ttl)),
+        None => false,
+    }
+}
+
+/// The put of a guard naming `owner`, unless a live guard has its key (or,
+/// `ours`, one naming `owner`: its time to live moves). It expires with the
+/// item it guards (the item's time to live, copied).
 fn take<E: Entity + 'static>(
     guard: KeyValues,
     owner: &KeyValues,
     item: Option<&Item>,
+    ours: bool,
 ) -> Result<WritePlan<E>> {
     let table = <E::Table as Table>::DEF;
+    check_guard_size::<E>(&guard)?;
     let mut stored = guard.to_item(&table);
     stored.insert(
         table.entity_attribute.to_owned(),
@@ -121,7 +141,10 @@ fn take<E: Entity + 'static>(
             stored.insert(ttl.to_owned(), expires.clone());
         }
     }
-    let free = super::item::absent_or_expired::<E>();
+    let free = match ours {
+        true => super::item::absent_or_expired::<E>() | owned_by::<E>(owner),
+        false => super::item::absent_or_expired::<E>(),
+    };
     let size = crate::item::size::item_size(&stored);
     let mut plan = WritePlan::new(
         Key::from_values(guard),
@@ -133,15 +156,34 @@ fn take<E: Entity + 'static>(
     Ok(plan)
 }
 
-/// The delete of a guard, conditioned on it naming `owner`.
+/// The delete of a guard, conditioned on it naming `owner` or being gone
+/// (an item written before its constraint was declared has none).
 fn release<E: Entity + 'static>(guard: KeyValues, owner: &KeyValues) -> Result<WritePlan<E>> {
-    let names_owner = owned_by::<E>(owner);
+    let pk = <E::Table as Table>::DEF.pk.name;
+    let names_owner = Condition::<E>::attribute_not_exists(pk) | owned_by::<E>(owner);
     WritePlan::new(
         Key::from_values(guard),
         Action::Delete,
         Some(&names_owner),
         Placeholders::default(),
     )
+}
+
+/// A guard's key within DynamoDB's key limits: a value too long for one is
+/// refused before sending.
+pub(crate) fn check_guard_size<E: Entity>(guard: &KeyValues) -> Result<()> {
+    use crate::keys::key::{check_size, PARTITION_KEY_LIMIT, SORT_KEY_LIMIT};
+    let entity = E::SCHEMA.entity_type;
+    check_size(
+        entity,
+        "guard partition key",
+        guard.pk.as_str().len(),
+        PARTITION_KEY_LIMIT,
+    )?;
+    match &guard.sk {
+        Some(sk) => check_size(entity, "guard sort key", sk.as_str().len(), SORT_KEY_LIMIT),
+        None => Ok(()),
+    }
 }
 
 /// The guard names `owner`.
@@ -272,12 +314,14 @@ pub(crate) async fn write_guarded<E: Entity + 'static>(
 ) -> Result<Capacity> {
     for _ in 0..UNIQUE_TRIES {
         let old = read_stored::<E>(db, key).await?;
+        // An item past its time to live is absent to every read, and its
+        // guards expired with it: the write takes its place.
+        let old = old.filter(|item| !crate::item::timestamp::expired(&E::SCHEMA, item));
         let held = match &old {
             Some(old) => holds_values_of::<E>(old),
             None => None,
         };
-        let pk = <E::Table as Table>::DEF.pk.name;
-        let mut plan = plan(held.unwrap_or_else(|| Condition::attribute_not_exists(pk)))?;
+        let mut plan = plan(held.unwrap_or_else(super::item::absent_or_expired::<E>))?;
         let guards = guard_writes::<E>(db, key.values(), old.as_ref(), new)?;
         let outcome = if guards.is_empty() && !exactly_once {
             match plan.send(db, None).await {

@@ -214,6 +214,16 @@ fn key_form<E: Entity>(op: Op) -> Result<Op> {
 /// changes it and moves its guard).
 fn not_unique<E: Entity>(op: Op) -> Result<Op> {
     let name = op.attribute();
+    let ttl = crate::item::timestamp::ttl_attribute(&E::SCHEMA);
+    if !E::SCHEMA.unique.is_empty() && ttl == Some(name) {
+        return Err(Error::InvalidUpdate {
+            entity: E::SCHEMA.entity_type,
+            reason: format!(
+                "attribute `{name}` is the time to live, which the guards of the entity's unique \
+                 values carry too; change it with a put, which moves them"
+            ),
+        });
+    }
     let held = E::SCHEMA
         .unique
         .iter()
