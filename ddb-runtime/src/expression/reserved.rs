@@ -778,6 +778,8 @@ mod against_the_server {
     use super::{KEYWORDS, RESERVED_WORDS};
     use crate::expression::Placeholders;
 
+    // One table, every word and name form against it in turn: read whole,
+    // it is one scenario (split, each part would set the table up again).
     #[tokio::test]
     async fn the_server_takes_every_name_as_ddb_writes_it() {
         let local = crate::local::LocalDynamoDb::start().unwrap();
