@@ -126,3 +126,30 @@ async fn a_key_is_forgotten_once_its_time_is_up() {
     assert_eq!(later.created, Created::Created);
     assert_ne!(later.key, first.key);
 }
+
+#[tokio::test]
+async fn a_key_met_by_the_same_item_is_recorded_for_later_retries() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let order = placed("O1", 1999);
+    // Created without a key, then sent again under one: the same item.
+    db.create(&order).send().await.unwrap();
+    let again = db
+        .create(&order)
+        .idempotency_key("req-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.created, Created::AlreadyExisted);
+    // A retry with a fresh timestamp finds the request, and writes nothing.
+    let retry = db
+        .create(&placed("O1", 1999))
+        .idempotency_key("req-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (retry.created, &retry.key),
+        (Created::AlreadyExisted, &again.key)
+    );
+    assert_eq!(orders(&db).await, 1);
+}

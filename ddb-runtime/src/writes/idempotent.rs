@@ -156,10 +156,22 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
                 key,
             }),
             Guarded::ItemCondition(existing) => match existing {
-                Some(existing) if same_content::<E>(&existing, &item) => Ok(Idempotent {
-                    created: Created::AlreadyExisted,
-                    key,
-                }),
+                Some(existing) if same_content::<E>(&existing, &item) => {
+                    // The same item is there (a create without this key made
+                    // it): the request is recorded, so that a retry with
+                    // another item key finds it.
+                    let mut guard = request_guard::<E>(&request, key.values(), &item, keep)?;
+                    match guard.send(&db, None).await {
+                        Ok(_) => Ok(Idempotent {
+                            created: Created::AlreadyExisted,
+                            key,
+                        }),
+                        Err(Error::ConditionFailed { .. }) => {
+                            earlier::<E>(&db, guard_key, &item).await
+                        }
+                        Err(error) => Err(error),
+                    }
+                }
                 existing => Err(plan.failure(existing)),
             },
             Guarded::Taken(unique) => Err(taken::<E>(unique)),
