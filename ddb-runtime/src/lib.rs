@@ -104,7 +104,9 @@ pub use collection::{Collection, CollectionQuery, UnknownItems};
 pub use cursor::Cursor;
 pub use db::Db;
 pub use entity::{Entity, Table};
-pub use error::{ActionFailure, BatchOutcome, Error, ExistingItem, Result, SdkErrorKind};
+pub use error::{
+    ActionFailure, BatchOutcome, CancellationReason, Error, ExistingItem, Result, SdkErrorKind,
+};
 pub use expr::{Attr, Condition, IntoValue};
 #[cfg(feature = "time")]
 pub use item::timestamp::Timestamp;

@@ -127,6 +127,9 @@ async fn a_transaction_is_applied_once_and_cancels_whole() {
         Err(Error::TransactionCanceled { reasons }) => {
             let codes: Vec<&str> = reasons.iter().map(|r| r.code.as_str()).collect();
             assert_eq!(codes, ["None", "None", "ConditionalCheckFailed"]);
+            let typed: Vec<_> = reasons.iter().map(|r| r.reason()).collect();
+            use ddb_runtime::CancellationReason::{ConditionFailed, NotFailed};
+            assert_eq!(typed, [NotFailed, NotFailed, ConditionFailed]);
             assert_eq!(reasons[2].entity, "Customer");
             assert_eq!(reasons[2].key, "CUSTOMER#123 / PROFILE");
         }

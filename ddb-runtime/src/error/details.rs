@@ -66,6 +66,53 @@ pub struct ActionFailure {
     pub existing: Option<ExistingItem>,
 }
 
+/// What DynamoDB said of one action of a canceled transaction, by its
+/// cancellation reason code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CancellationReason {
+    /// The action did not fail (code `None`): another one did.
+    NotFailed,
+    /// Its condition did not hold (`ConditionalCheckFailed`); the item as
+    /// it was is in [`ActionFailure::existing`].
+    ConditionFailed,
+    /// Another transaction held the item (`TransactionConflict`).
+    TransactionConflict,
+    /// Throttled (`ThrottlingError`, `ProvisionedThroughputExceeded`).
+    Throttled,
+    /// The item collection of a local index is full
+    /// (`ItemCollectionSizeLimitExceeded`).
+    ItemCollectionFull,
+    /// DynamoDB refused the action's input (`ValidationError`).
+    Invalid,
+    /// A code this version of ddb does not know.
+    Other,
+}
+
+impl ActionFailure {
+    /// The action's reason, typed.
+    ///
+    /// ```
+    /// use ddb_runtime::{ActionFailure, CancellationReason};
+    /// let failure = ActionFailure {
+    ///     index: 0, entity: "Order", key: "CUSTOMER#1 / ORDER#9".into(),
+    ///     code: "ConditionalCheckFailed".into(), message: None, existing: None,
+    /// };
+    /// assert_eq!(failure.reason(), CancellationReason::ConditionFailed);
+    /// ```
+    pub fn reason(&self) -> CancellationReason {
+        match self.code.as_str() {
+            "None" => CancellationReason::NotFailed,
+            "ConditionalCheckFailed" => CancellationReason::ConditionFailed,
+            "TransactionConflict" => CancellationReason::TransactionConflict,
+            "ThrottlingError" | "ProvisionedThroughputExceeded" => CancellationReason::Throttled,
+            "ItemCollectionSizeLimitExceeded" => CancellationReason::ItemCollectionFull,
+            "ValidationError" => CancellationReason::Invalid,
+            _ => CancellationReason::Other,
+        }
+    }
+}
+
 /// Why a value cannot be written to, or read from, a key segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SegmentError(String);

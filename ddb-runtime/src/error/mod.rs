@@ -5,7 +5,9 @@ mod details;
 mod display;
 
 pub use classify::SdkErrorKind;
-pub use details::{ActionFailure, BatchOutcome, ExistingItem, IndexKeyViolation, SegmentError};
+pub use details::{
+    ActionFailure, BatchOutcome, CancellationReason, ExistingItem, IndexKeyViolation, SegmentError,
+};
 use display::{describe_reasons, key_suffix, ServiceText};
 
 /// Everything that can go wrong in ddb, as one type.

@@ -284,7 +284,9 @@ impl<E: Entity + 'static> WritePlan<E> {
             }
             Err(error) => return Err(error),
         };
-        let failed = |r: &crate::error::ActionFailure| r.code == "ConditionalCheckFailed";
+        let failed = |r: &crate::error::ActionFailure| {
+            r.reason() == crate::error::CancellationReason::ConditionFailed
+        };
         if let Some(own) = reasons.first().filter(|r| failed(r)) {
             let existing = own.existing.clone().map(|ExistingItem(item)| item);
             return Ok(Guarded::ItemCondition(existing));
