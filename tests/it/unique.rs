@@ -571,3 +571,40 @@ async fn an_expired_item_lets_its_values_go() {
         .unwrap();
     assert_eq!(found, Some(taker));
 }
+
+/// A user at schema version 2: upgrading stored items may change a key or a
+/// unique value, which the backfill cannot keep guarded.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Accounts, entity = "Member", pk = "MEMBER#{id}", sk = "PROFILE")]
+#[ddb(schema_version = 2, migrate(from = 1, with = lower_case))]
+pub struct Member {
+    pub id: String,
+    #[ddb(unique)]
+    pub email: String,
+}
+
+fn lower_case(item: &mut ddb_runtime::Item) -> Result<(), String> {
+    if let Some(AttributeValue::S(email)) = item.get_mut("email") {
+        *email = email.to_lowercase();
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_backfill_does_not_upgrade_an_entity_it_cannot_keep_guarded() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    db.create(&Member {
+        id: "1".into(),
+        email: "ada@example.com".into(),
+    })
+    .send()
+    .await
+    .unwrap();
+    match db.backfill::<Member>().send().await {
+        Err(Error::InvalidRequest {
+            entity: "Member",
+            reason,
+        }) => assert!(reason.contains("guards"), "{reason}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
