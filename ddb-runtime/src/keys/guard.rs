@@ -137,6 +137,25 @@ pub(crate) fn shown_key(text: String) -> String {
     format!("{}#…", &text[..end])
 }
 
+/// A guard as stored: its key, the guard type (which no entity's reads
+/// decode) and the key of the item it names.
+pub(crate) fn guard_item(
+    table: &TableDef,
+    guard: &KeyValues,
+    owner: &KeyValues,
+) -> HashMap<String, AttributeValue> {
+    let mut item = guard.to_item(table);
+    item.insert(
+        table.entity_attribute.to_owned(),
+        AttributeValue::S(GUARD_TYPE.to_owned()),
+    );
+    item.insert(OWNER_PK.to_owned(), owner.pk.to_attribute_value());
+    if let Some(sk) = &owner.sk {
+        item.insert(OWNER_SK.to_owned(), sk.to_attribute_value());
+    }
+    item
+}
+
 /// The key of the item a guard names.
 pub(crate) fn owner_of(guard: &HashMap<String, AttributeValue>) -> Option<KeyValues> {
     let value = |name: &str| guard.get(name).and_then(KeyValue::from_attribute_value);

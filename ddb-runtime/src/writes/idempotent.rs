@@ -16,7 +16,7 @@ use crate::entity::{Entity, Table};
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::Item;
-use crate::keys::guard::{idempotency_guard_key, owner_of, GUARD_TYPE, OWNER_PK, OWNER_SK};
+use crate::keys::guard::{guard_item, idempotency_guard_key, owner_of};
 use crate::keys::key::{Key, KeyValues};
 use crate::transport::attempts::Attempts;
 
@@ -196,15 +196,7 @@ fn request_guard<E: Entity + 'static>(
     check_guard_size::<E>(&key)?;
     let expires_at = table.ttl.unwrap_or(EXPIRES);
     let now = crate::item::timestamp::now_epoch_seconds();
-    let mut stored = key.to_item(&table);
-    stored.insert(
-        table.entity_attribute.to_owned(),
-        AttributeValue::S(GUARD_TYPE.to_owned()),
-    );
-    stored.insert(OWNER_PK.to_owned(), owner.pk.to_attribute_value());
-    if let Some(sk) = &owner.sk {
-        stored.insert(OWNER_SK.to_owned(), sk.to_attribute_value());
-    }
+    let mut stored = guard_item(&table, &key, owner);
     stored.insert(
         FINGERPRINT.to_owned(),
         AttributeValue::S(fingerprint::<E>(item)),

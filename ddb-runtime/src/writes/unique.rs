@@ -5,7 +5,6 @@
 //! or the guard's time to live passed) and a delete of the guard of each
 //! value it lets go (conditioned on the guard naming this item).
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use tracing::Instrument;
 
 use crate::db::Db;
@@ -14,7 +13,7 @@ use crate::entity::{Entity, Table};
 use crate::error::{Error, ExistingItem, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::Item;
-use crate::keys::guard::{unique_guard_key, unique_value_of, GUARD_TYPE, OWNER_PK, OWNER_SK};
+use crate::keys::guard::{guard_item, unique_guard_key, unique_value_of, OWNER_PK, OWNER_SK};
 use crate::keys::key::{Key, KeyValues};
 use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
@@ -127,15 +126,7 @@ fn take<E: Entity + 'static>(
 ) -> Result<WritePlan<E>> {
     let table = <E::Table as Table>::DEF;
     check_guard_size::<E>(&guard)?;
-    let mut stored = guard.to_item(&table);
-    stored.insert(
-        table.entity_attribute.to_owned(),
-        AttributeValue::S(GUARD_TYPE.to_owned()),
-    );
-    stored.insert(OWNER_PK.to_owned(), owner.pk.to_attribute_value());
-    if let Some(sk) = &owner.sk {
-        stored.insert(OWNER_SK.to_owned(), sk.to_attribute_value());
-    }
+    let mut stored = guard_item(&table, &guard, owner);
     if let Some(ttl) = crate::item::timestamp::ttl_attribute(&E::SCHEMA) {
         if let Some(expires) = item.and_then(|item| item.get(ttl)) {
             stored.insert(ttl.to_owned(), expires.clone());
