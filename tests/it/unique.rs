@@ -608,3 +608,15 @@ async fn a_backfill_does_not_upgrade_an_entity_it_cannot_keep_guarded() {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+#[test]
+fn the_cost_report_counts_the_guards() {
+    let ada = user("1", "ada@example.com").to_item().unwrap();
+    let report = ddb_runtime::schema::cost::cost_report(&[(&User::SCHEMA, ada)], 20);
+    // One write unit for the item, one per guard, each twice in the transaction.
+    assert!(report.contains("User keeps 2 unique value(s)"), "{report}");
+    assert!(
+        report.contains("a create is one transaction, 6 WCU"),
+        "{report}"
+    );
+}
