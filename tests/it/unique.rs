@@ -620,3 +620,23 @@ fn the_cost_report_counts_the_guards() {
         "{report}"
     );
 }
+
+#[tokio::test]
+async fn a_lookup_names_the_guard_attributes_through_placeholders() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    db.create(&user("1", "ada@example.com"))
+        .send()
+        .await
+        .unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
+    proxy.record("GetItem");
+    let key = User::by_email(&"ada@example.com".to_string());
+    assert!(through.get_unique(key).send().await.unwrap().is_some());
+    let guard_read = &ddb_tests::recorded_json(&proxy, "GetItem")[0];
+    // A name starting with `_` is not a plain name in an expression.
+    assert_eq!(guard_read["ProjectionExpression"], "#n0, #n1");
+    assert_eq!(
+        guard_read["ExpressionAttributeNames"]["#n0"],
+        "_ddb_owner_pk"
+    );
+}

@@ -251,4 +251,43 @@ impl Db {
     pub(crate) fn sdk(&self) -> &Arc<crate::transport::sdk::Sdk> {
         &self.inner.sdk
     }
+
+    /// One GetItem of the item at `key` of table `T`, as DynamoDB stores
+    /// it (`attributes` only, when given, each name through a placeholder
+    /// where it needs one): the reads ddb makes for itself, of a guard or of
+    /// the item a write reads first. A span of `entity`'s.
+    pub(crate) async fn get_stored<T: Table + 'static>(
+        &self,
+        entity: &'static str,
+        key: crate::item::Item,
+        consistent: bool,
+        attributes: &[&str],
+    ) -> crate::error::Result<Option<crate::item::Item>> {
+        use tracing::Instrument;
+        let name = self.table_name::<T>();
+        let mut placeholders = crate::expression::Placeholders::default();
+        let projection =
+            (!attributes.is_empty()).then(|| placeholders.projection(attributes.iter().copied()));
+        let (names, _) = placeholders.into_maps();
+        let request = |client: &Client| {
+            client
+                .get_item()
+                .table_name(name)
+                .set_key(Some(key.clone()))
+                .set_consistent_read(consistent.then_some(true))
+                .set_projection_expression(projection.clone())
+                .set_expression_attribute_names(names.clone())
+        };
+        let span = crate::telemetry::span("GetItem", name, None, entity);
+        let attempts = crate::transport::attempts::Attempts::default();
+        let output = self
+            .sdk()
+            .send(&attempts, request)
+            .instrument(span.clone())
+            .await
+            .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
+        let found = usize::from(output.item.is_some());
+        crate::telemetry::record(&span, 0.0, found, attempts.count());
+        Ok(output.item)
+    }
 }

@@ -1,7 +1,6 @@
 //! Reading an entity by a unique value: its guard names the item.
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use tracing::Instrument;
 
 use crate::db::Db;
 use crate::entity::{Entity, Table};
@@ -110,24 +109,15 @@ async fn owner<E: Entity + 'static>(
     consistent: bool,
 ) -> Result<Option<KeyValues>> {
     let table = <E::Table as Table>::DEF;
-    let name = db.table_name::<E::Table>();
-    let request = |client: &aws_sdk_dynamodb::Client| {
-        client
-            .get_item()
-            .table_name(name)
-            .set_key(Some(guard.to_item(&table)))
-            .set_consistent_read(consistent.then_some(true))
-            .projection_expression(format!("{OWNER_PK}, {OWNER_SK}"))
-    };
-    let span = crate::telemetry::span("GetItem", name, None, E::SCHEMA.entity_type);
-    let attempts = crate::transport::attempts::Attempts::default();
-    let output = db
-        .sdk()
-        .send(&attempts, request)
-        .instrument(span.clone())
-        .await
-        .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
-    let Some(item) = output.item else {
+    let attributes = [OWNER_PK, OWNER_SK];
+    let stored = db.get_stored::<E::Table>(
+        E::SCHEMA.entity_type,
+        guard.to_item(&table),
+        consistent,
+        &attributes,
+    );
+    let output = stored.await?;
+    let Some(item) = output else {
         return Ok(None);
     };
     owner_of(&item)

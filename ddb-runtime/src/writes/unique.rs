@@ -5,8 +5,6 @@
 //! or the guard's time to live passed) and a delete of the guard of each
 //! value it lets go (conditioned on the guard naming this item).
 
-use tracing::Instrument;
-
 use crate::db::Db;
 use crate::declaration::model::UniqueDef;
 use crate::entity::{Entity, Table};
@@ -190,14 +188,7 @@ fn owned_by<E>(owner: &KeyValues) -> Condition<E> {
 /// equal, or absent where `old` lacks it), so that the guards the write
 /// computed from `old` are the ones to change. `None` for no constraint.
 pub(crate) fn holds_values_of<E: Entity>(old: &Item) -> Option<Condition<E>> {
-    let mut attributes: Vec<&'static str> = E::SCHEMA
-        .unique
-        .iter()
-        .flat_map(|u| u.attributes.iter().copied())
-        .collect();
-    attributes.sort_unstable();
-    attributes.dedup();
-    attributes
+    unique_attributes::<E>()
         .into_iter()
         .map(|attribute| match old.get(attribute) {
             Some(value) => Condition::compare_value(attribute, "=", value.clone()),
@@ -212,29 +203,8 @@ pub(crate) async fn read_stored<E: Entity + 'static>(
     db: &Db,
     key: &Key<E>,
 ) -> Result<Option<Item>> {
-    let name = db.table_name::<E::Table>();
-    let request = |client: &aws_sdk_dynamodb::Client| {
-        client
-            .get_item()
-            .table_name(name)
-            .set_key(Some(key.to_item()))
-            .consistent_read(true)
-    };
-    let span = crate::telemetry::span("GetItem", name, None, E::SCHEMA.entity_type);
-    let attempts = Attempts::default();
-    let output = db
-        .sdk()
-        .send(&attempts, request)
-        .instrument(span.clone())
+    db.get_stored::<E::Table>(E::SCHEMA.entity_type, key.to_item(), true, &[])
         .await
-        .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
-    crate::telemetry::record(
-        &span,
-        0.0,
-        usize::from(output.item.is_some()),
-        attempts.count(),
-    );
-    Ok(output.item)
 }
 
 /// What a guarded write's transaction came to.
@@ -364,16 +334,26 @@ impl<E: Entity + 'static> WritePlan<E> {
     }
 }
 
+/// The attributes `E`'s unique constraints read, each once.
+fn unique_attributes<E: Entity>() -> Vec<&'static str> {
+    let mut attributes: Vec<&'static str> = E::SCHEMA
+        .unique
+        .iter()
+        .flat_map(|u| u.attributes.iter().copied())
+        .collect();
+    attributes.sort_unstable();
+    attributes.dedup();
+    attributes
+}
+
 /// Whether two states of an item hold the same unique values (an absent
 /// item holds none).
 fn same_unique_values<E: Entity>(a: Option<&Item>, b: Option<&Item>) -> bool {
     match (a, b) {
         (None, None) => true,
-        (Some(a), Some(b)) => E::SCHEMA
-            .unique
-            .iter()
-            .flat_map(|u| u.attributes.iter())
-            .all(|attribute| a.get(*attribute) == b.get(*attribute)),
+        (Some(a), Some(b)) => unique_attributes::<E>()
+            .into_iter()
+            .all(|attribute| a.get(attribute) == b.get(attribute)),
         _ => false,
     }
 }
@@ -403,10 +383,9 @@ pub(crate) fn kept_changing<E: Entity>(key: &Key<E>) -> Error {
     Error::ChangedSinceRead {
         entity: E::SCHEMA.entity_type,
         key: key.values().text(),
-        attributes: E::SCHEMA
-            .unique
-            .iter()
-            .flat_map(|u| u.attributes.iter().map(|a| (*a).to_owned()))
+        attributes: unique_attributes::<E>()
+            .into_iter()
+            .map(str::to_owned)
             .collect(),
     }
 }
