@@ -372,15 +372,22 @@ async fn concurrent_writers_never_share_a_unique_value() {
             for _ in 0..steps {
                 let id = rng.below(12).to_string();
                 let email = emails[rng.below(emails.len() as u64) as usize];
-                let written = match rng.below(3) {
+                let written = match rng.below(4) {
                     0 => db.create(&user(&id, email)).send().await.map(|_| ()),
                     1 => db.put(&user(&id, email)).send().await.map(|_| ()),
+                    2 => db
+                        .update(User::key(&id).unwrap())
+                        .set(User::fields().email, email)
+                        .send()
+                        .await
+                        .map(|_| ()),
                     _ => db.delete(User::key(&id).unwrap()).send().await.map(|_| ()),
                 };
                 match written {
                     Ok(())
                     | Err(Error::UniqueViolation { .. })
                     | Err(Error::AlreadyExists { .. })
+                    | Err(Error::NotFound { .. })
                     | Err(Error::ChangedSinceRead { .. })
                     | Err(Error::WriteOutcomeUnknown { .. }) => {}
                     Err(error) if error.is_retryable() => {}
@@ -436,34 +443,84 @@ async fn a_transaction_does_not_write_an_entity_without_its_guards() {
 }
 
 #[tokio::test]
-async fn an_update_leaves_unique_values_to_a_put_and_changes_the_rest() {
+async fn an_update_moves_the_guard_of_a_unique_value_it_changes() {
     let db = ddb_tests::db_with_table::<Accounts>().await;
-    db.create(&user("1", "ada@example.com"))
-        .send()
-        .await
-        .unwrap();
+    for (id, email) in [("1", "ada@example.com"), ("2", "bob@example.com")] {
+        db.create(&user(id, email)).send().await.unwrap();
+    }
     let key = User::key(&"1".to_string()).unwrap();
     let fields = User::fields();
+    // A value another user holds: refused, nothing changed.
     match db
         .update(key.clone())
-        .set(fields.email, "ada@work.example")
+        .set(fields.email, "bob@example.com")
+        .set(fields.name, "Ada L.")
         .send()
         .await
     {
-        Err(Error::InvalidUpdate {
+        Err(Error::UniqueViolation {
             entity: "User",
-            reason,
-        }) => assert!(reason.contains("unique"), "{reason}"),
-        other => panic!("expected a refusal, got {other:?}"),
+            field: "email",
+        }) => {}
+        other => panic!("expected the email taken, got {other:?}"),
     }
+    let (guards, users) = raw_state(&db).await;
+    assert_eq!(users["USER#1 / PROFILE"], "ada@example.com");
+    assert_eq!(email_guards(&guards).len(), 2);
+    // A free value: the old guard goes, the new one names the user, and
+    // the other changes apply with it.
     db.update(key.clone())
+        .set(fields.email, "ada@work.example")
         .set(fields.name, "Ada L.")
         .send()
         .await
         .unwrap();
     let (guards, users) = raw_state(&db).await;
-    assert_eq!(users.values().collect::<Vec<_>>(), vec!["ada@example.com"]);
-    assert_eq!(email_guards(&guards).len(), 1);
+    assert_eq!(users["USER#1 / PROFILE"], "ada@work.example");
+    assert_eq!(
+        email_guards(&guards),
+        vec![
+            ("ada@work.example".to_owned(), "USER#1 / PROFILE".to_owned()),
+            ("bob@example.com".to_owned(), "USER#2 / PROFILE".to_owned()),
+        ]
+    );
+    let stored = db.get(key.clone()).send().await.unwrap().unwrap();
+    assert_eq!(stored.name, "Ada L.");
+    // The freed value can be taken by another user.
+    db.update(User::key(&"2".to_string()).unwrap())
+        .set(fields.email, "ada@example.com")
+        .send()
+        .await
+        .unwrap();
+    // A tuple constraint moves when one of its fields changes.
+    db.update(key.clone())
+        .set(fields.handle, "@ada")
+        .send()
+        .await
+        .unwrap();
+    let (guards, _) = raw_state(&db).await;
+    assert!(
+        guards.contains_key("_DDB#UNIQUE#User#tenant_handle#S:acme#S:@ada"),
+        "{guards:?}"
+    );
+    assert!(
+        !guards.contains_key("_DDB#UNIQUE#User#tenant_handle#S:acme#S:@1"),
+        "{guards:?}"
+    );
+    // An update of an item that is not there changes no guard.
+    match db
+        .update(User::key(&"9".to_string()).unwrap())
+        .set(fields.email, "nobody@example.com")
+        .send()
+        .await
+    {
+        Err(Error::NotFound { entity: "User", .. }) => {}
+        other => panic!("expected not found, got {other:?}"),
+    }
+    let (guards, _) = raw_state(&db).await;
+    assert!(!guards.keys().any(|g| g.contains("nobody")), "{guards:?}");
+    // The values of other fields change as a plain update.
+    db.update(key).set(fields.name, "Ada").send().await.unwrap();
 }
 
 #[derive(Table)]
@@ -515,19 +572,15 @@ async fn a_guard_expires_with_its_item() {
     };
     db.put(&later).send().await.unwrap();
     assert_eq!(guard_expiry(&db).await, vec![later.expires]);
-    // An update cannot move it without the guard.
+    // So does an update.
     let key = Invite::key(&"1".to_string()).unwrap();
-    match db
-        .update(key)
-        .set(Invite::fields().expires, now())
+    let sooner = now() + 600;
+    db.update(key)
+        .set(Invite::fields().expires, sooner)
         .send()
         .await
-    {
-        Err(Error::InvalidUpdate {
-            entity: "Invite", ..
-        }) => {}
-        other => panic!("expected a refusal, got {other:?}"),
-    }
+        .unwrap();
+    assert_eq!(guard_expiry(&db).await, vec![sooner]);
 }
 
 #[tokio::test]

@@ -184,11 +184,12 @@ fn owned_by<E>(owner: &KeyValues) -> Condition<E> {
     }
 }
 
-/// The stored item still holds the unique values of `old` (each attribute
-/// equal, or absent where `old` lacks it), so that the guards the write
-/// computed from `old` are the ones to change. `None` for no constraint.
+/// The stored item still holds the unique values and time to live of `old`
+/// (each attribute equal, or absent where `old` lacks it), so that the
+/// guards the write computed from `old` are the ones to change. `None` for
+/// no constraint.
 pub(crate) fn holds_values_of<E: Entity>(old: &Item) -> Option<Condition<E>> {
-    unique_attributes::<E>()
+    guarded_attributes::<E>()
         .into_iter()
         .map(|attribute| match old.get(attribute) {
             Some(value) => Condition::compare_value(attribute, "=", value.clone()),
@@ -334,24 +335,29 @@ impl<E: Entity + 'static> WritePlan<E> {
     }
 }
 
-/// The attributes `E`'s unique constraints read, each once.
-fn unique_attributes<E: Entity>() -> Vec<&'static str> {
-    let mut attributes: Vec<&'static str> = E::SCHEMA
+/// The attributes the guards of `E`'s unique values depend on, each once:
+/// those the constraints read, and the time to live the guards carry.
+/// None when `E` has no unique value.
+pub(crate) fn guarded_attributes<E: Entity>() -> Vec<&'static str> {
+    let schema = &E::SCHEMA;
+    let ttl = crate::item::timestamp::ttl_attribute(schema).filter(|_| has_unique::<E>());
+    let mut attributes: Vec<&'static str> = schema
         .unique
         .iter()
         .flat_map(|u| u.attributes.iter().copied())
+        .chain(ttl)
         .collect();
     attributes.sort_unstable();
     attributes.dedup();
     attributes
 }
 
-/// Whether two states of an item hold the same unique values (an absent
-/// item holds none).
+/// Whether two states of an item hold the same unique values and time to
+/// live (an absent item holds none).
 fn same_unique_values<E: Entity>(a: Option<&Item>, b: Option<&Item>) -> bool {
     match (a, b) {
         (None, None) => true,
-        (Some(a), Some(b)) => unique_attributes::<E>()
+        (Some(a), Some(b)) => guarded_attributes::<E>()
             .into_iter()
             .all(|attribute| a.get(attribute) == b.get(attribute)),
         _ => false,
@@ -383,7 +389,7 @@ pub(crate) fn kept_changing<E: Entity>(key: &Key<E>) -> Error {
     Error::ChangedSinceRead {
         entity: E::SCHEMA.entity_type,
         key: key.values().text(),
-        attributes: unique_attributes::<E>()
+        attributes: guarded_attributes::<E>()
             .into_iter()
             .map(str::to_owned)
             .collect(),

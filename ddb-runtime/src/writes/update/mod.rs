@@ -16,6 +16,7 @@ use super::plan::and;
 use super::written::require_version;
 
 mod clauses;
+mod guarded;
 mod index_keys;
 mod plan;
 mod read_first;
@@ -116,6 +117,13 @@ impl<T> Addable for std::collections::BTreeSet<T> {}
 /// consistent GetItem), and then the UpdateItem is conditioned on every
 /// attribute it read and on the version, so a concurrent change fails it
 /// with [`Error::ChangedSinceRead`].
+///
+/// An update that sets a unique value (`#[ddb(unique)]`) or the time to
+/// live of an entity with unique values moves their guards: ddb reads the
+/// item first and sends one TransactWriteItems deleting the old guard,
+/// putting the new one and updating the item conditioned on the values and
+/// version it read (sent again from a fresh read when they changed). A
+/// value another item holds is [`Error::UniqueViolation`].
 #[must_use = "a request does nothing until it is sent"]
 pub struct Update<E> {
     db: Db,
@@ -209,38 +217,6 @@ fn key_form<E: Entity>(op: Op) -> Result<Op> {
     Ok(op)
 }
 
-/// An update does not keep the guards of unique values: a change to an
-/// attribute a unique constraint holds is refused before sending (a put
-/// changes it and moves its guard).
-fn not_unique<E: Entity>(op: Op) -> Result<Op> {
-    let name = op.attribute();
-    let ttl = crate::item::timestamp::ttl_attribute(&E::SCHEMA);
-    if !E::SCHEMA.unique.is_empty() && ttl == Some(name) {
-        return Err(Error::InvalidUpdate {
-            entity: E::SCHEMA.entity_type,
-            reason: format!(
-                "attribute `{name}` is the time to live, which the guards of the entity's unique \
-                 values carry too; change it with a put, which moves them"
-            ),
-        });
-    }
-    let held = E::SCHEMA
-        .unique
-        .iter()
-        .find(|u| u.attributes.contains(&name));
-    match held {
-        None => Ok(op),
-        Some(unique) => Err(Error::InvalidUpdate {
-            entity: E::SCHEMA.entity_type,
-            reason: format!(
-                "attribute `{name}` holds the unique `{}`, whose guard an update does not move; \
-                 change it with a put, which does",
-                unique.name
-            ),
-        }),
-    }
-}
-
 impl Db {
     /// A typed UpdateItem of the item at `key` (which must exist).
     pub fn update<E: Entity + 'static>(&self, key: Key<E>) -> Update<E> {
@@ -262,7 +238,7 @@ impl<E: Entity + 'static> Update<E> {
         let checked = op
             .and_then(attribute_key_op::<E>)
             .and_then(key_form::<E>)
-            .and_then(not_unique::<E>);
+            .and_then(guarded::sets_or_removes::<E>);
         match checked {
             Ok(op) => self.ops.push(op),
             Err(error) => self.error = self.error.or(Some(error)),

@@ -90,7 +90,7 @@ impl<E: Entity + 'static> Changes<'_, E> {
 }
 
 /// Applies one update change to a local copy of the item.
-fn apply(item: &mut Item, op: &Op) {
+pub(super) fn apply(item: &mut Item, op: &Op) {
     use AttributeValue as V;
     match op {
         Op::Set(a, v) => {

@@ -22,6 +22,9 @@ impl<E: Entity + 'static> Update<E> {
     /// `append`; one whose retry fails its condition, or whose retries run
     /// out, is [`Error::WriteOutcomeUnknown`].
     pub async fn send(self) -> Result<Written<E>> {
+        if self.moves_guards() {
+            return self.send_moving_guards().await;
+        }
         let sparse = E::SCHEMA.keys.iter().any(|key| key.membership.is_some());
         let mut absent: Vec<&'static str> = Vec::new();
         let mut tries = 1;
@@ -65,7 +68,12 @@ impl<E: Entity + 'static> Update<E> {
         if self.error.is_some() {
             return None;
         }
-        Some(Self {
+        Some(self.again())
+    }
+
+    /// The same update, its first failure dropped.
+    pub(super) fn again(&self) -> Self {
+        Self {
             db: self.db.clone(),
             key: self.key.clone(),
             ops: self.ops.clone(),
@@ -74,7 +82,7 @@ impl<E: Entity + 'static> Update<E> {
             return_new: self.return_new,
             exactly_once: self.exactly_once,
             error: None,
-        })
+        }
     }
 
     /// Sends the update, sparse indexes whose marker is in `absent`

@@ -1,0 +1,143 @@
+//! An update that changes a unique value, or the time to live its guards
+//! carry: the item is read first, and the update goes in one
+//! TransactWriteItems with the guards it moves.
+
+use crate::entity::{Entity, Table};
+use crate::error::{Error, ExistingItem, Result};
+use crate::item::Item;
+use crate::transport::attempts::Attempts;
+use crate::writes::item::stored_version;
+use crate::writes::plan::and;
+use crate::writes::unique::{
+    guard_writes, guarded_attributes, holds_values_of, kept_changing, read_stored, taken, Guarded,
+    UNIQUE_TRIES,
+};
+use crate::writes::written::{no_return_values, Written};
+
+use super::{read_first::apply, Membership, Op, Update};
+
+impl<E: Entity + 'static> Update<E> {
+    /// Whether the update changes an attribute the guards of unique values
+    /// depend on.
+    pub(super) fn moves_guards(&self) -> bool {
+        let guarded = guarded_attributes::<E>();
+        self.ops.iter().any(|op| guarded.contains(&op.attribute()))
+    }
+
+    /// Reads the item (strongly consistent), then sends the update with the
+    /// guards it moves from the values read to the values it sets, the
+    /// update conditioned on the item still holding the values read (and,
+    /// on a versioned entity, the version read). Read and sent again when
+    /// they changed in between; a condition of the caller's that fails on
+    /// the item as read is the caller's failure.
+    pub(super) async fn send_moving_guards(self) -> Result<Written<E>> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        no_return_values::<E>(self.return_new)?;
+        let db = self.db.clone();
+        for _ in 0..UNIQUE_TRIES {
+            let old = read_stored::<E>(&db, &self.key).await?;
+            let old = old.filter(|item| !crate::item::timestamp::expired(&E::SCHEMA, item));
+            let Some(old) = old else {
+                return Err(Error::NotFound {
+                    entity: E::SCHEMA.entity_type,
+                    key: crate::writes::item::key_text(&self.key),
+                });
+            };
+            let new = self.guarded_values_after(&old);
+            let guards = guard_writes::<E>(&db, self.key.values(), Some(&old), Some(&new))?;
+            let update = self.conditioned_on_read(&old);
+            let absent = absent_key_attributes::<E>(&old);
+            let mut plan = update
+                .plan_with(Membership::Condition { absent: &absent })
+                .await?;
+            let version = plan.expected_version.map(|v| v + 1);
+            let outcome = if guards.is_empty() && !self.exactly_once {
+                // No value moves (set to the one stored): a plain UpdateItem.
+                match plan.send(&db, None).await {
+                    Ok((_, capacity)) => Guarded::Written(capacity),
+                    Err(Error::ConditionFailed { existing, .. }) => {
+                        Guarded::ItemCondition(existing.map(|ExistingItem(item)| item))
+                    }
+                    Err(error) => return Err(error),
+                }
+            } else {
+                plan.send_guarded(&db, guards, &Attempts::keeping_sent())
+                    .await?
+            };
+            match outcome {
+                Guarded::Written(capacity) => {
+                    return Ok(Written::applied(version, None, false, capacity))
+                }
+                Guarded::Taken(unique) => return Err(taken::<E>(unique)),
+                Guarded::Moved | Guarded::RequestSeen => continue,
+                Guarded::ItemCondition(existing) => {
+                    if existing.as_ref() == Some(&old) || existing.is_none() {
+                        return Err(plan.failure(existing));
+                    }
+                }
+            }
+        }
+        Err(kept_changing(&self.key))
+    }
+
+    /// The item read with the changes to guarded attributes applied: the
+    /// values the guards move to.
+    fn guarded_values_after(&self, old: &Item) -> Item {
+        let guarded = guarded_attributes::<E>();
+        let mut new = old.clone();
+        for op in self
+            .ops
+            .iter()
+            .filter(|op| guarded.contains(&op.attribute()))
+        {
+            apply(&mut new, op);
+        }
+        new
+    }
+
+    /// The update to send after reading `old`: conditioned on `old`'s
+    /// guarded values, and on its version unless the caller expects one.
+    fn conditioned_on_read(&self, old: &Item) -> Self {
+        let mut update = self.again();
+        if let Some(held) = holds_values_of::<E>(old) {
+            update.condition = Some(and(update.condition.take(), held));
+        }
+        if update.expected_version.is_none() {
+            update.expected_version = stored_version(&E::SCHEMA, Some(old));
+        }
+        update
+    }
+}
+
+/// The index key attributes `item` lacks: the sparse indexes it is not in,
+/// which the update's condition then expects it to stay out of.
+fn absent_key_attributes<E: Entity>(item: &Item) -> Vec<&'static str> {
+    let table = <E::Table as Table>::DEF;
+    table
+        .indexes
+        .iter()
+        .flat_map(|index| std::iter::once(index.pk).chain(index.sk))
+        .map(|attribute| attribute.name)
+        .filter(|name| !item.contains_key(*name))
+        .collect()
+}
+
+/// Only a SET or a REMOVE can change a guarded attribute: the others would
+/// be applied to the value read by ddb's own arithmetic, not DynamoDB's.
+pub(super) fn sets_or_removes<E: Entity>(op: Op) -> Result<Op> {
+    let guarded = guarded_attributes::<E>();
+    let name = op.attribute();
+    match op {
+        Op::Set(..) | Op::Remove(_) => Ok(op),
+        _ if guarded.contains(&name) => Err(Error::InvalidUpdate {
+            entity: E::SCHEMA.entity_type,
+            reason: format!(
+                "attribute `{name}` holds a unique value (or the time to live its guard \
+                 carries): set or remove it"
+            ),
+        }),
+        _ => Ok(op),
+    }
+}
