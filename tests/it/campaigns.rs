@@ -20,7 +20,7 @@ use std::sync::Arc;
 use ddb_examples::single_table::{Customer, CustomerItem, Ecommerce, Order, OrderItem};
 use ddb_examples::{CustomerId, OrderId, OrderStatus, ProductId};
 use ddb_runtime::batch::RetryPolicy;
-use ddb_runtime::{Created, Db, Entity, Error, Item};
+use ddb_runtime::{Created, Db, Entity, Error, Item, Table};
 use ddb_tests::proxy::{Fault, Proxy};
 use futures::{StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
@@ -108,11 +108,16 @@ impl Row {
 /// A proxy in front of `db`'s table, and a `Db` through it whose SDK client
 /// retries as a service under sustained faults would be configured to.
 async fn through_proxy(db: &Db) -> (Proxy, Db) {
+    through_proxy_to::<Ecommerce>(db).await
+}
+
+/// [`through_proxy`] to the table of `T`.
+async fn through_proxy_to<T: Table + 'static>(db: &Db) -> (Proxy, Db) {
     let proxy = Proxy::start(ddb_tests::local().endpoint())
         .await
         .expect("start the fault proxy");
     let through = Db::new(ddb_tests::patient_client(&proxy))
-        .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>())
+        .with_table_name::<T>(db.table_name::<T>())
         .with_retry_policy(RetryPolicy {
             max_attempts: 30,
             base: std::time::Duration::from_millis(2),
@@ -762,5 +767,110 @@ async fn updates_moving_sparse_index_membership() {
     }
     row.duplicated = stored.duplicated(&written);
     row.out_of_step = out_of_step(&stored.items);
+    row.report();
+}
+
+#[derive(Table)]
+#[ddb(name = "Members", pk = "PK", sk = "SK")]
+pub struct Members;
+
+/// A member: one per email.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug)]
+#[ddb(table = Members, entity = "Member", pk = "MEMBER#{id}", sk = "PROFILE")]
+pub struct Member {
+    pub id: String,
+    #[ddb(unique)]
+    pub email: String,
+}
+
+/// Creates, puts, updates, deletes and two-action transactions over a few
+/// emails, every request through faults (lost answers, throttling,
+/// transaction conflicts). At the end: no email held by two members (items
+/// duplicated), no member whose email has no guard (items lost), no guard
+/// naming a member that does not hold its email (out of step).
+#[tokio::test]
+async fn unique_values_under_every_write() {
+    let db = ddb_tests::db_with_table::<Members>().await;
+    let (proxy, through) = through_proxy_to::<Members>(&db).await;
+    let targets = ["TransactWriteItems", "PutItem", "GetItem"];
+    for (n, target) in targets.into_iter().enumerate() {
+        proxy.fail_randomly(target, 0.1, 41 + n as u64, Fault::DropResponse);
+        proxy.fail_randomly(target, 0.1, 51 + n as u64, THROTTLE);
+    }
+    proxy.fail_randomly("TransactWriteItems", 0.1, 61, Fault::TransactionConflict);
+    let n = size(300, 3_000);
+    let emails: Vec<String> = (0..12).map(|e| format!("{e}@x.io")).collect();
+    let emails = &emails;
+    let member = |id: u64, email: &str| Member {
+        id: id.to_string(),
+        email: email.to_owned(),
+    };
+    let outcomes: Vec<ddb_runtime::Result<()>> = futures::stream::iter(0..n as u64)
+        .map(|i| {
+            let db = through.clone();
+            async move {
+                let mut rng = ddb_tests::SplitMix64(i);
+                let id = rng.below(16);
+                let email = emails[rng.below(emails.len() as u64) as usize].as_str();
+                let key = |id: u64| Member::key(&id.to_string()).unwrap();
+                let set_email = db.update(key(id)).set(Member::fields().email, email);
+                match rng.below(5) {
+                    0 => db.create(&member(id, email)).send().await.map(|_| ()),
+                    1 => db.put(&member(id, email)).send().await.map(|_| ()),
+                    2 => set_email.send().await.map(|_| ()),
+                    3 => db.delete(key(id)).send().await.map(|_| ()),
+                    _ => {
+                        let other = db.delete(key((id + 1) % 16));
+                        let sent = db.transact_write().update(set_email).delete(other);
+                        sent.send().await.map(|_| ())
+                    }
+                }
+            }
+        })
+        .buffer_unordered(CALLERS)
+        .collect()
+        .await;
+    let mut row = Row::new(
+        "unique values under creates, puts, updates, deletes and transactions",
+        n,
+    )
+    .faults(&proxy, &targets);
+    for outcome in outcomes {
+        match outcome {
+            Ok(()) => {}
+            Err(Error::WriteOutcomeUnknown { .. }) => row.unknown += 1,
+            Err(
+                Error::UniqueViolation { .. }
+                | Error::AlreadyExists { .. }
+                | Error::NotFound { .. }
+                | Error::ChangedSinceRead { .. },
+            ) => row.failed += 1,
+            Err(error) if error.is_retryable() => row.failed += 1,
+            Err(error) => panic!("unexpected: {error:?}"),
+        }
+    }
+    let raw = ddb_tests::scan_raw::<Members>(&db).await;
+    let text = |item: &Item, name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();
+    let mut holders: HashMap<String, Vec<String>> = HashMap::new();
+    let mut guards: HashMap<String, String> = HashMap::new();
+    for item in &raw {
+        let pk = text(item, "PK").unwrap_or_default();
+        if let Some(email) = pk.strip_prefix("_DDB#UNIQUE#Member#email#S:") {
+            guards.insert(
+                email.to_owned(),
+                text(item, "_ddb_owner_pk").unwrap_or_default(),
+            );
+        } else if let Some(email) = text(item, "email") {
+            holders.entry(email).or_default().push(pk);
+        }
+    }
+    for (email, members) in &holders {
+        row.duplicated += members.len() - 1;
+        row.lost += usize::from(!guards.contains_key(email));
+    }
+    for (email, owner) in &guards {
+        let holds = holders.get(email).is_some_and(|m| m.contains(owner));
+        row.out_of_step += usize::from(!holds);
+    }
     row.report();
 }

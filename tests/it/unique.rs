@@ -372,7 +372,7 @@ async fn concurrent_writers_never_share_a_unique_value() {
             for _ in 0..steps {
                 let id = rng.below(12).to_string();
                 let email = emails[rng.below(emails.len() as u64) as usize];
-                let written = match rng.below(4) {
+                let written = match rng.below(5) {
                     0 => db.create(&user(&id, email)).send().await.map(|_| ()),
                     1 => db.put(&user(&id, email)).send().await.map(|_| ()),
                     2 => db
@@ -381,6 +381,20 @@ async fn concurrent_writers_never_share_a_unique_value() {
                         .send()
                         .await
                         .map(|_| ()),
+                    3 => {
+                        // A transaction moving one user's email and
+                        // deleting another.
+                        let other = ((id.parse::<u64>().unwrap() + 1) % 12).to_string();
+                        db.transact_write()
+                            .update(
+                                db.update(User::key(&id).unwrap())
+                                    .set(User::fields().email, email),
+                            )
+                            .delete(db.delete(User::key(&other).unwrap()))
+                            .send()
+                            .await
+                            .map(|_| ())
+                    }
                     _ => db.delete(User::key(&id).unwrap()).send().await.map(|_| ()),
                 };
                 match written {
@@ -388,6 +402,7 @@ async fn concurrent_writers_never_share_a_unique_value() {
                     | Err(Error::UniqueViolation { .. })
                     | Err(Error::AlreadyExists { .. })
                     | Err(Error::NotFound { .. })
+                    | Err(Error::DuplicateKey { .. })
                     | Err(Error::ChangedSinceRead { .. })
                     | Err(Error::WriteOutcomeUnknown { .. }) => {}
                     Err(error) if error.is_retryable() => {}
@@ -424,22 +439,107 @@ async fn concurrent_writers_never_share_a_unique_value() {
 }
 
 #[tokio::test]
-async fn a_transaction_does_not_write_an_entity_without_its_guards() {
+async fn a_transaction_keeps_the_guards_of_its_writes() {
     let db = ddb_tests::db_with_table::<Accounts>().await;
+    let fields = User::fields();
+    let key = |id: &str| User::key(&id.to_string()).unwrap();
+    // Creates take their values.
+    db.transact_write()
+        .create(&user("1", "ada@example.com"))
+        .create(&user("2", "bob@example.com"))
+        .send()
+        .await
+        .unwrap();
+    let (guards, users) = raw_state(&db).await;
+    assert_eq!(users.len(), 2);
+    assert_eq!(email_guards(&guards).len(), 2);
+    // A value held elsewhere cancels the whole transaction, typed.
     let sent = db
         .transact_write()
-        .create(&user("1", "ada@example.com"))
+        .create(&user("3", "carol@example.com"))
+        .update(db.update(key("1")).set(fields.email, "bob@example.com"))
         .send()
         .await;
     match sent {
-        Err(Error::InvalidRequest {
+        Err(Error::UniqueViolation {
             entity: "User",
-            reason,
-        }) => assert!(reason.contains("unique"), "{reason}"),
-        other => panic!("expected a refusal, got {other:?}"),
+            field: "email",
+        }) => {}
+        other => panic!("expected the email taken, got {other:?}"),
     }
     let (guards, users) = raw_state(&db).await;
-    assert!(guards.is_empty() && users.is_empty());
+    assert_eq!(users.len(), 2, "nothing was written: {users:?}");
+    assert_eq!(email_guards(&guards).len(), 2);
+    // A put and an update move theirs; a delete lets its values go.
+    db.transact_write()
+        .put(db.put(&user("1", "ada@work.example")))
+        .update(db.update(key("2")).set(fields.email, "ada@example.com"))
+        .send()
+        .await
+        .unwrap();
+    let (guards, users) = raw_state(&db).await;
+    assert_eq!(
+        email_guards(&guards),
+        vec![
+            ("ada@example.com".to_owned(), "USER#2 / PROFILE".to_owned()),
+            ("ada@work.example".to_owned(), "USER#1 / PROFILE".to_owned()),
+        ]
+    );
+    assert_eq!(users["USER#2 / PROFILE"], "ada@example.com");
+    // A value let go by one item and taken by another in one transaction.
+    db.transact_write()
+        .delete(db.delete(key("1")))
+        .create(&user("4", "ada@work.example"))
+        .send()
+        .await
+        .unwrap();
+    let (guards, users) = raw_state(&db).await;
+    assert_eq!(users.len(), 2);
+    assert_eq!(users["USER#4 / PROFILE"], "ada@work.example");
+    assert_eq!(email_guards(&guards)[1].1, "USER#4 / PROFILE");
+    // Two items cannot take one value.
+    match db
+        .transact_write()
+        .create(&user("5", "eve@example.com"))
+        .create(&user("6", "eve@example.com"))
+        .send()
+        .await
+    {
+        Err(Error::UniqueViolation {
+            entity: "User",
+            field: "email",
+        }) => {}
+        other => panic!("expected the email taken, got {other:?}"),
+    }
+    db.transact_write()
+        .delete(db.delete(key("4")))
+        .send()
+        .await
+        .unwrap();
+    let (guards, users) = raw_state(&db).await;
+    assert_eq!(users.len(), 1);
+    assert!(
+        guards.values().all(|owner| owner == "USER#2 / PROFILE"),
+        "{guards:?}"
+    );
+    // The caller's own conditions fail as they would without guards.
+    let sent = db
+        .transact_write()
+        .put(
+            db.put(&user("2", "bob@example.com"))
+                .condition(fields.name.eq("nobody")),
+        )
+        .send()
+        .await;
+    match sent {
+        Err(Error::TransactionCanceled { reasons }) => {
+            assert_eq!(
+                reasons[0].reason(),
+                ddb_runtime::CancellationReason::ConditionFailed
+            );
+        }
+        other => panic!("expected the condition to fail, got {other:?}"),
+    }
 }
 
 #[tokio::test]

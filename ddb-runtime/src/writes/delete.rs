@@ -12,7 +12,7 @@ use crate::keys::key::Key;
 
 use super::item::version_is;
 use super::plan::{and, Action, WritePlan};
-use super::unique::{has_unique, write_guarded};
+use super::unique::{has_unique, plan_guarded, write_guarded, GuardedPlan};
 use super::written::{no_return_values, require_version, Written};
 
 impl Db {
@@ -128,14 +128,44 @@ impl<E: Entity + 'static> Delete<E> {
     /// then the delete conditioned on it still holding the values read,
     /// with the deletes of their guards, in one transaction.
     async fn send_releasing_guards(self, db: &Db) -> Result<Written<E>> {
-        let base = self.full_condition();
-        let (expected_version, exactly_once) = (self.expected_version, self.exactly_once);
-        let key = self.key?;
-        let plan = |held: Condition<E>| {
-            planned(key.clone(), Some(and(base.clone(), held)), expected_version)
-        };
-        let capacity = write_guarded(db, &key, None, exactly_once, plan).await?;
+        let exactly_once = self.exactly_once;
+        let delete = self.guarded()?;
+        let plan = |held| delete.plan(held);
+        let capacity = write_guarded(db, &delete.key, None, exactly_once, plan).await?;
         Ok(Written::applied(None, None, false, capacity))
+    }
+
+    /// The delete of an entity with unique values as a transaction holds
+    /// it: the stored item read, the delete conditioned on it, and the
+    /// deletes of its guards.
+    pub(crate) async fn plan_guarded(self, db: &Db) -> Result<GuardedPlan<E>> {
+        let delete = self.guarded()?;
+        plan_guarded(db, &delete.key, None, |held| delete.plan(held)).await
+    }
+
+    fn guarded(self) -> Result<GuardedDelete<E>> {
+        Ok(GuardedDelete {
+            condition: self.full_condition(),
+            expected_version: self.expected_version,
+            key: self.key?,
+        })
+    }
+}
+
+/// A delete of an entity with unique values, planned once the stored item
+/// is read.
+struct GuardedDelete<E> {
+    key: Key<E>,
+    /// The caller's condition and the version check.
+    condition: Option<Condition<E>>,
+    expected_version: Option<u64>,
+}
+
+impl<E: Entity + 'static> GuardedDelete<E> {
+    /// The delete, conditioned also on `held`, a condition on the stored item.
+    fn plan(&self, held: Condition<E>) -> Result<WritePlan<E>> {
+        let condition = Some(and(self.condition.clone(), held));
+        planned(self.key.clone(), condition, self.expected_version)
     }
 }
 

@@ -139,7 +139,7 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
         let item = item.clone();
         let guard = request_guard::<E>(&request, plan.key.values(), &item, keep)?;
         let guard_key = guard.key.clone();
-        let mut guards = vec![GuardWrite::idempotency(guard)];
+        let mut guards = vec![GuardWrite::idempotency(guard, plan.key.values().clone())];
         guards.extend(guard_writes::<E>(
             &db,
             plan.key.values(),

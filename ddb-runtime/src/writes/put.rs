@@ -12,7 +12,7 @@ use crate::keys::key::Key;
 use super::item::absent_or_expired;
 use super::item::{next_version, prepare, version_attribute, version_is, Prepared};
 use super::plan::{and, Action, WritePlan};
-use super::unique::{has_unique, write_guarded};
+use super::unique::{has_unique, plan_guarded, write_guarded, GuardedPlan};
 use super::written::{no_return_values, Written};
 
 impl Db {
@@ -143,16 +143,52 @@ impl<E: Entity + 'static> Put<E> {
     /// the put conditioned on it still holding the values read, with the
     /// guards of the values that change, in one transaction.
     async fn send_keeping_guards(self, db: &Db) -> Result<Written<E>> {
-        let base = self.full_condition();
         let (expected_version, exactly_once) = (self.expected_version, self.exactly_once);
-        let Prepared { item, key, size } = self.prepared?;
-        let plan = |held: Condition<E>| {
-            let condition = Some(and(base.clone(), held));
-            planned(key.clone(), item.clone(), size, condition, expected_version)
-        };
-        let capacity = write_guarded(db, &key, Some(&item), exactly_once, plan).await?;
+        let put = self.guarded()?;
+        let plan = |held| put.plan(held);
+        let capacity = write_guarded(db, &put.key, Some(&put.item), exactly_once, plan).await?;
         let version = expected_version.map(|v| v + 1);
         Ok(Written::applied(version, None, false, capacity))
+    }
+
+    /// The put of an entity with unique values as a transaction holds it:
+    /// the stored item read, the put conditioned on it, and its guards.
+    pub(crate) async fn plan_guarded(self, db: &Db) -> Result<GuardedPlan<E>> {
+        let put = self.guarded()?;
+        plan_guarded(db, &put.key, Some(&put.item), |held| put.plan(held)).await
+    }
+
+    fn guarded(self) -> Result<GuardedPut<E>> {
+        let condition = self.full_condition();
+        let expected_version = self.expected_version;
+        let Prepared { item, key, size } = self.prepared?;
+        Ok(GuardedPut {
+            key,
+            item,
+            size,
+            condition,
+            expected_version,
+        })
+    }
+}
+
+/// A put of an entity with unique values, planned once the stored item is
+/// read.
+struct GuardedPut<E> {
+    key: Key<E>,
+    item: Item,
+    size: usize,
+    /// The caller's condition and the version check.
+    condition: Option<Condition<E>>,
+    expected_version: Option<u64>,
+}
+
+impl<E: Entity + 'static> GuardedPut<E> {
+    /// The put, conditioned also on `held`, a condition on the stored item.
+    fn plan(&self, held: Condition<E>) -> Result<WritePlan<E>> {
+        let condition = Some(and(self.condition.clone(), held));
+        let (key, item) = (self.key.clone(), self.item.clone());
+        planned(key, item, self.size, condition, self.expected_version)
     }
 }
 

@@ -26,11 +26,13 @@ pub(crate) const UNIQUE_TRIES: usize = 4;
 pub(crate) struct GuardWrite<E> {
     kind: GuardKind,
     plan: WritePlan<E>,
+    /// The key of the item the guard is for.
+    owner: KeyValues,
 }
 
 /// What a guard write does.
-#[derive(Clone, Copy)]
-enum GuardKind {
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum GuardKind {
     /// Takes a unique value (a put of its guard).
     Take(&'static UniqueDef),
     /// Lets a unique value go (a delete of its guard).
@@ -39,13 +41,49 @@ enum GuardKind {
     Request,
 }
 
-impl<E> GuardWrite<E> {
-    /// The put of an idempotency key's guard.
-    pub(crate) fn idempotency(plan: WritePlan<E>) -> Self {
+impl<E: Entity + 'static> GuardWrite<E> {
+    /// What the write does.
+    pub(crate) fn kind(&self) -> GuardKind {
+        self.kind
+    }
+
+    /// The guard's key.
+    pub(crate) fn guard(&self) -> &KeyValues {
+        self.plan.key.values()
+    }
+
+    /// The key of the item the guard is for.
+    pub(crate) fn owner(&self) -> &KeyValues {
+        &self.owner
+    }
+
+    /// The write's plan.
+    pub(crate) fn into_plan(self) -> WritePlan<E> {
+        self.plan
+    }
+
+    /// The put of an idempotency key's guard, recording the item at `owner`.
+    pub(crate) fn idempotency(plan: WritePlan<E>, owner: KeyValues) -> Self {
         GuardWrite {
             kind: GuardKind::Request,
             plan,
+            owner,
         }
+    }
+
+    /// A take of a value that `previous`, another item written in the same
+    /// transaction, lets go: one put of the guard, conditioned also on the
+    /// guard naming `previous` (DynamoDB takes one action per item, so the
+    /// delete of `previous`'s guard is left out). Other writes are
+    /// unchanged.
+    pub(crate) fn taking_over(self, previous: &KeyValues) -> Result<Self> {
+        let GuardWrite { kind, plan, owner } = self;
+        let Action::Put(stored) = plan.action else {
+            return Ok(GuardWrite { kind, plan, owner });
+        };
+        let free = super::item::absent_or_expired::<E>() | owned_by::<E>(previous);
+        let plan = guard_put::<E>(plan.key.into_values(), stored, &free)?;
+        Ok(GuardWrite { kind, plan, owner })
     }
 }
 
@@ -81,6 +119,7 @@ pub(crate) fn guard_writes<E: Entity + 'static>(
                 writes.push(GuardWrite {
                     kind: GuardKind::Take(unique),
                     plan,
+                    owner: owner.clone(),
                 });
             }
             continue;
@@ -91,6 +130,7 @@ pub(crate) fn guard_writes<E: Entity + 'static>(
             writes.push(GuardWrite {
                 kind: GuardKind::Release,
                 plan,
+                owner: owner.clone(),
             });
         }
         if let Some(after) = after {
@@ -99,6 +139,7 @@ pub(crate) fn guard_writes<E: Entity + 'static>(
             writes.push(GuardWrite {
                 kind: GuardKind::Take(unique),
                 plan,
+                owner: owner.clone(),
             });
         }
     }
@@ -134,11 +175,20 @@ fn take<E: Entity + 'static>(
         true => super::item::absent_or_expired::<E>() | owned_by::<E>(owner),
         false => super::item::absent_or_expired::<E>(),
     };
+    guard_put(guard, stored, &free)
+}
+
+/// The put of the guard item `stored` at `guard`, if `free` holds.
+fn guard_put<E: Entity + 'static>(
+    guard: KeyValues,
+    stored: Item,
+    free: &Condition<E>,
+) -> Result<WritePlan<E>> {
     let size = crate::item::size::item_size(&stored);
     let mut plan = WritePlan::new(
         Key::from_values(guard),
         Action::Put(stored),
-        Some(&free),
+        Some(free),
         Placeholders::default(),
     )?;
     plan.item_size = Some(size);
@@ -263,6 +313,38 @@ impl<E: Entity + 'static> WritePlan<E> {
     }
 }
 
+/// A write of an item of an entity with unique values, planned from the
+/// stored item: the write, conditioned on the item still holding the values
+/// read (or there being none), and the guards it changes.
+pub(crate) struct GuardedPlan<E> {
+    /// The write of the item.
+    pub(crate) plan: WritePlan<E>,
+    /// The guards it takes and lets go.
+    pub(crate) guards: Vec<GuardWrite<E>>,
+    /// The stored item read, `None` when there was none (or it had expired).
+    pub(crate) read: Option<Item>,
+}
+
+/// Reads the stored item at `key` (strongly consistent), and plans the
+/// write `plan(held)` of `new` (`None` for a delete) with the guards it
+/// changes: `held` is the condition that the stored item still holds the
+/// values read, or that there is none.
+pub(crate) async fn plan_guarded<E: Entity + 'static>(
+    db: &Db,
+    key: &Key<E>,
+    new: Option<&Item>,
+    plan: impl FnOnce(Condition<E>) -> Result<WritePlan<E>>,
+) -> Result<GuardedPlan<E>> {
+    let old = read_stored::<E>(db, key).await?;
+    // An item past its time to live is absent to every read, and its
+    // guards expired with it: the write takes its place.
+    let read = old.filter(|item| !crate::item::timestamp::expired(&E::SCHEMA, item));
+    let held = read.as_ref().and_then(holds_values_of::<E>);
+    let plan = plan(held.unwrap_or_else(super::item::absent_or_expired::<E>))?;
+    let guards = guard_writes::<E>(db, key.values(), read.as_ref(), new)?;
+    Ok(GuardedPlan { plan, guards, read })
+}
+
 /// A put or delete of an item of an entity with unique values: reads the
 /// stored item, then sends `plan(held)` (the write, conditioned on `held`:
 /// the stored item still holds the unique values read, or there is no
@@ -277,16 +359,11 @@ pub(crate) async fn write_guarded<E: Entity + 'static>(
     mut plan: impl FnMut(Condition<E>) -> Result<WritePlan<E>>,
 ) -> Result<Capacity> {
     for _ in 0..UNIQUE_TRIES {
-        let old = read_stored::<E>(db, key).await?;
-        // An item past its time to live is absent to every read, and its
-        // guards expired with it: the write takes its place.
-        let old = old.filter(|item| !crate::item::timestamp::expired(&E::SCHEMA, item));
-        let held = match &old {
-            Some(old) => holds_values_of::<E>(old),
-            None => None,
-        };
-        let mut plan = plan(held.unwrap_or_else(super::item::absent_or_expired::<E>))?;
-        let guards = guard_writes::<E>(db, key.values(), old.as_ref(), new)?;
+        let GuardedPlan {
+            mut plan,
+            guards,
+            read: old,
+        } = plan_guarded(db, key, new, &mut plan).await?;
         let outcome = if guards.is_empty() && !exactly_once {
             match plan.send(db, None).await {
                 Ok((_, capacity)) => Guarded::Written(capacity),
@@ -355,11 +432,17 @@ pub(crate) fn guarded_attributes<E: Entity>() -> Vec<&'static str> {
 /// Whether two states of an item hold the same unique values and time to
 /// live (an absent item holds none).
 fn same_unique_values<E: Entity>(a: Option<&Item>, b: Option<&Item>) -> bool {
+    same_values(a, b, &guarded_attributes::<E>())
+}
+
+/// Whether two states of an item hold the same `attributes` (an absent item
+/// holds none).
+pub(crate) fn same_values(a: Option<&Item>, b: Option<&Item>, attributes: &[&str]) -> bool {
     match (a, b) {
         (None, None) => true,
-        (Some(a), Some(b)) => guarded_attributes::<E>()
-            .into_iter()
-            .all(|attribute| a.get(attribute) == b.get(attribute)),
+        (Some(a), Some(b)) => attributes
+            .iter()
+            .all(|attribute| a.get(*attribute) == b.get(*attribute)),
         _ => false,
     }
 }

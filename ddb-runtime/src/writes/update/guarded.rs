@@ -10,7 +10,7 @@ use crate::writes::item::stored_version;
 use crate::writes::plan::and;
 use crate::writes::unique::{
     guard_writes, guarded_attributes, holds_values_of, kept_changing, read_stored, taken, Guarded,
-    UNIQUE_TRIES,
+    GuardedPlan, UNIQUE_TRIES,
 };
 use crate::writes::written::{no_return_values, Written};
 
@@ -19,7 +19,7 @@ use super::{read_first::apply, Membership, Op, Update};
 impl<E: Entity + 'static> Update<E> {
     /// Whether the update changes an attribute the guards of unique values
     /// depend on.
-    pub(super) fn moves_guards(&self) -> bool {
+    pub(crate) fn moves_guards(&self) -> bool {
         let guarded = guarded_attributes::<E>();
         self.ops.iter().any(|op| guarded.contains(&op.attribute()))
     }
@@ -30,28 +30,16 @@ impl<E: Entity + 'static> Update<E> {
     /// on a versioned entity, the version read). Read and sent again when
     /// they changed in between; a condition of the caller's that fails on
     /// the item as read is the caller's failure.
-    pub(super) async fn send_moving_guards(self) -> Result<Written<E>> {
-        if let Some(error) = self.error {
-            return Err(error);
-        }
+    pub(super) async fn send_moving_guards(mut self) -> Result<Written<E>> {
         no_return_values::<E>(self.return_new)?;
         let db = self.db.clone();
         for _ in 0..UNIQUE_TRIES {
-            let old = read_stored::<E>(&db, &self.key).await?;
-            let old = old.filter(|item| !crate::item::timestamp::expired(&E::SCHEMA, item));
-            let Some(old) = old else {
-                return Err(Error::NotFound {
-                    entity: E::SCHEMA.entity_type,
-                    key: crate::writes::item::key_text(&self.key),
-                });
-            };
-            let new = self.guarded_values_after(&old);
-            let guards = guard_writes::<E>(&db, self.key.values(), Some(&old), Some(&new))?;
-            let update = self.conditioned_on_read(&old);
-            let absent = absent_key_attributes::<E>(&old);
-            let mut plan = update
-                .plan_with(Membership::Condition { absent: &absent })
-                .await?;
+            let GuardedPlan {
+                mut plan,
+                guards,
+                read,
+            } = self.plan_moving_guards().await?;
+            let old = read.unwrap_or_default();
             let version = plan.expected_version.map(|v| v + 1);
             let outcome = if guards.is_empty() && !self.exactly_once {
                 // No value moves (set to the one stored): a plain UpdateItem.
@@ -80,6 +68,36 @@ impl<E: Entity + 'static> Update<E> {
             }
         }
         Err(kept_changing(&self.key))
+    }
+
+    /// Reads the item (strongly consistent) and plans the update
+    /// conditioned on the values and version read, with the guards it
+    /// moves. An item that is not there (or has expired) is
+    /// [`Error::NotFound`].
+    pub(crate) async fn plan_moving_guards(&mut self) -> Result<GuardedPlan<E>> {
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        let old = read_stored::<E>(&self.db, &self.key).await?;
+        let old = old.filter(|item| !crate::item::timestamp::expired(&E::SCHEMA, item));
+        let Some(old) = old else {
+            return Err(Error::NotFound {
+                entity: E::SCHEMA.entity_type,
+                key: crate::writes::item::key_text(&self.key),
+            });
+        };
+        let new = self.guarded_values_after(&old);
+        let guards = guard_writes::<E>(&self.db, self.key.values(), Some(&old), Some(&new))?;
+        let absent = absent_key_attributes::<E>(&old);
+        let plan = self
+            .conditioned_on_read(&old)
+            .plan_with(Membership::Condition { absent: &absent })
+            .await?;
+        Ok(GuardedPlan {
+            plan,
+            guards,
+            read: Some(old),
+        })
     }
 
     /// The item read with the changes to guarded attributes applied: the

@@ -1,0 +1,172 @@
+//! The writes of entities with unique values in a transaction: each planned
+//! from the stored item, its guard actions added after the caller's
+//! actions, and a cancellation a guard caused read as the constraint it
+//! keeps.
+
+use crate::db::Db;
+use crate::entity::Entity;
+use crate::error::{CancellationReason, Error, Result};
+use crate::item::Item;
+use crate::keys::key::KeyValues;
+use crate::writes::unique::{guarded_attributes, same_values, GuardKind, GuardWrite, GuardedPlan};
+
+use super::{action, Action, Prepared};
+
+/// What an action is to the transaction.
+pub(super) enum Role {
+    /// An action the caller added, of an entity without unique values.
+    Plain,
+    /// The write of an item of an entity with unique values, planned from
+    /// the stored item `read` (`None` when there was none).
+    Guarded { read: Option<Item> },
+    /// The put or delete of a guard, for the item whose key reads `owner`.
+    Guard { kind: GuardKind, owner: String },
+}
+
+/// What a write that reads first makes once it has read: its own action,
+/// and the guard writes it adds after every action the caller added.
+pub(super) struct Made {
+    pub(super) own: Prepared,
+    pub(super) guards: Vec<PendingGuard>,
+}
+
+/// A guard write not yet made an action: a take may still fold in the
+/// release of its value by another item of the transaction.
+pub(super) struct PendingGuard {
+    entity: &'static str,
+    table: String,
+    kind: GuardKind,
+    guard: KeyValues,
+    owner: KeyValues,
+    make: MakeGuard,
+}
+
+/// Makes a guard's action; given an item, the take of a value that item
+/// lets go.
+type MakeGuard = Box<dyn FnOnce(Option<&KeyValues>) -> Result<Prepared> + Send>;
+
+/// The actions of a guarded write: the item's own, and its guards.
+pub(super) fn guarded_actions<E: Entity + 'static>(
+    db: &Db,
+    planned: GuardedPlan<E>,
+) -> Result<Made> {
+    let GuardedPlan { plan, guards, read } = planned;
+    let guarded = guarded_attributes::<E>();
+    let (item, mut own) = action(db, plan)?;
+    own.role = Role::Guarded { read };
+    own.guarded = guarded.clone();
+    let table = db.table_name::<E::Table>().to_owned();
+    let guards = guards
+        .into_iter()
+        .map(|write| pending(db, &table, &guarded, write))
+        .collect();
+    Ok(Made {
+        own: (item, own),
+        guards,
+    })
+}
+
+/// `write` as a pending guard of the transaction.
+fn pending<E: Entity + 'static>(
+    db: &Db,
+    table: &str,
+    guarded: &[&'static str],
+    write: GuardWrite<E>,
+) -> PendingGuard {
+    let (kind, guard, owner) = (write.kind(), write.guard().clone(), write.owner().clone());
+    let (db, guarded, text) = (db.clone(), guarded.to_vec(), owner.text());
+    let make = move |previous: Option<&KeyValues>| {
+        let write = match previous {
+            Some(previous) => write.taking_over(previous)?,
+            None => write,
+        };
+        let (item, mut action) = action(&db, write.into_plan())?;
+        action.role = Role::Guard { kind, owner: text };
+        action.guarded = guarded;
+        Ok((item, action))
+    };
+    PendingGuard {
+        entity: E::SCHEMA.entity_type,
+        table: table.to_owned(),
+        kind,
+        guard,
+        owner,
+        make: Box::new(make),
+    }
+}
+
+/// The actions of the transaction's pending guards. A value one item lets
+/// go and another takes is one put, conditioned on the guard naming the
+/// item letting it go; a value two items take is refused before sending.
+pub(super) fn guard_actions(pending: Vec<PendingGuard>) -> Result<Vec<Prepared>> {
+    let same = |a: &PendingGuard, b: &PendingGuard| a.table == b.table && a.guard == b.guard;
+    let takes = |p: &PendingGuard| matches!(p.kind, GuardKind::Take(_));
+    for (i, take) in pending.iter().enumerate().filter(|(_, p)| takes(p)) {
+        let rival = |p: &PendingGuard| takes(p) && same(p, take) && p.owner != take.owner;
+        if let (GuardKind::Take(unique), true) = (take.kind, pending[..i].iter().any(rival)) {
+            return Err(Error::UniqueViolation {
+                entity: take.entity,
+                field: unique.name,
+            });
+        }
+    }
+    let mut previous: Vec<Option<KeyValues>> = vec![None; pending.len()];
+    let mut folded = vec![false; pending.len()];
+    for (i, take) in pending.iter().enumerate().filter(|(_, p)| takes(p)) {
+        let release = pending.iter().position(|p| {
+            matches!(p.kind, GuardKind::Release) && same(p, take) && p.owner != take.owner
+        });
+        if let Some(r) = release {
+            previous[i] = Some(pending[r].owner.clone());
+            folded[r] = true;
+        }
+    }
+    pending
+        .into_iter()
+        .zip(previous)
+        .zip(folded)
+        .filter(|(_, folded)| !folded)
+        .map(|((p, previous), _)| (p.make)(previous.as_ref()))
+        .collect()
+}
+
+/// A cancellation read through the guards: a guard whose value another item
+/// holds is [`Error::UniqueViolation`]; a guard to let go that no longer
+/// names its item, or an item whose unique values changed since they were
+/// read, is [`Error::ChangedSinceRead`] (build the transaction again).
+/// Any other failure is returned as it is.
+pub(super) fn through_guards(actions: &[Action], error: Error) -> Error {
+    let Error::TransactionCanceled { reasons } = &error else {
+        return error;
+    };
+    let changed = |action: &Action, key: &str| Error::ChangedSinceRead {
+        entity: action.entity,
+        key: key.to_owned(),
+        attributes: action.guarded.iter().map(|a| (*a).to_owned()).collect(),
+    };
+    for (action, reason) in actions.iter().zip(reasons) {
+        if reason.reason() != CancellationReason::ConditionFailed {
+            continue;
+        }
+        match &action.role {
+            Role::Guard {
+                kind: GuardKind::Take(unique),
+                ..
+            } => {
+                return Error::UniqueViolation {
+                    entity: action.entity,
+                    field: unique.name,
+                }
+            }
+            Role::Guard { owner, .. } => return changed(action, owner),
+            Role::Guarded { read } => {
+                let existing = reason.existing.as_ref().map(|e| e.item());
+                if !same_values(read.as_ref(), existing, &action.guarded) {
+                    return changed(action, &action.key.text());
+                }
+            }
+            Role::Plain => {}
+        }
+    }
+    error
+}

@@ -1,0 +1,432 @@
+//! Transactions: TransactWriteItems over mixed entities with a pinned
+//! ClientRequestToken, and TransactGetItems.
+
+use aws_sdk_dynamodb::types::TransactWriteItem;
+use futures::future::BoxFuture;
+
+use crate::db::Db;
+use crate::entity::{Entity, Table};
+use crate::error::{Error, Result};
+use crate::expression::{Condition, Placeholders};
+use crate::item::size::ITEM_SIZE_LIMIT;
+use crate::keys::guard::shown_key;
+use crate::keys::key::{Key, KeyValues};
+use crate::telemetry::Capacity;
+use crate::transport::attempts::Attempts;
+use crate::writes::delete::Delete;
+use crate::writes::plan::{Action as WriteAction, WritePlan};
+use crate::writes::put::Put;
+use crate::writes::unique::{guard_writes, has_unique, GuardedPlan};
+use crate::writes::update::Update;
+
+/// DynamoDB's limit on actions in one transaction.
+pub const MAX_ACTIONS: usize = 100;
+/// DynamoDB's limit on a transaction's total size.
+pub const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+
+mod guards;
+mod send;
+mod token;
+
+use guards::{guard_actions, guarded_actions, through_guards, Made, Role};
+use send::Sending;
+use token::request_token;
+
+/// What to say about one prepared action.
+struct Action {
+    entity: &'static str,
+    key: KeyValues,
+    size: usize,
+    /// What the action is to the transaction.
+    role: Role,
+    /// For the write of an entity with unique values and its guards, the
+    /// attributes the guards depend on.
+    guarded: Vec<&'static str>,
+}
+
+/// One action as the request sends it, and what describes it.
+type Prepared = (TransactWriteItem, Action);
+
+/// A write that reads first (an update, or a write of an entity with
+/// unique values): the actions it makes once it has read, its own first.
+type Later = BoxFuture<'static, Result<Made>>;
+
+/// A TransactWriteItems; add actions, then [`send`](TransactWrite::send).
+///
+/// The writes of an entity with unique values keep their guards: their
+/// guard actions follow the caller's actions in the request (count them in
+/// the 100), and a put, delete or guarded update reads its item first. A
+/// value another item holds is [`Error::UniqueViolation`]; values changed
+/// between that read and the send are [`Error::ChangedSinceRead`].
+///
+/// The ClientRequestToken is generated when the transaction is built and kept
+/// for its lifetime: sending the same `TransactWrite` again (or another one
+/// with [`client_request_token`](Self::client_request_token) set to
+/// [`token`](Self::token)) within 10 minutes applies it at most once.
+#[must_use = "a transaction does nothing until it is sent"]
+pub struct TransactWrite {
+    db: Db,
+    /// The actions to send, in the order added; an update that reads first
+    /// holds its place with an empty one until it has read.
+    items: Vec<TransactWriteItem>,
+    /// What to say about each action, at the same positions.
+    actions: Vec<Action>,
+    /// The updates that read first, and the positions their actions take.
+    later: Vec<(usize, Later)>,
+    token: String,
+    pinned: bool,
+    /// The first failure of building the transaction, returned at send.
+    error: Option<Error>,
+}
+
+impl Db {
+    /// A new write transaction (TransactWriteItems); [`transact_get`](Self::transact_get)
+    /// is its read counterpart.
+    pub fn transact_write(&self) -> TransactWrite {
+        TransactWrite {
+            db: self.clone(),
+            items: Vec::new(),
+            actions: Vec::new(),
+            later: Vec::new(),
+            token: request_token(),
+            pinned: false,
+            error: None,
+        }
+    }
+}
+
+pub(crate) fn invalid(entity: &'static str, reason: String) -> Error {
+    Error::InvalidRequest { entity, reason }
+}
+
+impl TransactWrite {
+    /// The ClientRequestToken this transaction sends.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Sends `token` (1 to 36 characters) instead of the generated one, e.g.
+    /// to retry a transaction built again after a crash.
+    pub fn client_request_token(mut self, token: impl Into<String>) -> Self {
+        let token = token.into();
+        if token.is_empty() || token.len() > 36 {
+            self.failed(invalid(
+                "transaction",
+                "a ClientRequestToken has 1 to 36 characters".into(),
+            ));
+        }
+        self.token = token;
+        self.pinned = true;
+        self
+    }
+
+    /// Keeps `error` to return at send, unless an earlier one is kept.
+    fn failed(&mut self, error: Error) {
+        self.error.get_or_insert(error);
+    }
+
+    /// Adds an action and what describes it, at the same position; or
+    /// keeps the failure of making it, returned at send.
+    fn push(&mut self, action: Result<(TransactWriteItem, Action)>) {
+        match action {
+            Ok((item, action)) => {
+                self.items.push(item);
+                self.actions.push(action);
+            }
+            Err(error) => self.failed(error),
+        }
+    }
+
+    /// A write already planned (an exactly-once write sends itself this
+    /// way); a put's item moves into the transaction, the plan keeps its key.
+    pub(crate) fn plan<E: Entity + 'static>(mut self, plan: &mut WritePlan<E>) -> Self {
+        let action = rendered(&self.db, plan)
+            .map(|(item, size)| (item, Action::new::<E>(plan.key.values().clone(), size)));
+        self.push(action);
+        self
+    }
+
+    /// Creates `entity` only if no item has its key (an item past its
+    /// `#[ddb(ttl)]` time counts as none, judged at the time the action is
+    /// added). An entity with unique values adds the puts of their guards.
+    pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
+        let plan = self.db.create(entity).plan();
+        if !has_unique::<E>() {
+            return self.push_plan(plan);
+        }
+        let db = self.db.clone();
+        self.push_later::<E>(async move {
+            let plan = plan?;
+            let item = match &plan.action {
+                WriteAction::Put(item) => Some(item.clone()),
+                _ => None,
+            };
+            let guards = guard_writes::<E>(&db, plan.key.values(), None, item.as_ref())?;
+            let read = None;
+            guarded_actions(&db, GuardedPlan { plan, guards, read })
+        })
+    }
+
+    /// A put built with [`Db::put`] (its version check and condition
+    /// included). An entity with unique values is read first (a strongly
+    /// consistent GetItem) and adds the guards of the values it changes.
+    pub fn put<E: Entity + 'static>(self, put: Put<E>) -> Self {
+        if !has_unique::<E>() {
+            return self.push_plan(put.plan());
+        }
+        let db = self.db.clone();
+        self.push_later::<E>(async move { guarded_actions(&db, put.plan_guarded(&db).await?) })
+    }
+
+    /// An update built with [`Db::update`]. One that sets a unique value
+    /// (or the time to live its guards carry) is planned from the item
+    /// read first and adds the guards it moves.
+    pub fn update<E: Entity + 'static>(self, mut update: Update<E>) -> Self {
+        let db = self.db.clone();
+        if update.moves_guards() {
+            return self.push_later::<E>(async move {
+                guarded_actions(&db, update.plan_moving_guards().await?)
+            });
+        }
+        self.push_later::<E>(async move {
+            let own = action(&db, update.plan().await?)?;
+            let guards = Vec::new();
+            Ok(Made { own, guards })
+        })
+    }
+
+    /// A delete built with [`Db::delete`] or [`Db::delete_entity`]. An
+    /// entity with unique values is read first and adds the deletes of
+    /// their guards.
+    pub fn delete<E: Entity + 'static>(self, delete: Delete<E>) -> Self {
+        if !has_unique::<E>() {
+            return self.push_plan(delete.plan());
+        }
+        let db = self.db.clone();
+        self.push_later::<E>(async move { guarded_actions(&db, delete.plan_guarded(&db).await?) })
+    }
+
+    /// Holds a place for the actions `later` makes once it has read.
+    fn push_later<E: Entity>(
+        mut self,
+        later: impl std::future::Future<Output = Result<Made>> + Send + 'static,
+    ) -> Self {
+        self.later.push((self.items.len(), Box::pin(later)));
+        self.items.push(TransactWriteItem::builder().build());
+        self.actions.push(Action::new::<E>(
+            KeyValues {
+                pk: crate::keys::key::KeyValue::S(String::new()),
+                sk: None,
+            },
+            0,
+        ));
+        self
+    }
+
+    /// Cancels the transaction unless `condition` holds on the item at `key`
+    /// (which must exist).
+    pub fn condition_check<E: Entity + 'static>(
+        self,
+        key: Key<E>,
+        condition: Condition<E>,
+    ) -> Self {
+        let exists = Condition::<E>::attribute_exists(<E::Table as Table>::DEF.pk.name);
+        let plan = WritePlan::new(
+            key,
+            WriteAction::ConditionCheck,
+            Some(&(exists & condition)),
+            Placeholders::default(),
+        )
+        .map(|mut plan| {
+            plan.must_exist = true;
+            plan
+        });
+        self.push_plan(plan)
+    }
+
+    /// `plan`, made when the action was added, as an action (or the error
+    /// of making it, returned at send).
+    fn push_plan<E: Entity + 'static>(mut self, plan: Result<WritePlan<E>>) -> Self {
+        let action = plan.and_then(|plan| action(&self.db, plan));
+        self.push(action);
+        self
+    }
+
+    /// Sends the TransactWriteItems and returns the ClientRequestToken that
+    /// was applied. Checked first, with nothing sent on failure: at most 100
+    /// actions, no item named twice, items within 400 KB and the whole within
+    /// 4 MB.
+    ///
+    /// A cancellation whose every reason is a conflict with another
+    /// transaction or throttling applied nothing; it is sent again after a
+    /// backoff (the batch [`RetryPolicy`](crate::batch::RetryPolicy)), under a
+    /// fresh token unless the caller pinned one with
+    /// [`client_request_token`](Self::client_request_token), in which case the
+    /// error is returned for the caller to retry with that token.
+    pub async fn send(self) -> Result<String> {
+        self.send_with_capacity().await.map(|(token, _)| token)
+    }
+
+    /// [`send`](Self::send), with the capacity DynamoDB reported, summed
+    /// over the tables and indexes the actions touched.
+    pub async fn send_with_capacity(self) -> Result<(String, Capacity)> {
+        self.send_recorded(&Attempts::keeping_sent()).await
+    }
+
+    /// [`send_with_capacity`](Self::send_with_capacity), every attempt of
+    /// every send (the SDK's retries included) recorded into `attempts`.
+    /// Sent again (after a conflict, or an unsettled attempt under the same
+    /// token), the actions are read back from the body `attempts` kept
+    /// ([`Attempts::keeping_sent`]), or, when the caller's client has
+    /// interceptors of its own ([`Sdk::intercepted`](crate::sdk::Sdk::intercepted)),
+    /// from a copy taken before sending. Without either, the failure is
+    /// returned.
+    pub(crate) async fn send_recorded(self, attempts: &Attempts) -> Result<(String, Capacity)> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        check_action_count(self.items.len())?;
+        let (mut items, mut actions) = (self.items, self.actions);
+        // The writes that read first read at the same time.
+        read_later(self.later, &mut items, &mut actions).await?;
+        check_action_count(items.len())?;
+        check_actions(&actions, &items)?;
+        let transaction = Sending {
+            db: &self.db,
+            actions: &actions,
+            pinned: self.pinned,
+        };
+        let sent = transaction.send(self.token, items, attempts).await;
+        sent.map_err(|error| through_guards(&actions, error))
+    }
+}
+
+/// Refuses a transaction of no action or more than [`MAX_ACTIONS`].
+fn check_action_count(count: usize) -> Result<()> {
+    if count == 0 {
+        return Err(invalid(
+            "transaction",
+            "a transaction needs at least one action".into(),
+        ));
+    }
+    if count > MAX_ACTIONS {
+        return Err(invalid(
+            "transaction",
+            format!("{count} actions; a transaction holds at most {MAX_ACTIONS}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Reads the writes that read first, concurrently, and puts each one's own
+/// action at the place it holds, and the actions of its guards after every
+/// action the caller added.
+async fn read_later(
+    later: Vec<(usize, Later)>,
+    items: &mut Vec<TransactWriteItem>,
+    actions: &mut Vec<Action>,
+) -> Result<()> {
+    if later.is_empty() {
+        return Ok(());
+    }
+    let read = later
+        .into_iter()
+        .map(|(at, made)| async move { made.await.map(|made| (at, made)) });
+    let mut guards = Vec::new();
+    for (at, made) in futures::future::try_join_all(read).await? {
+        (items[at], actions[at]) = made.own;
+        guards.extend(made.guards);
+    }
+    for (item, action) in guard_actions(guards)? {
+        items.push(item);
+        actions.push(action);
+    }
+    Ok(())
+}
+
+/// Refuses, before sending, an item named twice, an item over 400 KB, or a
+/// transaction over [`MAX_TRANSACTION_BYTES`].
+fn check_actions(actions: &[Action], items: &[TransactWriteItem]) -> Result<()> {
+    let mut total = 0;
+    for (i, (action, item)) in actions.iter().zip(items).enumerate() {
+        // At most 100 actions: a search of those before is cheaper than
+        // hashing each key.
+        let table = table_of(item);
+        let before = actions[..i].iter().zip(items);
+        if before
+            .into_iter()
+            .any(|(a, other)| a.key == action.key && table_of(other) == table)
+        {
+            return Err(Error::DuplicateKey {
+                entity: action.entity,
+                key: shown_key(action.key.text()),
+                operation: "transaction",
+            });
+        }
+        if action.size > ITEM_SIZE_LIMIT {
+            return Err(Error::ItemTooLarge {
+                entity: action.entity,
+                key: shown_key(action.key.text()),
+                size: action.size,
+                limit: ITEM_SIZE_LIMIT,
+            });
+        }
+        total += action.size;
+    }
+    if total > MAX_TRANSACTION_BYTES {
+        return Err(invalid(
+            "transaction",
+            format!("{total} bytes; a transaction holds at most {MAX_TRANSACTION_BYTES}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The plan as one action of a TransactWriteItems, and what describes it;
+/// a put's item moves into the action.
+fn action<E: Entity + 'static>(
+    db: &Db,
+    mut plan: WritePlan<E>,
+) -> Result<(TransactWriteItem, Action)> {
+    let (item, size) = rendered(db, &mut plan)?;
+    Ok((item, Action::new::<E>(plan.key.into_values(), size)))
+}
+
+/// The plan as one action of a TransactWriteItems, and the size DynamoDB
+/// counts for it; a put's item moves into the action.
+fn rendered<E: Entity + 'static>(
+    db: &Db,
+    plan: &mut WritePlan<E>,
+) -> Result<(TransactWriteItem, usize)> {
+    let size = plan.size();
+    let item = plan.transact_item(db.table_name::<E::Table>())?;
+    Ok((item, size))
+}
+
+impl Action {
+    fn new<E: Entity>(key: KeyValues, size: usize) -> Self {
+        Self {
+            entity: E::SCHEMA.entity_type,
+            key,
+            size,
+            role: Role::Plain,
+            guarded: Vec::new(),
+        }
+    }
+}
+
+/// The table an action writes, as its request names it.
+fn table_of(item: &TransactWriteItem) -> &str {
+    match (
+        item.put(),
+        item.update(),
+        item.delete(),
+        item.condition_check(),
+    ) {
+        (Some(put), ..) => put.table_name(),
+        (_, Some(update), ..) => update.table_name(),
+        (_, _, Some(delete), _) => delete.table_name(),
+        (.., Some(check)) => check.table_name(),
+        _ => "",
+    }
+}

@@ -1,0 +1,181 @@
+//! Sending a checked transaction: again after a conflict or an unsettled
+//! attempt, and its cancellation read as one reason per action.
+
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, TransactWriteItem};
+use tracing::{Instrument, Span};
+
+use crate::db::Db;
+use crate::error::{ActionFailure, Error, ExistingItem, Result};
+use crate::keys::guard::shown_key;
+use crate::telemetry;
+use crate::telemetry::Capacity;
+use crate::transport::attempts::Attempts;
+use crate::transport::sent::transact_items as sent_transact_items;
+
+use super::token::request_token;
+use super::{table_of, Action};
+
+/// A checked transaction being sent: where, what its actions are, and
+/// whether the caller pinned its token.
+pub(super) struct Sending<'a> {
+    pub(super) db: &'a Db,
+    pub(super) actions: &'a [Action],
+    pub(super) pinned: bool,
+}
+
+impl Sending<'_> {
+    /// Sends `items` under `token`, and again after a conflict or an
+    /// unsettled attempt while the retry policy allows; returns the token
+    /// applied, or the final failure.
+    pub(super) async fn send(
+        &self,
+        mut token: String,
+        items: Vec<TransactWriteItem>,
+        attempts: &Attempts,
+    ) -> Result<(String, Capacity)> {
+        let policy = self.db.retry_policy();
+        let mut attempt = 0;
+        let mut items = Some(items);
+        let intercepted = self.db.sdk().intercepted();
+        let span = self.span(items.iter().flatten());
+        loop {
+            attempt += 1;
+            // Read back from what was sent, unless the caller's interceptors
+            // may have rewritten it (sent again, they would rewrite it
+            // twice): then a copy is kept while a resend is possible.
+            let may_resend = !self.pinned && attempt < policy.max_attempts;
+            let sending = match intercepted && may_resend {
+                true => items.clone(),
+                false => items.take(),
+            };
+            let error = match self.send_once(sending, &token, attempts, &span).await {
+                Ok(capacity) => return Ok((token, capacity)),
+                Err(error) => error,
+            };
+            // Lost only to other transactions or throttling, this attempt
+            // applied nothing: it is safe to send again (a token pinned by
+            // the caller is theirs to retry with). So is one the SDK gave up
+            // on after an attempt that may have been applied, under the same
+            // token: DynamoDB then answers success instead of applying it
+            // twice. Once an attempt may have been applied, the token is
+            // never changed.
+            let maybe_applied = attempts.maybe_applied();
+            let unsettled = maybe_applied && matches!(error, Error::Sdk { .. });
+            let again = error.is_transaction_conflict() || (unsettled && error.is_retryable());
+            let resend = again && may_resend;
+            if resend && !intercepted {
+                // Sent again, the actions are those just sent, read back.
+                items = read_back_sent(attempts);
+            }
+            if resend && items.is_some() {
+                tokio::time::sleep(policy.delay(attempt)).await;
+                if !maybe_applied {
+                    token = request_token();
+                }
+                continue;
+            }
+            let error = if unsettled {
+                Error::WriteOutcomeUnknown {
+                    entity: "transaction",
+                    key: token,
+                    failure: Box::new(error),
+                }
+            } else {
+                error
+            };
+            // Only the final failure marks the span: a conflict sent again
+            // and then applied is a success.
+            telemetry::record_error(&span, &error);
+            return Err(error);
+        }
+    }
+
+    /// The span of the transaction: the tables and entity its actions name.
+    fn span<'i>(&self, items: impl Iterator<Item = &'i TransactWriteItem> + Clone) -> Span {
+        let named = self.actions.iter().zip(items);
+        let (tables, entity) =
+            crate::telemetry::span_names(named.map(|(a, item)| (a.entity, table_of(item))));
+        telemetry::span("TransactWriteItems", &tables, None, entity)
+    }
+
+    /// One TransactWriteItems (the SDK's retries included): the capacity
+    /// DynamoDB reported, or the failure, a cancellation with one reason per
+    /// action; recorded into `span` either way.
+    async fn send_once(
+        &self,
+        sending: Option<Vec<TransactWriteItem>>,
+        token: &str,
+        attempts: &Attempts,
+        span: &Span,
+    ) -> Result<Capacity> {
+        let request = |client: &aws_sdk_dynamodb::Client| {
+            client
+                .transact_write_items()
+                .set_transact_items(sending)
+                .client_request_token(token)
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        };
+        let result = self
+            .db
+            .sdk()
+            .send(attempts, request)
+            .instrument(span.clone())
+            .await;
+        let error = match result {
+            Ok(output) => {
+                let capacity = Capacity::of_tables(output.consumed_capacity);
+                telemetry::record(span, capacity.total, self.actions.len(), attempts.count());
+                return Ok(capacity);
+            }
+            Err(error) => canceled(error, self.actions),
+        };
+        telemetry::record(span, 0.0, 0, attempts.count());
+        Err(error)
+    }
+}
+
+/// The actions of the request just sent, read back from its body to send
+/// them again; `None`, with a warning, when they cannot be.
+fn read_back_sent(attempts: &Attempts) -> Option<Vec<TransactWriteItem>> {
+    let items = attempts.sent().and_then(|body| sent_transact_items(&body));
+    if items.is_none() {
+        tracing::warn!(
+            "a transaction's actions could not be read back from the request \
+             sent; its failure is returned instead of sent again"
+        );
+    }
+    items
+}
+
+/// Maps a TransactWriteItems error, with one reason per action.
+fn canceled(
+    error: aws_sdk_dynamodb::error::SdkError<
+        TransactWriteItemsError,
+        aws_sdk_dynamodb::config::http::HttpResponse,
+    >,
+    actions: &[Action],
+) -> Error {
+    match error.as_service_error() {
+        Some(TransactWriteItemsError::TransactionCanceledException(canceled)) => {
+            let reasons = canceled
+                .cancellation_reasons()
+                .iter()
+                .enumerate()
+                .map(|(index, reason)| {
+                    let action = actions.get(index);
+                    ActionFailure {
+                        index,
+                        entity: action.map(|a| a.entity).unwrap_or(""),
+                        key: action.map(|a| shown_key(a.key.text())).unwrap_or_default(),
+                        code: reason.code().unwrap_or("None").to_owned(),
+                        message: reason.message().map(str::to_owned),
+                        existing: reason.item().cloned().map(ExistingItem),
+                    }
+                })
+                .collect();
+            Error::TransactionCanceled { reasons }
+        }
+        _ => Error::sdk("TransactWriteItems", error),
+    }
+}
