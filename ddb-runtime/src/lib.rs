@@ -228,7 +228,7 @@ pub mod write {
 /// items in line with the indexes the code declares.
 pub mod schema {
     pub use crate::evolution::backfill::{
-        Backfill, Checkpoint, IndexKeyViolation, Progress, MAX_SEGMENTS,
+        Backfill, Checkpoint, IndexKeyViolation, Progress, UniqueDuplicate, MAX_SEGMENTS,
     };
     pub use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
     pub use crate::tables::{

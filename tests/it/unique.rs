@@ -793,3 +793,174 @@ async fn a_lookup_names_the_guard_attributes_through_placeholders() {
         "_ddb_owner_pk"
     );
 }
+
+/// A customer as stored before its email was declared unique, and as the
+/// code declares it now: the same entity type, items and table.
+mod before_the_constraint {
+    use super::*;
+
+    #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+    #[ddb(table = Accounts, entity = "Customer", pk = "CUSTOMER#{id}", sk = "PROFILE")]
+    pub struct Customer {
+        pub id: String,
+        pub email: String,
+    }
+}
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Accounts, entity = "Customer", pk = "CUSTOMER#{id}", sk = "PROFILE")]
+pub struct Customer {
+    pub id: String,
+    #[ddb(unique)]
+    pub email: String,
+}
+
+/// The customers' email guards in the raw table, by email.
+async fn customer_guards(db: &Db) -> BTreeMap<String, String> {
+    let (guards, _) = raw_state(db).await;
+    guards
+        .into_iter()
+        .filter_map(|(guard, owner)| {
+            let email = guard.strip_prefix("_DDB#UNIQUE#Customer#email#S:")?;
+            Some((email.to_owned(), owner))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_backfill_creates_the_guards_of_a_constraint_declared_after_launch() {
+    use before_the_constraint::Customer as Before;
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let before = |id: &str, email: &str| Before {
+        id: id.into(),
+        email: email.into(),
+    };
+    for (id, email) in [("1", "ada@x.io"), ("2", "bob@x.io"), ("3", "ada@x.io")] {
+        db.put(&before(id, email)).send().await.unwrap();
+    }
+    // A value two items hold: reported, by the items' keys, and nothing is
+    // written.
+    let expected = vec![ddb_runtime::schema::UniqueDuplicate {
+        field: "email",
+        items: vec!["CUSTOMER#1 / PROFILE".into(), "CUSTOMER#3 / PROFILE".into()],
+    }];
+    assert_eq!(
+        db.backfill::<Customer>().duplicates().await.unwrap(),
+        expected
+    );
+    match db.backfill::<Customer>().send().await {
+        Err(Error::UniqueDuplicates {
+            entity: "Customer",
+            duplicates,
+        }) => assert_eq!(duplicates, expected),
+        other => panic!("expected the duplicate reported, got {other:?}"),
+    }
+    assert!(customer_guards(&db).await.is_empty());
+    // Once each value is held once, the backfill creates the guards.
+    db.put(&before("3", "carol@x.io")).send().await.unwrap();
+    let done = db.backfill::<Customer>().segments(2).send().await.unwrap();
+    assert_eq!(done.guards_written, 3);
+    let owners = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(email, id)| ((*email).to_owned(), format!("CUSTOMER#{id} / PROFILE")))
+            .collect()
+    };
+    let expected = owners(&[("ada@x.io", "1"), ("bob@x.io", "2"), ("carol@x.io", "3")]);
+    assert_eq!(customer_guards(&db).await, expected);
+    // A second run finds every guard there and writes none.
+    let again = db.backfill::<Customer>().send().await.unwrap();
+    assert_eq!(again.guards_written, 0);
+    // Without the check, every guard is put again, naming the same items.
+    let unchecked = db
+        .backfill::<Customer>()
+        .skip_check(true)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unchecked.guards_written, 3);
+    assert_eq!(customer_guards(&db).await, expected);
+    // The constraint now holds for every write.
+    let taken = Customer {
+        id: "4".into(),
+        email: "bob@x.io".into(),
+    };
+    match db.create(&taken).send().await {
+        Err(Error::UniqueViolation {
+            entity: "Customer",
+            field: "email",
+        }) => {}
+        other => panic!("expected the email taken, got {other:?}"),
+    }
+}
+
+/// While a backfill creates the guards, a writer of today's code moves
+/// emails: at the end every customer's email has its guard, naming it, and
+/// no guard names a customer that does not hold its email.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backfill_keeps_up_with_writers_that_move_unique_values() {
+    use before_the_constraint::Customer as Before;
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let large = std::env::var("DDB_STRESS").is_ok_and(|v| v == "large");
+    let (customers, writes) = if large { (400, 2_000) } else { (60, 200) };
+    for id in 0..customers {
+        let before = Before {
+            id: id.to_string(),
+            email: format!("old-{id}@x.io"),
+        };
+        db.put(&before).send().await.unwrap();
+    }
+    let writer = {
+        let db = db.clone();
+        tokio::spawn(async move {
+            let mut rng = ddb_tests::SplitMix64(5);
+            for k in 0..writes {
+                let customer = Customer {
+                    id: rng.below(customers).to_string(),
+                    email: format!("new-{k}@x.io"),
+                };
+                match db.put(&customer).send().await {
+                    Ok(_) | Err(Error::ChangedSinceRead { .. }) => {}
+                    Err(error) => panic!("unexpected: {error:?}"),
+                }
+            }
+        })
+    };
+    let done = db
+        .backfill::<Customer>()
+        .segments(4)
+        .page_size(5)
+        .send()
+        .await
+        .unwrap();
+    writer.await.unwrap();
+    assert_eq!(done.failed, 0);
+    let items = ddb_tests::scan_raw::<Accounts>(&db).await;
+    let text =
+        |item: &ddb_runtime::Item, name: &str| item.get(name).unwrap().as_s().unwrap().clone();
+    let held: BTreeMap<String, String> = items
+        .iter()
+        .filter(|item| text(item, "PK").starts_with("CUSTOMER#"))
+        .map(|item| {
+            (
+                text(item, "email"),
+                format!("{} / PROFILE", text(item, "PK")),
+            )
+        })
+        .collect();
+    assert_eq!(held.len() as u64, customers, "an email held twice");
+    let guards = customer_guards(&db).await;
+    let stale: Vec<_> = guards
+        .iter()
+        .filter(|(e, o)| held.get(*e) != Some(o))
+        .collect();
+    let missing: Vec<_> = held.keys().filter(|e| !guards.contains_key(*e)).collect();
+    assert!(
+        stale.is_empty(),
+        "guards naming the wrong customer: {stale:?}"
+    );
+    assert!(
+        missing.is_empty(),
+        "emails without their guard: {missing:?}"
+    );
+}

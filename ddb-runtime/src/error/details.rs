@@ -155,3 +155,36 @@ impl std::fmt::Display for IndexKeyViolation {
         write!(f, "{} {}: {}", self.key, self.attribute, self.reason)
     }
 }
+
+/// A unique value that more than one stored item holds, found by a
+/// backfill's check before it creates the guards of a constraint declared
+/// after items were stored. The value itself is not shown.
+///
+/// ```
+/// let duplicate = ddb_runtime::schema::UniqueDuplicate {
+///     field: "email",
+///     items: vec!["USER#1 / PROFILE".into(), "USER#7 / PROFILE".into()],
+/// };
+/// assert_eq!(
+///     duplicate.to_string(),
+///     "unique `email`: one value held by USER#1 / PROFILE, USER#7 / PROFILE"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct UniqueDuplicate {
+    /// The constraint: the field's name, or the fields' names joined by `_`.
+    pub field: &'static str,
+    /// The keys (`PK / SK`) of the items holding the one value.
+    pub items: Vec<String>,
+}
+
+impl std::fmt::Display for UniqueDuplicate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unique `{}`: one value held by {}",
+            self.field,
+            self.items.join(", ")
+        )
+    }
+}

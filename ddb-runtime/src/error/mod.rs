@@ -7,6 +7,7 @@ mod display;
 pub use classify::SdkErrorKind;
 pub use details::{
     ActionFailure, BatchOutcome, CancellationReason, ExistingItem, IndexKeyViolation, SegmentError,
+    UniqueDuplicate,
 };
 use display::{describe_reasons, key_suffix, ServiceText};
 
@@ -231,6 +232,17 @@ pub enum Error {
         entity: &'static str,
         /// Every item at fault, and why.
         violations: Vec<IndexKeyViolation>,
+    },
+    /// A backfill's check found unique values held by more than one stored
+    /// item: the guards of a constraint declared after they were stored
+    /// cannot be created until each value is held once. Nothing was
+    /// written.
+    #[error("{} value(s) of unique {entity} constraints held by several items, first: {}", duplicates.len(), duplicates.first().map(ToString::to_string).unwrap_or_default())]
+    UniqueDuplicates {
+        /// The entity type.
+        entity: &'static str,
+        /// Every value held more than once, by the items holding it.
+        duplicates: Vec<UniqueDuplicate>,
     },
     /// A stored item could not be brought to today's schema version: its
     /// migration failed, or it was written by a newer version of the code.

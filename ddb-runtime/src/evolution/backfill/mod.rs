@@ -11,11 +11,14 @@
 //! between is taken again as that writer left it. An item stored at an older
 //! schema version (`#[ddb(schema_version = N)]`) is written in today's shape
 //! instead, and moved when its key template changed. It checks first that
-//! every item can be held by the entity's indexes, hands out a checkpoint
+//! every item can be held by the entity's indexes (and, for an entity with
+//! unique values, that no value is held by two items), creates the guards
+//! of unique values stored before their constraint, hands out a checkpoint
 //! after every page so that an interrupted run resumes, reports its
 //! progress, and can be held to a rate.
 
 mod checkpoint;
+mod guards;
 mod pacing;
 mod plan;
 mod run;
@@ -25,8 +28,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::db::Db;
-pub use crate::error::IndexKeyViolation;
 use crate::error::{Error, Result};
+pub use crate::error::{IndexKeyViolation, UniqueDuplicate};
 use crate::reads::cursor::Position;
 use crate::telemetry::Capacity;
 use tracing::Instrument;
@@ -55,6 +58,9 @@ pub struct Progress {
     pub updated: u64,
     /// Items already right (or deleted before their turn): nothing written.
     pub skipped: u64,
+    /// Guards of unique values put, for items stored before their
+    /// constraint was declared (or whose guard was missing).
+    pub guards_written: u64,
     /// Writes that met an item changed since it was read, and took it again.
     pub retried: u64,
     /// Items left as they were because they could not be brought in line
@@ -99,6 +105,16 @@ impl Progress {
 }
 
 type Report = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// What the check pass found.
+#[derive(Default)]
+struct Checked {
+    /// Items the indexes cannot hold (or whose values cannot have guards).
+    violations: Vec<IndexKeyViolation>,
+    /// The unique values and their stored guards.
+    values: guards::Values,
+    consumed: Capacity,
+}
 
 /// A backfill of entity `E`'s index attributes; configure, then
 /// [`send`](Backfill::send).
@@ -223,17 +239,46 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
     /// nothing.
     pub async fn check(self) -> Result<Vec<IndexKeyViolation>> {
         self.validate()?;
-        self.check_pass().await.map(|(violations, _)| violations)
+        self.check_pass().await.map(|checked| checked.violations)
     }
 
-    /// The check pass: the violations, and the capacity it consumed.
-    async fn check_pass(&self) -> Result<(Vec<IndexKeyViolation>, Capacity)> {
+    /// The unique values of `E` that more than one stored item holds, found
+    /// by a scan that writes nothing (the check [`send`](Self::send) makes
+    /// before it creates any guard). Empty for an entity without unique
+    /// values.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Accounts", pk = "PK")]
+    /// # struct Accounts;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Accounts, entity = "User", pk = "USER#{id}")]
+    /// # struct User { id: String, #[ddb(unique)] email: String }
+    /// for duplicate in db.backfill::<User>().duplicates().await? {
+    ///     eprintln!("{duplicate}"); // unique `email`: one value held by USER#1, USER#7
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn duplicates(self) -> Result<Vec<UniqueDuplicate>> {
+        self.validate()?;
+        self.check_pass()
+            .await
+            .map(|checked| checked.values.duplicates())
+    }
+
+    /// The check pass: what it found, and the capacity it consumed.
+    async fn check_pass(&self) -> Result<Checked> {
         let positions = vec![Position::Start; self.segments as usize];
         let run = Run::<E>::new(self, positions, 0, None);
         futures::future::try_join_all((0..self.segments).map(|s| run.segment(s, Pass::Check)))
             .await?;
-        let state = run.state();
-        Ok((state.violations.clone(), state.consumed.clone()))
+        let mut state = run.state();
+        Ok(Checked {
+            violations: std::mem::take(&mut state.violations),
+            values: std::mem::take(&mut state.values),
+            consumed: state.consumed.clone(),
+        })
     }
 
     fn validate(&self) -> Result<()> {
@@ -291,7 +336,10 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
     /// Checks every item (unless [`skip_check`](Self::skip_check)), then
     /// writes. Returns the final progress; an
     /// [`Error::IndexKeyViolations`] when the check found items the indexes
-    /// cannot hold, with nothing written.
+    /// cannot hold, or an [`Error::UniqueDuplicates`] when it found a unique
+    /// value held by more than one item, with nothing written. The write
+    /// pass puts the guards of unique values an item lacks (after a check,
+    /// those it saw missing; without, every guard, again).
     pub async fn send(mut self) -> Result<Progress> {
         let table = self.db.table_name::<E::Table>().to_owned();
         let (positions, scanned) = match &self.checkpoint {
@@ -300,19 +348,21 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
         };
         self.segments = positions.len() as u32;
         self.validate()?;
-        let mut checked = Capacity::default();
+        let mut checked = Checked::default();
         if self.check_first {
-            let (violations, consumed) = self.check_pass().await?;
-            if !violations.is_empty() {
-                return Err(Error::IndexKeyViolations {
-                    entity: E::SCHEMA.entity_type,
-                    violations,
-                });
+            checked = self.check_pass().await?;
+            let entity = E::SCHEMA.entity_type;
+            if !checked.violations.is_empty() {
+                let violations = checked.violations;
+                return Err(Error::IndexKeyViolations { entity, violations });
             }
-            checked = consumed;
+            let duplicates = checked.values.duplicates();
+            if !duplicates.is_empty() {
+                return Err(Error::UniqueDuplicates { entity, duplicates });
+            }
         }
-        let run = Run::<E>::new(&self, positions, scanned, None);
-        run.state().consumed = checked;
+        let run = Run::<E>::new(&self, positions, scanned, None).with_checked(checked.values);
+        run.state().consumed = checked.consumed;
         // The estimate's base is asked for beside the first scans, not
         // before them (the backfill does not wait a round trip for it), and
         // only for a backfill that reports its progress.

@@ -16,7 +16,9 @@ use crate::item::Item;
 use crate::keys::key::Key;
 use crate::telemetry::Capacity;
 
+use super::guards::{is_guard_of, put_missing, GuardsPut, Values};
 use super::*;
+use crate::writes::unique::has_unique;
 
 #[derive(Clone, Copy, PartialEq)]
 pub(super) enum Pass {
@@ -36,6 +38,9 @@ pub(super) struct State {
     pub(super) consumed: Capacity,
     pub(super) table_items: Option<u64>,
     pub(super) violations: Vec<IndexKeyViolation>,
+    /// The unique values the check pass saw, and their stored guards.
+    pub(super) values: Values,
+    pub(super) guards_written: u64,
 }
 
 impl State {
@@ -45,6 +50,7 @@ impl State {
             matched: self.matched,
             updated: self.updated,
             skipped: self.skipped,
+            guards_written: self.guards_written,
             retried: self.retried,
             failed: self.failed,
             consumed_capacity: self.consumed.clone(),
@@ -71,6 +77,9 @@ pub(super) struct Run<E> {
     units: Option<Pacer>,
     report: Option<Report>,
     state: Mutex<State>,
+    /// What the check pass saw of the unique values: the guards the write
+    /// pass need not put.
+    checked: Values,
     entity: PhantomData<fn() -> E>,
 }
 
@@ -101,9 +110,18 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 consumed: Capacity::default(),
                 table_items,
                 violations: Vec::new(),
+                values: Values::default(),
+                guards_written: 0,
             }),
+            checked: Values::default(),
             entity: PhantomData,
         }
+    }
+
+    /// The run, told what the check pass saw of the unique values.
+    pub(super) fn with_checked(mut self, checked: Values) -> Self {
+        self.checked = checked;
+        self
     }
 
     pub(super) fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -124,13 +142,23 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             Position::Done => return Ok(()),
         };
         loop {
-            let page = self.scan_page(segment, start).await?;
+            let page = self.scan_page(segment, start, pass).await?;
             self.spend(page.capacity.total).await;
             if let Some(pacer) = &self.items {
                 pacer.take(page.scanned_count.max(1) as f64).await;
             }
-            let matched = page.items.len() as u64;
-            let written = self.pass_over(page.items, pass).await?;
+            let (items, guards): (Vec<Item>, Vec<Item>) = page
+                .items
+                .into_iter()
+                .partition(|item| !is_guard_of::<E>(item));
+            if pass == Pass::Check {
+                let mut state = self.state();
+                guards
+                    .iter()
+                    .for_each(|guard| state.values.note_guard::<E>(guard));
+            }
+            let matched = items.len() as u64;
+            let written = self.pass_over(items, pass).await?;
             start = page.last_evaluated_key;
             let progress = self.record_page(
                 segment,
@@ -153,10 +181,15 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
 
     /// One page of the Scan of segment `segment` from `start`: a consistent
     /// read of the entity's items, its consumed capacity returned.
-    async fn scan_page(&self, segment: u32, start: Option<Item>) -> Result<ScannedPage> {
+    async fn scan_page(
+        &self,
+        segment: u32,
+        start: Option<Item>,
+        pass: Pass,
+    ) -> Result<ScannedPage> {
         let table = &self.table;
-        let type_attribute = E::SCHEMA.table.entity_attribute;
         let span = crate::telemetry::span("Scan", table, None, E::SCHEMA.entity_type);
+        let (filter, names, values) = scan_filter::<E>(pass);
         let mut page = self
             .db
             .client()
@@ -165,9 +198,9 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             .segment(segment as i32)
             .total_segments(self.segments as i32)
             .consistent_read(true)
-            .filter_expression("#t = :t")
-            .expression_attribute_names("#t", type_attribute)
-            .expression_attribute_values(":t", AttributeValue::S(E::SCHEMA.entity_type.to_owned()))
+            .filter_expression(filter)
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values))
             .set_limit(self.page_size)
             .set_exclusive_start_key(start)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
@@ -193,12 +226,21 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
         for item in items {
             match pass {
                 Pass::Check => {
-                    let found = violations::<E>(&item);
-                    if !found.is_empty() {
-                        self.state().violations.extend(found);
+                    let mut found = violations::<E>(&item);
+                    let mut state = self.state();
+                    if has_unique::<E>() {
+                        found.extend(state.values.note_item::<E>(&self.db, &item));
                     }
+                    state.violations.extend(found);
                 }
-                Pass::Write => written.push(self.bring_in_line(item).await?),
+                Pass::Write => {
+                    let guarded = has_unique::<E>().then(|| item.clone());
+                    let mut outcome = self.bring_in_line(item).await?;
+                    if let (Some(item), false) = (guarded, outcome.failed) {
+                        self.guard(item, &mut outcome).await?;
+                    }
+                    written.push(outcome);
+                }
             }
         }
         Ok(written)
@@ -221,6 +263,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
         state.consumed.add(capacity);
         for outcome in written {
             state.consumed.add(&outcome.capacity);
+            state.guards_written += outcome.guards;
             state.retried += u64::from(outcome.retried);
             if outcome.failed {
                 state.failed += 1;
@@ -292,6 +335,45 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 _ => return Ok(outcome),
             }
             tokio::time::sleep(policy.delay(outcome.retried)).await;
+        }
+    }
+
+    /// Puts the guards of `item`'s unique values it lacks, taking the item
+    /// again when it changed since it was read; a value whose guard names
+    /// another item leaves the item, counted as failed and logged.
+    async fn guard(&self, mut item: Item, outcome: &mut Outcome) -> Result<()> {
+        let policy = self.db.retry_policy();
+        loop {
+            if crate::item::timestamp::expired(&E::SCHEMA, &item) {
+                return Ok(());
+            }
+            match put_missing::<E>(&self.db, &item, &self.checked).await? {
+                GuardsPut::Done { written, capacity } => {
+                    self.spend(capacity.total).await;
+                    outcome.guards += written;
+                    outcome.updated |= written > 0;
+                    outcome.capacity.add(&capacity);
+                    return Ok(());
+                }
+                GuardsPut::Taken(field) => {
+                    let error = Error::UniqueViolation {
+                        entity: E::SCHEMA.entity_type,
+                        field,
+                    };
+                    *outcome = left_item::<E>(std::mem::take(outcome), &error);
+                    return Ok(());
+                }
+                GuardsPut::Changed(Some(now)) if crate::reads::query::of_entity::<E>(&now) => {
+                    outcome.retried += 1;
+                    if outcome.retried >= policy.max_attempts {
+                        outcome.failed = true;
+                        return Ok(());
+                    }
+                    item = now;
+                }
+                // Deleted, or replaced by another entity: nothing to guard.
+                GuardsPut::Changed(_) => return Ok(()),
+            }
         }
     }
 
@@ -378,5 +460,42 @@ pub(super) struct Outcome {
     updated: bool,
     failed: bool,
     retried: u32,
+    /// Guards of unique values put.
+    guards: u64,
     capacity: Capacity,
+}
+
+/// The Scan's filter: the items of `E`, and in the check pass of an entity
+/// with unique values also the guards of its values.
+fn scan_filter<E: Entity>(
+    pass: Pass,
+) -> (
+    &'static str,
+    std::collections::HashMap<String, String>,
+    std::collections::HashMap<String, AttributeValue>,
+) {
+    let table = E::SCHEMA.table;
+    let mut names =
+        std::collections::HashMap::from([("#t".to_owned(), table.entity_attribute.to_owned())]);
+    let text = |s: String| AttributeValue::S(s);
+    let mut values = std::collections::HashMap::from([(
+        ":t".to_owned(),
+        text(E::SCHEMA.entity_type.to_owned()),
+    )]);
+    if pass == Pass::Write || !has_unique::<E>() {
+        return ("#t = :t", names, values);
+    }
+    names.insert("#k".into(), table.pk.name.to_owned());
+    values.insert(":g".into(), text(crate::keys::guard::GUARD_TYPE.to_owned()));
+    let prefix = format!(
+        "{}UNIQUE#{}#",
+        crate::keys::guard::GUARD_PREFIX,
+        E::SCHEMA.entity_type
+    );
+    values.insert(":p".into(), text(prefix));
+    (
+        "#t = :t OR (#t = :g AND begins_with(#k, :p))",
+        names,
+        values,
+    )
 }
