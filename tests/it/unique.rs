@@ -762,16 +762,28 @@ async fn a_backfill_does_not_upgrade_an_entity_it_cannot_keep_guarded() {
     }
 }
 
-#[test]
-fn the_cost_report_counts_the_guards() {
+#[tokio::test]
+async fn the_cost_report_counts_the_guards() {
     let ada = user("1", "ada@example.com").to_item().unwrap();
     let report = ddb_runtime::schema::cost::cost_report(&[(&User::SCHEMA, ada)], 20);
     // One write unit for the item, one per guard, each twice in the transaction.
     assert!(report.contains("User keeps 2 unique value(s)"), "{report}");
     assert!(
-        report.contains("a create is one transaction, 6 WCU"),
+        report.contains("its create is one transaction, 6 WCU"),
         "{report}"
     );
+    let ada = user("1", "ada@example.com").to_item().unwrap();
+    let cost = ddb_runtime::schema::cost::write_cost(&User::SCHEMA, &ada);
+    assert_eq!((cost.table, cost.guards, cost.total()), (1.0, 2.0, 6.0));
+    // A create's write units, as DynamoDB reports them.
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let transaction = db
+        .transact_write()
+        .create(&user("1", "ada@example.com"))
+        .send_with_capacity()
+        .await
+        .unwrap();
+    assert_eq!(transaction.1.total, cost.total());
 }
 
 #[tokio::test]

@@ -11,19 +11,31 @@ use crate::declaration::model::EntitySchema;
 use crate::item::size::item_size;
 use crate::item::Item;
 
-/// The write units of writing one item: the table's and each index's.
+/// The write units of writing one item: the table's, each index's, and
+/// those of the guards of its unique values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WriteCost {
     /// The table's units.
     pub table: f64,
     /// Each index the item is in, with its units.
     pub indexes: Vec<(&'static str, f64)>,
+    /// For an entity with unique values, the units of the guard items a
+    /// create writes with the item (one per value held, each under 1 KB);
+    /// 0 otherwise.
+    pub guards: f64,
 }
 
 impl WriteCost {
-    /// The table's and the indexes' units together.
+    /// The units of creating the item: the table's, the indexes' and the
+    /// guards' together, twice for an entity with unique values (its create
+    /// is a TransactWriteItems, which DynamoDB bills twice).
     pub fn total(&self) -> f64 {
-        self.table + self.indexes.iter().map(|(_, units)| units).sum::<f64>()
+        let once = self.table + self.indexes.iter().map(|(_, units)| units).sum::<f64>();
+        if self.guards > 0.0 {
+            2.0 * (once + self.guards)
+        } else {
+            once
+        }
     }
 }
 
@@ -62,9 +74,13 @@ pub fn write_cost(entity: &EntitySchema, item: &Item) -> WriteCost {
             (index.name, units(item_size(&projected), WRITE_UNIT))
         })
         .collect();
+    let held = |u: &&crate::declaration::model::UniqueDef| {
+        u.attributes.iter().all(|a| item.contains_key(*a))
+    };
     WriteCost {
         table: units(item_size(item), WRITE_UNIT),
         indexes,
+        guards: entity.unique.iter().filter(held).count() as f64,
     }
 }
 
@@ -122,16 +138,16 @@ pub fn cost_report(samples: &[(&EntitySchema, Item)], page: usize) -> String {
          deleted, the new one written); an exactly-once write (a transaction) costs twice.\n",
     );
     for (entity, item) in samples.iter().filter(|(e, _)| !e.unique.is_empty()) {
-        let guards = entity.unique.len();
-        let table = write_cost(entity, item).table;
         let _ = writeln!(
             out,
-            "\n{} keeps {guards} unique value(s), each in a guard item (under 1 KB): a create is one \
-             transaction, {} WCU on the table here (the item and each guard, twice); a put that \
+            "\n{} keeps {} unique value(s), each in a guard item (under 1 KB): its create is one \
+             transaction, {} WCU here (the item and each guard, twice); a put or update that \
              changes k values adds 2k guard actions (2 WCU each), a delete one per value, and \
-             each put or delete reads the item first (a consistent GetItem).",
+             each put, update or delete that keeps guards reads the item first (a consistent \
+             GetItem).",
             entity.rust_name,
-            2.0 * (table + guards as f64),
+            entity.unique.len(),
+            write_cost(entity, item).total(),
         );
     }
     out
