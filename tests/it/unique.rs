@@ -976,3 +976,63 @@ async fn a_backfill_keeps_up_with_writers_that_move_unique_values() {
         "emails without their guard: {missing:?}"
     );
 }
+
+/// Each write of an entity with unique values sends what a careful engineer
+/// would send by hand to keep the invariant: the read that names the old
+/// guards (none for a create), and one transaction holding the item and
+/// only the guards that change; a write that changes no guarded attribute
+/// goes alone.
+#[tokio::test]
+async fn unique_writes_send_the_fewest_requests_that_keep_the_values() {
+    let direct = ddb_tests::db_with_table::<Accounts>().await;
+    let (proxy, db) = ddb_tests::through_proxy::<Accounts>(&direct).await;
+    proxy.record("TransactWriteItems");
+    let targets = ["GetItem", "PutItem", "UpdateItem", "TransactWriteItems"];
+    let mut seen = [0; 4];
+    let mut sent = || {
+        let now = targets.map(|t| proxy.seen(t));
+        let delta: Vec<usize> = now.iter().zip(seen).map(|(n, s)| n - s).collect();
+        seen = now;
+        let actions = proxy.recorded("TransactWriteItems").last().map(|body| {
+            let body: serde_json::Value = serde_json::from_slice(body).unwrap();
+            body["TransactItems"].as_array().unwrap().len()
+        });
+        (delta, actions)
+    };
+    let fields = User::fields();
+    let key = User::key(&"1".to_string()).unwrap();
+    // A create: one transaction, the item and a guard per value (2).
+    db.create(&user("1", "a@x.io")).send().await.unwrap();
+    assert_eq!(sent(), (vec![0, 0, 0, 1], Some(3)));
+    // A put keeping every value: the read, then the put alone.
+    db.put(&user("1", "a@x.io")).send().await.unwrap();
+    assert_eq!(sent(), (vec![1, 1, 0, 0], Some(3)));
+    // A put changing the email: the read, then the item, the old guard's
+    // delete and the new one's put.
+    db.put(&user("1", "b@x.io")).send().await.unwrap();
+    assert_eq!(sent(), (vec![1, 0, 0, 1], Some(3)));
+    // An update setting it: the same.
+    db.update(key.clone())
+        .set(fields.email, "c@x.io")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent(), (vec![1, 0, 0, 1], Some(3)));
+    // An update of another field: one UpdateItem, no read.
+    db.update(key.clone())
+        .set(fields.name, "Ada")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent().0, vec![0, 0, 1, 0]);
+    // A lookup by value: the guard, then the item.
+    db.get_unique(User::by_email(&"c@x.io".to_string()))
+        .send()
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(sent().0, vec![2, 0, 0, 0]);
+    // A delete: the read, then the item and both guards.
+    db.delete(key).send().await.unwrap();
+    assert_eq!(sent(), (vec![1, 0, 0, 1], Some(3)));
+}
