@@ -131,6 +131,98 @@ pub(super) fn significant_digits(mantissa: &str) -> (usize, usize) {
     (leading, total - leading - trailing)
 }
 
+/// The exact sum of two DynamoDB numbers given as decimal text, in plain
+/// decimal notation (`"0.1"` + `"0.2"` is `"0.3"`, as DynamoDB's `ADD`
+/// makes it); `None` when either is not a number.
+pub(crate) fn add_numbers(a: &str, b: &str) -> Option<String> {
+    let (a, b) = (Decimal::parse(a)?, Decimal::parse(b)?);
+    // Both as integers of digits (least significant first) times 10^low.
+    let last = |d: &Decimal| d.magnitude - d.significant as i64 + 1;
+    let low = match (a.significant, b.significant) {
+        (0, 0) => return Some("0".to_owned()),
+        (0, _) => last(&b),
+        (_, 0) => last(&a),
+        _ => last(&a).min(last(&b)),
+    };
+    let widen = |d: &Decimal| -> Option<Vec<u8>> {
+        let shift = usize::try_from(last(d) - low).ok().filter(|s| *s <= 1024)?;
+        let mut digits: Vec<u8> = std::iter::repeat_n(0, shift).collect();
+        let significant: Vec<u8> = d.digits().map(|b| b - b'0').collect();
+        digits.extend(significant.into_iter().rev());
+        Some(digits)
+    };
+    let (x, y) = (widen(&a)?, widen(&b)?);
+    let (negative, digits) = if a.negative == b.negative {
+        (a.negative, add_digits(&x, &y))
+    } else if magnitude_cmp(&x, &y).is_ge() {
+        (a.negative, sub_digits(&x, &y))
+    } else {
+        (b.negative, sub_digits(&y, &x))
+    };
+    Some(plain(negative, &digits, low))
+}
+
+/// `x + y`, digits least significant first.
+fn add_digits(x: &[u8], y: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(x.len().max(y.len()) + 1);
+    let mut carry = 0;
+    for i in 0..x.len().max(y.len()) {
+        let sum = x.get(i).unwrap_or(&0) + y.get(i).unwrap_or(&0) + carry;
+        out.push(sum % 10);
+        carry = sum / 10;
+    }
+    if carry > 0 {
+        out.push(carry);
+    }
+    out
+}
+
+/// `x - y` for `x >= y`, digits least significant first.
+fn sub_digits(x: &[u8], y: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(x.len());
+    let mut borrow = 0;
+    for (i, &digit) in x.iter().enumerate() {
+        let take = y.get(i).unwrap_or(&0) + borrow;
+        borrow = u8::from(digit < take);
+        out.push(digit + 10 * borrow - take);
+    }
+    out
+}
+
+/// Compares two unsigned digit strings, least significant first.
+fn magnitude_cmp(x: &[u8], y: &[u8]) -> std::cmp::Ordering {
+    let trim = |d: &[u8]| d.len() - d.iter().rev().take_while(|&&d| d == 0).count();
+    let (lx, ly) = (trim(x), trim(y));
+    lx.cmp(&ly)
+        .then_with(|| x[..lx].iter().rev().cmp(y[..ly].iter().rev()))
+}
+
+/// The number `±digits × 10^low` in plain decimal notation.
+fn plain(negative: bool, digits: &[u8], low: i64) -> String {
+    let mut text: String = digits.iter().rev().map(|d| char::from(b'0' + d)).collect();
+    if low >= 0 {
+        text.extend(std::iter::repeat_n('0', low as usize));
+    } else {
+        let point = low.unsigned_abs() as usize;
+        if text.len() <= point {
+            text.insert_str(0, &"0".repeat(point - text.len() + 1));
+        }
+        text.insert(text.len() - point, '.');
+        text.truncate(text.trim_end_matches('0').trim_end_matches('.').len());
+    }
+    let text = text.trim_start_matches('0');
+    let text = match text {
+        "" => return "0".to_owned(),
+        t if t.starts_with('.') => format!("0{t}"),
+        t => t.to_owned(),
+    };
+    if negative {
+        format!("-{text}")
+    } else {
+        text
+    }
+}
+
 /// Compares two DynamoDB numbers given as decimal text.
 pub(crate) fn compare_numbers(a: &str, b: &str) -> std::cmp::Ordering {
     match (Decimal::parse(a), Decimal::parse(b)) {
@@ -154,6 +246,24 @@ mod tests {
         assert_eq!(c("100"), "1e2");
         assert_eq!(c("-0"), "0");
         assert_ne!(c("10"), c("1"));
+    }
+
+    #[test]
+    fn numbers_add_exactly() {
+        let add = |a: &str, b: &str| add_numbers(a, b).unwrap();
+        assert_eq!(add("0.1", "0.2"), "0.3");
+        assert_eq!(add("1", "2"), "3");
+        assert_eq!(add("-5", "3"), "-2");
+        assert_eq!(add("5", "-5"), "0");
+        assert_eq!(add("1.50", "15e-1"), "3");
+        assert_eq!(add("1e3", "1"), "1001");
+        assert_eq!(add("-0.05", "0.005"), "-0.045");
+        assert_eq!(add("0", "-7.25"), "-7.25");
+        let big = "99999999999999999999999999999999999999";
+        assert_eq!(add(big, big), "199999999999999999999999999999999999998");
+        assert_eq!(add(big, "1"), format!("1{}", "0".repeat(38)));
+        assert_eq!(add("1e-130", "1e-130"), format!("0.{}2", "0".repeat(129)));
+        assert_eq!(add_numbers("NaN", "1"), None);
     }
 
     #[test]

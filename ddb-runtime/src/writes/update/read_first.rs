@@ -89,7 +89,9 @@ impl<E: Entity + 'static> Changes<'_, E> {
     }
 }
 
-/// Applies one update change to a local copy of the item.
+/// Applies one update change to a local copy of the item, as DynamoDB
+/// applies it: numbers added exactly, sets joined and taken from by value
+/// (`"1"` and `"1.0"` are one number), a set left empty removed.
 pub(super) fn apply(item: &mut Item, op: &Op) {
     use AttributeValue as V;
     match op {
@@ -101,9 +103,10 @@ pub(super) fn apply(item: &mut Item, op: &Op) {
         }
         Op::Add(a, v) => {
             let next = match (item.get(*a), v) {
-                (Some(V::N(x)), V::N(y)) => V::N(add_numbers(x, y)),
-                (Some(V::Ss(x)), V::Ss(y)) => V::Ss(union(x, y)),
-                (Some(V::Ns(x)), V::Ns(y)) => V::Ns(union(x, y)),
+                (Some(V::N(x)), V::N(y)) => V::N(add_numbers(x, y).unwrap_or_else(|| y.clone())),
+                (Some(V::Ss(x)), V::Ss(y)) => V::Ss(union(x, y, |a, b| a == b)),
+                (Some(V::Ns(x)), V::Ns(y)) => V::Ns(union(x, y, same_number)),
+                (Some(V::Bs(x)), V::Bs(y)) => V::Bs(union(x, y, |a, b| a == b)),
                 (_, v) => v.clone(),
             };
             item.insert((*a).to_owned(), next);
@@ -120,35 +123,106 @@ pub(super) fn apply(item: &mut Item, op: &Op) {
         }
         Op::DeleteFromSet(a, v) => {
             let next = match (item.get(*a), v) {
-                (Some(V::Ss(x)), V::Ss(y)) => Some(V::Ss(
-                    x.iter().filter(|e| !y.contains(e)).cloned().collect(),
-                )),
-                (Some(V::Ns(x)), V::Ns(y)) => Some(V::Ns(
-                    x.iter().filter(|e| !y.contains(e)).cloned().collect(),
-                )),
+                (Some(V::Ss(x)), V::Ss(y)) => Some(V::Ss(without(x, y, |a, b| a == b))),
+                (Some(V::Ns(x)), V::Ns(y)) => Some(V::Ns(without(x, y, same_number))),
+                (Some(V::Bs(x)), V::Bs(y)) => Some(V::Bs(without(x, y, |a, b| a == b))),
                 _ => None,
             };
-            if let Some(next) = next {
-                item.insert((*a).to_owned(), next);
+            let empty = |v: &V| match v {
+                V::Ss(s) | V::Ns(s) => s.is_empty(),
+                V::Bs(s) => s.is_empty(),
+                _ => false,
+            };
+            match next {
+                Some(next) if empty(&next) => {
+                    item.remove(*a);
+                }
+                Some(next) => {
+                    item.insert((*a).to_owned(), next);
+                }
+                None => {}
             }
         }
     }
 }
 
-fn union(a: &[String], b: &[String]) -> Vec<String> {
+/// The elements of `a`, then those of `b` not in `a`.
+fn union<T: Clone>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> Vec<T> {
     let mut out = a.to_vec();
     for e in b {
-        if !out.contains(e) {
+        if !out.iter().any(|o| same(o, e)) {
             out.push(e.clone());
         }
     }
     out
 }
 
-/// Adds two decimal numbers exactly when both are integers, else through f64.
-fn add_numbers(a: &str, b: &str) -> String {
-    match (a.parse::<i128>(), b.parse::<i128>()) {
-        (Ok(x), Ok(y)) => (x + y).to_string(),
-        _ => (a.parse::<f64>().unwrap_or(0.0) + b.parse::<f64>().unwrap_or(0.0)).to_string(),
+/// The elements of `a` not in `b`.
+fn without<T: Clone>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> Vec<T> {
+    let kept = a.iter().filter(|e| !b.iter().any(|o| same(o, e)));
+    kept.cloned().collect()
+}
+
+/// Whether two number texts are one number.
+#[allow(clippy::ptr_arg)]
+fn same_number(a: &String, b: &String) -> bool {
+    crate::item::number::compare_numbers(a, b).is_eq()
+}
+
+fn add_numbers(a: &str, b: &str) -> Option<String> {
+    crate::item::number::add_numbers(a, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aws_sdk_dynamodb::primitives::Blob;
+    use AttributeValue as V;
+
+    fn applied(before: Option<V>, op: Op) -> Option<V> {
+        let mut item = Item::new();
+        if let Some(value) = before {
+            item.insert("a".into(), value);
+        }
+        apply(&mut item, &op);
+        item.remove("a")
+    }
+
+    #[test]
+    fn a_local_copy_changes_as_dynamodb_changes_the_item() {
+        let n = |s: &str| V::N(s.into());
+        assert_eq!(
+            applied(Some(n("0.1")), Op::Add("a", n("0.2"))),
+            Some(n("0.3"))
+        );
+        let big = "99999999999999999999999999999999999999";
+        assert_eq!(
+            applied(Some(n(big)), Op::Add("a", n("1"))),
+            Some(n(&format!("1{}", "0".repeat(38))))
+        );
+        assert_eq!(applied(None, Op::Add("a", n("4"))), Some(n("4")));
+        let ns = |v: &[&str]| V::Ns(v.iter().map(|s| s.to_string()).collect());
+        assert_eq!(
+            applied(Some(ns(&["1"])), Op::Add("a", ns(&["1.0", "2"]))),
+            Some(ns(&["1", "2"]))
+        );
+        assert_eq!(
+            applied(Some(ns(&["1", "2"])), Op::DeleteFromSet("a", ns(&["2.0"]))),
+            Some(ns(&["1"]))
+        );
+        let bs = |v: &[&[u8]]| V::Bs(v.iter().map(|b| Blob::new(b.to_vec())).collect());
+        assert_eq!(
+            applied(Some(bs(&[b"x"])), Op::Add("a", bs(&[b"y"]))),
+            Some(bs(&[b"x", b"y"]))
+        );
+        assert_eq!(
+            applied(Some(bs(&[b"x", b"y"])), Op::DeleteFromSet("a", bs(&[b"x"]))),
+            Some(bs(&[b"y"]))
+        );
+        let ss = |v: &[&str]| V::Ss(v.iter().map(|s| s.to_string()).collect());
+        assert_eq!(
+            applied(Some(ss(&["x"])), Op::DeleteFromSet("a", ss(&["x"]))),
+            None
+        );
     }
 }
