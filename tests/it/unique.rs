@@ -743,23 +743,84 @@ fn lower_case(item: &mut ddb_runtime::Item) -> Result<(), String> {
     Ok(())
 }
 
-#[tokio::test]
-async fn a_backfill_does_not_upgrade_an_entity_it_cannot_keep_guarded() {
-    let db = ddb_tests::db_with_table::<Accounts>().await;
-    db.create(&Member {
-        id: "1".into(),
-        email: "ada@example.com".into(),
-    })
-    .send()
-    .await
-    .unwrap();
-    match db.backfill::<Member>().send().await {
-        Err(Error::InvalidRequest {
-            entity: "Member",
-            reason,
-        }) => assert!(reason.contains("guards"), "{reason}"),
-        other => panic!("expected a refusal, got {other:?}"),
+/// A member as stored at schema version 1, its email kept as typed.
+mod member_at_version_1 {
+    use super::*;
+
+    #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+    #[ddb(table = Accounts, entity = "Member", pk = "MEMBER#{id}", sk = "PROFILE")]
+    pub struct Member {
+        pub id: String,
+        #[ddb(unique)]
+        pub email: String,
     }
+}
+
+/// The members' email guards in the raw table, by email.
+async fn member_guards(db: &Db) -> BTreeMap<String, String> {
+    let (guards, _) = raw_state(db).await;
+    guards
+        .into_iter()
+        .filter_map(|(guard, owner)| {
+            let email = guard.strip_prefix("_DDB#UNIQUE#Member#email#S:")?;
+            Some((
+                email.to_owned(),
+                owner.trim_end_matches(" / PROFILE").to_owned(),
+            ))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_backfill_upgrade_moves_the_guards_of_the_values_its_migration_changes() {
+    use member_at_version_1::Member as V1;
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let v1 = |id: &str, email: &str| V1 {
+        id: id.into(),
+        email: email.into(),
+    };
+    for (id, email) in [
+        ("1", "Ada@Example.com"),
+        ("2", "bob@x.io"),
+        ("3", "BOB@x.io"),
+    ] {
+        db.create(&v1(id, email)).send().await.unwrap();
+    }
+    // Lower-cased, two members would hold one email: reported, nothing
+    // written.
+    match db.backfill::<Member>().send().await {
+        Err(Error::UniqueDuplicates { duplicates, .. }) => assert_eq!(
+            duplicates,
+            [ddb_runtime::schema::UniqueDuplicate {
+                field: "email",
+                items: vec!["MEMBER#2 / PROFILE".into(), "MEMBER#3 / PROFILE".into()],
+            }]
+        ),
+        other => panic!("expected the duplicate reported, got {other:?}"),
+    }
+    assert_eq!(member_guards(&db).await.len(), 3, "nothing was written");
+    db.delete(V1::key(&"3".to_string()).unwrap())
+        .send()
+        .await
+        .unwrap();
+    // The upgrade lets go of the email as typed and takes it lower-cased.
+    let done = db.backfill::<Member>().send().await.unwrap();
+    assert_eq!((done.updated, done.failed), (2, 0));
+    let guards = member_guards(&db).await;
+    let expected: BTreeMap<String, String> =
+        [("ada@example.com", "MEMBER#1"), ("bob@x.io", "MEMBER#2")]
+            .into_iter()
+            .map(|(email, owner)| (email.to_owned(), owner.to_owned()))
+            .collect();
+    assert_eq!(guards, expected);
+    let taken = Member {
+        id: "4".into(),
+        email: "ada@example.com".into(),
+    };
+    assert!(matches!(
+        db.create(&taken).send().await,
+        Err(Error::UniqueViolation { .. })
+    ));
 }
 
 #[tokio::test]

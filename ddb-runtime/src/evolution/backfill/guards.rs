@@ -8,14 +8,17 @@ use std::collections::HashMap;
 
 use crate::db::Db;
 use crate::entity::{Entity, Table};
-use crate::error::{CancellationReason, Error, IndexKeyViolation, Result, UniqueDuplicate};
+use crate::error::{
+    CancellationReason, Error, ExistingItem, IndexKeyViolation, Result, UniqueDuplicate,
+};
 use crate::expression::{Condition, Placeholders};
 use crate::item::Item;
 use crate::keys::guard::{owner_of, GUARD_PREFIX, GUARD_TYPE};
 use crate::keys::key::{Key, KeyValues};
 use crate::telemetry::Capacity;
+use crate::transport::attempts::Attempts;
 use crate::writes::plan::{Action, WritePlan};
-use crate::writes::unique::{guard_writes, holds_values_of, GuardKind, GuardWrite};
+use crate::writes::unique::{guard_writes, holds_values_of, taken, GuardKind, GuardWrite, Guarded};
 
 /// What the check pass learned of the entity's unique values.
 #[derive(Default)]
@@ -39,6 +42,17 @@ impl Values {
         if crate::item::timestamp::expired(&E::SCHEMA, item) {
             return None;
         }
+        // An item at an older schema version holds the values its upgrade
+        // gives it.
+        let upgraded;
+        let item = match crate::item::stored::stored_schema_version(item) {
+            Ok(stored) if stored < E::SCHEMA.schema_version => {
+                let entity = E::from_item(item.clone()).ok()?;
+                upgraded = entity.to_item().ok()?;
+                &upgraded
+            }
+            _ => item,
+        };
         let key = Key::<E>::read_item(item).ok()?;
         let owner = key.values().text();
         match guard_writes::<E>(db, key.values(), None, Some(item)) {
@@ -185,4 +199,47 @@ fn still_holding<E: Entity + 'static>(key: Key<E>, item: &Item) -> Result<WriteP
         Some(&condition),
         Placeholders::default(),
     )
+}
+
+/// The upgrade of an item of an entity with unique values: the put of its
+/// new shape, conditioned on the item being as `read`, with the guards it
+/// moves, in one TransactWriteItems: the delete of each value its
+/// migration changes, and the put of each value it holds (kept when its
+/// guard names the item). A failed condition of the put is a
+/// [`Error::ConditionFailed`] with the item as it is now, as a plain
+/// upgrade's; a value whose guard names another item leaves the item.
+pub(super) async fn upgrade_guarded<E: Entity + 'static>(
+    db: &Db,
+    put: &mut WritePlan<E>,
+    read: &Item,
+) -> Result<(Option<Item>, Capacity)> {
+    let Action::Put(new) = &put.action else {
+        return put.send(db, None).await;
+    };
+    let owner = put.key.values().clone();
+    let changed = guard_writes::<E>(db, &owner, Some(read), Some(new))?;
+    let releases = changed
+        .into_iter()
+        .filter(|guard| matches!(guard.kind(), GuardKind::Release));
+    let mut guards: Vec<GuardWrite<E>> = releases.collect();
+    for take in guard_writes::<E>(db, &owner, None, Some(new))? {
+        guards.push(take.taking_over(&owner)?);
+    }
+    let entity = E::SCHEMA.entity_type;
+    match put
+        .send_guarded(db, guards, &Attempts::keeping_sent())
+        .await?
+    {
+        Guarded::Written(capacity) => Ok((None, capacity)),
+        Guarded::ItemCondition(existing) => Err(Error::ConditionFailed {
+            entity,
+            key: owner.text(),
+            existing: existing.map(ExistingItem),
+        }),
+        Guarded::Taken(unique) => Err(taken::<E>(unique)),
+        Guarded::Moved | Guarded::RequestSeen => Err(Error::InvalidRequest {
+            entity,
+            reason: "the guard of a value the upgrade lets go names another item".into(),
+        }),
+    }
 }

@@ -305,16 +305,6 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
             return Err(invalid("a page holds at least one item".into()));
         }
         let schema = &E::SCHEMA;
-        // Upgrading an item to a newer schema version may change its key or
-        // a unique value, and the backfill does not move guards: refused
-        // before anything is read or written.
-        if !schema.unique.is_empty() && schema.schema_version > 1 {
-            return Err(invalid(
-                "the entity keeps unique values and has schema versions; the backfill would \
-                 upgrade items without moving their guards, so it does not run on it"
-                    .into(),
-            ));
-        }
         let written = written::<E>();
         for name in &self.removed {
             let kept = name == schema.table.pk.name

@@ -30,8 +30,8 @@ pub(super) enum Step<E> {
     /// An UpdateItem of its index attributes.
     Update(WritePlan<E>),
     /// Today's shape of an item stored at an older schema version, put in
-    /// its place on condition that the old one is unchanged.
-    Upgrade(WritePlan<E>),
+    /// its place on condition that the old one (`read`) is unchanged.
+    Upgrade { put: WritePlan<E>, read: Item },
     /// The same, when its key template changed: a transaction deleting the
     /// old item (unchanged) and creating the new one (where none is).
     Move {
@@ -68,6 +68,7 @@ pub(super) fn upgrade<E: Entity + 'static>(item: Item, cleared: &[String]) -> Re
     let old_key = Key::<E>::read_item(&item)?;
     let mut p = Placeholders::default();
     let unchanged = unchanged::<E>(&item, &mut p);
+    let read = item.clone();
     let entity = E::from_item(item).map_err(|e| e.with_key(&old_key))?;
     let mut new_item = entity.to_item()?;
     for attribute in cleared {
@@ -76,7 +77,7 @@ pub(super) fn upgrade<E: Entity + 'static>(item: Item, cleared: &[String]) -> Re
     let new_key = entity.primary_key()?;
     if new_key.to_item() == old_key.to_item() {
         let put = WritePlan::with_condition(old_key, Action::Put(new_item), unchanged, p)?;
-        return Ok(Step::Upgrade(put));
+        return Ok(Step::Upgrade { put, read });
     }
     let delete = WritePlan::with_condition(old_key, Action::Delete, unchanged, p)?;
     let absent = Condition::<E>::attribute_not_exists(schema.table.pk.name);

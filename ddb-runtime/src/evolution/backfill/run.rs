@@ -16,7 +16,7 @@ use crate::item::Item;
 use crate::keys::key::Key;
 use crate::telemetry::Capacity;
 
-use super::guards::{is_guard_of, put_missing, GuardsPut, Values};
+use super::guards::{is_guard_of, put_missing, upgrade_guarded, GuardsPut, Values};
 use super::*;
 use crate::writes::unique::has_unique;
 
@@ -236,7 +236,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 Pass::Write => {
                     let guarded = has_unique::<E>().then(|| item.clone());
                     let mut outcome = self.bring_in_line(item).await?;
-                    if let (Some(item), false) = (guarded, outcome.failed) {
+                    if let (Some(item), false) = (guarded, outcome.failed || outcome.guarded) {
                         self.guard(item, &mut outcome).await?;
                     }
                     written.push(outcome);
@@ -298,6 +298,9 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 Ok((_, capacity)) => {
                     self.spend(capacity.total).await;
                     outcome.updated = true;
+                    // An upgrade of an entity with unique values took every
+                    // guard its item needs.
+                    outcome.guarded = matches!(plan, Step::Upgrade { .. }) && has_unique::<E>();
                     outcome.capacity.add(&capacity);
                     return Ok(outcome);
                 }
@@ -311,6 +314,8 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 Err(
                     error @ (Error::TransactionCanceled { .. }
                     | Error::Migration { .. }
+                    | Error::UniqueViolation { .. }
+                    | Error::InvalidRequest { .. }
                     | Error::Sdk { .. }),
                 ) if !error.is_retryable() => return Ok(left_item::<E>(outcome, &error)),
                 Err(error) => return Err(error),
@@ -381,8 +386,20 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
     /// move's transaction; returns its outcome and the key it was sent for.
     async fn send_step(&self, step: &mut Step<E>) -> (Result<(Option<Item>, Capacity)>, Key<E>) {
         match step {
-            Step::Update(plan) | Step::Upgrade(plan) => {
+            Step::Upgrade { put, read } if has_unique::<E>() => {
+                (upgrade_guarded(&self.db, put, read).await, put.key.clone())
+            }
+            Step::Update(plan) | Step::Upgrade { put: plan, .. } => {
                 (plan.send(&self.db, None).await, plan.key.clone())
+            }
+            Step::Move { delete, .. } if has_unique::<E>() => {
+                let moving = Error::InvalidRequest {
+                    entity: E::SCHEMA.entity_type,
+                    reason: "an upgrade that moves an item of an entity with unique values \
+                             would move its guards' owner: read and put it instead"
+                        .into(),
+                };
+                (Err(moving), delete.key.clone())
             }
             Step::Move { delete, put } => {
                 let sent = self
@@ -462,6 +479,8 @@ pub(super) struct Outcome {
     retried: u32,
     /// Guards of unique values put.
     guards: u64,
+    /// Whether the item's write took every guard it needs.
+    guarded: bool,
     capacity: Capacity,
 }
 
