@@ -1097,3 +1097,104 @@ async fn unique_writes_send_the_fewest_requests_that_keep_the_values() {
     db.delete(key).send().await.unwrap();
     assert_eq!(sent(), (vec![1, 0, 0, 1], Some(3)));
 }
+
+/// A customer stored before the constraint holds an email another customer
+/// took since (the backfill not yet run): its writes let the value go
+/// without touching the other's guard.
+#[tokio::test]
+async fn a_value_held_twice_from_before_its_constraint_can_still_be_let_go() {
+    use before_the_constraint::Customer as Before;
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let before = Before {
+        id: "1".into(),
+        email: "ada@x.io".into(),
+    };
+    db.put(&before).send().await.unwrap();
+    let taker = Customer {
+        id: "2".into(),
+        email: "ada@x.io".into(),
+    };
+    db.create(&taker).send().await.unwrap();
+    let key = |id: &str| Customer::key(&id.to_string()).unwrap();
+    // In a transaction, the value held twice is named.
+    let sent = db.transact_write().delete(db.delete(key("1"))).send().await;
+    match sent {
+        Err(Error::UniqueDuplicates { duplicates, .. }) => assert_eq!(
+            duplicates[0].items,
+            ["CUSTOMER#1 / PROFILE", "CUSTOMER#2 / PROFILE"]
+        ),
+        other => panic!("expected the value held twice, got {other:?}"),
+    }
+    // A put moving the first customer to another email, then its delete.
+    let moved = Customer {
+        id: "1".into(),
+        email: "ada@work.io".into(),
+    };
+    db.put(&moved).send().await.unwrap();
+    db.delete(key("1")).send().await.unwrap();
+    let guards = customer_guards(&db).await;
+    assert_eq!(guards["ada@x.io"], "CUSTOMER#2 / PROFILE");
+    assert!(!guards.contains_key("ada@work.io"), "{guards:?}");
+}
+
+#[tokio::test]
+async fn a_transaction_create_over_a_stored_key_fails_as_its_own_condition() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    db.create(&user("1", "ada@x.io")).send().await.unwrap();
+    let sent = db
+        .transact_write()
+        .create(&user("1", "other@x.io"))
+        .send()
+        .await;
+    match sent {
+        Err(Error::TransactionCanceled { reasons }) => assert_eq!(
+            reasons[0].reason(),
+            ddb_runtime::CancellationReason::ConditionFailed
+        ),
+        other => panic!("expected the create's condition to fail, got {other:?}"),
+    }
+}
+
+/// A profile whose nickname, when it has one, is unique.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Accounts, entity = "Profile", pk = "PROFILE#{id}", sk = "PROFILE")]
+pub struct Profile {
+    pub id: String,
+    #[ddb(unique)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nickname: Option<String>,
+    #[ddb(version)]
+    pub version: u64,
+}
+
+#[tokio::test]
+async fn an_optional_unique_value_is_guarded_only_when_present() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let none = Profile {
+        id: "1".into(),
+        nickname: None,
+        version: 0,
+    };
+    // A create is a transaction even with no value to guard.
+    let cost = ddb_runtime::schema::cost::write_cost(&Profile::SCHEMA, &none.to_item().unwrap());
+    assert_eq!((cost.guards, cost.total()), (0.0, 2.0));
+    db.create(&none).send().await.unwrap();
+    let key = Profile::key(&"1".to_string()).unwrap();
+    let fields = Profile::fields();
+    let written = db
+        .update(key.clone())
+        .set(fields.nickname, Some("ada".to_string()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(written.version, Some(2));
+    let (guards, _) = raw_state(&db).await;
+    assert_eq!(
+        guards["_DDB#UNIQUE#Profile#nickname#S:ada"],
+        "PROFILE#1 / PROFILE"
+    );
+    // Removed, the value is let go.
+    db.update(key).remove(fields.nickname).send().await.unwrap();
+    let (guards, _) = raw_state(&db).await;
+    assert!(guards.is_empty(), "{guards:?}");
+}

@@ -112,10 +112,17 @@ pub(crate) fn unique_guard_key(
         }
     };
     let text = format!(
-        "{GUARD_PREFIX}UNIQUE#{}#{}#{shown}",
-        schema.entity_type, unique.name
+        "{}{}#{shown}",
+        unique_guard_prefix(schema.entity_type),
+        unique.name
     );
     Ok(guard_key(schema.table, text))
+}
+
+/// The text every guard of `entity_type`'s unique values starts with
+/// (`_DDB#UNIQUE#User#`).
+pub(crate) fn unique_guard_prefix(entity_type: &str) -> String {
+    format!("{GUARD_PREFIX}UNIQUE#{entity_type}#")
 }
 
 /// A key as errors show it: a guard's without its value (`_DDB#UNIQUE#User#email#…`),

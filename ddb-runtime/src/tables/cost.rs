@@ -23,6 +23,9 @@ pub struct WriteCost {
     /// create writes with the item (one per value held, each under 1 KB);
     /// 0 otherwise.
     pub guards: f64,
+    /// Whether a create is a TransactWriteItems (an entity with unique
+    /// values), which DynamoDB bills twice.
+    pub transactional: bool,
 }
 
 impl WriteCost {
@@ -31,7 +34,7 @@ impl WriteCost {
     /// is a TransactWriteItems, which DynamoDB bills twice).
     pub fn total(&self) -> f64 {
         let once = self.table + self.indexes.iter().map(|(_, units)| units).sum::<f64>();
-        if self.guards > 0.0 {
+        if self.transactional {
             2.0 * (once + self.guards)
         } else {
             once
@@ -75,12 +78,16 @@ pub fn write_cost(entity: &EntitySchema, item: &Item) -> WriteCost {
         })
         .collect();
     let held = |u: &&crate::declaration::model::UniqueDef| {
-        u.attributes.iter().all(|a| item.contains_key(*a))
+        matches!(
+            crate::keys::guard::unique_value_of(entity, u, item),
+            Ok(Some(_))
+        )
     };
     WriteCost {
         table: units(item_size(item), WRITE_UNIT),
         indexes,
         guards: entity.unique.iter().filter(held).count() as f64,
+        transactional: !entity.unique.is_empty(),
     }
 }
 

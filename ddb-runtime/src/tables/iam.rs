@@ -278,7 +278,8 @@ fn guards_statement(table_arn: &str, entity: &EntitySchema, access: Access) -> O
     let prefix = crate::keys::guard::GUARD_PREFIX;
     let mut patterns = Vec::new();
     if !entity.unique.is_empty() {
-        patterns.push(format!("{prefix}UNIQUE#{}#*", entity.entity_type));
+        let unique = crate::keys::guard::unique_guard_prefix(entity.entity_type);
+        patterns.push(format!("{unique}*"));
     }
     if access == Access::ReadWrite {
         patterns.push(format!("{prefix}IDEMPOTENCY#{}#*", entity.entity_type));

@@ -140,7 +140,7 @@ impl<E: Entity + 'static> Delete<E> {
     /// deletes of its guards.
     pub(crate) async fn plan_guarded(self, db: &Db) -> Result<GuardedPlan<E>> {
         let delete = self.guarded()?;
-        plan_guarded(db, &delete.key, None, |held| delete.plan(held)).await
+        plan_guarded(db, &delete.key, None, &[], |held| delete.plan(held)).await
     }
 
     fn guarded(self) -> Result<GuardedDelete<E>> {

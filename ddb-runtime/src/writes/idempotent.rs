@@ -175,7 +175,9 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
                 existing => Err(plan.failure(existing)),
             },
             Guarded::Taken(unique) => Err(taken::<E>(unique)),
-            Guarded::RequestSeen | Guarded::Moved => earlier::<E>(&db, guard_key, &item).await,
+            Guarded::RequestSeen | Guarded::HeldElsewhere(_) => {
+                earlier::<E>(&db, guard_key, &item).await
+            }
         }
     }
 }

@@ -155,7 +155,7 @@ impl<E: Entity + 'static> Put<E> {
     /// the stored item read, the put conditioned on it, and its guards.
     pub(crate) async fn plan_guarded(self, db: &Db) -> Result<GuardedPlan<E>> {
         let put = self.guarded()?;
-        plan_guarded(db, &put.key, Some(&put.item), |held| put.plan(held)).await
+        plan_guarded(db, &put.key, Some(&put.item), &[], |held| put.plan(held)).await
     }
 
     fn guarded(self) -> Result<GuardedPut<E>> {

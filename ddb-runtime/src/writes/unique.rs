@@ -10,6 +10,7 @@ use crate::declaration::model::UniqueDef;
 use crate::entity::{Entity, Table};
 use crate::error::{Error, ExistingItem, Result};
 use crate::expression::{Condition, Placeholders};
+use crate::item::timestamp::expired;
 use crate::item::Item;
 use crate::keys::guard::{guard_item, unique_guard_key, unique_value_of, OWNER_PK, OWNER_SK};
 use crate::keys::key::{Key, KeyValues};
@@ -36,7 +37,7 @@ pub(crate) enum GuardKind {
     /// Takes a unique value (a put of its guard).
     Take(&'static UniqueDef),
     /// Lets a unique value go (a delete of its guard).
-    Release,
+    Release(&'static UniqueDef),
     /// Records a request under its idempotency key.
     Request,
 }
@@ -128,7 +129,7 @@ pub(crate) fn guard_writes<E: Entity + 'static>(
             let guard = unique_guard_key(schema, unique, &before, |v| db.guard_hash(v))?;
             let plan = release::<E>(guard, owner)?;
             writes.push(GuardWrite {
-                kind: GuardKind::Release,
+                kind: GuardKind::Release(unique),
                 plan,
                 owner: owner.clone(),
             });
@@ -266,9 +267,11 @@ pub(crate) enum Guarded {
     ItemCondition(Option<Item>),
     /// A value's guard is held by another item.
     Taken(&'static UniqueDef),
-    /// A guard to let go no longer names this item: the values changed
-    /// since the write read them.
-    Moved,
+    /// A guard to let go names another item, though this item still holds
+    /// its value: the value is held twice (stored before its constraint
+    /// was declared, and the backfill has not run). The guard is the other
+    /// item's to keep.
+    HeldElsewhere(KeyValues),
     /// The idempotency key's guard is there: an earlier call made it.
     RequestSeen,
 }
@@ -286,7 +289,7 @@ impl<E: Entity + 'static> WritePlan<E> {
         let mut described = Vec::with_capacity(guards.len());
         for mut guard in guards {
             transaction = transaction.plan(&mut guard.plan);
-            described.push(guard.kind);
+            described.push((guard.kind, guard.plan.key.into_values()));
         }
         let reasons = match transaction.send_recorded(attempts).await {
             Ok((_, capacity)) => return Ok(Guarded::Written(capacity)),
@@ -304,11 +307,35 @@ impl<E: Entity + 'static> WritePlan<E> {
             return Ok(Guarded::ItemCondition(existing));
         }
         let guard = reasons.iter().skip(1).position(failed);
-        match guard.and_then(|g| described.get(g)) {
-            Some(GuardKind::Take(unique)) => Ok(Guarded::Taken(unique)),
-            Some(GuardKind::Release) => Ok(Guarded::Moved),
-            Some(GuardKind::Request) => Ok(Guarded::RequestSeen),
+        match guard.and_then(|g| described.into_iter().nth(g)) {
+            Some((GuardKind::Take(unique), _)) => Ok(Guarded::Taken(unique)),
+            Some((GuardKind::Release(_), guard)) => Ok(Guarded::HeldElsewhere(guard)),
+            Some((GuardKind::Request, _)) => Ok(Guarded::RequestSeen),
             None => Err(Error::TransactionCanceled { reasons }),
+        }
+    }
+}
+
+impl<E: Entity + 'static> WritePlan<E> {
+    /// Sends the plan with `guards` in one transaction, or, `alone`, by
+    /// itself (a plain PutItem, UpdateItem or DeleteItem).
+    pub(crate) async fn send_with_guards(
+        &mut self,
+        db: &Db,
+        guards: Vec<GuardWrite<E>>,
+        alone: bool,
+    ) -> Result<Guarded> {
+        if !alone {
+            return self
+                .send_guarded(db, guards, &Attempts::keeping_sent())
+                .await;
+        }
+        match self.send(db, None).await {
+            Ok((_, capacity)) => Ok(Guarded::Written(capacity)),
+            Err(Error::ConditionFailed { existing, .. }) => Ok(Guarded::ItemCondition(
+                existing.map(|ExistingItem(item)| item),
+            )),
+            Err(error) => Err(error),
         }
     }
 }
@@ -328,21 +355,41 @@ pub(crate) struct GuardedPlan<E> {
 /// Reads the stored item at `key` (strongly consistent), and plans the
 /// write `plan(held)` of `new` (`None` for a delete) with the guards it
 /// changes: `held` is the condition that the stored item still holds the
-/// values read, or that there is none.
+/// values read, or that there is none. The guards of `foreign` (found
+/// naming another item) are not let go.
 pub(crate) async fn plan_guarded<E: Entity + 'static>(
     db: &Db,
     key: &Key<E>,
     new: Option<&Item>,
+    foreign: &[KeyValues],
     plan: impl FnOnce(Condition<E>) -> Result<WritePlan<E>>,
 ) -> Result<GuardedPlan<E>> {
     let old = read_stored::<E>(db, key).await?;
     // An item past its time to live is absent to every read, and its
     // guards expired with it: the write takes its place.
-    let read = old.filter(|item| !crate::item::timestamp::expired(&E::SCHEMA, item));
+    let read = old.filter(|item| !expired(&E::SCHEMA, item));
     let held = read.as_ref().and_then(holds_values_of::<E>);
     let plan = plan(held.unwrap_or_else(super::item::absent_or_expired::<E>))?;
-    let guards = guard_writes::<E>(db, key.values(), read.as_ref(), new)?;
+    // The values an item stored at an older schema version holds are those
+    // of its upgrade (the guards were taken under today's attributes).
+    let current = read.as_ref().map(todays_shape::<E>);
+    let current = current.as_ref().map(|item| item.as_ref());
+    let mut guards = guard_writes::<E>(db, key.values(), current, new)?;
+    guards.retain(|g| !matches!(g.kind, GuardKind::Release(_)) || !foreign.contains(g.guard()));
     Ok(GuardedPlan { plan, guards, read })
+}
+
+/// `item` in today's shape: upgraded when it is stored at an older schema
+/// version (as it is, when its migration fails).
+pub(crate) fn todays_shape<E: Entity>(item: &Item) -> std::borrow::Cow<'_, Item> {
+    let stored = crate::item::stored::stored_schema_version(item);
+    if !stored.is_ok_and(|version| version < E::SCHEMA.schema_version) {
+        return std::borrow::Cow::Borrowed(item);
+    }
+    match E::from_item(item.clone()).and_then(|entity| entity.to_item()) {
+        Ok(upgraded) => std::borrow::Cow::Owned(upgraded),
+        Err(_) => std::borrow::Cow::Borrowed(item),
+    }
 }
 
 /// A put or delete of an item of an entity with unique values: reads the
@@ -358,29 +405,23 @@ pub(crate) async fn write_guarded<E: Entity + 'static>(
     exactly_once: bool,
     mut plan: impl FnMut(Condition<E>) -> Result<WritePlan<E>>,
 ) -> Result<Capacity> {
+    let mut foreign = Vec::new();
     for _ in 0..UNIQUE_TRIES {
         let GuardedPlan {
             mut plan,
             guards,
             read: old,
-        } = plan_guarded(db, key, new, &mut plan).await?;
-        let outcome = if guards.is_empty() && !exactly_once {
-            match plan.send(db, None).await {
-                Ok((_, capacity)) => Guarded::Written(capacity),
-                Err(Error::ConditionFailed { existing, .. }) => {
-                    Guarded::ItemCondition(existing.map(|ExistingItem(item)| item))
-                }
-                Err(error) => return Err(error),
-            }
-        } else {
-            plan.send_guarded(db, guards, &Attempts::keeping_sent())
-                .await?
-        };
-        match outcome {
+        } = plan_guarded(db, key, new, &foreign, &mut plan).await?;
+        // Alone only over a stored item: a put where there is none is
+        // conditioned on its absence, which a lost answer's retry fails.
+        let alone = guards.is_empty() && !exactly_once && old.is_some();
+        match plan.send_with_guards(db, guards, alone).await? {
             Guarded::Written(capacity) => return Ok(capacity),
             Guarded::Taken(unique) => return Err(taken::<E>(unique)),
-            Guarded::Moved | Guarded::RequestSeen => continue,
+            Guarded::HeldElsewhere(guard) => foreign.push(guard),
+            Guarded::RequestSeen => {}
             Guarded::ItemCondition(existing) => {
+                let existing = existing.filter(|item| !expired(&E::SCHEMA, item));
                 if same_unique_values::<E>(old.as_ref(), existing.as_ref()) {
                     return Err(plan.failure(existing));
                 }
@@ -407,7 +448,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             Guarded::Written(capacity) => Ok(capacity),
             Guarded::ItemCondition(existing) => Err(self.failure(existing)),
             Guarded::Taken(unique) => Err(taken::<E>(unique)),
-            Guarded::Moved | Guarded::RequestSeen => Err(kept_changing(&self.key)),
+            Guarded::HeldElsewhere(_) | Guarded::RequestSeen => Err(kept_changing(&self.key)),
         }
     }
 }
@@ -454,7 +495,9 @@ pub(crate) fn refuse_batch<E: Entity>() -> Result<()> {
     }
     Err(Error::InvalidRequest {
         entity: E::SCHEMA.entity_type,
-        reason: "the entity keeps unique values, whose guards a batch cannot write with its items                  (BatchWriteItem is not atomic); write the items one by one or in a transaction"
+        reason: "the entity keeps unique values, whose guards a batch cannot write with its \
+                 items (BatchWriteItem is not atomic); write the items one by one or in a \
+                 transaction"
             .into(),
     })
 }

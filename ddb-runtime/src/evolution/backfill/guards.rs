@@ -13,12 +13,14 @@ use crate::error::{
 };
 use crate::expression::{Condition, Placeholders};
 use crate::item::Item;
-use crate::keys::guard::{owner_of, GUARD_PREFIX, GUARD_TYPE};
+use crate::keys::guard::{owner_of, unique_guard_prefix, GUARD_TYPE};
 use crate::keys::key::{Key, KeyValues};
 use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
 use crate::writes::plan::{Action, WritePlan};
-use crate::writes::unique::{guard_writes, holds_values_of, taken, GuardKind, GuardWrite, Guarded};
+use crate::writes::unique::{
+    guard_writes, holds_values_of, taken, todays_shape, GuardKind, GuardWrite, Guarded,
+};
 
 /// What the check pass learned of the entity's unique values.
 #[derive(Default)]
@@ -44,15 +46,8 @@ impl Values {
         }
         // An item at an older schema version holds the values its upgrade
         // gives it.
-        let upgraded;
-        let item = match crate::item::stored::stored_schema_version(item) {
-            Ok(stored) if stored < E::SCHEMA.schema_version => {
-                let entity = E::from_item(item.clone()).ok()?;
-                upgraded = entity.to_item().ok()?;
-                &upgraded
-            }
-            _ => item,
-        };
+        let item = todays_shape::<E>(item);
+        let item = item.as_ref();
         let key = Key::<E>::read_item(item).ok()?;
         let owner = key.values().text();
         match guard_writes::<E>(db, key.values(), None, Some(item)) {
@@ -110,7 +105,7 @@ impl Values {
 pub(super) fn is_guard_of<E: Entity>(item: &Item) -> bool {
     let table = <E::Table as Table>::DEF;
     let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok());
-    let prefix = format!("{GUARD_PREFIX}UNIQUE#{}#", E::SCHEMA.entity_type);
+    let prefix = unique_guard_prefix(E::SCHEMA.entity_type);
     text(table.entity_attribute).map(String::as_str) == Some(GUARD_TYPE)
         && text(table.pk.name).is_some_and(|pk| pk.starts_with(&prefix))
 }
@@ -216,30 +211,35 @@ pub(super) async fn upgrade_guarded<E: Entity + 'static>(
     let Action::Put(new) = &put.action else {
         return put.send(db, None).await;
     };
+    let new = &new.clone();
     let owner = put.key.values().clone();
-    let changed = guard_writes::<E>(db, &owner, Some(read), Some(new))?;
-    let releases = changed
-        .into_iter()
-        .filter(|guard| matches!(guard.kind(), GuardKind::Release));
-    let mut guards: Vec<GuardWrite<E>> = releases.collect();
-    for take in guard_writes::<E>(db, &owner, None, Some(new))? {
-        guards.push(take.taking_over(&owner)?);
-    }
     let entity = E::SCHEMA.entity_type;
-    match put
-        .send_guarded(db, guards, &Attempts::keeping_sent())
-        .await?
-    {
-        Guarded::Written(capacity) => Ok((None, capacity)),
-        Guarded::ItemCondition(existing) => Err(Error::ConditionFailed {
-            entity,
-            key: owner.text(),
-            existing: existing.map(ExistingItem),
-        }),
-        Guarded::Taken(unique) => Err(taken::<E>(unique)),
-        Guarded::Moved | Guarded::RequestSeen => Err(Error::InvalidRequest {
-            entity,
-            reason: "the guard of a value the upgrade lets go names another item".into(),
-        }),
+    let mut foreign: Vec<KeyValues> = Vec::new();
+    loop {
+        let changed = guard_writes::<E>(db, &owner, Some(read), Some(new))?;
+        // A value let go whose guard names another item is that item's.
+        let releases = changed.into_iter().filter(|guard| {
+            matches!(guard.kind(), GuardKind::Release(_)) && !foreign.contains(guard.guard())
+        });
+        let mut guards: Vec<GuardWrite<E>> = releases.collect();
+        for take in guard_writes::<E>(db, &owner, None, Some(new))? {
+            guards.push(take.taking_over(&owner)?);
+        }
+        match put
+            .send_guarded(db, guards, &Attempts::keeping_sent())
+            .await?
+        {
+            Guarded::Written(capacity) => return Ok((None, capacity)),
+            Guarded::ItemCondition(existing) => {
+                return Err(Error::ConditionFailed {
+                    entity,
+                    key: owner.text(),
+                    existing: existing.map(ExistingItem),
+                })
+            }
+            Guarded::Taken(unique) => return Err(taken::<E>(unique)),
+            Guarded::HeldElsewhere(guard) => foreign.push(guard),
+            Guarded::RequestSeen => return Err(crate::writes::unique::kept_changing(&put.key)),
+        }
     }
 }

@@ -352,7 +352,22 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             if crate::item::timestamp::expired(&E::SCHEMA, &item) {
                 return Ok(());
             }
-            match put_missing::<E>(&self.db, &item, &self.checked).await? {
+            let put = match put_missing::<E>(&self.db, &item, &self.checked).await {
+                Ok(put) => put,
+                // Busy or unsettled: the same item again, after a backoff
+                // (a put whose answer was lost is put again, the guard
+                // naming this item).
+                Err(error) if busy(&error) && outcome.retried + 1 < policy.max_attempts => {
+                    outcome.retried += 1;
+                    tokio::time::sleep(policy.delay(outcome.retried)).await;
+                    continue;
+                }
+                Err(error) => {
+                    *outcome = left_item::<E>(std::mem::take(outcome), &error);
+                    return Ok(());
+                }
+            };
+            match put {
                 GuardsPut::Done { written, capacity } => {
                     self.spend(capacity.total).await;
                     outcome.guards += written;
@@ -431,6 +446,14 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
     }
 }
 
+/// Whether a failed write may succeed sent again: throttled, conflicting
+/// with another transaction, or its answer lost.
+fn busy(error: &Error) -> bool {
+    error.is_retryable()
+        || error.is_transaction_conflict()
+        || matches!(error, Error::WriteOutcomeUnknown { .. })
+}
+
 /// One page of a segment's Scan.
 struct ScannedPage {
     items: Vec<Item>,
@@ -506,11 +529,7 @@ fn scan_filter<E: Entity>(
     }
     names.insert("#k".into(), table.pk.name.to_owned());
     values.insert(":g".into(), text(crate::keys::guard::GUARD_TYPE.to_owned()));
-    let prefix = format!(
-        "{}UNIQUE#{}#",
-        crate::keys::guard::GUARD_PREFIX,
-        E::SCHEMA.entity_type
-    );
+    let prefix = crate::keys::guard::unique_guard_prefix(E::SCHEMA.entity_type);
     values.insert(":p".into(), text(prefix));
     (
         "#t = :t OR (#t = :g AND begins_with(#k, :p))",

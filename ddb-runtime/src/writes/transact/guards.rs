@@ -4,9 +4,12 @@
 //! keeps.
 
 use crate::db::Db;
+use crate::declaration::model::EntitySchema;
 use crate::entity::Entity;
-use crate::error::{CancellationReason, Error, Result};
+use crate::error::{CancellationReason, Error, Result, UniqueDuplicate};
+use crate::item::timestamp::expired;
 use crate::item::Item;
+use crate::keys::guard::owner_of;
 use crate::keys::key::KeyValues;
 use crate::writes::unique::{guarded_attributes, same_values, GuardKind, GuardWrite, GuardedPlan};
 
@@ -17,10 +20,30 @@ pub(super) enum Role {
     /// An action the caller added, of an entity without unique values.
     Plain,
     /// The write of an item of an entity with unique values, planned from
-    /// the stored item `read` (`None` when there was none).
-    Guarded { read: Option<Item> },
+    /// the stored item `read` (`None` when there was none, or when it did
+    /// not read).
+    Guarded {
+        read: Option<Item>,
+        compare: Compare,
+        schema: &'static EntitySchema,
+    },
     /// The put or delete of a guard, for the item whose key reads `owner`.
     Guard { kind: GuardKind, owner: String },
+}
+
+/// How a guarded write's own failed condition tells a read gone stale
+/// (the transaction is then [`Error::ChangedSinceRead`]) from the caller's
+/// condition failing.
+#[derive(Clone, Copy)]
+pub(super) enum Compare {
+    /// A create: it read nothing, its failure is the caller's.
+    Nothing,
+    /// A put or delete: conditioned on the unique values and time to live
+    /// read.
+    Guarded,
+    /// An update: conditioned on the item as read (its version, its
+    /// indexes' membership).
+    Whole,
 }
 
 /// What a write that reads first makes once it has read: its own action,
@@ -49,11 +72,16 @@ type MakeGuard = Box<dyn FnOnce(Option<&KeyValues>) -> Result<Prepared> + Send>;
 pub(super) fn guarded_actions<E: Entity + 'static>(
     db: &Db,
     planned: GuardedPlan<E>,
+    compare: Compare,
 ) -> Result<Made> {
     let GuardedPlan { plan, guards, read } = planned;
     let guarded = guarded_attributes::<E>();
     let (item, mut own) = action(db, plan)?;
-    own.role = Role::Guarded { read };
+    own.role = Role::Guarded {
+        read,
+        compare,
+        schema: &E::SCHEMA,
+    };
     own.guarded = guarded.clone();
     let table = db.table_name::<E::Table>().to_owned();
     let guards = guards
@@ -114,7 +142,7 @@ pub(super) fn guard_actions(pending: Vec<PendingGuard>) -> Result<Vec<Prepared>>
     let mut folded = vec![false; pending.len()];
     for (i, take) in pending.iter().enumerate().filter(|(_, p)| takes(p)) {
         let release = pending.iter().position(|p| {
-            matches!(p.kind, GuardKind::Release) && same(p, take) && p.owner != take.owner
+            matches!(p.kind, GuardKind::Release(_)) && same(p, take) && p.owner != take.owner
         });
         if let Some(r) = release {
             previous[i] = Some(pending[r].owner.clone());
@@ -131,42 +159,76 @@ pub(super) fn guard_actions(pending: Vec<PendingGuard>) -> Result<Vec<Prepared>>
 }
 
 /// A cancellation read through the guards: a guard whose value another item
-/// holds is [`Error::UniqueViolation`]; a guard to let go that no longer
-/// names its item, or an item whose unique values changed since they were
-/// read, is [`Error::ChangedSinceRead`] (build the transaction again).
-/// Any other failure is returned as it is.
+/// holds is [`Error::UniqueViolation`]; a guard to let go that names another
+/// item (the value held twice, from before its constraint) is
+/// [`Error::UniqueDuplicates`]; an item changed since it was read is
+/// [`Error::ChangedSinceRead`] (build the transaction again). Any other
+/// failure is returned as it is. Actions are looked at in order, the
+/// caller's before the guards: a caller's condition that failed on the item
+/// as read explains the guards' failures (a create over a stored item
+/// meets that item's own guards).
 pub(super) fn through_guards(actions: &[Action], error: Error) -> Error {
     let Error::TransactionCanceled { reasons } = &error else {
         return error;
     };
-    let changed = |action: &Action, key: &str| Error::ChangedSinceRead {
-        entity: action.entity,
-        key: key.to_owned(),
-        attributes: action.guarded.iter().map(|a| (*a).to_owned()).collect(),
-    };
-    for (action, reason) in actions.iter().zip(reasons) {
-        if reason.reason() != CancellationReason::ConditionFailed {
-            continue;
-        }
-        match &action.role {
-            Role::Guard {
-                kind: GuardKind::Take(unique),
-                ..
-            } => {
-                return Error::UniqueViolation {
-                    entity: action.entity,
-                    field: unique.name,
-                }
-            }
-            Role::Guard { owner, .. } => return changed(action, owner),
-            Role::Guarded { read } => {
-                let existing = reason.existing.as_ref().map(|e| e.item());
-                if !same_values(read.as_ref(), existing, &action.guarded) {
-                    return changed(action, &action.key.text());
-                }
-            }
-            Role::Plain => {}
+    let failed = actions.iter().zip(reasons);
+    let failed = failed.filter(|(_, r)| r.reason() == CancellationReason::ConditionFailed);
+    for (action, reason) in failed {
+        let existing = reason.existing.as_ref().map(|e| e.item());
+        match typed_failure(action, existing) {
+            Some(typed) => return typed,
+            None if !matches!(action.role, Role::Guard { .. }) => return error,
+            None => {}
         }
     }
     error
+}
+
+/// What the failed condition of `action` means, given the item as it was
+/// (`existing`); `None` when it is the caller's condition.
+fn typed_failure(action: &Action, existing: Option<&Item>) -> Option<Error> {
+    let entity = action.entity;
+    let changed = |key: String| Error::ChangedSinceRead {
+        entity,
+        key,
+        attributes: action.guarded.iter().map(|a| (*a).to_owned()).collect(),
+    };
+    match &action.role {
+        Role::Guard {
+            kind: GuardKind::Take(unique),
+            ..
+        } => Some(Error::UniqueViolation {
+            entity,
+            field: unique.name,
+        }),
+        Role::Guard {
+            kind: GuardKind::Release(unique),
+            owner,
+        } => {
+            let other = existing.and_then(owner_of).map(|o| o.text());
+            let items = [Some(owner.clone()), other].into_iter().flatten().collect();
+            let duplicate = UniqueDuplicate {
+                field: unique.name,
+                items,
+            };
+            Some(Error::UniqueDuplicates {
+                entity,
+                duplicates: vec![duplicate],
+            })
+        }
+        Role::Guarded {
+            read,
+            compare,
+            schema,
+        } => {
+            let existing = existing.filter(|item| !expired(schema, item));
+            let stale = match compare {
+                Compare::Nothing => false,
+                Compare::Guarded => !same_values(read.as_ref(), existing, &action.guarded),
+                Compare::Whole => read.as_ref() != existing,
+            };
+            stale.then(|| changed(action.key.text()))
+        }
+        Role::Guard { .. } | Role::Plain => None,
+    }
 }

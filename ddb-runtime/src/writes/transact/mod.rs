@@ -28,7 +28,7 @@ mod guards;
 mod send;
 mod token;
 
-use guards::{guard_actions, guarded_actions, through_guards, Made, Role};
+use guards::{guard_actions, guarded_actions, through_guards, Compare, Made, Role};
 use send::Sending;
 use token::request_token;
 
@@ -106,7 +106,10 @@ impl TransactWrite {
     }
 
     /// Sends `token` (1 to 36 characters) instead of the generated one, e.g.
-    /// to retry a transaction built again after a crash.
+    /// to retry a transaction built again after a crash. The writes of an
+    /// entity with unique values read when the transaction is sent, so a
+    /// rebuilt one may differ: DynamoDB then answers
+    /// `IdempotentParameterMismatch`.
     pub fn client_request_token(mut self, token: impl Into<String>) -> Self {
         let token = token.into();
         if token.is_empty() || token.len() > 36 {
@@ -163,7 +166,8 @@ impl TransactWrite {
             };
             let guards = guard_writes::<E>(&db, plan.key.values(), None, item.as_ref())?;
             let read = None;
-            guarded_actions(&db, GuardedPlan { plan, guards, read })
+            let planned = GuardedPlan { plan, guards, read };
+            guarded_actions(&db, planned, Compare::Nothing)
         })
     }
 
@@ -175,7 +179,9 @@ impl TransactWrite {
             return self.push_plan(put.plan());
         }
         let db = self.db.clone();
-        self.push_later::<E>(async move { guarded_actions(&db, put.plan_guarded(&db).await?) })
+        self.push_later::<E>(async move {
+            guarded_actions(&db, put.plan_guarded(&db).await?, Compare::Guarded)
+        })
     }
 
     /// An update built with [`Db::update`]. One that sets a unique value
@@ -185,7 +191,8 @@ impl TransactWrite {
         let db = self.db.clone();
         if update.moves_guards() {
             return self.push_later::<E>(async move {
-                guarded_actions(&db, update.plan_moving_guards().await?)
+                let (planned, _) = update.plan_moving_guards(&[]).await?;
+                guarded_actions(&db, planned, Compare::Whole)
             });
         }
         self.push_later::<E>(async move {
@@ -203,7 +210,9 @@ impl TransactWrite {
             return self.push_plan(delete.plan());
         }
         let db = self.db.clone();
-        self.push_later::<E>(async move { guarded_actions(&db, delete.plan_guarded(&db).await?) })
+        self.push_later::<E>(async move {
+            guarded_actions(&db, delete.plan_guarded(&db).await?, Compare::Guarded)
+        })
     }
 
     /// Holds a place for the actions `later` makes once it has read.

@@ -3,14 +3,15 @@
 //! TransactWriteItems with the guards it moves.
 
 use crate::entity::{Entity, Table};
-use crate::error::{Error, ExistingItem, Result};
+use crate::error::{Error, Result};
+use crate::item::timestamp::expired;
 use crate::item::Item;
-use crate::transport::attempts::Attempts;
-use crate::writes::item::stored_version;
+use crate::keys::key::KeyValues;
+use crate::writes::item::{stored_version, version_attribute, version_is};
 use crate::writes::plan::and;
 use crate::writes::unique::{
-    guard_writes, guarded_attributes, holds_values_of, kept_changing, read_stored, taken, Guarded,
-    GuardedPlan, UNIQUE_TRIES,
+    guard_writes, guarded_attributes, holds_values_of, kept_changing, read_stored, taken,
+    GuardKind, Guarded, GuardedPlan, UNIQUE_TRIES,
 };
 use crate::writes::written::{no_return_values, Written};
 
@@ -33,35 +34,26 @@ impl<E: Entity + 'static> Update<E> {
     pub(super) async fn send_moving_guards(mut self) -> Result<Written<E>> {
         no_return_values::<E>(self.return_new)?;
         let db = self.db.clone();
+        let mut foreign = Vec::new();
         for _ in 0..UNIQUE_TRIES {
+            let (planned, version) = self.plan_moving_guards(&foreign).await?;
             let GuardedPlan {
                 mut plan,
                 guards,
                 read,
-            } = self.plan_moving_guards().await?;
-            let old = read.unwrap_or_default();
-            let version = plan.expected_version.map(|v| v + 1);
-            let outcome = if guards.is_empty() && !self.exactly_once {
-                // No value moves (set to the one stored): a plain UpdateItem.
-                match plan.send(&db, None).await {
-                    Ok((_, capacity)) => Guarded::Written(capacity),
-                    Err(Error::ConditionFailed { existing, .. }) => {
-                        Guarded::ItemCondition(existing.map(|ExistingItem(item)| item))
-                    }
-                    Err(error) => return Err(error),
-                }
-            } else {
-                plan.send_guarded(&db, guards, &Attempts::keeping_sent())
-                    .await?
-            };
-            match outcome {
+            } = planned;
+            // No value moves (set to the one stored): a plain UpdateItem.
+            let alone = guards.is_empty() && !self.exactly_once;
+            match plan.send_with_guards(&db, guards, alone).await? {
                 Guarded::Written(capacity) => {
                     return Ok(Written::applied(version, None, false, capacity))
                 }
                 Guarded::Taken(unique) => return Err(taken::<E>(unique)),
-                Guarded::Moved | Guarded::RequestSeen => continue,
+                Guarded::HeldElsewhere(guard) => foreign.push(guard),
+                Guarded::RequestSeen => {}
                 Guarded::ItemCondition(existing) => {
-                    if existing.as_ref() == Some(&old) || existing.is_none() {
+                    let existing = existing.filter(|item| !expired(&E::SCHEMA, item));
+                    if existing.is_none() || existing == read {
                         return Err(plan.failure(existing));
                     }
                 }
@@ -72,32 +64,38 @@ impl<E: Entity + 'static> Update<E> {
 
     /// Reads the item (strongly consistent) and plans the update
     /// conditioned on the values and version read, with the guards it
-    /// moves. An item that is not there (or has expired) is
-    /// [`Error::NotFound`].
-    pub(crate) async fn plan_moving_guards(&mut self) -> Result<GuardedPlan<E>> {
+    /// moves (but the releases of `foreign`, guards found naming another
+    /// item); returns it with the version it writes, when known. An item
+    /// that is not there (or has expired) is [`Error::NotFound`].
+    pub(crate) async fn plan_moving_guards(
+        &mut self,
+        foreign: &[KeyValues],
+    ) -> Result<(GuardedPlan<E>, Option<u64>)> {
         if let Some(error) = self.error.take() {
             return Err(error);
         }
         let old = read_stored::<E>(&self.db, &self.key).await?;
-        let old = old.filter(|item| !crate::item::timestamp::expired(&E::SCHEMA, item));
-        let Some(old) = old else {
+        let Some(old) = old.filter(|item| !expired(&E::SCHEMA, item)) else {
             return Err(Error::NotFound {
                 entity: E::SCHEMA.entity_type,
                 key: crate::writes::item::key_text(&self.key),
             });
         };
         let new = self.guarded_values_after(&old);
-        let guards = guard_writes::<E>(&self.db, self.key.values(), Some(&old), Some(&new))?;
+        let mut guards = guard_writes::<E>(&self.db, self.key.values(), Some(&old), Some(&new))?;
+        guards
+            .retain(|g| !matches!(g.kind(), GuardKind::Release(_)) || !foreign.contains(g.guard()));
         let absent = absent_key_attributes::<E>(&old);
-        let plan = self
-            .conditioned_on_read(&old)
+        let (update, version) = self.conditioned_on_read(&old);
+        let plan = update
             .plan_with(Membership::Condition { absent: &absent })
             .await?;
-        Ok(GuardedPlan {
+        let planned = GuardedPlan {
             plan,
             guards,
             read: Some(old),
-        })
+        };
+        Ok((planned, version))
     }
 
     /// The item read with the changes to guarded attributes applied: the
@@ -116,16 +114,23 @@ impl<E: Entity + 'static> Update<E> {
     }
 
     /// The update to send after reading `old`: conditioned on `old`'s
-    /// guarded values, and on its version unless the caller expects one.
-    fn conditioned_on_read(&self, old: &Item) -> Self {
+    /// guarded values, and on its version (a condition, not an expected
+    /// version: the caller asked for none); with the version it writes,
+    /// when known.
+    fn conditioned_on_read(&self, old: &Item) -> (Self, Option<u64>) {
         let mut update = self.again();
         if let Some(held) = holds_values_of::<E>(old) {
             update.condition = Some(and(update.condition.take(), held));
         }
-        if update.expected_version.is_none() {
-            update.expected_version = stored_version(&E::SCHEMA, Some(old));
+        let read = stored_version(&E::SCHEMA, Some(old));
+        if let (None, Some(attribute), Some(read)) =
+            (update.expected_version, version_attribute(&E::SCHEMA), read)
+        {
+            let same = version_is(attribute, read);
+            update.condition = Some(and(update.condition.take(), same));
         }
-        update
+        let replaced = update.expected_version.or(read);
+        (update, replaced.map(|v| v + 1))
     }
 }
 
