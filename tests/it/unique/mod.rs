@@ -8,6 +8,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use ddb_runtime::{Created, Db, Entity, Error, Table};
 use serde::{Deserialize, Serialize};
 
+mod backfill;
+
 #[derive(Table)]
 #[ddb(name = "Accounts", pk = "PK", sk = "SK")]
 pub struct Accounts;
@@ -48,7 +50,7 @@ fn user(id: &str, email: &str) -> User {
 
 /// The raw table: each guard's key text and the key of the item it names,
 /// and each user's key with its email.
-async fn raw_state(db: &Db) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
+pub(super) async fn raw_state(db: &Db) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
     let items = ddb_tests::scan_raw::<Accounts>(db).await;
     let text = |item: &ddb_runtime::Item, name: &str| match item.get(name) {
         Some(AttributeValue::S(s)) => s.clone(),
@@ -725,104 +727,6 @@ async fn an_expired_item_lets_its_values_go() {
     assert_eq!(found, Some(taker));
 }
 
-/// A user at schema version 2: upgrading stored items may change a key or a
-/// unique value, which the backfill cannot keep guarded.
-#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Accounts, entity = "Member", pk = "MEMBER#{id}", sk = "PROFILE")]
-#[ddb(schema_version = 2, migrate(from = 1, with = lower_case))]
-pub struct Member {
-    pub id: String,
-    #[ddb(unique)]
-    pub email: String,
-}
-
-fn lower_case(item: &mut ddb_runtime::Item) -> Result<(), String> {
-    if let Some(AttributeValue::S(email)) = item.get_mut("email") {
-        *email = email.to_lowercase();
-    }
-    Ok(())
-}
-
-/// A member as stored at schema version 1, its email kept as typed.
-mod member_at_version_1 {
-    use super::*;
-
-    #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-    #[ddb(table = Accounts, entity = "Member", pk = "MEMBER#{id}", sk = "PROFILE")]
-    pub struct Member {
-        pub id: String,
-        #[ddb(unique)]
-        pub email: String,
-    }
-}
-
-/// The members' email guards in the raw table, by email.
-async fn member_guards(db: &Db) -> BTreeMap<String, String> {
-    let (guards, _) = raw_state(db).await;
-    guards
-        .into_iter()
-        .filter_map(|(guard, owner)| {
-            let email = guard.strip_prefix("_DDB#UNIQUE#Member#email#S:")?;
-            Some((
-                email.to_owned(),
-                owner.trim_end_matches(" / PROFILE").to_owned(),
-            ))
-        })
-        .collect()
-}
-
-#[tokio::test]
-async fn a_backfill_upgrade_moves_the_guards_of_the_values_its_migration_changes() {
-    use member_at_version_1::Member as V1;
-    let db = ddb_tests::db_with_table::<Accounts>().await;
-    let v1 = |id: &str, email: &str| V1 {
-        id: id.into(),
-        email: email.into(),
-    };
-    for (id, email) in [
-        ("1", "Ada@Example.com"),
-        ("2", "bob@x.io"),
-        ("3", "BOB@x.io"),
-    ] {
-        db.create(&v1(id, email)).send().await.unwrap();
-    }
-    // Lower-cased, two members would hold one email: reported, nothing
-    // written.
-    match db.backfill::<Member>().send().await {
-        Err(Error::UniqueDuplicates { duplicates, .. }) => assert_eq!(
-            duplicates,
-            [ddb_runtime::schema::UniqueDuplicate {
-                field: "email",
-                items: vec!["MEMBER#2 / PROFILE".into(), "MEMBER#3 / PROFILE".into()],
-            }]
-        ),
-        other => panic!("expected the duplicate reported, got {other:?}"),
-    }
-    assert_eq!(member_guards(&db).await.len(), 3, "nothing was written");
-    db.delete(V1::key(&"3".to_string()).unwrap())
-        .send()
-        .await
-        .unwrap();
-    // The upgrade lets go of the email as typed and takes it lower-cased.
-    let done = db.backfill::<Member>().send().await.unwrap();
-    assert_eq!((done.updated, done.failed), (2, 0));
-    let guards = member_guards(&db).await;
-    let expected: BTreeMap<String, String> =
-        [("ada@example.com", "MEMBER#1"), ("bob@x.io", "MEMBER#2")]
-            .into_iter()
-            .map(|(email, owner)| (email.to_owned(), owner.to_owned()))
-            .collect();
-    assert_eq!(guards, expected);
-    let taken = Member {
-        id: "4".into(),
-        email: "ada@example.com".into(),
-    };
-    assert!(matches!(
-        db.create(&taken).send().await,
-        Err(Error::UniqueViolation { .. })
-    ));
-}
-
 #[tokio::test]
 async fn the_cost_report_counts_the_guards() {
     let ada = user("1", "ada@example.com").to_item().unwrap();
@@ -864,177 +768,6 @@ async fn a_lookup_names_the_guard_attributes_through_placeholders() {
     assert_eq!(
         guard_read["ExpressionAttributeNames"]["#n0"],
         "_ddb_owner_pk"
-    );
-}
-
-/// A customer as stored before its email was declared unique, and as the
-/// code declares it now: the same entity type, items and table.
-mod before_the_constraint {
-    use super::*;
-
-    #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-    #[ddb(table = Accounts, entity = "Customer", pk = "CUSTOMER#{id}", sk = "PROFILE")]
-    pub struct Customer {
-        pub id: String,
-        pub email: String,
-    }
-}
-
-#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[ddb(table = Accounts, entity = "Customer", pk = "CUSTOMER#{id}", sk = "PROFILE")]
-pub struct Customer {
-    pub id: String,
-    #[ddb(unique)]
-    pub email: String,
-}
-
-/// The customers' email guards in the raw table, by email.
-async fn customer_guards(db: &Db) -> BTreeMap<String, String> {
-    let (guards, _) = raw_state(db).await;
-    guards
-        .into_iter()
-        .filter_map(|(guard, owner)| {
-            let email = guard.strip_prefix("_DDB#UNIQUE#Customer#email#S:")?;
-            Some((email.to_owned(), owner))
-        })
-        .collect()
-}
-
-#[tokio::test]
-async fn a_backfill_creates_the_guards_of_a_constraint_declared_after_launch() {
-    use before_the_constraint::Customer as Before;
-    let db = ddb_tests::db_with_table::<Accounts>().await;
-    let before = |id: &str, email: &str| Before {
-        id: id.into(),
-        email: email.into(),
-    };
-    for (id, email) in [("1", "ada@x.io"), ("2", "bob@x.io"), ("3", "ada@x.io")] {
-        db.put(&before(id, email)).send().await.unwrap();
-    }
-    // A value two items hold: reported, by the items' keys, and nothing is
-    // written.
-    let expected = vec![ddb_runtime::schema::UniqueDuplicate {
-        field: "email",
-        items: vec!["CUSTOMER#1 / PROFILE".into(), "CUSTOMER#3 / PROFILE".into()],
-    }];
-    assert_eq!(
-        db.backfill::<Customer>().duplicates().await.unwrap(),
-        expected
-    );
-    match db.backfill::<Customer>().send().await {
-        Err(Error::UniqueDuplicates {
-            entity: "Customer",
-            duplicates,
-        }) => assert_eq!(duplicates, expected),
-        other => panic!("expected the duplicate reported, got {other:?}"),
-    }
-    assert!(customer_guards(&db).await.is_empty());
-    // Once each value is held once, the backfill creates the guards.
-    db.put(&before("3", "carol@x.io")).send().await.unwrap();
-    let done = db.backfill::<Customer>().segments(2).send().await.unwrap();
-    assert_eq!(done.guards_written, 3);
-    let owners = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(email, id)| ((*email).to_owned(), format!("CUSTOMER#{id} / PROFILE")))
-            .collect()
-    };
-    let expected = owners(&[("ada@x.io", "1"), ("bob@x.io", "2"), ("carol@x.io", "3")]);
-    assert_eq!(customer_guards(&db).await, expected);
-    // A second run finds every guard there and writes none.
-    let again = db.backfill::<Customer>().send().await.unwrap();
-    assert_eq!(again.guards_written, 0);
-    // Without the check, every guard is put again, naming the same items.
-    let unchecked = db
-        .backfill::<Customer>()
-        .skip_check(true)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(unchecked.guards_written, 3);
-    assert_eq!(customer_guards(&db).await, expected);
-    // The constraint now holds for every write.
-    let taken = Customer {
-        id: "4".into(),
-        email: "bob@x.io".into(),
-    };
-    match db.create(&taken).send().await {
-        Err(Error::UniqueViolation {
-            entity: "Customer",
-            field: "email",
-        }) => {}
-        other => panic!("expected the email taken, got {other:?}"),
-    }
-}
-
-/// While a backfill creates the guards, a writer of today's code moves
-/// emails: at the end every customer's email has its guard, naming it, and
-/// no guard names a customer that does not hold its email.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_backfill_keeps_up_with_writers_that_move_unique_values() {
-    use before_the_constraint::Customer as Before;
-    let db = ddb_tests::db_with_table::<Accounts>().await;
-    let large = std::env::var("DDB_STRESS").is_ok_and(|v| v == "large");
-    let (customers, writes) = if large { (400, 2_000) } else { (60, 200) };
-    for id in 0..customers {
-        let before = Before {
-            id: id.to_string(),
-            email: format!("old-{id}@x.io"),
-        };
-        db.put(&before).send().await.unwrap();
-    }
-    let writer = {
-        let db = db.clone();
-        tokio::spawn(async move {
-            let mut rng = ddb_tests::SplitMix64(5);
-            for k in 0..writes {
-                let customer = Customer {
-                    id: rng.below(customers).to_string(),
-                    email: format!("new-{k}@x.io"),
-                };
-                match db.put(&customer).send().await {
-                    Ok(_) | Err(Error::ChangedSinceRead { .. }) => {}
-                    Err(error) => panic!("unexpected: {error:?}"),
-                }
-            }
-        })
-    };
-    let done = db
-        .backfill::<Customer>()
-        .segments(4)
-        .page_size(5)
-        .send()
-        .await
-        .unwrap();
-    writer.await.unwrap();
-    assert_eq!(done.failed, 0);
-    let items = ddb_tests::scan_raw::<Accounts>(&db).await;
-    let text =
-        |item: &ddb_runtime::Item, name: &str| item.get(name).unwrap().as_s().unwrap().clone();
-    let held: BTreeMap<String, String> = items
-        .iter()
-        .filter(|item| text(item, "PK").starts_with("CUSTOMER#"))
-        .map(|item| {
-            (
-                text(item, "email"),
-                format!("{} / PROFILE", text(item, "PK")),
-            )
-        })
-        .collect();
-    assert_eq!(held.len() as u64, customers, "an email held twice");
-    let guards = customer_guards(&db).await;
-    let stale: Vec<_> = guards
-        .iter()
-        .filter(|(e, o)| held.get(*e) != Some(o))
-        .collect();
-    let missing: Vec<_> = held.keys().filter(|e| !guards.contains_key(*e)).collect();
-    assert!(
-        stale.is_empty(),
-        "guards naming the wrong customer: {stale:?}"
-    );
-    assert!(
-        missing.is_empty(),
-        "emails without their guard: {missing:?}"
     );
 }
 
@@ -1096,45 +829,6 @@ async fn unique_writes_send_the_fewest_requests_that_keep_the_values() {
     // A delete: the read, then the item and both guards.
     db.delete(key).send().await.unwrap();
     assert_eq!(sent(), (vec![1, 0, 0, 1], Some(3)));
-}
-
-/// A customer stored before the constraint holds an email another customer
-/// took since (the backfill not yet run): its writes let the value go
-/// without touching the other's guard.
-#[tokio::test]
-async fn a_value_held_twice_from_before_its_constraint_can_still_be_let_go() {
-    use before_the_constraint::Customer as Before;
-    let db = ddb_tests::db_with_table::<Accounts>().await;
-    let before = Before {
-        id: "1".into(),
-        email: "ada@x.io".into(),
-    };
-    db.put(&before).send().await.unwrap();
-    let taker = Customer {
-        id: "2".into(),
-        email: "ada@x.io".into(),
-    };
-    db.create(&taker).send().await.unwrap();
-    let key = |id: &str| Customer::key(&id.to_string()).unwrap();
-    // In a transaction, the value held twice is named.
-    let sent = db.transact_write().delete(db.delete(key("1"))).send().await;
-    match sent {
-        Err(Error::UniqueDuplicates { duplicates, .. }) => assert_eq!(
-            duplicates[0].items,
-            ["CUSTOMER#1 / PROFILE", "CUSTOMER#2 / PROFILE"]
-        ),
-        other => panic!("expected the value held twice, got {other:?}"),
-    }
-    // A put moving the first customer to another email, then its delete.
-    let moved = Customer {
-        id: "1".into(),
-        email: "ada@work.io".into(),
-    };
-    db.put(&moved).send().await.unwrap();
-    db.delete(key("1")).send().await.unwrap();
-    let guards = customer_guards(&db).await;
-    assert_eq!(guards["ada@x.io"], "CUSTOMER#2 / PROFILE");
-    assert!(!guards.contains_key("ada@work.io"), "{guards:?}");
 }
 
 #[tokio::test]
