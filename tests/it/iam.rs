@@ -257,7 +257,7 @@ fn a_scoped_policy_grants_the_guards_of_unique_values() {
     let pattern = guards["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"][0]
         .as_str()
         .unwrap();
-    // The key of the guard ddb writes for an email (tests/it/unique.rs pins it).
+    // The key of the guard ddb writes for an email (tests/it/unique/mod.rs pins it).
     assert!(string_like(
         pattern,
         "_DDB#UNIQUE#User#email#S:ada@example.com"
