@@ -8,12 +8,12 @@ pub use aws_sdk_dynamodb::types::AttributeValue;
 
 pub use crate::declaration::check::{
     check_distinct_keys, check_fields, check_key, check_multi_attribute_key,
-    check_projection_field, check_ttl_field, Message,
+    check_projection_field, check_ttl_field, check_vector_field, Message,
 };
 pub use crate::declaration::model::{
-    index_attribute_type, is_global, is_key_attribute, key_types, EntitySchema, FieldDef,
-    FieldRole, IndexDef, IndexKind, IndexProjection, KeyAttribute, KeyDef, Membership,
-    MultiAttributeKey, Part, ScalarType, TableDef, Template, UniqueDef,
+    index_attribute_type, is_global, is_key_attribute, key_types, DistanceFunction, EntitySchema,
+    FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection, KeyAttribute, KeyDef, Membership,
+    MultiAttributeKey, Part, ScalarType, TableDef, Template, UniqueDef, VectorIndexDef,
 };
 pub use crate::entity::{check_key_form, to_item};
 pub use crate::entity::{no_such_index, Entity, NoTable, Table};
@@ -28,6 +28,7 @@ pub use crate::item::stored::{check_entity_type, SCHEMA_VERSION_ATTRIBUTE};
 pub use crate::item::timestamp::{
     assert_timestamp_field, assert_ttl_field, IsStamp, NotStamp, Stamp, TimestampField, TtlField,
 };
+pub use crate::item::vector::assert_vector_field;
 pub use crate::item::Item;
 pub use crate::keys::guard::holds_guards;
 pub use crate::keys::key::{
@@ -48,4 +49,5 @@ pub use crate::reads::query::{
     query_key, query_key_of_attributes, IndexKindOf, MultiAttributeIndex, ProjectionOf, QueryKey,
     Select,
 };
+pub use crate::reads::search::{vector_search, VectorSearch};
 pub use crate::reads::unique::{unique_key, UniqueKey};

@@ -117,6 +117,7 @@ pub use projection::Projection;
 pub use query::{Page, Query, QueryKey};
 pub use reads::get::{GetItem, GetProjection};
 pub use reads::unique::{GetUnique, UniqueKey};
+pub use search::{Scored, Search, Searched, VectorSearch};
 pub use segment::{KeySegment, SegmentError};
 pub use telemetry::Capacity;
 pub use transact::{TransactGet, TransactGetOutput, TransactWrite};
@@ -128,8 +129,9 @@ pub use write::{Create, Created, Delete, Idempotent, Put, Update, Written};
 /// build them.
 pub mod model {
     pub use crate::declaration::model::{
-        EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection, KeyAttribute,
-        KeyDef, Membership, MultiAttributeKey, Part, ScalarType, TableDef, Template, UniqueDef,
+        DistanceFunction, EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection,
+        KeyAttribute, KeyDef, Membership, MultiAttributeKey, Part, ScalarType, TableDef, Template,
+        UniqueDef, VectorIndexDef, MAX_VECTOR_DIMENSIONS,
     };
 }
 
@@ -194,6 +196,13 @@ pub mod query {
         Decode, Full, GlobalIndex, Hydrate, IndexKindOf, IndexTarget, MultiAttributeIndex, Page,
         Partial, Project, ProjectionOf, Query, QueryKey, Ready, Select, TableIndex, Whole,
     };
+}
+
+/// Vector search: SearchVectors on a table's vector index, from an
+/// entity's generated entry point (`Product::similar(&category, &vector)`).
+pub mod search {
+    pub use crate::item::vector::VectorField;
+    pub use crate::reads::search::{Scored, Search, Searched, VectorSearch, MAX_TOP_K};
 }
 
 /// Batches: BatchGetItem and BatchWriteItem in DynamoDB's chunk sizes, and

@@ -33,4 +33,5 @@ mod transactions;
 mod transport;
 mod unique;
 mod updates;
+mod vector;
 mod writes;

@@ -26,6 +26,7 @@ mod stamps;
 mod template;
 mod unique;
 mod upkeep;
+mod vector;
 
 pub use fallback::fallback;
 
@@ -58,6 +59,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
     let (parse_key, primary_args) = keys::parse_key(entity);
     let multi_attribute_checks = multi_attribute::checks(entity);
     let unique_checks = unique::checks(entity);
+    let vector_checks = vector::checks(entity);
     let entity_impl = entity_impl(entity, &key_code, &primary_args);
     let inherent_impl = inherent_impl(entity, key_code, parse_key);
     quote! {
@@ -70,6 +72,7 @@ pub fn expand(entity: &Entity) -> TokenStream {
         #checks
         #multi_attribute_checks
         #unique_checks
+        #(#vector_checks)*
     }
 }
 
@@ -229,6 +232,7 @@ fn inherent_impl(entity: &Entity, key_code: keys::KeyCode, parse_key: TokenStrea
     let codecs = convert::codecs(entity);
     builders.extend(multi_attribute::query_builders(entity));
     builders.extend(unique::lookups(entity));
+    builders.extend(vector::searches(entity));
     quote! {
         #[automatically_derived]
         impl #ident {

@@ -89,6 +89,8 @@ pub struct RawField {
     pub updated_at: Option<Attr<()>>,
     pub sensitive: Option<Attr<()>>,
     pub unique: Option<Attr<()>>,
+    /// `vector(index = "...", search = "...", by = field)`.
+    pub vector: Option<Attr<RawVector>>,
     pub serde_rename: Option<String>,
     /// `#[serde(skip)]`: never stored, never read.
     pub serde_skip: Option<Attr<()>>,
@@ -303,11 +305,44 @@ fn parse_when(input: syn::parse::ParseStream) -> syn::Result<RawWhen> {
     })
 }
 
+/// `vector(...)` on a field: the vector index it feeds, the name of the
+/// search entry point, and the field holding the search schema's hash value.
+pub struct RawVector {
+    pub index: Option<Attr<syn::LitStr>>,
+    pub search: Option<Attr<syn::LitStr>>,
+    pub by: Option<Attr<syn::Ident>>,
+}
+
+fn parse_vector(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<RawVector> {
+    let mut raw = RawVector {
+        index: None,
+        search: None,
+        by: None,
+    };
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident(INDEX) {
+            set_value(cx, &mut raw.index, &inner)
+        } else if inner.path.is_ident(SEARCH) {
+            set_value(cx, &mut raw.search, &inner)
+        } else if inner.path.is_ident(BY) {
+            set_value(cx, &mut raw.by, &inner)
+        } else {
+            unknown(cx, &inner, "a vector field", VECTOR_FIELD_KEYS)
+        }
+    })?;
+    Ok(raw)
+}
+
 pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> RawField {
     let mut raw = RawField::default();
     for_each_ddb(cx, attrs, |meta| {
         let tokens = path_tokens(meta);
         let path = &meta.path;
+        if path.is_ident(VECTOR) {
+            let vector = parse_vector(cx, meta)?;
+            set_once(cx, &mut raw.vector, meta, vector, tokens);
+            return Ok(());
+        }
         let slot = if path.is_ident(VERSION) {
             &mut raw.version
         } else if path.is_ident(TTL) {

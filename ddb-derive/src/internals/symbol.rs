@@ -42,7 +42,12 @@ pub const TTL: &str = "ttl";
 pub const CREATED_AT: &str = "created_at";
 pub const UPDATED_AT: &str = "updated_at";
 pub const SENSITIVE: &str = "sensitive";
-pub const FIELD_KEYS: &[&str] = &[VERSION, TTL, CREATED_AT, UPDATED_AT, SENSITIVE, UNIQUE];
+pub const FIELD_KEYS: &[&str] = &[
+    VERSION, TTL, CREATED_AT, UPDATED_AT, SENSITIVE, UNIQUE, VECTOR,
+];
+pub const SEARCH: &str = "search";
+pub const BY: &str = "by";
+pub const VECTOR_FIELD_KEYS: &[&str] = &[INDEX, SEARCH, BY];
 
 // Table container.
 pub const PK_TYPE: &str = "pk_type";
@@ -50,6 +55,7 @@ pub const SK_TYPE: &str = "sk_type";
 pub const ENTITY_ATTRIBUTE: &str = "entity_attribute";
 pub const LOCAL_INDEX: &str = "local_index";
 pub const ENTITIES: &str = "entities";
+pub const VECTOR_INDEX: &str = "vector_index";
 pub const TABLE_KEYS: &[&str] = &[
     NAME,
     PK,
@@ -61,11 +67,21 @@ pub const TABLE_KEYS: &[&str] = &[
     ENTITIES,
     INDEX,
     LOCAL_INDEX,
+    VECTOR_INDEX,
 ];
 pub const PROJECTION: &str = "projection";
 pub const INCLUDE: &str = "include";
 pub const TABLE_INDEX_KEYS: &[&str] = &[NAME, PK, SK, PK_TYPE, SK_TYPE, PROJECTION, INCLUDE];
 pub const TABLE_LOCAL_INDEX_KEYS: &[&str] = &[NAME, SK, SK_TYPE, PROJECTION, INCLUDE];
+pub const VECTOR: &str = "vector";
+pub const DIMENSIONS: &str = "dimensions";
+pub const DISTANCE: &str = "distance";
+pub const HASH: &str = "hash";
+pub const HASH_TYPE: &str = "hash_type";
+pub const FILTERS: &str = "filters";
+pub const TABLE_VECTOR_INDEX_KEYS: &[&str] = &[
+    NAME, VECTOR, DIMENSIONS, DISTANCE, HASH, HASH_TYPE, FILTERS, PROJECTION, INCLUDE,
+];
 
 // KeySegment variants.
 pub const RENAME: &str = "rename";

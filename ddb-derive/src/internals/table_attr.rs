@@ -28,6 +28,24 @@ pub struct RawTableIndex {
     pub include: Option<Attr<Vec<LitStr>>>,
 }
 
+/// `vector_index(...)` on a table, as written.
+#[derive(Default)]
+pub struct RawVectorIndex {
+    pub tokens: TokenStream,
+    pub name: Option<Attr<LitStr>>,
+    /// The vector attribute.
+    pub vector: Option<Attr<LitStr>>,
+    pub dimensions: Option<Attr<syn::LitInt>>,
+    pub distance: Option<Attr<LitStr>>,
+    /// The search schema's HASH attribute.
+    pub hash: Option<Attr<LitStr>>,
+    pub hash_type: Option<Attr<LitStr>>,
+    /// `filters("price: N")`: the search schema's INLINE_FILTER attributes.
+    pub filters: Option<Attr<Vec<LitStr>>>,
+    pub projection: Option<Attr<LitStr>>,
+    pub include: Option<Attr<Vec<LitStr>>>,
+}
+
 /// A table's container attributes, as written.
 #[derive(Default)]
 pub struct RawTable {
@@ -41,6 +59,7 @@ pub struct RawTable {
     /// `entities(Customer, Order)`: every entity the table stores.
     pub entities: Option<Attr<Vec<syn::Path>>>,
     pub indexes: Vec<RawTableIndex>,
+    pub vector_indexes: Vec<RawVectorIndex>,
 }
 
 pub fn parse_table(cx: &Ctxt, input: &DeriveInput) -> RawTable {
@@ -65,6 +84,9 @@ pub fn parse_table(cx: &Ctxt, input: &DeriveInput) -> RawTable {
             set_list(cx, &mut raw.entities, meta)
         } else if path.is_ident(INDEX) || path.is_ident(LOCAL_INDEX) {
             raw.indexes.push(parse_table_index(cx, meta)?);
+            Ok(())
+        } else if path.is_ident(VECTOR_INDEX) {
+            raw.vector_indexes.push(parse_vector_index(cx, meta)?);
             Ok(())
         } else {
             unknown(cx, meta, "a table", TABLE_KEYS)
@@ -115,6 +137,39 @@ fn parse_table_index(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<RawTableI
                 if local { "a local index" } else { "an index" },
                 valid,
             )
+        }
+    })?;
+    Ok(index)
+}
+
+/// `vector_index(...)` on a table.
+fn parse_vector_index(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<RawVectorIndex> {
+    let mut index = RawVectorIndex {
+        tokens: meta.path.to_token_stream(),
+        ..RawVectorIndex::default()
+    };
+    meta.parse_nested_meta(|inner| {
+        let path = &inner.path;
+        if path.is_ident(NAME) {
+            set_value(cx, &mut index.name, &inner)
+        } else if path.is_ident(VECTOR) {
+            set_value(cx, &mut index.vector, &inner)
+        } else if path.is_ident(DIMENSIONS) {
+            set_value(cx, &mut index.dimensions, &inner)
+        } else if path.is_ident(DISTANCE) {
+            set_value(cx, &mut index.distance, &inner)
+        } else if path.is_ident(HASH) {
+            set_value(cx, &mut index.hash, &inner)
+        } else if path.is_ident(HASH_TYPE) {
+            set_value(cx, &mut index.hash_type, &inner)
+        } else if path.is_ident(FILTERS) {
+            set_list(cx, &mut index.filters, &inner)
+        } else if path.is_ident(PROJECTION) {
+            set_value(cx, &mut index.projection, &inner)
+        } else if path.is_ident(INCLUDE) {
+            set_list(cx, &mut index.include, &inner)
+        } else {
+            unknown(cx, &inner, "a vector index", TABLE_VECTOR_INDEX_KEYS)
         }
     })?;
     Ok(index)

@@ -19,6 +19,7 @@ pub fn check(cx: &Ctxt, entity: &Entity) {
     check_roles(cx, entity);
     check_names(cx, entity);
     check_unique(cx, entity);
+    check_vectors(cx, entity);
 }
 
 /// Why `field`, named in `place`, is not a stored field.
@@ -381,6 +382,53 @@ fn check_unique(cx: &Ctxt, entity: &Entity) {
                 &unique.tokens,
                 format!("the lookup of this unique constraint is `{lookup}`, which is also a query name on this entity; rename the query"),
             );
+        }
+    }
+}
+
+/// A vector field names its index and its search entry point, is in no
+/// key, and its `by` field (the search schema's hash value) is another
+/// stored field.
+fn check_vectors(cx: &Ctxt, entity: &Entity) {
+    let names: Vec<String> = entity.fields.iter().map(|f| f.ident.to_string()).collect();
+    for field in &entity.fields {
+        let Some(vector) = &field.raw.vector else {
+            continue;
+        };
+        let name = field.ident.to_string();
+        if vector.value.index.is_none() {
+            cx.error_spanned_by(
+                &vector.tokens,
+                "vector(...) needs index = \"...\": the table's vector index this field feeds",
+            );
+        }
+        if vector.value.search.is_none() {
+            cx.error_spanned_by(&vector.tokens, "vector(...) needs search = \"...\": the name of the search entry point, e.g. search = \"similar\"");
+        }
+        let in_key = entity
+            .keys
+            .iter()
+            .any(|key| key.fields().contains(&name.as_str()));
+        let in_attribute_key = entity
+            .multi_attribute_keys
+            .iter()
+            .any(|key| key.fields().any(|f| *f == name));
+        if in_key || in_attribute_key {
+            cx.error_spanned_by(&vector.tokens, format!("field `{name}` holds a vector, which cannot be part of a key; key on another field"));
+        }
+        if let Some(by) = &vector.value.by {
+            let by_name = by.value.to_string();
+            if by_name == name {
+                cx.error_spanned_by(
+                    &by.tokens,
+                    "the search's hash field cannot be the vector field itself",
+                );
+            } else if entity.field(&by_name).is_none() {
+                cx.error_spanned_by(
+                    &by.tokens,
+                    not_a_field(entity, &names, &by_name, "vector(by = ...)"),
+                );
+            }
         }
     }
 }

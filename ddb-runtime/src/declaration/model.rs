@@ -183,6 +183,67 @@ impl IndexDef {
     }
 }
 
+/// How a vector index scores an item against the search vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DistanceFunction {
+    /// `COSINE`: 1 minus the cosine of the angle between the vectors, from
+    /// 0 (same direction) to 2 (opposite); lower is more similar.
+    Cosine,
+    /// `EUCLIDEAN`: the straight-line distance; lower is more similar.
+    Euclidean,
+    /// `DOT_PRODUCT`: the dot product; higher is more similar.
+    DotProduct,
+}
+
+impl DistanceFunction {
+    /// Its name in DynamoDB's API.
+    ///
+    /// ```
+    /// use ddb_runtime::model::DistanceFunction;
+    /// assert_eq!(DistanceFunction::DotProduct.as_str(), "DOT_PRODUCT");
+    /// assert!(DistanceFunction::Cosine.lower_is_closer());
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DistanceFunction::Cosine => "COSINE",
+            DistanceFunction::Euclidean => "EUCLIDEAN",
+            DistanceFunction::DotProduct => "DOT_PRODUCT",
+        }
+    }
+
+    /// Whether a lower score is a closer match (COSINE, EUCLIDEAN); DynamoDB
+    /// returns the best first either way.
+    pub const fn lower_is_closer(self) -> bool {
+        !matches!(self, DistanceFunction::DotProduct)
+    }
+}
+
+/// A vector index declared on a table (`VectorIndexes` in CreateTable):
+/// searched with SearchVectors for the items whose vectors are closest to a
+/// search vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VectorIndexDef {
+    /// The index name.
+    pub name: &'static str,
+    /// The attribute holding each item's vector: a list of numbers.
+    pub vector: &'static str,
+    /// How many numbers each vector holds.
+    pub dimensions: u32,
+    /// How it scores.
+    pub distance: DistanceFunction,
+    /// The search schema's `HASH` attribute, when it has one: every search
+    /// names one value of it, and only items holding it are indexed.
+    pub hash: Option<KeyAttribute>,
+    /// The search schema's `INLINE_FILTER` attributes: a search may filter
+    /// on them.
+    pub filters: &'static [KeyAttribute],
+    /// The attributes it carries.
+    pub projection: IndexProjection,
+}
+
+/// DynamoDB's limit on a vector's dimensions.
+pub const MAX_VECTOR_DIMENSIONS: u32 = 4096;
+
 /// A table as `#[derive(Table)]` declares it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TableDef {
@@ -204,6 +265,8 @@ pub struct TableDef {
     /// stores. Their keys are then checked against each other at compile
     /// time, and an entity the list leaves out is a compile error.
     pub entities: Option<&'static [&'static str]>,
+    /// Vector indexes.
+    pub vector_indexes: &'static [VectorIndexDef],
 }
 
 impl TableDef {
@@ -219,14 +282,28 @@ impl TableDef {
     ///     entity_attribute: "_type",
     ///     ttl: None,
     ///     entities: None,
+    ///     vector_indexes: &[],
     /// };
     /// assert!(T.index("GSI1").is_none());
+    /// assert!(T.vector_index("ByEmbedding").is_none());
     /// ```
     pub const fn index(&self, name: &str) -> Option<&IndexDef> {
         let mut i = 0;
         while i < self.indexes.len() {
             if str_eq(self.indexes[i].name, name) {
                 return Some(&self.indexes[i]);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// The vector index named `name`, if the table declares it.
+    pub const fn vector_index(&self, name: &str) -> Option<&VectorIndexDef> {
+        let mut i = 0;
+        while i < self.vector_indexes.len() {
+            if str_eq(self.vector_indexes[i].name, name) {
+                return Some(&self.vector_indexes[i]);
             }
             i += 1;
         }

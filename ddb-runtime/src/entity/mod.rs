@@ -152,6 +152,7 @@ impl Table for NoTable {
         entity_attribute: "",
         ttl: None,
         entities: None,
+        vector_indexes: &[],
     };
 }
 

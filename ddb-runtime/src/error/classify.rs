@@ -127,7 +127,9 @@ impl Error {
             Error::Unprocessed { outcome, .. } => {
                 outcome.cause.as_ref().is_none_or(Error::is_retryable)
             }
-            Error::ChangedSinceRead { .. } | Error::TableNotActive { .. } => true,
+            Error::ChangedSinceRead { .. }
+            | Error::TableNotActive { .. }
+            | Error::IndexNotSearchable { .. } => true,
             Error::TransactionCanceled { .. } => self.is_transaction_conflict(),
             _ => false,
         }

@@ -348,6 +348,16 @@ pub enum Error {
         /// The SDK error.
         source: Box<aws_sdk_dynamodb::Error>,
     },
+    /// A vector index is not searchable yet: added to a live table, it
+    /// refuses searches while DynamoDB fills it (and for a while after it
+    /// reports ACTIVE). Retryable: search again later.
+    #[error("vector index `{index}` of table `{table}` is not searchable yet (DynamoDB is filling it); search again later")]
+    IndexNotSearchable {
+        /// The table name.
+        table: String,
+        /// The vector index.
+        index: &'static str,
+    },
     /// A table did not become ACTIVE in time.
     #[error("table `{table}` is not ACTIVE after {waited_ms} ms (status {status})")]
     TableNotActive {

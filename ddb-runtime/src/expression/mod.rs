@@ -106,6 +106,47 @@ impl<E> Condition<E> {
         Self::new(Node::NotExists(name))
     }
 
+    /// Whether the condition is `=` comparisons joined by `AND`, the only
+    /// form a vector search's condition takes.
+    pub(crate) fn is_equalities(&self) -> bool {
+        fn equalities(node: &Node) -> bool {
+            match node {
+                Node::Compare(_, "=", _) => true,
+                Node::And(a, b) => equalities(a) && equalities(b),
+                _ => false,
+            }
+        }
+        equalities(&self.node)
+    }
+
+    /// The attributes the condition reads, each once.
+    pub(crate) fn attributes(&self) -> Vec<&'static str> {
+        fn walk(node: &Node, out: &mut Vec<&'static str>) {
+            let name = match node {
+                Node::Compare(name, ..)
+                | Node::Between(name, ..)
+                | Node::BeginsWith(name, _)
+                | Node::Contains(name, _)
+                | Node::Exists(name)
+                | Node::NotExists(name)
+                | Node::Type(name, _)
+                | Node::Size(name, ..) => *name,
+                Node::And(a, b) | Node::Or(a, b) => {
+                    walk(a, out);
+                    return walk(b, out);
+                }
+                Node::Not(a) => return walk(a, out),
+                Node::Invalid(_) => return,
+            };
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.node, &mut out);
+        out
+    }
+
     /// Both conditions.
     pub fn and(self, other: Self) -> Self {
         Self::new(Node::And(Box::new(self.node), Box::new(other.node)))

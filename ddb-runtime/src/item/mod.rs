@@ -12,6 +12,7 @@ pub mod size;
 pub mod stored;
 pub mod timestamp;
 pub mod value;
+pub mod vector;
 
 /// A DynamoDB item: attribute names to values.
 pub type Item = HashMap<String, AttributeValue>;

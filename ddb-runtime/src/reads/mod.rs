@@ -10,5 +10,6 @@ pub mod fetch;
 pub mod get;
 pub mod projection;
 pub mod query;
+pub mod search;
 pub mod transact_get;
 pub mod unique;

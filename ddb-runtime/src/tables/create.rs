@@ -97,6 +97,10 @@ pub fn key_attributes(table: &TableDef) -> Vec<KeyAttribute> {
     for index in table.indexes {
         index.key_attributes().for_each(&mut add);
     }
+    for index in table.vector_indexes {
+        index.hash.into_iter().for_each(&mut add);
+        index.filters.iter().copied().for_each(&mut add);
+    }
     attributes
 }
 
@@ -148,12 +152,18 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
             ),
         }
     }
+    let vectors: Vec<_> = table
+        .vector_indexes
+        .iter()
+        .map(|index| super::vector::vector_index(index, table))
+        .collect();
     CreateTableInput::builder()
         .table_name(name)
         .set_attribute_definitions(Some(definitions))
         .set_key_schema(Some(key_schema(table.pk, table.sk)))
         .set_global_secondary_indexes((!globals.is_empty()).then_some(globals))
         .set_local_secondary_indexes((!locals.is_empty()).then_some(locals))
+        .set_vector_indexes((!vectors.is_empty()).then_some(vectors))
         .billing_mode(BillingMode::PayPerRequest)
         .build()
         .expect("table name is set")
@@ -198,6 +208,7 @@ pub async fn create_table_if_missing(
         .set_key_schema(Some(input.key_schema().to_vec()))
         .set_global_secondary_indexes(input.global_secondary_indexes.clone())
         .set_local_secondary_indexes(input.local_secondary_indexes.clone())
+        .set_vector_indexes(input.vector_indexes.clone())
         .set_billing_mode(input.billing_mode().cloned())
         .send()
         .instrument(crate::telemetry::span("CreateTable", name, None, ""))
@@ -236,13 +247,16 @@ pub(super) async fn wait_until_active(
             .await
             .map_err(|e| Error::sdk("DescribeTable", e))?;
         let status = described.table().and_then(|t| t.table_status().cloned());
+        let active = |s: Option<&aws_sdk_dynamodb::types::IndexStatus>| {
+            s.is_none_or(|s| *s == aws_sdk_dynamodb::types::IndexStatus::Active)
+        };
         let indexes_active = described
             .table()
             .map(|t| {
-                t.global_secondary_indexes().iter().all(|i| {
-                    i.index_status()
-                        .is_none_or(|s| *s == aws_sdk_dynamodb::types::IndexStatus::Active)
-                })
+                let globals = t.global_secondary_indexes().iter();
+                let vectors = t.vector_indexes().iter();
+                globals.clone().all(|i| active(i.index_status()))
+                    && vectors.clone().all(|i| active(i.index_status()))
             })
             .unwrap_or(true);
         if status == Some(TableStatus::Active) && indexes_active {

@@ -7,6 +7,7 @@ mod create;
 pub mod iam;
 mod report;
 mod sync;
+mod vector;
 
 pub use create::{create_table_if_missing, create_table_input, key_attributes, TableCreated};
 pub use report::access_pattern_report;

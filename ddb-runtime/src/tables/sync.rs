@@ -30,6 +30,10 @@ pub enum SyncChange {
     /// UpdateTable (DynamoDB fills it from the existing items; synthetic key
     /// attributes that existing items lack still need a backfill).
     AddIndex(&'static str),
+    /// A vector index the code declares and the table lacks: created with
+    /// UpdateTable (DynamoDB fills it from the existing items, and it can be
+    /// searched once ACTIVE).
+    AddVectorIndex(&'static str),
     /// Time to live is off: turn it on for this attribute.
     EnableTimeToLive(&'static str),
 }
@@ -59,6 +63,7 @@ impl std::fmt::Display for SyncPlan {
             match change {
                 SyncChange::CreateTable => writeln!(f, "+ create the table")?,
                 SyncChange::AddIndex(name) => writeln!(f, "+ add global index {name}")?,
+                SyncChange::AddVectorIndex(name) => writeln!(f, "+ add vector index {name}")?,
                 SyncChange::EnableTimeToLive(attribute) => {
                     writeln!(f, "+ turn on time to live on {attribute}")?
                 }
@@ -171,6 +176,7 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
         }
     }
     plan_undeclared_indexes(&mut plan, table, current, &existing);
+    super::vector::plan_vector_indexes(&mut plan, table, current);
     if let Some(attribute) = table.ttl {
         plan_time_to_live(&mut plan, client, name, attribute).await?;
     }
@@ -368,6 +374,13 @@ pub async fn sync_table(
                     .instrument(crate::telemetry::span("UpdateTable", name, None, ""))
                     .await
                     .map_err(|e| Error::sdk("UpdateTable", e))?;
+                wait_until_active(client, name, timeout).await?;
+            }
+            SyncChange::AddVectorIndex(index_name) => {
+                let Some(index) = table.vector_index(index_name) else {
+                    continue;
+                };
+                super::vector::add_vector_index(client, table, index, name).await?;
                 wait_until_active(client, name, timeout).await?;
             }
             SyncChange::EnableTimeToLive(_) => enable_time_to_live(client, table, name).await?,

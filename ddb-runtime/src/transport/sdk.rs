@@ -335,6 +335,7 @@ operation! {
     get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError;
     query: QueryFluentBuilder -> QueryOutput, QueryError;
     transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError;
+    search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError;
 }
 
 #[cfg(test)]

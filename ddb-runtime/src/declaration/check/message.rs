@@ -44,6 +44,26 @@ impl Message {
         self
     }
 
+    /// Appends `n` in decimal.
+    pub const fn push_number(mut self, n: usize) -> Self {
+        let mut digits = [0u8; 20];
+        let (mut len, mut rest) = (0, n);
+        loop {
+            digits[len] = b'0' + (rest % 10) as u8;
+            len += 1;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        while len > 0 && self.len < self.buf.len() {
+            len -= 1;
+            self.buf[self.len] = digits[len];
+            self.len += 1;
+        }
+        self
+    }
+
     /// Appends `primary key` or ``index `NAME` ``.
     pub const fn push_key(self, key: &KeyDef) -> Self {
         match key.index {
@@ -77,6 +97,16 @@ impl Default for Message {
 #[cfg(test)]
 mod tests {
     use super::Message;
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        let message = Message::new()
+            .push("n = ")
+            .push_number(4096)
+            .push(", ")
+            .push_number(0);
+        assert_eq!(message.as_str(), "n = 4096, 0");
+    }
 
     /// A message ending in a non-ASCII character lost it.
     #[test]

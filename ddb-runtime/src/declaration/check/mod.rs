@@ -18,8 +18,10 @@ mod distinct;
 mod fields;
 mod keys;
 mod message;
+mod vector;
 
 pub use distinct::check_distinct_keys;
 pub use fields::{check_fields, check_projection_field, check_ttl_field};
 pub use keys::{check_key, check_multi_attribute_key};
 pub use message::Message;
+pub use vector::check_vector_field;

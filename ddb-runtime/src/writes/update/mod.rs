@@ -207,6 +207,35 @@ fn attribute_key_op<E: Entity>(op: Op) -> Result<Op> {
     Ok(op)
 }
 
+/// A change of a vector index's attribute: a SET checked as the index
+/// takes it, a REMOVE; a list or number op is refused (it would leave a
+/// vector of another length).
+fn vector_op<E: Entity>(op: Op) -> Result<Op> {
+    let table = E::SCHEMA.table;
+    let entity = E::SCHEMA.entity_type;
+    let name = op.attribute();
+    let mut op = op;
+    for index in table.vector_indexes.iter().filter(|i| i.vector == name) {
+        match &op {
+            // A NULL vector is refused by DynamoDB: `None` takes the item
+            // out of the index.
+            Op::Set(name, AttributeValue::Null(_)) => op = Op::Remove(name),
+            Op::Set(_, value) => crate::item::vector::check_vector(entity, index, value)?,
+            Op::Remove(_) => {}
+            _ => {
+                return Err(Error::InvalidUpdate {
+                    entity,
+                    reason: format!(
+                        "attribute `{name}` holds the vector of index `{}`: set or remove it whole",
+                        index.name
+                    ),
+                })
+            }
+        }
+    }
+    Ok(op)
+}
+
 /// A value set on an attribute that is a key by itself (a field on its own
 /// key attribute, or a field of a multi-attribute key) must be the field's
 /// key form.
@@ -238,6 +267,7 @@ impl<E: Entity + 'static> Update<E> {
         let checked = op
             .and_then(attribute_key_op::<E>)
             .and_then(key_form::<E>)
+            .and_then(vector_op::<E>)
             .and_then(guarded::sets_or_removes::<E>);
         match checked {
             Ok(op) => self.ops.push(op),

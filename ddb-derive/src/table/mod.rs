@@ -9,6 +9,8 @@ use crate::internals::ctxt::Ctxt;
 use crate::internals::meta::Attr;
 use crate::internals::table_attr::{parse_table, RawTable, RawTableIndex};
 
+mod vector;
+
 fn scalar(cx: &Ctxt, ty: &Option<Attr<LitStr>>) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
     match ty.as_ref().map(|t| t.value.value()) {
@@ -84,6 +86,15 @@ fn check_attribute_types(cx: &Ctxt, raw: &RawTable) {
                     entry.to_token_stream(),
                 ));
             }
+        }
+    }
+    for index in &raw.vector_indexes {
+        all.extend(single(&index.hash, &index.hash_type));
+        for entry in index.filters.iter().flat_map(|list| &list.value) {
+            let text = entry.value();
+            let (name, ty) = split_type(&text);
+            let ty = ty.unwrap_or("S").to_owned();
+            all.push((name.to_owned(), ty, entry.to_token_stream()));
         }
     }
     for (name, ty, tokens) in all {
@@ -165,6 +176,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         .iter()
         .filter_map(|index| index_def(&cx, index, &pk, &written_by_ddb, &mut seen))
         .collect();
+    let vector_indexes = vector::vector_index_defs(&cx, &raw, &mut seen);
     let ttl = ttl(&cx, &raw, &written_by_ddb);
     let (entities, distinct) = listed_entities(&raw);
     let entity_attribute = raw
@@ -186,6 +198,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 entity_attribute: #entity_attribute,
                 ttl: #ttl,
                 entities: #entities,
+                vector_indexes: &[#(#vector_indexes),*],
             };
         }
     }
@@ -273,7 +286,7 @@ fn index_def(
     let (index_pk, pk_more) = index_partition_key(cx, index, index_name, pk)?;
     let (index_sk, sk_more) = index_sort_key(cx, index, index_name)?;
     check_key_attribute_names(cx, index, &value, written_by_ddb);
-    let projection = index_projection(cx, index);
+    let projection = index_projection(cx, &index.projection, &index.include);
     let kind = if index.local {
         quote!(#p::IndexKind::Local)
     } else {
@@ -394,12 +407,13 @@ fn check_key_attribute_names(
 }
 
 /// An index's `IndexProjection`, from `projection = "..."` or `include(...)`.
-fn index_projection(cx: &Ctxt, index: &RawTableIndex) -> TokenStream {
+fn index_projection(
+    cx: &Ctxt,
+    projection: &Option<Attr<LitStr>>,
+    include: &Option<Attr<Vec<LitStr>>>,
+) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
-    match (
-        index.projection.as_ref().map(|p| p.value.value()),
-        &index.include,
-    ) {
+    match (projection.as_ref().map(|p| p.value.value()), include) {
         (None, None) => quote!(#p::IndexProjection::All),
         (Some(kind), None) if kind == "all" => quote!(#p::IndexProjection::All),
         (Some(kind), None) if kind == "keys_only" => quote!(#p::IndexProjection::KeysOnly),
@@ -419,7 +433,7 @@ fn index_projection(cx: &Ctxt, index: &RawTableIndex) -> TokenStream {
         }
         (Some(kind), None) => {
             cx.error_spanned_by(
-                index.projection.as_ref().map(|p| p.tokens.clone()),
+                projection.as_ref().map(|p| p.tokens.clone()),
                 format!("projection `{kind}` is not one of \"all\", \"keys_only\"; for some attributes write include(\"a\", \"b\")"),
             );
             quote!(#p::IndexProjection::All)

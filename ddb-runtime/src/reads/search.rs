@@ -1,0 +1,417 @@
+//! Vector search: SearchVectors on one of a table's vector indexes, for the
+//! items of an entity whose vectors are closest to a search vector, best
+//! first.
+
+use std::marker::PhantomData;
+
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+use tracing::Instrument;
+
+use crate::db::Db;
+use crate::declaration::model::{IndexProjection, ScalarType, VectorIndexDef};
+use crate::entity::{Entity, Table};
+use crate::error::{Error, Result};
+use crate::expression::{Condition, Placeholders};
+use crate::item::Item;
+use crate::keys::key::Key;
+use crate::reads::projection::Projection;
+
+/// DynamoDB's bounds on a search's `TopK`.
+pub const MAX_TOP_K: u32 = 100;
+
+/// A vector search as an entity's entry point makes it
+/// (`Product::similar(&category, &embedding)`): the index, the value of its
+/// search schema's hash attribute, and the search vector. Run it with
+/// [`Db::search`].
+#[must_use = "a search does nothing until it is sent with Db::search"]
+pub struct VectorSearch<E> {
+    index: &'static str,
+    hash: Option<Result<AttributeValue>>,
+    vector: Vec<f32>,
+    entity: PhantomData<fn() -> E>,
+}
+
+/// The search of the generated entry point (`hash` encoded by its field's
+/// own encoder).
+#[doc(hidden)]
+pub fn vector_search<E>(
+    index: &'static str,
+    hash: Option<Result<AttributeValue>>,
+    vector: &[f32],
+) -> VectorSearch<E> {
+    VectorSearch {
+        index,
+        hash,
+        vector: vector.to_vec(),
+        entity: PhantomData,
+    }
+}
+
+/// One result: the item (an entity, or a projection of it) and its score.
+/// For COSINE and EUCLIDEAN a lower score is closer, for DOT_PRODUCT a
+/// higher one ([`DistanceFunction`](crate::model::DistanceFunction)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored<T> {
+    /// The item.
+    pub item: T,
+    /// Its score against the search vector.
+    pub score: f64,
+}
+
+/// A search's answer: its results, best first, and what it consumed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Searched<T> {
+    /// The results in DynamoDB's order, best first.
+    pub results: Vec<Scored<T>>,
+    /// The vector search request bytes DynamoDB reported (SearchVectors is
+    /// billed by the bytes it scans, not by read units).
+    pub search_bytes: f64,
+}
+
+/// A SearchVectors; set [`top_k`](Search::top_k) and a
+/// [`filter`](Search::filter), then [`send`](Search::send),
+/// [`project`](Search::project) or [`hydrate`](Search::hydrate).
+#[must_use = "a search does nothing until it is sent"]
+pub struct Search<E> {
+    db: Db,
+    search: VectorSearch<E>,
+    top_k: u32,
+    filter: Option<Condition<E>>,
+}
+
+impl Db {
+    /// A vector search of `E`'s items (SearchVectors): the `top_k` closest
+    /// (10 unless set).
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Catalog", pk = "PK")]
+    /// # #[ddb(vector_index(name = "ByEmbedding", vector = "embedding", dimensions = 3, distance = "cosine", hash = "category"))]
+    /// # struct Catalog;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Catalog, entity = "Product", pk = "PRODUCT#{id}")]
+    /// # struct Product {
+    /// #     id: String,
+    /// #     category: String,
+    /// #     #[ddb(vector(index = "ByEmbedding", search = "similar", by = category))]
+    /// #     embedding: Vec<f32>,
+    /// # }
+    /// let found = db
+    ///     .search(Product::similar(&"lamps".to_string(), &[0.1, 0.7, 0.2]))
+    ///     .top_k(5)
+    ///     .send()
+    ///     .await?;
+    /// for hit in found.results {
+    ///     println!("{} at {}", hit.item.id, hit.score);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn search<E: Entity + 'static>(&self, search: VectorSearch<E>) -> Search<E> {
+        Search {
+            db: self.clone(),
+            search,
+            top_k: 10,
+            filter: None,
+        }
+    }
+}
+
+impl<E: Entity + 'static> Search<E> {
+    /// How many results, 1 to [`MAX_TOP_K`]; another number is refused at
+    /// send, before anything is sent.
+    pub fn top_k(mut self, top_k: u32) -> Self {
+        self.top_k = top_k;
+        self
+    }
+
+    /// Keeps only the results `condition` holds for (DynamoDB's
+    /// `SearchConditionExpression`, beside the hash value): `eq` comparisons
+    /// joined by `&`, on the index's search schema (its `filters(...)`)
+    /// only, as SearchVectors takes them; any other condition is refused
+    /// before sending.
+    pub fn filter(mut self, condition: Condition<E>) -> Self {
+        self.filter = Some(match self.filter.take() {
+            Some(before) => before & condition,
+            None => condition,
+        });
+        self
+    }
+
+    /// Sends it and decodes whole entities from the index, which must
+    /// project every attribute (`projection = "all"`, the default); for
+    /// another projection use [`project`](Self::project) or
+    /// [`hydrate`](Self::hydrate), else it is refused before sending.
+    pub async fn send(self) -> Result<Searched<E>> {
+        let index = self.index()?;
+        if index.projection != IndexProjection::All {
+            return Err(self.invalid(format!(
+                "vector index `{}` does not project every attribute: read it with \
+                 .project::<P>() or .hydrate()",
+                index.name
+            )));
+        }
+        // SearchVectors returns the vector only when it is asked for: every
+        // attribute the entity reads is.
+        let table = E::SCHEMA.table;
+        let mut attributes: Vec<&str> = E::SCHEMA.fields.iter().map(|f| f.attribute).collect();
+        attributes.extend(
+            [table.pk.name]
+                .into_iter()
+                .chain(table.sk.map(|sk| sk.name)),
+        );
+        attributes.extend(table.added_to_include());
+        let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
+        let results = found
+            .into_iter()
+            .filter(|(item, _)| crate::reads::query::of_entity::<E>(item))
+            .map(|(item, score)| E::from_item(item).map(|item| Scored { item, score }))
+            .collect::<Result<_>>()?;
+        Ok(Searched {
+            results,
+            search_bytes,
+        })
+    }
+
+    /// Sends it and decodes projection type `P`, asking the index only for
+    /// its attributes; one the index does not carry is refused before
+    /// sending.
+    pub async fn project<P: Projection<E>>(self) -> Result<Searched<P>> {
+        let index = self.index()?;
+        let table = E::SCHEMA.table;
+        if let IndexProjection::Include(listed) = index.projection {
+            let carried = |a: &&str| {
+                listed.contains(a)
+                    || table.added_to_include().contains(a)
+                    || is_table_key(a, table)
+            };
+            if let Some(missing) = P::ATTRIBUTES.iter().find(|a| !carried(a)) {
+                return Err(self.invalid(format!(
+                    "the projection reads `{missing}`, which vector index `{}` does not carry",
+                    index.name
+                )));
+            }
+        }
+        let mut attributes: Vec<&str> = P::ATTRIBUTES.to_vec();
+        attributes.extend(table.added_to_include());
+        let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
+        let results = found
+            .into_iter()
+            .filter(|(item, _)| crate::reads::query::of_entity::<E>(item))
+            .map(|(item, score)| {
+                crate::reads::projection::decode::<E, P>(item).map(|item| Scored { item, score })
+            })
+            .collect::<Result<_>>()?;
+        Ok(Searched {
+            results,
+            search_bytes,
+        })
+    }
+
+    /// Sends it for the keys, then reads the whole entities from the table
+    /// (BatchGetItem): the way to read entities from an index that does not
+    /// project them. An item deleted since the index was read is left out.
+    pub async fn hydrate(self) -> Result<Searched<E>> {
+        let index = self.index()?;
+        let table = E::SCHEMA.table;
+        let mut attributes: Vec<&str> = vec![table.pk.name, table.entity_attribute];
+        attributes.extend(table.sk.map(|sk| sk.name));
+        let db = self.db.clone();
+        let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
+        let found: Vec<(Key<E>, f64)> = found
+            .into_iter()
+            .filter(|(item, _)| crate::reads::query::of_entity::<E>(item))
+            .map(|(item, score)| Key::<E>::read_item(&item).map(|key| (key, score)))
+            .collect::<Result<_>>()?;
+        let keys: Vec<Key<E>> = found.iter().map(|(key, _)| key.clone()).collect();
+        let mut entities: Vec<Option<(Item, E)>> = Vec::new();
+        for entity in db.batch_get(keys).await? {
+            let key = entity.primary_key()?.to_item();
+            entities.push(Some((key, entity)));
+        }
+        let results = found
+            .into_iter()
+            .filter_map(|(key, score)| {
+                let key = key.to_item();
+                let at = entities
+                    .iter()
+                    .position(|e| e.as_ref().is_some_and(|(k, _)| *k == key))?;
+                let (_, item) = entities[at].take()?;
+                Some(Scored { item, score })
+            })
+            .collect();
+        Ok(Searched {
+            results,
+            search_bytes,
+        })
+    }
+
+    /// The index the search names, as the table declares it.
+    fn index(&self) -> Result<&'static VectorIndexDef> {
+        let table = &<E::Table as Table>::DEF;
+        table
+            .vector_indexes
+            .iter()
+            .find(|index| index.name == self.search.index)
+            .ok_or_else(|| self.invalid(format!("no vector index `{}`", self.search.index)))
+    }
+
+    fn invalid(&self, reason: String) -> Error {
+        Error::InvalidRequest {
+            entity: E::SCHEMA.entity_type,
+            reason,
+        }
+    }
+
+    /// The SearchVectors request, checked, sent: each result's item and
+    /// score, and the search bytes consumed.
+    async fn request(
+        self,
+        index: &'static VectorIndexDef,
+        attributes: Option<&[&str]>,
+    ) -> Result<(Vec<(Item, f64)>, f64)> {
+        let entity = E::SCHEMA.entity_type;
+        if !(1..=MAX_TOP_K).contains(&self.top_k) {
+            return Err(self.invalid(format!(
+                "a search returns 1 to {MAX_TOP_K} results, not {}",
+                self.top_k
+            )));
+        }
+        let vector = crate::item::vector::search_vector(entity, index, &self.search.vector)?;
+        let mut p = Placeholders::default();
+        let condition = self.condition(index, &mut p)?;
+        let projection = attributes.map(|a| p.projection(a.iter().copied()));
+        p.check(entity)?;
+        let (names, values) = p.into_maps();
+        let name = self.db.table_name::<E::Table>();
+        let request = |client: &aws_sdk_dynamodb::Client| {
+            client
+                .search_vectors()
+                .table_name(name)
+                .index_name(index.name)
+                .set_search_vector(Some(vector.clone()))
+                .top_k(self.top_k as i32)
+                .set_search_condition_expression(condition.clone())
+                .set_projection_expression(projection.clone())
+                .set_expression_attribute_names(names.clone())
+                .set_expression_attribute_values(values.clone())
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        };
+        let span = crate::telemetry::span("SearchVectors", name, Some(index.name), entity);
+        let attempts = crate::transport::attempts::Attempts::default();
+        let output = self
+            .db
+            .sdk()
+            .send(&attempts, request)
+            .instrument(span.clone())
+            .await
+            .map_err(|e| {
+                use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+                let filling = e
+                    .as_service_error()
+                    .and_then(|service| service.message())
+                    .is_some_and(|m| m.starts_with("Cannot search backfilling vector index"));
+                match filling {
+                    true => Error::IndexNotSearchable {
+                        table: name.to_owned(),
+                        index: index.name,
+                    },
+                    false => crate::telemetry::sdk_failure(&span, "SearchVectors", e),
+                }
+            })?;
+        let bytes = output
+            .consumed_capacity
+            .and_then(|c| c.vector_search_request_bytes)
+            .unwrap_or(0.0);
+        let found: Vec<(Item, f64)> = output
+            .search_results
+            .unwrap_or_default()
+            .into_iter()
+            .map(|hit| (hit.item.unwrap_or_default(), hit.score))
+            .collect();
+        crate::telemetry::record(&span, 0.0, found.len(), attempts.count());
+        Ok((found, bytes))
+    }
+
+    /// The `SearchConditionExpression`: the hash value (required when the
+    /// index has a hash attribute), the entity type when the index filters
+    /// on it, and the caller's filter, which may read only the search
+    /// schema.
+    fn condition(&self, index: &VectorIndexDef, p: &mut Placeholders) -> Result<Option<String>> {
+        let table = E::SCHEMA.table;
+        let mut parts: Vec<Condition<E>> = Vec::new();
+        match (&index.hash, &self.search.hash) {
+            (Some(hash), Some(value)) => {
+                let value = match value {
+                    Ok(value) => value.clone(),
+                    Err(error) => return Err(self.invalid(error.to_string())),
+                };
+                let typed = match hash.ty {
+                    ScalarType::S => value.is_s(),
+                    ScalarType::N => value.is_n(),
+                };
+                if !typed {
+                    return Err(self.invalid(format!(
+                        "vector index `{}` partitions by `{}`, a {}; the search's value is another type",
+                        index.name,
+                        hash.name,
+                        hash.ty.as_str()
+                    )));
+                }
+                parts.push(Condition::compare_value(hash.name, "=", value));
+            }
+            (Some(hash), None) => {
+                return Err(self.invalid(format!(
+                    "vector index `{}` partitions every search by `{}`: give its value",
+                    index.name, hash.name
+                )))
+            }
+            (None, _) => {}
+        }
+        if index
+            .filters
+            .iter()
+            .any(|f| f.name == table.entity_attribute)
+        {
+            let own = AttributeValue::S(E::SCHEMA.entity_type.to_owned());
+            parts.push(Condition::compare_value(table.entity_attribute, "=", own));
+        }
+        if let Some(filter) = &self.filter {
+            self.check_filter(index, filter)?;
+            parts.push(filter.clone());
+        }
+        let Some(condition) = parts.into_iter().reduce(|all, one| all & one) else {
+            return Ok(None);
+        };
+        condition
+            .render(p)
+            .map(Some)
+            .map_err(|reason| self.invalid(reason))
+    }
+
+    /// The filter reads only the index's search schema.
+    fn check_filter(&self, index: &VectorIndexDef, filter: &Condition<E>) -> Result<()> {
+        if !filter.is_equalities() {
+            return Err(self.invalid(
+                "a vector search filters with `eq` comparisons joined by `&` only".into(),
+            ));
+        }
+        let schema = index.hash.iter().chain(index.filters).map(|a| a.name);
+        let schema: Vec<&str> = schema.collect();
+        for name in filter.attributes() {
+            if !schema.contains(&name) {
+                return Err(self.invalid(format!(
+                    "the filter reads `{name}`, which is not in vector index `{}`'s search \
+                     schema ({}); declare it in the index's filters(...)",
+                    index.name,
+                    schema.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_table_key(name: &str, table: &crate::declaration::model::TableDef) -> bool {
+    name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name)
+}

@@ -1,0 +1,200 @@
+//! Vector indexes in DynamoDB's own types: the `VectorIndexes` of
+//! CreateTable and the `VectorIndexUpdates` of UpdateTable.
+
+use aws_sdk_dynamodb::types::{
+    CreateVectorIndexAction, Projection as SdkProjection, ProjectionType, SearchSchemaElement,
+    SearchSchemaElementType, VectorAttributeDefinition, VectorDistanceFunction, VectorIndex,
+};
+
+use aws_sdk_dynamodb::types::{AttributeDefinition, TableDescription, VectorIndexUpdate};
+use aws_sdk_dynamodb::Client;
+use tracing::Instrument;
+
+use crate::declaration::model::{DistanceFunction, IndexProjection, TableDef, VectorIndexDef};
+use crate::error::Error;
+
+use super::sync::{SyncChange, SyncPlan};
+
+/// The index's distance function, as the SDK names it.
+pub(super) fn distance(distance: DistanceFunction) -> VectorDistanceFunction {
+    match distance {
+        DistanceFunction::Cosine => VectorDistanceFunction::Cosine,
+        DistanceFunction::Euclidean => VectorDistanceFunction::Euclidean,
+        DistanceFunction::DotProduct => VectorDistanceFunction::DotProduct,
+    }
+}
+
+/// The search schema: the HASH attribute, then the INLINE_FILTER ones;
+/// `None` when the index has neither.
+fn search_schema(index: &VectorIndexDef) -> Option<Vec<SearchSchemaElement>> {
+    let element = |name: &str, kind| {
+        SearchSchemaElement::builder()
+            .attribute_name(name)
+            .search_schema_element_type(kind)
+            .build()
+            .expect("name and type are set")
+    };
+    let hash = index
+        .hash
+        .map(|hash| element(hash.name, SearchSchemaElementType::Hash));
+    let filters = index
+        .filters
+        .iter()
+        .map(|filter| element(filter.name, SearchSchemaElementType::InlineFilter));
+    let schema: Vec<SearchSchemaElement> = hash.into_iter().chain(filters).collect();
+    (!schema.is_empty()).then_some(schema)
+}
+
+/// The index's projection: an INCLUDE list names what the index holds
+/// beside the table's keys (the declared attributes, and the entity type
+/// and schema version ddb adds to every list).
+fn projection(index: &VectorIndexDef, table: &TableDef) -> SdkProjection {
+    let of_kind = |kind| SdkProjection::builder().projection_type(kind);
+    let listed = match index.projection {
+        IndexProjection::All => return of_kind(ProjectionType::All).build(),
+        IndexProjection::KeysOnly => return of_kind(ProjectionType::KeysOnly).build(),
+        IndexProjection::Include(listed) => listed,
+    };
+    let table_key =
+        |name: &str| name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name);
+    let mut non_key: Vec<String> = Vec::new();
+    for name in listed.iter().copied().chain(table.added_to_include()) {
+        if !table_key(name) && !non_key.iter().any(|n| n == name) {
+            non_key.push(name.to_owned());
+        }
+    }
+    of_kind(ProjectionType::Include)
+        .set_non_key_attributes(Some(non_key))
+        .build()
+}
+
+/// The `VectorIndex` of CreateTable for `index`.
+pub(crate) fn vector_index(index: &VectorIndexDef, table: &TableDef) -> VectorIndex {
+    VectorIndex::builder()
+        .index_name(index.name)
+        .vector_attribute(vector_attribute(index))
+        .set_search_schema(search_schema(index))
+        .projection(projection(index, table))
+        .dimensions(i64::from(index.dimensions))
+        .distance_function(distance(index.distance))
+        .build()
+        .expect("name, dimensions and distance are set")
+}
+
+/// The `CreateVectorIndexAction` of UpdateTable for `index`.
+fn create_action(index: &VectorIndexDef, table: &TableDef) -> CreateVectorIndexAction {
+    CreateVectorIndexAction::builder()
+        .index_name(index.name)
+        .vector_attribute(vector_attribute(index))
+        .set_search_schema(search_schema(index))
+        .projection(projection(index, table))
+        .dimensions(i64::from(index.dimensions))
+        .distance_function(distance(index.distance))
+        .build()
+        .expect("name, dimensions and distance are set")
+}
+
+fn vector_attribute(index: &VectorIndexDef) -> VectorAttributeDefinition {
+    VectorAttributeDefinition::builder()
+        .attribute_name(index.vector)
+        .build()
+        .expect("the name is set")
+}
+
+/// The table's vector indexes against the code's: a missing one is added;
+/// another vector attribute, dimension count, distance function or search
+/// schema is a difference (DynamoDB cannot change an index in place), as is
+/// one the code does not declare.
+pub(super) fn plan_vector_indexes(
+    plan: &mut SyncPlan,
+    table: &TableDef,
+    current: &TableDescription,
+) {
+    let described = current.vector_indexes();
+    for index in table.vector_indexes {
+        let Some(found) = described
+            .iter()
+            .find(|d| d.index_name() == Some(index.name))
+        else {
+            plan.changes.push(SyncChange::AddVectorIndex(index.name));
+            continue;
+        };
+        let declared = vector_index(index, table);
+        let mut differs = Vec::new();
+        if found.dimensions() != Some(declared.dimensions()) {
+            differs.push(format!(
+                "{} dimensions in the table, {} in the code",
+                found.dimensions().unwrap_or_default(),
+                declared.dimensions()
+            ));
+        }
+        if found.distance_function() != Some(declared.distance_function()) {
+            differs.push(format!(
+                "distance {} in the table, {} in the code",
+                found
+                    .distance_function()
+                    .map(|d| d.as_str())
+                    .unwrap_or_default(),
+                declared.distance_function().as_str()
+            ));
+        }
+        let attribute =
+            |a: Option<&VectorAttributeDefinition>| a.map(|a| a.attribute_name().to_owned());
+        if attribute(found.vector_attribute()) != attribute(declared.vector_attribute()) {
+            differs.push("another vector attribute".to_owned());
+        }
+        if found.search_schema() != declared.search_schema() {
+            differs.push("another search schema".to_owned());
+        }
+        if !differs.is_empty() {
+            plan.differences.push(format!(
+                "vector index {}: {}",
+                index.name,
+                differs.join(", ")
+            ));
+        }
+    }
+    for found in described {
+        let name = found.index_name().unwrap_or_default();
+        if table.vector_index(name).is_none() {
+            plan.differences.push(format!(
+                "vector index {name} is in the table and not in the code"
+            ));
+        }
+    }
+}
+
+/// Adds vector index `index` to table `name` with UpdateTable, defining the
+/// attributes of its search schema.
+pub(super) async fn add_vector_index(
+    client: &Client,
+    table: &TableDef,
+    index: &VectorIndexDef,
+    name: &str,
+) -> Result<(), Error> {
+    let definitions: Vec<AttributeDefinition> = index
+        .hash
+        .iter()
+        .chain(index.filters)
+        .map(|a| {
+            AttributeDefinition::builder()
+                .attribute_name(a.name)
+                .attribute_type(super::create::scalar(a.ty))
+                .build()
+                .expect("name and type are set")
+        })
+        .collect();
+    let update = VectorIndexUpdate::builder()
+        .create(create_action(index, table))
+        .build();
+    client
+        .update_table()
+        .table_name(name)
+        .set_attribute_definitions((!definitions.is_empty()).then_some(definitions))
+        .vector_index_updates(update)
+        .send()
+        .instrument(crate::telemetry::span("UpdateTable", name, None, ""))
+        .await
+        .map_err(|e| Error::sdk("UpdateTable", e))?;
+    Ok(())
+}
