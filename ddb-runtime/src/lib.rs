@@ -130,8 +130,8 @@ pub use write::{Create, Created, Delete, Idempotent, Put, Update, Written};
 pub mod model {
     pub use crate::declaration::model::{
         DistanceFunction, EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection,
-        KeyAttribute, KeyDef, Membership, MultiAttributeKey, Part, ScalarType, TableDef, Template,
-        UniqueDef, VectorIndexDef, MAX_VECTOR_DIMENSIONS,
+        KeyAttribute, KeyDef, Membership, MultiAttributeKey, Part, ScalarType, SearchDef, TableDef,
+        Template, UniqueDef, VectorIndexDef, MAX_VECTOR_DIMENSIONS,
     };
 }
 

@@ -401,3 +401,49 @@ async fn a_vector_index_added_after_launch_is_searchable_once_filled() {
         .unwrap();
     assert!(again.is_empty(), "{again}");
 }
+
+#[test]
+fn the_search_is_reported_priced_and_granted() {
+    let report = ddb_runtime::schema::access_pattern_report(&[&Product::SCHEMA]);
+    assert!(
+        report.contains("| Product | similar | SearchVectors | ByEmbedding | category = :value, top k by COSINE (4 dimensions) | eventual |"),
+        "{report}"
+    );
+    let item = Product {
+        id: "P1".into(),
+        category: "lamps".into(),
+        color: "red".into(),
+        embedding: Some(vec![0.5; 4]),
+    }
+    .to_item()
+    .unwrap();
+    let cost = ddb_runtime::schema::cost::cost_report(&[(&Product::SCHEMA, item)], 10);
+    assert!(
+        cost.contains("Product searches vector index ByEmbedding (`similar`)"),
+        "{cost}"
+    );
+    let arn = "arn:aws:dynamodb:eu-west-1:123456789012:table/Catalog";
+    let policy = ddb_runtime::schema::iam::PolicyBuilder::new(arn)
+        .entity(&Product::SCHEMA, ddb_runtime::schema::iam::Access::Read)
+        .build();
+    let statements = policy.document["Statement"].as_array().unwrap();
+    let search = statements
+        .iter()
+        .find(|s| s["Action"][0] == "dynamodb:SearchVectors")
+        .expect("SearchVectors is granted");
+    assert_eq!(search["Resource"][0], format!("{arn}/index/ByEmbedding"));
+    assert!(
+        search.get("Condition").is_none(),
+        "no FGAC condition applies to SearchVectors"
+    );
+    // Scoped to a caller's partitions, it is left to a policy of its own.
+    let scoped = ddb_runtime::schema::iam::PolicyBuilder::new(arn)
+        .entity(&Product::SCHEMA, ddb_runtime::schema::iam::Access::Read)
+        .scoped_to("id", "P1")
+        .build();
+    assert!(
+        scoped.left_out.iter().any(|l| l.contains("SearchVectors")),
+        "{:?}",
+        scoped.left_out
+    );
+}

@@ -27,6 +27,7 @@ pub fn fallback(ident: &syn::Ident, table: Option<&syn::Path>) -> TokenStream {
                 fields: &[],
                 schema_version: 1,
                 unique: &[],
+                searches: &[],
             };
             fn primary_key(&self) -> ::core::result::Result<#p::Key<Self>, #p::Error> {
                 ::core::unreachable!()

@@ -124,6 +124,7 @@ fn schema_const(entity: &Entity) -> TokenStream {
     let multi_attribute_defs = multi_attribute::schema_defs(entity);
     let schema_version = migrate::version(entity);
     let unique_defs = unique::unique_defs(entity);
+    let searches = vector::search_defs(entity);
     quote! {
         const SCHEMA: #p::EntitySchema = #p::EntitySchema {
             rust_name: #rust_name,
@@ -134,6 +135,7 @@ fn schema_const(entity: &Entity) -> TokenStream {
             fields: &[#(#field_defs),*],
             schema_version: #schema_version,
             unique: &[#(#unique_defs),*],
+            searches: &[#(#searches),*],
         };
     }
 }

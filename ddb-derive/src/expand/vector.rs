@@ -112,3 +112,15 @@ pub(super) fn searches(entity: &Entity) -> Vec<TokenStream> {
         })
         .collect()
 }
+
+/// The `SearchDef` of each vector field.
+pub(super) fn search_defs(entity: &Entity) -> Vec<TokenStream> {
+    let p = quote!(::ddb_runtime::__private);
+    vector_fields(entity)
+        .filter_map(|(_, vector, _)| {
+            let index = vector.index.as_ref()?.value.value();
+            let name = vector.search.as_ref()?.value.value();
+            Some(quote!(#p::SearchDef { name: #name, index: #index }))
+        })
+        .collect()
+}

@@ -558,6 +558,19 @@ pub struct EntitySchema {
     /// The unique constraints (`#[ddb(unique)]`, `unique(a, b)`): each kept
     /// by a guard item per value.
     pub unique: &'static [UniqueDef],
+    /// The vector searches of the entity: one per `#[ddb(vector(...))]`
+    /// field.
+    pub searches: &'static [SearchDef],
+}
+
+/// A vector search an entity declares (`#[ddb(vector(index = "ByEmbedding",
+/// search = "similar"))]` on its vector field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchDef {
+    /// The entry point's name, e.g. `"similar"`.
+    pub name: &'static str,
+    /// The vector index it searches.
+    pub index: &'static str,
 }
 
 /// Fields whose values, together, no two items of an entity share

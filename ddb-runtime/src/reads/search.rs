@@ -181,9 +181,7 @@ impl<E: Entity + 'static> Search<E> {
         let table = E::SCHEMA.table;
         if let IndexProjection::Include(listed) = index.projection {
             let carried = |a: &&str| {
-                listed.contains(a)
-                    || table.added_to_include().contains(a)
-                    || is_table_key(a, table)
+                listed.contains(a) || table.added_to_include().contains(a) || is_table_key(a, table)
             };
             if let Some(missing) = P::ATTRIBUTES.iter().find(|a| !carried(a)) {
                 return Err(self.invalid(format!(

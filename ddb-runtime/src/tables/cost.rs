@@ -108,6 +108,38 @@ pub fn read_cost(item: &Item, items: usize, consistent: bool) -> f64 {
     }
 }
 
+/// The size of `item`'s entry in vector index `index` of `table`: its
+/// vector at 4 bytes a number, with the attribute's name, and the rest of
+/// what the index holds (the table's keys and the search schema's
+/// attributes at least) by DynamoDB's item-size rule.
+fn vector_entry_bytes(
+    table: &crate::declaration::model::TableDef,
+    index: &crate::declaration::model::VectorIndexDef,
+    item: &Item,
+) -> usize {
+    use crate::declaration::model::IndexProjection;
+    let held = |name: &str| {
+        let key = name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name);
+        let searched = index
+            .hash
+            .iter()
+            .chain(index.filters)
+            .any(|a| a.name == name);
+        key || searched
+            || match index.projection {
+                IndexProjection::All => true,
+                IndexProjection::KeysOnly => false,
+                IndexProjection::Include(listed) => listed.contains(&name),
+            }
+    };
+    let projected: Item = item
+        .iter()
+        .filter(|(name, _)| name.as_str() != index.vector && held(name))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    4 * index.dimensions as usize + index.vector.len() + item_size(&projected)
+}
+
 fn units(bytes: usize, unit: usize) -> f64 {
     bytes.div_ceil(unit).max(1) as f64
 }
@@ -144,6 +176,23 @@ pub fn cost_report(samples: &[(&EntitySchema, Item)], page: usize) -> String {
         "\nAn update that moves an item in an index costs that index twice (the old entry \
          deleted, the new one written); an exactly-once write (a transaction) costs twice.\n",
     );
+    for (entity, item) in samples {
+        for search in entity.searches {
+            if let Some(index) = entity.table.vector_index(search.index) {
+                let _ = writeln!(
+                    out,
+                    "\n{} searches vector index {} (`{}`): SearchVectors is billed by the bytes \
+                     of the index entries it scans (`Searched::search_bytes`), not read units; an \
+                     entry here is about {} bytes, and every write of an item with a vector \
+                     writes its entry too.",
+                    entity.rust_name,
+                    index.name,
+                    search.name,
+                    vector_entry_bytes(entity.table, index, item),
+                );
+            }
+        }
+    }
     for (entity, item) in samples.iter().filter(|(e, _)| !e.unique.is_empty()) {
         let _ = writeln!(
             out,

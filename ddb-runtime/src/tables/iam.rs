@@ -190,6 +190,22 @@ impl PolicyBuilder {
             }
             statements.push(self.index_statement(entity, index, leading.as_deref()));
         }
+        for index in entity.searches.iter().map(|s| s.index) {
+            if self.scope.is_some() {
+                left_out.push(format!(
+                    "{name}: SearchVectors on vector index {index}: IAM's fine-grained \
+                     conditions do not apply to vector search; grant it in a policy of \
+                     its own if the caller may search every item of the index"
+                ));
+                continue;
+            }
+            statements.push(json!({
+                "Sid": sid(&[name, index, "SearchVectors"]),
+                "Effect": "Allow",
+                "Action": ["dynamodb:SearchVectors"],
+                "Resource": [format!("{}/index/{}", self.table_arn, index)],
+            }));
+        }
     }
 
     /// The statement on the table: the item actions `access` allows (Query

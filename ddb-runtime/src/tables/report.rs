@@ -134,6 +134,22 @@ fn write_access_patterns(out: &mut String, entity: &EntitySchema) {
             multi_attribute_condition(entity, key)
         );
     }
+    for search in entity.searches {
+        let Some(index) = table.vector_index(search.index) else {
+            continue;
+        };
+        let hash = index.hash.map(|h| format!("{} = :value, ", h.name));
+        let _ = writeln!(
+            out,
+            "| {} | {} | SearchVectors | {} | {}top k by {} ({} dimensions) | eventual |",
+            entity.entity_type,
+            search.name,
+            index.name,
+            hash.unwrap_or_default(),
+            index.distance.as_str(),
+            index.dimensions
+        );
+    }
 }
 
 /// The primary key a GetItem of the entity names: each key attribute equal
