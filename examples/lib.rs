@@ -4,6 +4,7 @@
 //! with every access pattern as a function both the examples and the tests
 //! call.
 
+pub mod catalog;
 pub mod connect;
 pub mod print;
 pub mod seed;

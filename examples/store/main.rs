@@ -200,6 +200,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     record("profile and orders", &cost(&collection));
 
     place_an_order(&db).await?;
+    similar_products(&db).await?;
     backfill_open_orders(&db).await?;
 
     println!(
@@ -243,6 +244,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     .build();
     println!("IAM policy for a customer's own data (generated from the declarations)\n");
     println!("{policy}");
+    Ok(())
+}
+
+/// "Products like this one, in stock": a vector search of the catalogue,
+/// within the product's category.
+async fn similar_products(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
+    use ddb_examples::catalog;
+    catalog::load(db).await?;
+    let lamp = &catalog::products()[0];
+    let found = catalog::similar_in_stock(db, lamp, 3).await?;
+    let rows = found
+        .results
+        .iter()
+        .map(|hit| {
+            vec![
+                hit.item.product_id.0.clone(),
+                hit.item.name.clone(),
+                format!("{:.4}", hit.score),
+            ]
+        })
+        .collect::<Vec<_>>();
+    println!(
+        "{}",
+        table(
+            &format!(
+                "Products like `{}`, in stock (SearchVectors, cosine)",
+                lamp.name
+            ),
+            &["product", "name", "score (0 = same)"],
+            &rows,
+            &format!("{} search bytes", found.search_bytes)
+        )
+    );
     Ok(())
 }
 
