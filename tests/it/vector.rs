@@ -354,6 +354,29 @@ async fn a_vector_index_added_after_launch_is_searchable_once_filled() {
     let name = launched.table_name::<CatalogAtLaunch>().to_owned();
     let db = launched.with_table_name::<Catalog>(&name);
     let products = catalog(&db, 6).await;
+    // Stored before the index, an item whose vector is malformed: DynamoDB
+    // leaves it out of the index it fills.
+    use aws_sdk_dynamodb::types::AttributeValue as V;
+    let malformed = [
+        ("PK", V::S("PRODUCT#BAD".into())),
+        ("_type", V::S("Product".into())),
+        ("id", V::S("BAD".into())),
+        ("category", V::S("lamps".into())),
+        ("color", V::S("red".into())),
+        ("embedding", V::S("not a vector".into())),
+    ];
+    db.client()
+        .put_item()
+        .table_name(&name)
+        .set_item(Some(
+            malformed
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect(),
+        ))
+        .send()
+        .await
+        .unwrap();
     let plan = ddb_runtime::schema::plan_sync(db.client(), &Catalog::DEF, &name)
         .await
         .unwrap();

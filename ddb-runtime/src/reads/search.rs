@@ -309,13 +309,15 @@ impl<E: Entity + 'static> Search<E> {
                     .as_service_error()
                     .and_then(|service| service.message())
                     .is_some_and(|m| m.starts_with("Cannot search backfilling vector index"));
-                match filling {
-                    true => Error::IndexNotSearchable {
-                        table: name.to_owned(),
-                        index: index.name,
-                    },
-                    false => crate::telemetry::sdk_failure(&span, "SearchVectors", e),
+                if !filling {
+                    return crate::telemetry::sdk_failure(&span, "SearchVectors", e);
                 }
+                let error = Error::IndexNotSearchable {
+                    table: name.to_owned(),
+                    index: index.name,
+                };
+                crate::telemetry::record_error(&span, &error);
+                error
             })?;
         let bytes = output
             .consumed_capacity
