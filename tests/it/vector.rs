@@ -470,3 +470,174 @@ fn the_search_is_reported_priced_and_granted() {
         scoped.left_out
     );
 }
+
+#[derive(Table)]
+#[ddb(name = "Shelf", pk = "PK")]
+#[ddb(vector_index(
+    name = "ByLook",
+    vector = "look",
+    dimensions = 2,
+    distance = "euclidean",
+    hash = "aisle",
+    filters("size: N"),
+    projection = "keys_only"
+))]
+pub struct Shelf;
+
+/// An item on a shelf: its size is optional, and the index holds keys only.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Shelf, entity = "Item", pk = "ITEM#{id}")]
+pub struct ShelfItem {
+    pub id: String,
+    pub aisle: String,
+    pub size: Option<u32>,
+    #[ddb(vector(index = "ByLook", search = "looking_like", by = aisle))]
+    pub look: Vec<f32>,
+}
+
+/// A projection of a shelf item: its id, which the keys-only index does
+/// not carry, and its aisle, which it does.
+#[derive(ddb_runtime::Projection, Debug, PartialEq)]
+#[ddb(entity = ShelfItem)]
+pub struct Aisle {
+    pub aisle: String,
+}
+
+#[tokio::test]
+async fn the_search_schema_is_written_and_searched_as_dynamodb_takes_it() {
+    let db = ddb_tests::db_with_table::<Shelf>().await;
+    let item = |id: &str, aisle: &str, size: Option<u32>, look: [f32; 2]| ShelfItem {
+        id: id.into(),
+        aisle: aisle.into(),
+        size,
+        look: look.to_vec(),
+    };
+    // A filter attribute left `None` is left out of the item, not sent as
+    // a NULL DynamoDB would refuse; an empty hash value is refused.
+    db.create(&item("a", "7", None, [0.0, 0.0]))
+        .send()
+        .await
+        .unwrap();
+    db.create(&item("b", "7", Some(3), [1.0, 0.0]))
+        .send()
+        .await
+        .unwrap();
+    db.create(&item("c", "7", Some(3), [5.0, 5.0]))
+        .send()
+        .await
+        .unwrap();
+    match db.create(&item("d", "", None, [0.0, 1.0])).send().await {
+        Err(Error::InvalidValue { .. }) => {}
+        other => panic!("expected the empty hash value refused, got {other:?}"),
+    }
+    db.update(ShelfItem::key(&"b".to_string()).unwrap())
+        .set(ShelfItem::fields().size, None)
+        .send()
+        .await
+        .unwrap();
+    db.update(ShelfItem::key(&"b".to_string()).unwrap())
+        .set(ShelfItem::fields().size, Some(3))
+        .send()
+        .await
+        .unwrap();
+    // A keys-only index: whole entities by hydrating, or a projection of
+    // what it carries.
+    let search = || db.search(ShelfItem::looking_like(&"7".to_string(), &[0.9, 0.0]));
+    let ids: Vec<String> = search()
+        .hydrate()
+        .await
+        .unwrap()
+        .results
+        .into_iter()
+        .map(|r| r.item.id)
+        .collect();
+    assert_eq!(ids, ["b", "a", "c"]);
+    let aisles = search().project::<Aisle>().await.unwrap();
+    assert_eq!(aisles.results.len(), 3);
+    assert!(matches!(
+        search().send().await,
+        Err(Error::InvalidRequest { .. })
+    ));
+    let sized = search()
+        .filter(ShelfItem::fields().size.eq(Some(3)))
+        .hydrate()
+        .await
+        .unwrap();
+    let ids: Vec<String> = sized.results.into_iter().map(|r| r.item.id).collect();
+    assert_eq!(ids, ["b", "c"]);
+    // Conditions SearchVectors refuses are refused before sending.
+    for refused in [
+        search().filter(ShelfItem::fields().aisle.eq("7")),
+        search()
+            .filter(ShelfItem::fields().size.eq(Some(3)) & ShelfItem::fields().size.eq(Some(4))),
+        db.search(ShelfItem::looking_like(&String::new(), &[0.9, 0.0])),
+    ] {
+        let sent = refused.hydrate().await;
+        assert!(
+            matches!(sent, Err(Error::InvalidRequest { .. })),
+            "{sent:?}"
+        );
+    }
+}
+
+/// A note as stored before it had an embedding, at schema version 1.
+mod note_at_version_1 {
+    use super::*;
+
+    #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+    #[ddb(table = Notebook, entity = "Note", pk = "NOTE#{id}")]
+    pub struct Note {
+        pub id: String,
+    }
+}
+
+#[derive(Table)]
+#[ddb(name = "Notebook", pk = "PK")]
+#[ddb(vector_index(
+    name = "ByMeaning",
+    vector = "meaning",
+    dimensions = 2,
+    distance = "cosine"
+))]
+pub struct Notebook;
+
+/// A note at schema version 2, which added an embedding the migration
+/// cannot compute: upgraded items have none until one is written.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Notebook, entity = "Note", pk = "NOTE#{id}")]
+#[ddb(schema_version = 2, migrate(from = 1, with = no_meaning_yet))]
+pub struct Note {
+    pub id: String,
+    #[ddb(vector(index = "ByMeaning", search = "meaning_like"))]
+    pub meaning: Option<Vec<f32>>,
+}
+
+fn no_meaning_yet(_: &mut ddb_runtime::Item) -> Result<(), String> {
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_upgrade_that_adds_no_vector_leaves_the_item_out_of_the_index() {
+    let db = ddb_tests::db_with_table::<Notebook>().await;
+    for id in ["1", "2"] {
+        let old = note_at_version_1::Note { id: id.into() };
+        db.create(&old).send().await.unwrap();
+    }
+    let done = db.backfill::<Note>().send().await.unwrap();
+    assert_eq!((done.updated, done.failed), (2, 0));
+    db.put(&Note {
+        id: "2".into(),
+        meaning: Some(vec![1.0, 0.0]),
+    })
+    .send()
+    .await
+    .unwrap();
+    // A versioned entity is read whole from the table.
+    let found = db
+        .search(Note::meaning_like(&[1.0, 0.1]))
+        .send()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = found.results.iter().map(|r| r.item.id.as_str()).collect();
+    assert_eq!(ids, ["2"]);
+}

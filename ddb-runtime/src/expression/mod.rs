@@ -119,27 +119,18 @@ impl<E> Condition<E> {
         equalities(&self.node)
     }
 
-    /// The attributes the condition reads, each once.
-    pub(crate) fn attributes(&self) -> Vec<&'static str> {
+    /// The attributes the condition compares, in order, each as often as it
+    /// is compared.
+    pub(crate) fn compared(&self) -> Vec<&'static str> {
         fn walk(node: &Node, out: &mut Vec<&'static str>) {
-            let name = match node {
-                Node::Compare(name, ..)
-                | Node::Between(name, ..)
-                | Node::BeginsWith(name, _)
-                | Node::Contains(name, _)
-                | Node::Exists(name)
-                | Node::NotExists(name)
-                | Node::Type(name, _)
-                | Node::Size(name, ..) => *name,
+            match node {
+                Node::Compare(name, ..) => out.push(name),
                 Node::And(a, b) | Node::Or(a, b) => {
                     walk(a, out);
-                    return walk(b, out);
+                    walk(b, out);
                 }
-                Node::Not(a) => return walk(a, out),
-                Node::Invalid(_) => return,
-            };
-            if !out.contains(&name) {
-                out.push(name);
+                Node::Not(a) => walk(a, out),
+                _ => {}
             }
         }
         let mut out = Vec::new();

@@ -35,6 +35,48 @@ pub(crate) fn check_vectors(entity: &'static str, table: &TableDef, item: &mut I
         if let Some(value) = item.get(index.vector) {
             check_vector(entity, index, value)?;
         }
+        for attribute in index.hash.iter().chain(index.filters) {
+            if matches!(item.get(attribute.name), Some(AttributeValue::Null(_))) {
+                item.remove(attribute.name);
+            }
+            if let Some(value) = item.get(attribute.name) {
+                check_search_attribute(entity, index, *attribute, value)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks a value of an attribute of `index`'s search schema: of the type
+/// the table declares it (DynamoDB refuses another), and for the hash
+/// attribute not empty.
+pub(crate) fn check_search_attribute(
+    entity: &'static str,
+    index: &VectorIndexDef,
+    attribute: crate::declaration::model::KeyAttribute,
+    value: &AttributeValue,
+) -> Result<()> {
+    use crate::declaration::model::ScalarType;
+    let invalid = |reason: String| Error::InvalidValue { entity, reason };
+    let typed = match attribute.ty {
+        ScalarType::S => value.is_s(),
+        ScalarType::N => value.is_n(),
+    };
+    if !typed {
+        return Err(invalid(format!(
+            "attribute `{}` of vector index `{}`'s search schema is declared {}, and the item \
+             holds another type",
+            attribute.name,
+            index.name,
+            attribute.ty.as_str()
+        )));
+    }
+    let hash = index.hash.is_some_and(|h| h.name == attribute.name);
+    if hash && matches!(value, AttributeValue::S(s) if s.is_empty()) {
+        return Err(invalid(format!(
+            "attribute `{}` partitions vector index `{}`: it cannot be an empty string",
+            attribute.name, index.name
+        )));
     }
     Ok(())
 }

@@ -141,8 +141,14 @@ impl<E: Entity + 'static> Search<E> {
     /// Sends it and decodes whole entities from the index, which must
     /// project every attribute (`projection = "all"`, the default); for
     /// another projection use [`project`](Self::project) or
-    /// [`hydrate`](Self::hydrate), else it is refused before sending.
+    /// [`hydrate`](Self::hydrate), else it is refused before sending. An
+    /// entity with schema versions is hydrated (its migrations may read any
+    /// attribute of an older item, which the index does not return
+    /// unasked). Items past their time to live are left out.
     pub async fn send(self) -> Result<Searched<E>> {
+        if E::SCHEMA.schema_version > 1 {
+            return self.hydrate().await;
+        }
         let index = self.index()?;
         if index.projection != IndexProjection::All {
             return Err(self.invalid(format!(
@@ -164,7 +170,7 @@ impl<E: Entity + 'static> Search<E> {
         let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
         let results = found
             .into_iter()
-            .filter(|(item, _)| crate::reads::query::of_entity::<E>(item))
+            .filter(|(item, _)| live_of::<E>(item))
             .map(|(item, score)| E::from_item(item).map(|item| Scored { item, score }))
             .collect::<Result<_>>()?;
         Ok(Searched {
@@ -175,27 +181,25 @@ impl<E: Entity + 'static> Search<E> {
 
     /// Sends it and decodes projection type `P`, asking the index only for
     /// its attributes; one the index does not carry is refused before
-    /// sending.
+    /// sending. Items past their time to live are left out (when the index
+    /// carries the time to live).
     pub async fn project<P: Projection<E>>(self) -> Result<Searched<P>> {
         let index = self.index()?;
         let table = E::SCHEMA.table;
-        if let IndexProjection::Include(listed) = index.projection {
-            let carried = |a: &&str| {
-                listed.contains(a) || table.added_to_include().contains(a) || is_table_key(a, table)
-            };
-            if let Some(missing) = P::ATTRIBUTES.iter().find(|a| !carried(a)) {
-                return Err(self.invalid(format!(
-                    "the projection reads `{missing}`, which vector index `{}` does not carry",
-                    index.name
-                )));
-            }
+        if let Some(missing) = P::ATTRIBUTES.iter().find(|a| !carries(index, table, a)) {
+            return Err(self.invalid(format!(
+                "the projection reads `{missing}`, which vector index `{}` does not carry",
+                index.name
+            )));
         }
         let mut attributes: Vec<&str> = P::ATTRIBUTES.to_vec();
         attributes.extend(table.added_to_include());
+        let ttl = crate::item::timestamp::ttl_attribute(&E::SCHEMA);
+        attributes.extend(ttl.filter(|ttl| carries(index, table, ttl)));
         let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
         let results = found
             .into_iter()
-            .filter(|(item, _)| crate::reads::query::of_entity::<E>(item))
+            .filter(|(item, _)| live_of::<E>(item))
             .map(|(item, score)| {
                 crate::reads::projection::decode::<E, P>(item).map(|item| Scored { item, score })
             })
@@ -350,6 +354,12 @@ impl<E: Entity + 'static> Search<E> {
                     ScalarType::S => value.is_s(),
                     ScalarType::N => value.is_n(),
                 };
+                if matches!(&value, AttributeValue::S(s) if s.is_empty()) {
+                    return Err(self.invalid(format!(
+                        "vector index `{}` partitions by `{}`: the search's value cannot be empty",
+                        index.name, hash.name
+                    )));
+                }
                 if !typed {
                     return Err(self.invalid(format!(
                         "vector index `{}` partitions by `{}`, a {}; the search's value is another type",
@@ -389,29 +399,72 @@ impl<E: Entity + 'static> Search<E> {
             .map_err(|reason| self.invalid(reason))
     }
 
-    /// The filter reads only the index's search schema.
+    /// The filter is `=` comparisons on the index's search schema, each
+    /// attribute once, none the hash attribute or an attribute ddb
+    /// conditions itself (SearchVectors takes one condition per attribute).
     fn check_filter(&self, index: &VectorIndexDef, filter: &Condition<E>) -> Result<()> {
+        filter
+            .render(&mut Placeholders::default())
+            .map_err(|reason| self.invalid(reason))?;
         if !filter.is_equalities() {
             return Err(self.invalid(
                 "a vector search filters with `eq` comparisons joined by `&` only".into(),
             ));
         }
-        let schema = index.hash.iter().chain(index.filters).map(|a| a.name);
-        let schema: Vec<&str> = schema.collect();
-        for name in filter.attributes() {
-            if !schema.contains(&name) {
+        let table = E::SCHEMA.table;
+        let filters: Vec<&str> = index.filters.iter().map(|a| a.name).collect();
+        let mut seen: Vec<&str> = Vec::new();
+        for name in filter.compared() {
+            let own = index.hash.is_some_and(|h| h.name == name) || name == table.entity_attribute;
+            if own {
                 return Err(self.invalid(format!(
-                    "the filter reads `{name}`, which is not in vector index `{}`'s search \
-                     schema ({}); declare it in the index's filters(...)",
-                    index.name,
-                    schema.join(", ")
+                    "the filter compares `{name}`, which the search conditions itself (the \
+                     hash value, or the entity type)"
                 )));
             }
+            if !filters.contains(&name) {
+                return Err(self.invalid(format!(
+                    "the filter reads `{name}`, which is not among vector index `{}`'s filters \
+                     ({}); declare it in the index's filters(...)",
+                    index.name,
+                    filters.join(", ")
+                )));
+            }
+            if seen.contains(&name) {
+                return Err(self.invalid(format!(
+                    "the filter compares `{name}` twice; SearchVectors takes one condition per \
+                     attribute"
+                )));
+            }
+            seen.push(name);
         }
         Ok(())
     }
 }
 
-fn is_table_key(name: &str, table: &crate::declaration::model::TableDef) -> bool {
-    name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name)
+/// Whether vector index `index` holds attribute `name`: every attribute for
+/// ALL; else the table's keys, the search schema, the entity type and schema
+/// version ddb adds, and an INCLUDE list's attributes.
+fn carries(
+    index: &VectorIndexDef,
+    table: &crate::declaration::model::TableDef,
+    name: &str,
+) -> bool {
+    let listed: &[&str] = match index.projection {
+        IndexProjection::All => return true,
+        IndexProjection::KeysOnly => &[],
+        IndexProjection::Include(listed) => listed,
+    };
+    let key = name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name);
+    let searched = index
+        .hash
+        .iter()
+        .chain(index.filters)
+        .any(|a| a.name == name);
+    key || searched || listed.contains(&name) || table.added_to_include().contains(&name)
+}
+
+/// Whether a result is an `E` that has not expired.
+fn live_of<E: Entity>(item: &Item) -> bool {
+    crate::reads::query::of_entity::<E>(item) && !crate::item::timestamp::expired(&E::SCHEMA, item)
 }

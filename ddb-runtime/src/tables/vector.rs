@@ -46,13 +46,15 @@ fn search_schema(index: &VectorIndexDef) -> Option<Vec<SearchSchemaElement>> {
 }
 
 /// The index's projection: an INCLUDE list names what the index holds
-/// beside the table's keys (the declared attributes, and the entity type
-/// and schema version ddb adds to every list).
+/// beside the table's keys and its search schema (the declared attributes,
+/// and the entity type and schema version ddb adds to every list, so that
+/// results can be told apart by entity); keys only is such a list of ddb's
+/// two alone.
 fn projection(index: &VectorIndexDef, table: &TableDef) -> SdkProjection {
     let of_kind = |kind| SdkProjection::builder().projection_type(kind);
     let listed = match index.projection {
         IndexProjection::All => return of_kind(ProjectionType::All).build(),
-        IndexProjection::KeysOnly => return of_kind(ProjectionType::KeysOnly).build(),
+        IndexProjection::KeysOnly => &[],
         IndexProjection::Include(listed) => listed,
     };
     let table_key =
@@ -81,15 +83,17 @@ pub(crate) fn vector_index(index: &VectorIndexDef, table: &TableDef) -> VectorIn
         .expect("name, dimensions and distance are set")
 }
 
-/// The `CreateVectorIndexAction` of UpdateTable for `index`.
+/// The `CreateVectorIndexAction` of UpdateTable for `index`: the same
+/// settings as CreateTable's.
 fn create_action(index: &VectorIndexDef, table: &TableDef) -> CreateVectorIndexAction {
+    let declared = vector_index(index, table);
     CreateVectorIndexAction::builder()
-        .index_name(index.name)
-        .vector_attribute(vector_attribute(index))
-        .set_search_schema(search_schema(index))
-        .projection(projection(index, table))
-        .dimensions(i64::from(index.dimensions))
-        .distance_function(distance(index.distance))
+        .index_name(declared.index_name())
+        .set_vector_attribute(declared.vector_attribute().cloned())
+        .set_search_schema(declared.search_schema.clone())
+        .set_projection(declared.projection().cloned())
+        .dimensions(declared.dimensions())
+        .distance_function(declared.distance_function().clone())
         .build()
         .expect("name, dimensions and distance are set")
 }
@@ -143,8 +147,31 @@ pub(super) fn plan_vector_indexes(
         if attribute(found.vector_attribute()) != attribute(declared.vector_attribute()) {
             differs.push("another vector attribute".to_owned());
         }
-        if found.search_schema() != declared.search_schema() {
+        let sorted = |schema: &[SearchSchemaElement]| {
+            let mut names: Vec<String> = schema
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{}:{}",
+                        e.attribute_name(),
+                        e.search_schema_element_type().as_str()
+                    )
+                })
+                .collect();
+            names.sort();
+            names
+        };
+        if sorted(found.search_schema()) != sorted(declared.search_schema()) {
             differs.push("another search schema".to_owned());
+        }
+        let held = |projection: Option<&SdkProjection>| {
+            let projection = projection?;
+            let mut names = projection.non_key_attributes().to_vec();
+            names.sort();
+            Some((projection.projection_type().cloned(), names))
+        };
+        if held(found.projection()) != held(declared.projection()) {
+            differs.push("another projection".to_owned());
         }
         if !differs.is_empty() {
             plan.differences.push(format!(

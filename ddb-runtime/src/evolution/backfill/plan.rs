@@ -74,6 +74,10 @@ pub(super) fn upgrade<E: Entity + 'static>(item: Item, cleared: &[String]) -> Re
     for attribute in cleared {
         new_item.remove(attribute);
     }
+    // Today's shape as every write sends it: the attributes of
+    // multi-attribute keys and vector indexes as DynamoDB takes them.
+    crate::writes::item::check_attribute_keys(schema, &mut new_item)?;
+    crate::item::vector::check_vectors(schema.entity_type, schema.table, &mut new_item)?;
     let new_key = entity.primary_key()?;
     if new_key.to_item() == old_key.to_item() {
         let put = WritePlan::with_condition(old_key, Action::Put(new_item), unchanged, p)?;

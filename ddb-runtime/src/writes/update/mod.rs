@@ -215,6 +215,39 @@ fn vector_op<E: Entity>(op: Op) -> Result<Op> {
     let entity = E::SCHEMA.entity_type;
     let name = op.attribute();
     let mut op = op;
+    for index in table.vector_indexes {
+        let searched = index
+            .hash
+            .iter()
+            .chain(index.filters)
+            .find(|a| a.name == name);
+        if let Some(attribute) = searched {
+            op = match op {
+                Op::Set(name, AttributeValue::Null(_)) => Op::Remove(name),
+                Op::Set(_, ref value) => {
+                    crate::item::vector::check_search_attribute(entity, index, *attribute, value)?;
+                    op
+                }
+                Op::Remove(_) => op,
+                Op::Add(_, ref value)
+                    if value.is_n() && attribute.ty == crate::declaration::model::ScalarType::N =>
+                {
+                    op
+                }
+                _ => {
+                    return Err(Error::InvalidUpdate {
+                        entity,
+                        reason: format!(
+                            "attribute `{name}` is in vector index `{}`'s search schema, a {} \
+                             scalar: set or remove it",
+                            index.name,
+                            attribute.ty.as_str()
+                        ),
+                    })
+                }
+            };
+        }
+    }
     for index in table.vector_indexes.iter().filter(|i| i.vector == name) {
         match &op {
             // A NULL vector is refused by DynamoDB: `None` takes the item
