@@ -3,7 +3,7 @@
 //! &vector)`), which encodes the hash value with its field's own encoder.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::convert::encoder_name;
@@ -87,7 +87,9 @@ pub(super) fn searches(entity: &Entity) -> Vec<TokenStream> {
         .filter_map(|(field, vector, _)| {
             let index = vector.index.as_ref()?.value.value();
             let search = vector.search.as_ref()?;
-            let search_fn = format_ident!("{}", search.value.value(), span = search.tokens.span());
+            // A name that is no identifier is reported by the checks.
+            let search_fn: syn::Ident = syn::parse_str(&search.value.value()).ok()?;
+            let search_fn = syn::Ident::new(&search_fn.to_string(), search.tokens.span());
             let by = vector.by.as_ref().and_then(|by| entity.field(&by.value.to_string()));
             let (params, hash) = match by {
                 Some(by) => {

@@ -402,6 +402,17 @@ fn check_vectors(cx: &Ctxt, entity: &Entity) {
                 "vector(...) needs index = \"...\": the table's vector index this field feeds",
             );
         }
+        if let Some(search) = &vector.value.search {
+            if syn::parse_str::<syn::Ident>(&search.value.value()).is_err() {
+                cx.error_spanned_by(
+                    &search.tokens,
+                    format!(
+                        "search = \"{}\" is not a Rust function name",
+                        search.value.value()
+                    ),
+                );
+            }
+        }
         if vector.value.search.is_none() {
             cx.error_spanned_by(&vector.tokens, "vector(...) needs search = \"...\": the name of the search entry point, e.g. search = \"similar\"");
         }

@@ -23,4 +23,12 @@ pub struct Unnamed {
     pub embedding: Vec<f32>,
 }
 
+#[derive(Entity, Serialize, Deserialize)]
+#[ddb(table = Catalog, entity = "Spaced", pk = "SPACED#{id}")]
+pub struct Spaced {
+    pub id: String,
+    #[ddb(vector(index = "ByEmbedding", search = "find similar"))]
+    pub embedding: Vec<f32>,
+}
+
 fn main() {}
