@@ -241,6 +241,23 @@ pub struct VectorIndexDef {
     pub projection: IndexProjection,
 }
 
+impl VectorIndexDef {
+    /// Whether the index holds attribute `name` of the items of `table`:
+    /// every attribute for ALL; else the table's keys, the search schema,
+    /// an INCLUDE list's attributes, and the entity type and schema version
+    /// ddb adds to every list.
+    pub(crate) fn holds(&self, table: &TableDef, name: &str) -> bool {
+        let listed: &[&str] = match self.projection {
+            IndexProjection::All => return true,
+            IndexProjection::KeysOnly => &[],
+            IndexProjection::Include(listed) => listed,
+        };
+        let key = name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name);
+        let searched = self.hash.iter().chain(self.filters).any(|a| a.name == name);
+        key || searched || listed.contains(&name) || table.added_to_include().contains(&name)
+    }
+}
+
 /// DynamoDB's limit on a vector's dimensions.
 pub const MAX_VECTOR_DIMENSIONS: u32 = 4096;
 

@@ -186,7 +186,7 @@ impl<E: Entity + 'static> Search<E> {
     pub async fn project<P: Projection<E>>(self) -> Result<Searched<P>> {
         let index = self.index()?;
         let table = E::SCHEMA.table;
-        if let Some(missing) = P::ATTRIBUTES.iter().find(|a| !carries(index, table, a)) {
+        if let Some(missing) = P::ATTRIBUTES.iter().find(|a| !index.holds(table, a)) {
             return Err(self.invalid(format!(
                 "the projection reads `{missing}`, which vector index `{}` does not carry",
                 index.name
@@ -195,7 +195,7 @@ impl<E: Entity + 'static> Search<E> {
         let mut attributes: Vec<&str> = P::ATTRIBUTES.to_vec();
         attributes.extend(table.added_to_include());
         let ttl = crate::item::timestamp::ttl_attribute(&E::SCHEMA);
-        attributes.extend(ttl.filter(|ttl| carries(index, table, ttl)));
+        attributes.extend(ttl.filter(|ttl| index.holds(table, ttl)));
         let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
         let results = found
             .into_iter()
@@ -440,28 +440,6 @@ impl<E: Entity + 'static> Search<E> {
         }
         Ok(())
     }
-}
-
-/// Whether vector index `index` holds attribute `name`: every attribute for
-/// ALL; else the table's keys, the search schema, the entity type and schema
-/// version ddb adds, and an INCLUDE list's attributes.
-fn carries(
-    index: &VectorIndexDef,
-    table: &crate::declaration::model::TableDef,
-    name: &str,
-) -> bool {
-    let listed: &[&str] = match index.projection {
-        IndexProjection::All => return true,
-        IndexProjection::KeysOnly => &[],
-        IndexProjection::Include(listed) => listed,
-    };
-    let key = name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name);
-    let searched = index
-        .hash
-        .iter()
-        .chain(index.filters)
-        .any(|a| a.name == name);
-    key || searched || listed.contains(&name) || table.added_to_include().contains(&name)
 }
 
 /// Whether a result is an `E` that has not expired.

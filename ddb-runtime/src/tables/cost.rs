@@ -110,31 +110,15 @@ pub fn read_cost(item: &Item, items: usize, consistent: bool) -> f64 {
 
 /// The size of `item`'s entry in vector index `index` of `table`: its
 /// vector at 4 bytes a number, with the attribute's name, and the rest of
-/// what the index holds (the table's keys and the search schema's
-/// attributes at least) by DynamoDB's item-size rule.
+/// what the index holds by DynamoDB's item-size rule.
 fn vector_entry_bytes(
     table: &crate::declaration::model::TableDef,
     index: &crate::declaration::model::VectorIndexDef,
     item: &Item,
 ) -> usize {
-    use crate::declaration::model::IndexProjection;
-    let held = |name: &str| {
-        let key = name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name);
-        let searched = index
-            .hash
-            .iter()
-            .chain(index.filters)
-            .any(|a| a.name == name);
-        key || searched
-            || match index.projection {
-                IndexProjection::All => true,
-                IndexProjection::KeysOnly => false,
-                IndexProjection::Include(listed) => listed.contains(&name),
-            }
-    };
     let projected: Item = item
         .iter()
-        .filter(|(name, _)| name.as_str() != index.vector && held(name))
+        .filter(|(name, _)| name.as_str() != index.vector && index.holds(table, name))
         .map(|(name, value)| (name.clone(), value.clone()))
         .collect();
     4 * index.dimensions as usize + index.vector.len() + item_size(&projected)
