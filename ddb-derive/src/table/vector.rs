@@ -28,10 +28,63 @@ pub(super) fn vector_index_defs(
         );
     }
     let keys = key_attribute_names(raw);
+    check_across_indexes(cx, raw);
     raw.vector_indexes
         .iter()
         .filter_map(|index| vector_index_def(cx, index, &keys, seen))
         .collect()
+}
+
+/// What DynamoDB refuses across a table's vector indexes: one vector
+/// attribute with two dimension counts, an attribute that is one index's
+/// vector and another's search schema, and the entity-type attribute (a
+/// String) as a Number filter.
+fn check_across_indexes(cx: &Ctxt, raw: &RawTable) {
+    let entity_attribute = raw
+        .entity_attribute
+        .as_ref()
+        .map_or_else(|| "_type".to_owned(), |a| a.value.value());
+    let mut vectors: Vec<(String, String)> = Vec::new();
+    for index in &raw.vector_indexes {
+        let (Some(vector), Some(dimensions)) = (&index.vector, &index.dimensions) else {
+            continue;
+        };
+        let (name, count) = (vector.value.value(), dimensions.value.to_string());
+        match vectors.iter().find(|(n, _)| *n == name) {
+            Some((_, other)) if *other != count => cx.error_spanned_by(&dimensions.tokens, format!(
+                "vector attribute `{name}` is indexed with {other} dimensions by another vector index; an attribute has one dimension count"
+            )),
+            Some(_) => {}
+            None => vectors.push((name, count)),
+        }
+    }
+    for index in &raw.vector_indexes {
+        let hash = index
+            .hash
+            .iter()
+            .map(|h| (h.value.value(), None, h.tokens.clone()));
+        let filters = index
+            .filters
+            .iter()
+            .flat_map(|list| &list.value)
+            .map(|entry| {
+                let text = entry.value();
+                let (name, ty) = split_type(&text);
+                (
+                    name.to_owned(),
+                    ty.map(str::to_owned),
+                    entry.to_token_stream(),
+                )
+            });
+        for (name, ty, tokens) in hash.chain(filters) {
+            if vectors.iter().any(|(v, _)| *v == name) {
+                cx.error_spanned_by(&tokens, format!("`{name}` is the vector attribute of a vector index; it cannot also be in a search schema"));
+            }
+            if name == entity_attribute && ty.as_deref().is_some_and(|ty| ty != "S") {
+                cx.error_spanned_by(&tokens, format!("`{name}` is the entity-type attribute, a String: filter on it as \"{name}\""));
+            }
+        }
+    }
 }
 
 /// Every key attribute of the table and its indexes, and its entity-type

@@ -33,4 +33,16 @@ pub struct HashTwice;
 #[ddb(vector_index(name = "ByEmbedding", vector = "embedding", dimensions = 4, distance = "cosine", hash = "category"))]
 pub struct TypedTwice;
 
+#[derive(Table)]
+#[ddb(name = "TwoCounts", pk = "PK")]
+#[ddb(vector_index(name = "Small", vector = "embedding", dimensions = 4, distance = "cosine"))]
+#[ddb(vector_index(name = "Large", vector = "embedding", dimensions = 8, distance = "euclidean"))]
+pub struct TwoCounts;
+
+#[derive(Table)]
+#[ddb(name = "TwoRoles", pk = "PK")]
+#[ddb(vector_index(name = "ByEmbedding", vector = "embedding", dimensions = 4, distance = "cosine"))]
+#[ddb(vector_index(name = "ByOther", vector = "other", dimensions = 4, distance = "cosine", filters("embedding", "_type: N")))]
+pub struct TwoRoles;
+
 fn main() {}
