@@ -281,8 +281,17 @@ impl<E: Entity + 'static> Search<E> {
         }
         let vector = crate::item::vector::search_vector(entity, index, &self.search.vector)?;
         let mut p = Placeholders::default();
-        let condition = self.condition(index, &mut p)?;
-        let projection = attributes.map(|a| p.projection(a.iter().copied()));
+        let condition = match self.condition(index, &mut p)? {
+            Some(text) => Some(p.fit(entity, "search condition", text)?),
+            None => None,
+        };
+        let projection = match attributes {
+            Some(a) => {
+                let text = p.projection(a.iter().copied());
+                Some(p.fit(entity, "projection", text)?)
+            }
+            None => None,
+        };
         p.check(entity)?;
         let (names, values) = p.into_maps();
         let name = self.db.table_name::<E::Table>();
