@@ -86,6 +86,28 @@ impl<E: Entity + 'static> GuardWrite<E> {
         let plan = guard_put::<E>(plan.key.into_values(), stored, &free)?;
         Ok(GuardWrite { kind, plan, owner })
     }
+
+    /// A release of a value that `other`, another item written in the same
+    /// transaction, lets go too (their reads saw one value on both, stored
+    /// twice or read at different times): one delete, conditioned on the
+    /// guard naming either, or being gone. The items' own conditions tell
+    /// which read is stale. Other writes are unchanged.
+    pub(crate) fn released_with(self, other: &KeyValues) -> Result<Self> {
+        let GuardWrite { kind, plan, owner } = self;
+        if !matches!(plan.action, Action::Delete) {
+            return Ok(GuardWrite { kind, plan, owner });
+        }
+        let pk = <E::Table as Table>::DEF.pk.name;
+        let either =
+            Condition::<E>::attribute_not_exists(pk) | owned_by::<E>(&owner) | owned_by::<E>(other);
+        let plan = WritePlan::new(
+            plan.key,
+            Action::Delete,
+            Some(&either),
+            Placeholders::default(),
+        )?;
+        Ok(GuardWrite { kind, plan, owner })
+    }
 }
 
 /// Whether `E` keeps unique values.

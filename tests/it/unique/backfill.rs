@@ -306,3 +306,26 @@ async fn a_value_held_twice_from_before_its_constraint_can_still_be_let_go() {
     assert_eq!(guards["ada@x.io"], "CUSTOMER#2 / PROFILE");
     assert!(!guards.contains_key("ada@work.io"), "{guards:?}");
 }
+
+/// Two customers stored before the constraint with one email, deleted in
+/// one transaction: one delete of the value's guard, naming either.
+#[tokio::test]
+async fn a_transaction_lets_go_of_a_value_two_items_hold() {
+    use before_the_constraint::Customer as Before;
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    for id in ["1", "2"] {
+        let before = Before {
+            id: id.into(),
+            email: "ada@x.io".into(),
+        };
+        db.put(&before).send().await.unwrap();
+    }
+    let key = |id: &str| Customer::key(&id.to_string()).unwrap();
+    db.transact_write()
+        .delete(db.delete(key("1")))
+        .delete(db.delete(key("2")))
+        .send()
+        .await
+        .unwrap();
+    assert!(ddb_tests::scan_raw::<Accounts>(&db).await.is_empty());
+}

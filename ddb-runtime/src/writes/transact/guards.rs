@@ -104,9 +104,10 @@ fn pending<E: Entity + 'static>(
     let (kind, guard, owner) = (write.kind(), write.guard().clone(), write.owner().clone());
     let (db, guarded, text) = (db.clone(), guarded.to_vec(), owner.text());
     let make = move |previous: Option<&KeyValues>| {
-        let write = match previous {
-            Some(previous) => write.taking_over(previous)?,
-            None => write,
+        let write = match (previous, write.kind()) {
+            (Some(other), GuardKind::Release(_)) => write.released_with(other)?,
+            (Some(previous), _) => write.taking_over(previous)?,
+            (None, _) => write,
         };
         let (item, mut action) = action(&db, write.into_plan())?;
         action.role = Role::Guard { kind, owner: text };
@@ -140,9 +141,24 @@ pub(super) fn guard_actions(pending: Vec<PendingGuard>) -> Result<Vec<Prepared>>
     }
     let mut previous: Vec<Option<KeyValues>> = vec![None; pending.len()];
     let mut folded = vec![false; pending.len()];
+    let releases = |p: &PendingGuard| matches!(p.kind, GuardKind::Release(_));
+    // Two items letting one value go: one delete, naming either.
+    for (i, release) in pending.iter().enumerate().filter(|(_, p)| releases(p)) {
+        if folded[i] {
+            continue;
+        }
+        let twin = (i + 1..pending.len()).find(|&j| {
+            releases(&pending[j]) && same(&pending[j], release) && pending[j].owner != release.owner
+        });
+        if let Some(j) = twin {
+            previous[i] = Some(pending[j].owner.clone());
+            folded[j] = true;
+        }
+    }
     for (i, take) in pending.iter().enumerate().filter(|(_, p)| takes(p)) {
-        let release = pending.iter().position(|p| {
-            matches!(p.kind, GuardKind::Release(_)) && same(p, take) && p.owner != take.owner
+        let release = (0..pending.len()).find(|&r| {
+            let p = &pending[r];
+            !folded[r] && releases(p) && same(p, take) && p.owner != take.owner
         });
         if let Some(r) = release {
             previous[i] = Some(pending[r].owner.clone());
