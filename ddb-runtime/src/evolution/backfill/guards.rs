@@ -8,9 +8,7 @@ use std::collections::HashMap;
 
 use crate::db::Db;
 use crate::entity::{Entity, Table};
-use crate::error::{
-    CancellationReason, Error, ExistingItem, IndexKeyViolation, Result, UniqueDuplicate,
-};
+use crate::error::{Error, ExistingItem, IndexKeyViolation, Result, UniqueDuplicate};
 use crate::expression::{Condition, Placeholders};
 use crate::item::Item;
 use crate::keys::guard::{owner_of, unique_guard_prefix, GUARD_TYPE};
@@ -147,36 +145,22 @@ pub(super) async fn put_missing<E: Entity + 'static>(
         });
     }
     let written = missing.len() as u64;
-    let constraints: Vec<&'static str> = missing
-        .iter()
-        .map(|guard| match guard.kind() {
-            GuardKind::Take(unique) => unique.name,
-            _ => "",
-        })
-        .collect();
-    let mut check = still_holding::<E>(key, item)?;
-    let mut transaction = db.transact_write().plan(&mut check);
     let mut guards = Vec::with_capacity(missing.len());
     for guard in missing {
-        guards.push(guard.taking_over(&owner)?.into_plan());
+        guards.push(guard.taking_over(&owner)?);
     }
-    for guard in &mut guards {
-        transaction = transaction.plan(guard);
-    }
-    let reasons = match transaction.send_with_capacity().await {
-        Ok((_, capacity)) => return Ok(GuardsPut::Done { written, capacity }),
-        Err(Error::TransactionCanceled { reasons }) => reasons,
-        Err(error) => return Err(error),
-    };
-    let failed =
-        |r: &crate::error::ActionFailure| r.reason() == CancellationReason::ConditionFailed;
-    match reasons.iter().position(failed) {
-        Some(0) => {
-            let now = reasons.into_iter().next().and_then(|r| r.existing);
-            Ok(GuardsPut::Changed(now.map(|e| e.item().clone())))
+    let mut check = still_holding::<E>(key, item)?;
+    match check
+        .send_guarded(db, guards, &Attempts::keeping_sent())
+        .await?
+    {
+        Guarded::Written(capacity) => Ok(GuardsPut::Done { written, capacity }),
+        Guarded::ItemCondition(now) => Ok(GuardsPut::Changed(now)),
+        Guarded::Taken(unique) => Ok(GuardsPut::Taken(unique.name)),
+        // No guard is let go, and none records a request.
+        Guarded::HeldElsewhere(_) | Guarded::RequestSeen => {
+            Err(crate::writes::unique::kept_changing(&check.key))
         }
-        Some(at) => Ok(GuardsPut::Taken(constraints[at - 1])),
-        None => Err(Error::TransactionCanceled { reasons }),
     }
 }
 
