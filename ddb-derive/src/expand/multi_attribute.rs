@@ -2,7 +2,7 @@
 //! the const checks against the table, the typed query entry point, and the
 //! key form of each field for `to_item` to check the stored value against.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{GenericArgument, PathArguments, Type};
@@ -127,14 +127,7 @@ pub fn checks(entity: &Entity) -> TokenStream {
             out.extend(quote_spanned!(ty.span()=> const _: () = #p::assert_key_segment::<#ty>();));
             numeric.push(quote!(#p::is_numeric::<#ty>()));
         }
-        let span = key
-            .index
-            .tokens
-            .clone()
-            .into_iter()
-            .next()
-            .map(|t| t.span())
-            .unwrap_or_else(Span::call_site);
+        let span = key.index.span();
         out.extend(quote_spanned! {span=>
             const _: () = if let ::core::option::Option::Some(__message) =
                 #p::check_multi_attribute_key(&<#ident as #p::Entity>::SCHEMA, #m, &[#(#numeric),*])

@@ -1,7 +1,9 @@
 //! The entity's declaration as constants (`SCHEMA`), and the compile-time
 //! checks spanned at what they check.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
+
+use crate::internals::meta::first_span;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -155,11 +157,7 @@ fn key_checks(entity: &Entity) -> Vec<TokenStream> {
                 Some(index) => index.tokens.clone(),
                 None => quote!(#ident),
             };
-            let span = span
-                .into_iter()
-                .next()
-                .map(|t| t.span())
-                .unwrap_or_else(Span::call_site);
+            let span = first_span(&span);
             quote_spanned! {span=>
                 const _: () = if let ::core::option::Option::Some(__message) =
                     #p::check_key(&<#ident as #p::Entity>::SCHEMA, #k, [#pk, #sk])
@@ -202,13 +200,7 @@ fn ttl_checks(entity: &Entity) -> Vec<TokenStream> {
         .filter_map(|field| {
             let ttl = field.raw.ttl.as_ref()?;
             let name = field.ident.to_string();
-            let span = ttl
-                .tokens
-                .clone()
-                .into_iter()
-                .next()
-                .map(|t| t.span())
-                .unwrap_or_else(Span::call_site);
+            let span = ttl.span();
             Some(quote_spanned! {span=>
                 const _: () = if let ::core::option::Option::Some(__message) =
                     #p::check_ttl_field(&<#ident as #p::Entity>::SCHEMA, #name)

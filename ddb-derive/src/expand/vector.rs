@@ -34,13 +34,7 @@ fn vector_fields<'e, 'a>(
 ) -> impl Iterator<Item = (&'e Field<'a>, &'e crate::internals::attr::RawVector, Span)> {
     entity.fields.iter().filter_map(|field| {
         let vector = field.raw.vector.as_ref()?;
-        let span = vector
-            .tokens
-            .clone()
-            .into_iter()
-            .next()
-            .map(|t| t.span())
-            .unwrap_or_else(Span::call_site);
+        let span = vector.span();
         Some((field, &vector.value, span))
     })
 }

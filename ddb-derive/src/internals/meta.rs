@@ -16,6 +16,23 @@ pub struct Attr<T> {
     pub tokens: proc_macro2::TokenStream,
 }
 
+impl<T> Attr<T> {
+    /// Where the attribute starts: the span a check of it is reported at.
+    pub fn span(&self) -> proc_macro2::Span {
+        first_span(&self.tokens)
+    }
+}
+
+/// The span of the first token of `tokens` (the call site when empty).
+pub fn first_span(tokens: &proc_macro2::TokenStream) -> proc_macro2::Span {
+    tokens
+        .clone()
+        .into_iter()
+        .next()
+        .map(|t| t.span())
+        .unwrap_or_else(proc_macro2::Span::call_site)
+}
+
 /// Sets `slot` once; a second occurrence is an error at its key.
 pub fn set_once<T>(
     cx: &Ctxt,

@@ -470,13 +470,7 @@ fn listed_entities(raw: &RawTable) -> (TokenStream, TokenStream) {
                 .value
                 .iter()
                 .map(|path| quote!(&<#path as #p::Entity>::SCHEMA));
-            let span = list
-                .tokens
-                .clone()
-                .into_iter()
-                .next()
-                .map(|t| t.span())
-                .unwrap_or_else(proc_macro2::Span::call_site);
+            let span = list.span();
             (
                 quote!(::core::option::Option::Some(&[#(#names),*])),
                 quote::quote_spanned! {span=>
