@@ -60,18 +60,30 @@ pub(super) fn projection(index: &IndexDef, table: &TableDef) -> SdkProjection {
         IndexProjection::KeysOnly => return of_kind(ProjectionType::KeysOnly).build(),
         IndexProjection::Include(listed) => listed,
     };
-    let mut non_key: Vec<String> = Vec::new();
-    for name in listed.iter().copied().chain(table.added_to_include()) {
-        if !index.is_key(table, name) && !non_key.iter().any(|n| n == name) {
-            non_key.push(name.to_owned());
-        }
-    }
+    let non_key = non_key_attributes(listed, table, |name| index.is_key(table, name));
     if non_key.is_empty() {
         return of_kind(ProjectionType::KeysOnly).build();
     }
     of_kind(ProjectionType::Include)
         .set_non_key_attributes(Some(non_key))
         .build()
+}
+
+/// An INCLUDE list's `NonKeyAttributes`: the declared attributes and the
+/// ones ddb adds to every list (`TableDef::added_to_include`), each once,
+/// but those `is_key` says DynamoDB projects as keys anyway.
+pub(super) fn non_key_attributes(
+    listed: &[&str],
+    table: &TableDef,
+    is_key: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let mut non_key: Vec<String> = Vec::new();
+    for name in listed.iter().copied().chain(table.added_to_include()) {
+        if !is_key(name) && !non_key.iter().any(|n| n == name) {
+            non_key.push(name.to_owned());
+        }
+    }
+    non_key
 }
 
 pub(super) fn scalar(ty: ScalarType) -> ScalarAttributeType {

@@ -59,12 +59,7 @@ fn projection(index: &VectorIndexDef, table: &TableDef) -> SdkProjection {
     };
     let table_key =
         |name: &str| name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name);
-    let mut non_key: Vec<String> = Vec::new();
-    for name in listed.iter().copied().chain(table.added_to_include()) {
-        if !table_key(name) && !non_key.iter().any(|n| n == name) {
-            non_key.push(name.to_owned());
-        }
-    }
+    let non_key = super::create::non_key_attributes(listed, table, table_key);
     of_kind(ProjectionType::Include)
         .set_non_key_attributes(Some(non_key))
         .build()
