@@ -10,12 +10,14 @@ use crate::{seed, CustomerId, Loaded, OrderId, OrderStatus, Outcome, ProductId};
 
 /// The physical table: PK/SK, GSI1 (an order by its id; the orders of a
 /// product) and GSI2 (open orders: sparse, write-sharded, projecting what the
-/// admin dashboard shows).
+/// admin dashboard shows); a stream with both images, which the Lambda
+/// stream handler (`examples/lambda_stream`) decodes.
 #[derive(Table)]
 #[ddb(
     name = "Ecommerce",
     pk = "PK",
     sk = "SK",
+    stream = "new_and_old_images",
     entities(Customer, Order, OrderItem)
 )]
 #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]

@@ -130,7 +130,8 @@ pub use write::{Create, Created, Delete, Idempotent, Put, Update, Written};
 pub mod model {
     pub use crate::declaration::model::{
         DistanceFunction, EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection,
-        KeyAttribute, KeyDef, Membership, MultiAttributeKey, Part, ScalarType, SearchDef, TableDef,
+        KeyAttribute, KeyDef, Membership, MultiAttributeKey, Part, ScalarType, SearchDef, StreamView,
+        TableDef,
         Template, UniqueDef, VectorIndexDef, MAX_VECTOR_DIMENSIONS,
     };
 }
@@ -241,8 +242,10 @@ pub mod schema {
     };
     pub use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
     pub use crate::tables::{
-        access_pattern_report, cost, create_table_if_missing, create_table_input, iam,
-        key_attributes, plan_sync, sync_table, SyncChange, SyncPlan, TableCreated,
+        access_pattern_report, cloudformation, cloudformation_yaml, cost, create_table_if_missing,
+        create_table_input, drift, iam, key_attributes, logical_id, plan_sync, sync_table,
+        terraform, workbench, Billing, Deployment, SyncChange, SyncPlan, TableCreated,
+        Template,
     };
 }
 

@@ -28,6 +28,7 @@ mod segments;
 mod store;
 mod streams;
 mod telemetry;
+mod templates;
 mod timestamps;
 mod transactions;
 mod transport;

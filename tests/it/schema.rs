@@ -418,3 +418,68 @@ async fn include_projections_list_no_key_attribute_of_the_index_or_table() {
         3
     );
 }
+
+#[derive(Table)]
+#[ddb(name = "Watched", pk = "PK", sk = "SK")]
+struct Unwatched;
+
+#[derive(Table)]
+#[ddb(name = "Watched", pk = "PK", sk = "SK", stream = "new_and_old_images")]
+struct Watched;
+
+#[derive(Table)]
+#[ddb(name = "Watched", pk = "PK", sk = "SK", stream = "keys_only")]
+struct WatchedKeys;
+
+fn described_view(table: &aws_sdk_dynamodb::types::TableDescription) -> Option<String> {
+    let stream = table.stream_specification()?;
+    stream
+        .stream_enabled()
+        .then(|| stream.stream_view_type().unwrap().as_str().to_owned())
+}
+
+#[tokio::test]
+async fn a_declared_stream_is_created_with_the_table() {
+    let client = ddb_tests::client();
+    let name = ddb_tests::create_table(&client, &Watched::DEF).await;
+    let described = client.describe_table().table_name(&name).send().await.unwrap();
+    let view = described_view(described.table().unwrap());
+    assert_eq!(view.as_deref(), Some("NEW_AND_OLD_IMAGES"));
+    let plan = ddb_runtime::schema::plan_sync(&client, &Watched::DEF, &name).await.unwrap();
+    assert!(plan.is_empty(), "{plan}");
+    let narrower = ddb_runtime::schema::plan_sync(&client, &WatchedKeys::DEF, &name)
+        .await
+        .unwrap();
+    assert!(narrower.is_empty(), "both images carry the keys: {narrower}");
+}
+
+#[tokio::test]
+async fn sync_turns_on_a_stream_the_code_reads() {
+    use ddb_runtime::model::StreamView;
+    use ddb_runtime::schema::{plan_sync, sync_table, SyncChange};
+    let client = ddb_tests::client();
+    let name = ddb_tests::create_table(&client, &Unwatched::DEF).await;
+    let plan = plan_sync(&client, &Watched::DEF, &name).await.unwrap();
+    assert_eq!(plan.changes, [SyncChange::EnableStream(StreamView::NewAndOldImages)]);
+    assert_eq!(plan.to_string(), "+ turn on the stream with NEW_AND_OLD_IMAGES\n");
+    sync_table(&client, &Watched::DEF, &name, std::time::Duration::from_secs(60))
+        .await
+        .unwrap();
+    let described = client.describe_table().table_name(&name).send().await.unwrap();
+    let view = described_view(described.table().unwrap());
+    assert_eq!(view.as_deref(), Some("NEW_AND_OLD_IMAGES"));
+    assert!(plan_sync(&client, &Watched::DEF, &name).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_stream_without_the_images_the_code_reads_is_a_difference() {
+    use ddb_runtime::schema::plan_sync;
+    let client = ddb_tests::client();
+    let name = ddb_tests::create_table(&client, &WatchedKeys::DEF).await;
+    let plan = plan_sync(&client, &Watched::DEF, &name).await.unwrap();
+    assert!(plan.changes.is_empty(), "{plan}");
+    assert_eq!(
+        plan.differences,
+        ["the stream carries KEYS_ONLY, and the code reads NEW_AND_OLD_IMAGES"]
+    );
+}

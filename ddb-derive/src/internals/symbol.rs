@@ -39,6 +39,7 @@ pub const INDEX_KEYS: &[&str] = &[NAME, PK, SK, QUERY, SHARDS, WHEN];
 // Entity field.
 pub const VERSION: &str = "version";
 pub const TTL: &str = "ttl";
+pub const STREAM: &str = "stream";
 pub const CREATED_AT: &str = "created_at";
 pub const UPDATED_AT: &str = "updated_at";
 pub const SENSITIVE: &str = "sensitive";
@@ -64,6 +65,7 @@ pub const TABLE_KEYS: &[&str] = &[
     SK_TYPE,
     ENTITY_ATTRIBUTE,
     TTL,
+    STREAM,
     ENTITIES,
     INDEX,
     LOCAL_INDEX,

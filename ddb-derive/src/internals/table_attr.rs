@@ -56,6 +56,8 @@ pub struct RawTable {
     pub sk_type: Option<Attr<LitStr>>,
     pub entity_attribute: Option<Attr<LitStr>>,
     pub ttl: Option<Attr<LitStr>>,
+    /// `stream = "new_and_old_images"`: the stream view the code reads.
+    pub stream: Option<Attr<LitStr>>,
     /// `entities(Customer, Order)`: every entity the table stores.
     pub entities: Option<Attr<Vec<syn::Path>>>,
     pub indexes: Vec<RawTableIndex>,
@@ -80,6 +82,8 @@ pub fn parse_table(cx: &Ctxt, input: &DeriveInput) -> RawTable {
             set_value(cx, &mut raw.entity_attribute, meta)
         } else if path.is_ident(TTL) {
             set_value(cx, &mut raw.ttl, meta)
+        } else if path.is_ident(STREAM) {
+            set_value(cx, &mut raw.stream, meta)
         } else if path.is_ident(ENTITIES) {
             set_list(cx, &mut raw.entities, meta)
         } else if path.is_ident(INDEX) || path.is_ident(LOCAL_INDEX) {

@@ -178,6 +178,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         .collect();
     let vector_indexes = vector::vector_index_defs(&cx, &raw, &mut seen);
     let ttl = ttl(&cx, &raw, &written_by_ddb);
+    let stream = stream(&cx, &raw);
     let (entities, distinct) = listed_entities(&raw);
     let entity_attribute = raw
         .entity_attribute
@@ -199,6 +200,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 ttl: #ttl,
                 entities: #entities,
                 vector_indexes: &[#(#vector_indexes),*],
+                stream: #stream,
             };
         }
     }
@@ -453,6 +455,28 @@ fn ttl(cx: &Ctxt, raw: &RawTable, written_by_ddb: &[String]) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     }
+}
+
+/// The stream view: `Option<StreamView>`.
+fn stream(cx: &Ctxt, raw: &RawTable) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let Some(stream) = &raw.stream else {
+        return quote!(::core::option::Option::None);
+    };
+    let view = match stream.value.value().as_str() {
+        "keys_only" => quote!(KeysOnly),
+        "new_image" => quote!(NewImage),
+        "old_image" => quote!(OldImage),
+        "new_and_old_images" => quote!(NewAndOldImages),
+        other => {
+            cx.error_spanned_by(
+                &stream.tokens,
+                format!("stream `{other}` is not a stream view: use \"keys_only\", \"new_image\", \"old_image\" or \"new_and_old_images\" (what each record carries)"),
+            );
+            return quote!(::core::option::Option::None);
+        }
+    };
+    quote!(::core::option::Option::Some(#p::StreamView::#view))
 }
 
 /// The listed entities, by Rust name (their SCHEMA refers to this DEF, so

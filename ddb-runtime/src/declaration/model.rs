@@ -284,6 +284,73 @@ pub struct TableDef {
     pub entities: Option<&'static [&'static str]>,
     /// Vector indexes.
     pub vector_indexes: &'static [VectorIndexDef],
+    /// The table's stream, when the code reads one
+    /// (`#[ddb(stream = "new_and_old_images")]`): what each record carries.
+    pub stream: Option<StreamView>,
+}
+
+/// What each record of a table's DynamoDB stream carries
+/// (`StreamViewType`): a stream handler decodes the images its view holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamView {
+    /// `KEYS_ONLY`: the key attributes of the changed item.
+    KeysOnly,
+    /// `NEW_IMAGE`: the item as it is after the change.
+    NewImage,
+    /// `OLD_IMAGE`: the item as it was before the change.
+    OldImage,
+    /// `NEW_AND_OLD_IMAGES`: both.
+    NewAndOldImages,
+}
+
+impl StreamView {
+    /// Its name in DynamoDB's API.
+    ///
+    /// ```
+    /// use ddb_runtime::model::StreamView;
+    /// assert_eq!(StreamView::NewAndOldImages.as_str(), "NEW_AND_OLD_IMAGES");
+    /// assert_eq!(StreamView::from_name("NEW_IMAGE"), Some(StreamView::NewImage));
+    /// assert!(StreamView::NewAndOldImages.carries(StreamView::OldImage));
+    /// assert!(!StreamView::NewImage.carries(StreamView::OldImage));
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StreamView::KeysOnly => "KEYS_ONLY",
+            StreamView::NewImage => "NEW_IMAGE",
+            StreamView::OldImage => "OLD_IMAGE",
+            StreamView::NewAndOldImages => "NEW_AND_OLD_IMAGES",
+        }
+    }
+
+    /// The view DynamoDB names `name`, if any.
+    pub fn from_name(name: &str) -> Option<StreamView> {
+        [
+            StreamView::KeysOnly,
+            StreamView::NewImage,
+            StreamView::OldImage,
+            StreamView::NewAndOldImages,
+        ]
+        .into_iter()
+        .find(|view| view.as_str() == name)
+    }
+
+    /// Whether a record of this view holds everything a record of `needed`
+    /// holds: every view carries the keys, `NEW_AND_OLD_IMAGES` both images.
+    pub const fn carries(self, needed: StreamView) -> bool {
+        let (new, old) = self.images();
+        let (needs_new, needs_old) = needed.images();
+        (new || !needs_new) && (old || !needs_old)
+    }
+
+    /// Whether it holds the new image, and the old one.
+    const fn images(self) -> (bool, bool) {
+        match self {
+            StreamView::KeysOnly => (false, false),
+            StreamView::NewImage => (true, false),
+            StreamView::OldImage => (false, true),
+            StreamView::NewAndOldImages => (true, true),
+        }
+    }
 }
 
 impl TableDef {
@@ -300,6 +367,7 @@ impl TableDef {
     ///     ttl: None,
     ///     entities: None,
     ///     vector_indexes: &[],
+    ///     stream: None,
     /// };
     /// assert!(T.index("GSI1").is_none());
     /// assert!(T.vector_index("ByEmbedding").is_none());

@@ -153,6 +153,7 @@ impl Table for NoTable {
         ttl: None,
         entities: None,
         vector_indexes: &[],
+        stream: None,
     };
 }
 

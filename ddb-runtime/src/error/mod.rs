@@ -358,6 +358,13 @@ pub enum Error {
         /// The vector index.
         index: &'static str,
     },
+    /// A deployment template could not be read: not JSON (or YAML), or not
+    /// a CloudFormation template or Terraform configuration.
+    #[error("the template cannot be read: {reason}")]
+    InvalidTemplate {
+        /// Why.
+        reason: String,
+    },
     /// A table did not become ACTIVE in time.
     #[error("table `{table}` is not ACTIVE after {waited_ms} ms (status {status})")]
     TableNotActive {

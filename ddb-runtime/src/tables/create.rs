@@ -11,12 +11,12 @@ use aws_sdk_dynamodb::operation::create_table::CreateTableInput;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
     LocalSecondaryIndex, Projection as SdkProjection, ProjectionType, ScalarAttributeType,
-    TableStatus, TimeToLiveSpecification, TimeToLiveStatus,
+    StreamSpecification, StreamViewType, TableStatus, TimeToLiveSpecification, TimeToLiveStatus,
 };
 use aws_sdk_dynamodb::Client;
 
 use crate::declaration::model::{
-    IndexDef, IndexKind, IndexProjection, KeyAttribute, ScalarType, TableDef,
+    IndexDef, IndexKind, IndexProjection, KeyAttribute, ScalarType, StreamView, TableDef,
 };
 use crate::error::Error;
 
@@ -117,8 +117,9 @@ pub fn key_attributes(table: &TableDef) -> Vec<KeyAttribute> {
 }
 
 /// The CreateTable input for `table` under the physical name `name`:
-/// attribute definitions for every key attribute, key schema, GSIs and LSIs
-/// with their projections, on-demand billing (PAY_PER_REQUEST).
+/// attribute definitions for every key attribute, key schema, GSIs, LSIs
+/// and vector indexes with their projections, the declared stream,
+/// on-demand billing (PAY_PER_REQUEST).
 ///
 /// ```
 /// #[derive(ddb_runtime::Table)]
@@ -176,9 +177,19 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
         .set_global_secondary_indexes((!globals.is_empty()).then_some(globals))
         .set_local_secondary_indexes((!locals.is_empty()).then_some(locals))
         .set_vector_indexes((!vectors.is_empty()).then_some(vectors))
+        .set_stream_specification(table.stream.map(stream_specification))
         .billing_mode(BillingMode::PayPerRequest)
         .build()
         .expect("table name is set")
+}
+
+/// The stream of `view`, turned on.
+pub(super) fn stream_specification(view: StreamView) -> StreamSpecification {
+    StreamSpecification::builder()
+        .stream_enabled(true)
+        .stream_view_type(StreamViewType::from(view.as_str()))
+        .build()
+        .expect("stream_enabled is set")
 }
 
 /// Whether creating the table found it already there.
@@ -221,6 +232,7 @@ pub async fn create_table_if_missing(
         .set_global_secondary_indexes(input.global_secondary_indexes.clone())
         .set_local_secondary_indexes(input.local_secondary_indexes.clone())
         .set_vector_indexes(input.vector_indexes.clone())
+        .set_stream_specification(input.stream_specification.clone())
         .set_billing_mode(input.billing_mode().cloned())
         .send()
         .instrument(crate::telemetry::span("CreateTable", name, None, ""))

@@ -7,8 +7,13 @@ mod create;
 pub mod iam;
 mod report;
 mod sync;
+mod template;
 mod vector;
 
 pub use create::{create_table_if_missing, create_table_input, key_attributes, TableCreated};
 pub use report::access_pattern_report;
 pub use sync::{plan_sync, sync_table, SyncChange, SyncPlan};
+pub use template::{
+    cloudformation, cloudformation_yaml, drift, logical_id, terraform, workbench, Billing,
+    Deployment, Template,
+};

@@ -14,7 +14,7 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 
-use crate::declaration::model::{IndexDef, IndexKind, TableDef};
+use crate::declaration::model::{IndexDef, IndexKind, StreamView, TableDef};
 use crate::error::Error;
 
 use super::create::*;
@@ -36,6 +36,9 @@ pub enum SyncChange {
     AddVectorIndex(&'static str),
     /// Time to live is off: turn it on for this attribute.
     EnableTimeToLive(&'static str),
+    /// The table has no stream and the code reads one: turn it on with
+    /// this view.
+    EnableStream(StreamView),
 }
 
 /// What [`sync_table`] does (or, as a dry run, would do): the changes it
@@ -66,6 +69,9 @@ impl std::fmt::Display for SyncPlan {
                 SyncChange::AddVectorIndex(name) => writeln!(f, "+ add vector index {name}")?,
                 SyncChange::EnableTimeToLive(attribute) => {
                     writeln!(f, "+ turn on time to live on {attribute}")?
+                }
+                SyncChange::EnableStream(view) => {
+                    writeln!(f, "+ turn on the stream with {}", view.as_str())?
                 }
             }
         }
@@ -147,11 +153,27 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
             differences: Vec::new(),
         });
     };
-    let mut plan = SyncPlan::default();
     let Some(current) = described.table() else {
-        return Ok(plan);
+        return Ok(SyncPlan::default());
     };
-    let declared = create_table_input(table, name);
+    let time_to_live = match table.ttl {
+        Some(_) => time_to_live(client, name).await?,
+        None => (false, None),
+    };
+    Ok(compare(table, current, time_to_live))
+}
+
+/// What differs between `current` (a table as DescribeTable describes it,
+/// or as a template declares it) and the code's `table`, with its time to
+/// live (on, and the attribute): the one comparison behind [`plan_sync`]
+/// and a template's drift.
+pub(super) fn compare(
+    table: &TableDef,
+    current: &TableDescription,
+    time_to_live: (bool, Option<String>),
+) -> SyncPlan {
+    let mut plan = SyncPlan::default();
+    let declared = create_table_input(table, table.name);
     if described_keys(current.key_schema()) != described_keys(declared.key_schema()) {
         plan.differences
             .push("the table's primary key differs from the code's".to_owned());
@@ -177,10 +199,15 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
     }
     plan_undeclared_indexes(&mut plan, table, current, &existing);
     super::vector::plan_vector_indexes(&mut plan, table, current);
+    let described_view = current
+        .stream_specification()
+        .filter(|s| s.stream_enabled())
+        .map(|s| s.stream_view_type().map_or("", |v| v.as_str()));
+    plan_stream(&mut plan, table, described_view);
     if let Some(attribute) = table.ttl {
-        plan_time_to_live(&mut plan, client, name, attribute).await?;
+        plan_time_to_live(&mut plan, attribute, time_to_live);
     }
-    Ok(plan)
+    plan
 }
 
 /// A global index of the described table: its name, its key schema (as
@@ -284,23 +311,35 @@ fn plan_undeclared_indexes(
     }
 }
 
-/// Time to live on `attribute`: turned on when off, a difference when on
-/// another attribute.
-async fn plan_time_to_live(
-    plan: &mut SyncPlan,
-    client: &Client,
-    name: &str,
-    attribute: &'static str,
-) -> Result<(), Error> {
-    let (on, current) = time_to_live(client, name).await?;
-    match current.as_deref() {
-        Some(other) if on && other != attribute => plan.differences.push(format!(
+/// The declared stream against the one a table has (`found`: its view
+/// type, `None` when it has no stream): turned on when missing, a
+/// difference when its records do not carry what the code reads (DynamoDB
+/// changes a stream's view only by turning it off and on, which a person
+/// decides).
+pub(super) fn plan_stream(plan: &mut SyncPlan, table: &TableDef, found: Option<&str>) {
+    let Some(declared) = table.stream else {
+        return;
+    };
+    match found {
+        None => plan.changes.push(SyncChange::EnableStream(declared)),
+        Some(found) if StreamView::from_name(found).is_some_and(|v| v.carries(declared)) => {}
+        Some(found) => plan.differences.push(format!(
+            "the stream carries {found}, and the code reads {}",
+            declared.as_str()
+        )),
+    }
+}
+
+/// Time to live on `attribute` against the table's (`found`: on, and the
+/// attribute): turned on when off, a difference when on another attribute.
+fn plan_time_to_live(plan: &mut SyncPlan, attribute: &'static str, found: (bool, Option<String>)) {
+    match found {
+        (true, Some(other)) if other != attribute => plan.differences.push(format!(
             "time to live is on {other}, and the code declares {attribute}"
         )),
-        _ if on => {}
-        _ => plan.changes.push(SyncChange::EnableTimeToLive(attribute)),
+        (true, _) => {}
+        (false, _) => plan.changes.push(SyncChange::EnableTimeToLive(attribute)),
     }
-    Ok(())
 }
 
 /// Brings table `name` in line with `table`: creates it if missing, adds the
@@ -384,6 +423,17 @@ pub async fn sync_table(
                 wait_until_active(client, name, timeout).await?;
             }
             SyncChange::EnableTimeToLive(_) => enable_time_to_live(client, table, name).await?,
+            SyncChange::EnableStream(view) => {
+                client
+                    .update_table()
+                    .table_name(name)
+                    .stream_specification(stream_specification(*view))
+                    .send()
+                    .instrument(crate::telemetry::span("UpdateTable", name, None, ""))
+                    .await
+                    .map_err(|e| Error::sdk("UpdateTable", e))?;
+                wait_until_active(client, name, timeout).await?;
+            }
         }
     }
     Ok(plan)

@@ -1,0 +1,132 @@
+//! Drift: what a deployment template declares of a table against the code,
+//! in the form of [`plan_sync`](crate::schema::plan_sync)'s diff.
+
+use serde_json::Value;
+
+use crate::declaration::model::TableDef;
+use crate::error::Error;
+use crate::tables::sync::{compare, SyncChange, SyncPlan};
+
+/// A deployment template, read: a CloudFormation or SAM template (JSON, or
+/// YAML with feature `yaml`) or a Terraform configuration in JSON syntax.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Template {
+    document: Value,
+}
+
+impl Template {
+    /// Reads a template in JSON: CloudFormation (`Resources`) or Terraform
+    /// (`resource`).
+    ///
+    /// ```
+    /// let template = ddb_runtime::schema::Template::from_json(r#"{"Resources": {}}"#)?;
+    /// # Ok::<(), ddb_runtime::Error>(())
+    /// ```
+    pub fn from_json(text: &str) -> Result<Template, Error> {
+        let document = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        Template::from_value(document)
+    }
+
+    /// Reads a CloudFormation template in YAML; the short-form tags
+    /// (`!Ref`, `!GetAtt`, `!Sub`, ...) are read as their long form.
+    ///
+    /// ```
+    /// let template = ddb_runtime::schema::Template::from_yaml("Resources: {}\n")?;
+    /// # Ok::<(), ddb_runtime::Error>(())
+    /// ```
+    #[cfg(feature = "yaml")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "yaml")))]
+    pub fn from_yaml(text: &str) -> Result<Template, Error> {
+        Template::from_value(super::yaml::read(text).map_err(invalid)?)
+    }
+
+    /// Reads a template in JSON, or else (with feature `yaml`) in YAML.
+    pub fn parse(text: &str) -> Result<Template, Error> {
+        match Template::from_json(text) {
+            Ok(template) => Ok(template),
+            #[cfg(feature = "yaml")]
+            Err(_) if !text.trim_start().starts_with('{') => Template::from_yaml(text),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// A template already parsed into a JSON value.
+    pub fn from_value(document: Value) -> Result<Template, Error> {
+        if document.get("Resources").is_some() || document.get("resource").is_some() {
+            Ok(Template { document })
+        } else {
+            Err(invalid(
+                "neither a CloudFormation template (no `Resources`) nor a Terraform configuration (no `resource`)".to_owned(),
+            ))
+        }
+    }
+
+    /// The table resource declaring `table` (by its `TableName` or `name`,
+    /// else by the logical ID or label ddb gives it), as CloudFormation
+    /// `Properties`; `None` when the template has none.
+    fn properties_of(&self, table: &TableDef) -> Option<Value> {
+        if let Some(resources) = self.document["Resources"].as_object() {
+            let tables = resources
+                .iter()
+                .filter(|(_, r)| r["Type"] == "AWS::DynamoDB::Table");
+            let mut named = None;
+            for (id, resource) in tables {
+                let properties = &resource["Properties"];
+                match properties["TableName"].as_str() {
+                    Some(name) if name == table.name => return Some(properties.clone()),
+                    None if *id == super::logical_id(table) => named = Some(properties.clone()),
+                    _ => {}
+                }
+            }
+            return named;
+        }
+        let resource = &self.document["resource"];
+        let tables = resource["aws_dynamodb_table"].as_object()?;
+        let (label, body) = tables
+            .iter()
+            .find(|(_, body)| body["name"] == table.name)?;
+        let reference = format!("${{aws_dynamodb_table.{label}.name}}");
+        let vectors: Vec<&Value> = resource["aws_dynamodb_vector_index"]
+            .as_object()
+            .into_iter()
+            .flat_map(|indexes| indexes.values())
+            .filter(|index| index["table_name"] == table.name || index["table_name"] == *reference)
+            .collect();
+        Some(super::terraform::as_cloudformation(body, &vectors))
+    }
+}
+
+fn invalid(reason: String) -> Error {
+    Error::InvalidTemplate { reason }
+}
+
+/// What differs between the table `template` declares and the code's
+/// `table`, as [`plan_sync`](crate::schema::plan_sync) reports a live
+/// table: an index or a vector index missing (a change, `+`), another key
+/// or projection, an index the code does not declare, time to live on
+/// another attribute, a stream whose view does not carry what the code
+/// reads (differences, `!`); the table missing altogether is
+/// [`SyncChange::CreateTable`]. An empty plan means no drift.
+///
+/// ```
+/// #[derive(ddb_runtime::Table)]
+/// #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+/// struct Ecommerce;
+///
+/// use ddb_runtime::{schema, Table};
+/// let generated = schema::cloudformation(&[&Ecommerce::DEF], &schema::Deployment::default());
+/// let template = schema::Template::from_value(generated)?;
+/// assert!(schema::drift(&template, &Ecommerce::DEF)?.is_empty());
+/// # Ok::<(), ddb_runtime::Error>(())
+/// ```
+pub fn drift(template: &Template, table: &TableDef) -> Result<SyncPlan, Error> {
+    let Some(properties) = template.properties_of(table) else {
+        return Ok(SyncPlan {
+            changes: vec![SyncChange::CreateTable],
+            differences: Vec::new(),
+        });
+    };
+    let (described, time_to_live) = super::described::describe(&properties).map_err(invalid)?;
+    Ok(compare(table, &described, time_to_live))
+}

@@ -1,0 +1,113 @@
+//! Infrastructure as code from the declarations: the CloudFormation (and
+//! SAM) resource and the Terraform resource of each table, the NoSQL
+//! Workbench model of a design, and the drift between a template and the
+//! code.
+//!
+//! Every export starts from [`create_table_input`](super::create_table_input),
+//! the CreateTable request ddb itself sends, so a template and a table ddb
+//! creates never disagree; and a template is compared with the code by the
+//! comparison [`plan_sync`](super::plan_sync) runs against a live table.
+
+mod cloudformation;
+mod described;
+mod drift;
+mod terraform;
+mod workbench;
+mod yaml;
+
+pub use cloudformation::{cloudformation, cloudformation_yaml, logical_id};
+pub use drift::{drift, Template};
+pub use terraform::terraform;
+pub use workbench::workbench;
+
+/// How a table is billed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Billing {
+    /// On-demand (`PAY_PER_REQUEST`): paid per request, no capacity to plan.
+    OnDemand,
+    /// Provisioned capacity (`PROVISIONED`), the same for the table and each
+    /// global index.
+    Provisioned {
+        /// Read capacity units.
+        read: u32,
+        /// Write capacity units.
+        write: u32,
+    },
+}
+
+/// What a deployment decides and the declarations do not: billing,
+/// point-in-time recovery, deletion protection.
+///
+/// The default is what a production table commonly has: on-demand billing,
+/// point-in-time recovery on, deletion protection off (turn it on for a
+/// table a stack must never delete; the CloudFormation resource then also
+/// has `DeletionPolicy` and `UpdateReplacePolicy` `Retain`).
+///
+/// ```
+/// use ddb_runtime::schema::{Billing, Deployment};
+/// let deployment = Deployment::default()
+///     .billing(Billing::Provisioned { read: 5, write: 5 })
+///     .deletion_protection(true);
+/// assert!(deployment.point_in_time_recovery_enabled());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deployment {
+    billing: Billing,
+    point_in_time_recovery: bool,
+    deletion_protection: bool,
+}
+
+impl Default for Deployment {
+    fn default() -> Self {
+        Deployment {
+            billing: Billing::OnDemand,
+            point_in_time_recovery: true,
+            deletion_protection: false,
+        }
+    }
+}
+
+impl Deployment {
+    /// The billing mode.
+    pub fn billing(mut self, billing: Billing) -> Self {
+        self.billing = billing;
+        self
+    }
+
+    /// Point-in-time recovery on (the default) or off.
+    pub fn point_in_time_recovery(mut self, enabled: bool) -> Self {
+        self.point_in_time_recovery = enabled;
+        self
+    }
+
+    /// Deletion protection on or off (the default).
+    pub fn deletion_protection(mut self, enabled: bool) -> Self {
+        self.deletion_protection = enabled;
+        self
+    }
+
+    /// The billing mode it sets.
+    pub fn billing_mode(&self) -> Billing {
+        self.billing
+    }
+
+    /// Whether point-in-time recovery is on.
+    pub fn point_in_time_recovery_enabled(&self) -> bool {
+        self.point_in_time_recovery
+    }
+
+    /// Whether deletion protection is on.
+    pub fn deletion_protection_enabled(&self) -> bool {
+        self.deletion_protection
+    }
+}
+
+impl Billing {
+    /// Its name in DynamoDB's API.
+    fn as_str(self) -> &'static str {
+        match self {
+            Billing::OnDemand => "PAY_PER_REQUEST",
+            Billing::Provisioned { .. } => "PROVISIONED",
+        }
+    }
+}

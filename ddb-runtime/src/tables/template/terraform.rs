@@ -1,0 +1,305 @@
+//! The Terraform resources of a table, in Terraform's JSON syntax
+//! (`.tf.json`): an `aws_dynamodb_table`, and an `aws_dynamodb_vector_index`
+//! per vector index (the AWS provider declares those as resources of their
+//! own).
+
+use aws_sdk_dynamodb::types::{KeySchemaElement, Projection};
+use serde_json::{json, Map, Value};
+
+use crate::declaration::model::TableDef;
+use crate::tables::create::create_table_input;
+
+use super::{Billing, Deployment};
+
+/// The AWS provider release that first reads a global index's
+/// `key_schema` blocks (multi-attribute keys), which ddb writes for every
+/// global index.
+const PROVIDER_VERSION: &str = ">= 6.29";
+
+/// A Terraform configuration of `tables` in JSON syntax: a `terraform`
+/// block requiring the AWS provider, then per table an
+/// `aws_dynamodb_table` resource labelled by its name (`.` as `_`) with the
+/// same contents as the CloudFormation resource
+/// ([`cloudformation`](super::cloudformation)), and an
+/// `aws_dynamodb_vector_index` per vector index, naming the table by
+/// reference. Write it to a file ending in `.tf.json`.
+///
+/// ```
+/// #[derive(ddb_runtime::Table)]
+/// #[ddb(name = "Ecommerce", pk = "PK", sk = "SK", ttl = "expiresAt")]
+/// #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+/// struct Ecommerce;
+///
+/// use ddb_runtime::{schema, Table};
+/// let configuration = schema::terraform(&[&Ecommerce::DEF], &schema::Deployment::default());
+/// let table = &configuration["resource"]["aws_dynamodb_table"]["Ecommerce"];
+/// assert_eq!(table["hash_key"], "PK");
+/// assert_eq!(table["billing_mode"], "PAY_PER_REQUEST");
+/// assert_eq!(table["ttl"][0]["attribute_name"], "expiresAt");
+/// ```
+pub fn terraform(tables: &[&TableDef], deployment: &Deployment) -> Value {
+    let mut table_resources = Map::new();
+    let mut vector_resources = Map::new();
+    for table in tables {
+        let label = label(table.name);
+        for (index, body) in vector_indexes(table, &label) {
+            vector_resources.insert(format!("{label}_{}", self::label(&index)), body);
+        }
+        table_resources.insert(label, table_body(table, deployment));
+    }
+    let mut resource = json!({ "aws_dynamodb_table": table_resources });
+    if !vector_resources.is_empty() {
+        resource["aws_dynamodb_vector_index"] = Value::Object(vector_resources);
+    }
+    json!({
+        "terraform": {
+            "required_providers": {
+                "aws": { "source": "hashicorp/aws", "version": PROVIDER_VERSION },
+            },
+        },
+        "resource": resource,
+    })
+}
+
+/// A resource label from a DynamoDB name: Terraform's identifiers are
+/// letters, digits, `_` and `-`, not starting with a digit.
+pub(super) fn label(name: &str) -> String {
+    let label = name.replace('.', "_");
+    if label.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{label}")
+    } else {
+        label
+    }
+}
+
+fn table_body(table: &TableDef, deployment: &Deployment) -> Value {
+    let input = create_table_input(table, table.name);
+    let mut body = Map::new();
+    let mut set = |name: &str, value: Value| {
+        body.insert(name.to_owned(), value);
+    };
+    set("name", json!(table.name));
+    set("billing_mode", json!(deployment.billing.as_str()));
+    set("hash_key", json!(table.pk.name));
+    if let Some(sk) = table.sk {
+        set("range_key", json!(sk.name));
+    }
+    // The provider refuses an `attribute` no key of the resource uses: the
+    // attributes only a vector index's search schema reads are typed in its
+    // own resource.
+    let keyed = |name: &str| {
+        let in_keys = |schema: &[KeySchemaElement]| schema.iter().any(|k| k.attribute_name() == name);
+        in_keys(input.key_schema())
+            || input.global_secondary_indexes().iter().any(|i| in_keys(i.key_schema()))
+            || input.local_secondary_indexes().iter().any(|i| in_keys(i.key_schema()))
+    };
+    let attributes = input
+        .attribute_definitions()
+        .iter()
+        .filter(|a| keyed(a.attribute_name()))
+        .map(|a| json!({ "name": a.attribute_name(), "type": a.attribute_type().as_str() }));
+    set("attribute", attributes.collect());
+    let capacity = |object: &mut Value| {
+        if let Billing::Provisioned { read, write } = deployment.billing {
+            object["read_capacity"] = json!(read);
+            object["write_capacity"] = json!(write);
+        }
+    };
+    let globals: Vec<Value> = input
+        .global_secondary_indexes()
+        .iter()
+        .map(|index| {
+            let mut global = json!({ "name": index.index_name(), "key_schema": key_schema(index.key_schema()) });
+            projected(&mut global, index.projection());
+            capacity(&mut global);
+            global
+        })
+        .collect();
+    if !globals.is_empty() {
+        set("global_secondary_index", globals.into());
+    }
+    let locals: Vec<Value> = input
+        .local_secondary_indexes()
+        .iter()
+        .map(|index| {
+            let range = index.key_schema().iter().find(|k| k.key_type().as_str() == "RANGE");
+            let mut local = json!({
+                "name": index.index_name(),
+                "range_key": range.map(|k| k.attribute_name()),
+            });
+            projected(&mut local, index.projection());
+            local
+        })
+        .collect();
+    if !locals.is_empty() {
+        set("local_secondary_index", locals.into());
+    }
+    if let Some(attribute) = table.ttl {
+        set("ttl", json!([{ "attribute_name": attribute, "enabled": true }]));
+    }
+    if let Some(view) = table.stream {
+        set("stream_enabled", json!(true));
+        set("stream_view_type", json!(view.as_str()));
+    }
+    set(
+        "point_in_time_recovery",
+        json!([{ "enabled": deployment.point_in_time_recovery }]),
+    );
+    set(
+        "deletion_protection_enabled",
+        json!(deployment.deletion_protection),
+    );
+    let mut body = Value::Object(body);
+    capacity(&mut body);
+    body
+}
+
+fn key_schema(schema: &[KeySchemaElement]) -> Value {
+    schema
+        .iter()
+        .map(|k| json!({ "attribute_name": k.attribute_name(), "key_type": k.key_type().as_str() }))
+        .collect()
+}
+
+/// `projection_type`, and `non_key_attributes` for INCLUDE.
+fn projected(object: &mut Value, projection: Option<&Projection>) {
+    let kind = projection
+        .and_then(Projection::projection_type)
+        .map_or("ALL", |t| t.as_str());
+    object["projection_type"] = json!(kind);
+    if let Some(listed) = projection.map(Projection::non_key_attributes) {
+        if !listed.is_empty() {
+            object["non_key_attributes"] = json!(listed);
+        }
+    }
+}
+
+/// Each vector index's name and `aws_dynamodb_vector_index` body.
+fn vector_indexes(table: &TableDef, label: &str) -> Vec<(String, Value)> {
+    let input = create_table_input(table, table.name);
+    let type_of = |name: &str| {
+        let definitions = input.attribute_definitions().iter();
+        let mut found = definitions.filter(|a| a.attribute_name() == name);
+        found.next().map(|a| a.attribute_type().as_str().to_owned())
+    };
+    input
+        .vector_indexes()
+        .iter()
+        .map(|index| {
+            let mut projection = json!({});
+            projected(&mut projection, index.projection());
+            let search: Vec<Value> = index
+                .search_schema()
+                .iter()
+                .map(|e| {
+                    json!({
+                        "attribute_name": e.attribute_name(),
+                        "attribute_type": type_of(e.attribute_name()),
+                        "type": e.search_schema_element_type().as_str(),
+                    })
+                })
+                .collect();
+            let mut body = json!({
+                "table_name": format!("${{aws_dynamodb_table.{label}.name}}"),
+                "index_name": index.index_name(),
+                "dimensions": index.dimensions(),
+                "distance_function": index.distance_function().as_str(),
+                "vector_attribute": {
+                    "attribute_name": index.vector_attribute().map(|a| a.attribute_name()),
+                },
+                "projection": [projection],
+            });
+            if !search.is_empty() {
+                body["search_schema"] = search.into();
+            }
+            (index.index_name().to_owned(), body)
+        })
+        .collect()
+}
+
+/// The CloudFormation `Properties` a Terraform table resource (and the
+/// vector index resources naming it) declares, for drift: the same
+/// comparison reads both formats.
+pub(super) fn as_cloudformation(table: &Value, vectors: &[&Value]) -> Value {
+    let blocks = |name: &str| -> Vec<Value> {
+        match &table[name] {
+            Value::Array(items) => items.clone(),
+            Value::Object(_) => vec![table[name].clone()],
+            _ => Vec::new(),
+        }
+    };
+    let key = |name: &Value, kind: &str| json!({ "AttributeName": name, "KeyType": kind });
+    let mut key_schema = vec![key(&table["hash_key"], "HASH")];
+    if !table["range_key"].is_null() {
+        key_schema.push(key(&table["range_key"], "RANGE"));
+    }
+    let globals: Vec<Value> = blocks("global_secondary_index")
+        .iter()
+        .map(|index| {
+            let schema: Vec<Value> = match &index["key_schema"] {
+                Value::Array(elements) => elements
+                    .iter()
+                    .map(|e| key(&e["attribute_name"], e["key_type"].as_str().unwrap_or("")))
+                    .collect(),
+                _ => {
+                    let mut schema = vec![key(&index["hash_key"], "HASH")];
+                    if !index["range_key"].is_null() {
+                        schema.push(key(&index["range_key"], "RANGE"));
+                    }
+                    schema
+                }
+            };
+            json!({ "IndexName": index["name"], "KeySchema": schema, "Projection": projection_of(index) })
+        })
+        .collect();
+    let locals: Vec<Value> = blocks("local_secondary_index")
+        .iter()
+        .map(|index| {
+            let schema = [key(&table["hash_key"], "HASH"), key(&index["range_key"], "RANGE")];
+            json!({ "IndexName": index["name"], "KeySchema": schema, "Projection": projection_of(index) })
+        })
+        .collect();
+    let vectors: Vec<Value> = vectors
+        .iter()
+        .map(|index| {
+            let projection = match &index["projection"] {
+                Value::Array(items) => items.first().cloned().unwrap_or(Value::Null),
+                other => other.clone(),
+            };
+            let search: Vec<Value> = match &index["search_schema"] {
+                Value::Array(items) => items.iter().map(|e| json!({ "AttributeName": e["attribute_name"], "SearchSchemaElementType": e["type"] })).collect(),
+                _ => Vec::new(),
+            };
+            json!({
+                "IndexName": index["index_name"],
+                "VectorAttribute": { "AttributeName": index["vector_attribute"]["attribute_name"] },
+                "Dimensions": index["dimensions"],
+                "DistanceFunction": index["distance_function"],
+                "SearchSchema": search,
+                "Projection": projection_of(&projection),
+            })
+        })
+        .collect();
+    let mut properties = json!({
+        "KeySchema": key_schema,
+        "GlobalSecondaryIndexes": globals,
+        "LocalSecondaryIndexes": locals,
+        "VectorIndexes": vectors,
+    });
+    if let Some(ttl) = blocks("ttl").first() {
+        properties["TimeToLiveSpecification"] =
+            json!({ "AttributeName": ttl["attribute_name"], "Enabled": ttl["enabled"] });
+    }
+    if table["stream_enabled"] == json!(true) {
+        properties["StreamSpecification"] = json!({ "StreamViewType": table["stream_view_type"] });
+    }
+    properties
+}
+
+fn projection_of(block: &Value) -> Value {
+    let mut value = json!({ "ProjectionType": block["projection_type"] });
+    if block["non_key_attributes"].is_array() {
+        value["NonKeyAttributes"] = block["non_key_attributes"].clone();
+    }
+    value
+}

@@ -1,0 +1,818 @@
+//! Infrastructure as code from the declarations: the CloudFormation
+//! templates pass cfn-lint, the Terraform configuration has the provider's
+//! documented shape, the NoSQL Workbench model has the shape of AWS's own
+//! samples, and drift between a template and the code is found for each
+//! kind of difference.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ddb_examples::{catalog, separate_tables as sep, single_table as one};
+use ddb_runtime::model::TableDef;
+use ddb_runtime::schema::{
+    cloudformation, cloudformation_yaml, drift, terraform, workbench, Billing, Deployment,
+    SyncChange, Template,
+};
+use ddb_runtime::{Entity, Table};
+use serde_json::{json, Value};
+
+/// A table with every kind of key and index ddb declares: a single-attribute
+/// global index with an INCLUDE list, a multi-attribute one, a local index,
+/// a vector index with a search schema, time to live and a stream.
+#[derive(Table)]
+#[ddb(name = "Shop.v2", pk = "PK", sk = "SK", ttl = "expiresAt", stream = "new_image")]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK", include("total")))]
+#[ddb(index(name = "ByCustomerStatus", pk("customerId", "status"), sk("placedAt", "total: N")))]
+#[ddb(local_index(name = "ByTotal", sk = "LSI1SK", projection = "keys_only"))]
+#[ddb(vector_index(
+    name = "ByEmbedding",
+    vector = "embedding",
+    dimensions = 3,
+    distance = "cosine",
+    hash = "category",
+    filters("price: N")
+))]
+struct Shop;
+
+/// A table of one numeric key and nothing else.
+#[derive(Table)]
+#[ddb(name = "Counters", pk = "id", pk_type = "N")]
+struct Counters;
+
+fn every_design() -> Vec<(&'static str, Vec<&'static TableDef>)> {
+    vec![
+        ("single_table", vec![&one::Ecommerce::DEF]),
+        (
+            "separate_tables",
+            vec![&sep::Customers::DEF, &sep::Orders::DEF, &sep::OrderItems::DEF],
+        ),
+        ("catalog", vec![&catalog::Catalog::DEF]),
+        ("shop", vec![&Shop::DEF, &Counters::DEF]),
+    ]
+}
+
+fn deployments() -> Vec<(&'static str, Deployment)> {
+    vec![
+        ("default", Deployment::default()),
+        (
+            "provisioned",
+            Deployment::default()
+                .billing(Billing::Provisioned { read: 5, write: 2 })
+                .point_in_time_recovery(false)
+                .deletion_protection(true),
+        ),
+    ]
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ddb-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Whether cfn-lint runs here; `None` with the reason when it cannot (CI
+/// installs it, so there a missing cfn-lint fails the test).
+fn cfn_lint() -> Option<Command> {
+    match Command::new("cfn-lint").arg("--version").output() {
+        Ok(output) if output.status.success() => Some(Command::new("cfn-lint")),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("cfn-lint is not installed; .ci/run installs it (pip install cfn-lint)")
+        }
+        _ => {
+            eprintln!("skipped: cfn-lint is not installed here (pip install cfn-lint)");
+            None
+        }
+    }
+}
+
+#[test]
+fn cloudformation_templates_of_every_design_pass_cfn_lint() {
+    let Some(mut lint) = cfn_lint() else { return };
+    let dir = scratch_dir("cfn");
+    let mut files: Vec<PathBuf> = Vec::new();
+    for (design, tables) in every_design() {
+        for (deployment_name, deployment) in deployments() {
+            let json_path = dir.join(format!("{design}-{deployment_name}.json"));
+            let template = cloudformation(&tables, &deployment);
+            std::fs::write(&json_path, serde_json::to_string_pretty(&template).unwrap()).unwrap();
+            let yaml_path = dir.join(format!("{design}-{deployment_name}.yaml"));
+            std::fs::write(&yaml_path, cloudformation_yaml(&tables, &deployment)).unwrap();
+            files.extend([json_path, yaml_path]);
+        }
+    }
+    let output = lint
+        .args(["--regions", "us-east-1", "--"])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "cfn-lint found problems:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The one check ddb turns off, on tables whose vector indexes have a
+/// search schema, is the one that predates vector indexes: without it,
+/// cfn-lint finds that and nothing else.
+#[test]
+fn cfn_lint_finds_only_its_attribute_definition_rule_without_the_suppression() {
+    let Some(mut lint) = cfn_lint() else { return };
+    let mut template = cloudformation(&[&Shop::DEF, &catalog::Catalog::DEF], &Deployment::default());
+    for resource in template["Resources"].as_object_mut().unwrap().values_mut() {
+        assert!(resource.as_object_mut().unwrap().remove("Metadata").is_some());
+    }
+    let path = scratch_dir("cfn-unsuppressed").join("vectors.json");
+    std::fs::write(&path, template.to_string()).unwrap();
+    let output = lint.args(["--format", "parseable", "--"]).arg(&path).output().unwrap();
+    let findings = String::from_utf8_lossy(&output.stdout);
+    let rules: Vec<&str> = findings
+        .lines()
+        .map(|line| line.split(':').nth(5).unwrap_or(line))
+        .collect();
+    assert_eq!(rules, ["E3039", "E3039"], "{findings}");
+}
+
+#[test]
+fn cfn_lint_rejects_a_broken_template() {
+    let Some(mut lint) = cfn_lint() else { return };
+    let mut template = cloudformation(&[&Shop::DEF], &Deployment::default());
+    template["Resources"]["Shopv2Table"]["Properties"]["BillingMode"] = json!("FREE");
+    let path = scratch_dir("cfn-broken").join("broken.json");
+    std::fs::write(&path, template.to_string()).unwrap();
+    let output = lint.arg("--").arg(&path).output().unwrap();
+    assert!(!output.status.success(), "cfn-lint accepted BillingMode FREE");
+}
+
+#[test]
+fn the_yaml_template_reads_back_as_the_json_one() {
+    for (_, tables) in every_design() {
+        for (_, deployment) in deployments() {
+            let yaml = cloudformation_yaml(&tables, &deployment);
+            let read = Template::from_yaml(&yaml).unwrap();
+            let json = Template::from_value(cloudformation(&tables, &deployment)).unwrap();
+            assert_eq!(read, json, "{yaml}");
+        }
+    }
+}
+
+#[test]
+fn the_cloudformation_resource_carries_every_declared_part() {
+    let template = cloudformation(&[&Shop::DEF], &Deployment::default());
+    let properties = &template["Resources"]["Shopv2Table"]["Properties"];
+    assert_eq!(properties["TableName"], "Shop.v2");
+    let status = &properties["GlobalSecondaryIndexes"][1];
+    assert_eq!(status["IndexName"], "ByCustomerStatus");
+    let kinds: Vec<&str> = status["KeySchema"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["KeyType"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["HASH", "HASH", "RANGE", "RANGE"]);
+    assert_eq!(
+        properties["GlobalSecondaryIndexes"][0]["Projection"],
+        json!({ "ProjectionType": "INCLUDE", "NonKeyAttributes": ["total", "_type", "_schema"] })
+    );
+    assert_eq!(properties["LocalSecondaryIndexes"][0]["IndexName"], "ByTotal");
+    let vector = &properties["VectorIndexes"][0];
+    assert_eq!(vector["Dimensions"], 3);
+    assert_eq!(vector["SearchSchema"][0]["SearchSchemaElementType"], "HASH");
+    assert_eq!(properties["StreamSpecification"]["StreamViewType"], "NEW_IMAGE");
+    assert_eq!(
+        properties["TimeToLiveSpecification"],
+        json!({ "AttributeName": "expiresAt", "Enabled": true })
+    );
+    assert_eq!(properties["BillingMode"], "PAY_PER_REQUEST");
+    assert_eq!(
+        properties["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"],
+        true
+    );
+    assert_eq!(properties["DeletionProtectionEnabled"], false);
+    assert!(template["Resources"]["Shopv2Table"]
+        .get("DeletionPolicy")
+        .is_none());
+    let outputs = template["Outputs"].as_object().unwrap();
+    assert!(outputs.contains_key("Shopv2TableStreamArn"));
+
+    let protected = Deployment::default()
+        .billing(Billing::Provisioned { read: 5, write: 2 })
+        .deletion_protection(true);
+    let template = cloudformation(&[&Shop::DEF], &protected);
+    let resource = &template["Resources"]["Shopv2Table"];
+    assert_eq!(resource["DeletionPolicy"], "Retain");
+    assert_eq!(resource["UpdateReplacePolicy"], "Retain");
+    let properties = &resource["Properties"];
+    assert_eq!(properties["DeletionProtectionEnabled"], true);
+    let throughput = json!({ "ReadCapacityUnits": 5, "WriteCapacityUnits": 2 });
+    assert_eq!(properties["ProvisionedThroughput"], throughput);
+    assert_eq!(
+        properties["GlobalSecondaryIndexes"][0]["ProvisionedThroughput"],
+        throughput
+    );
+}
+
+/// The CloudFormation resource is CreateTable's request: what ddb creates
+/// and what the template declares are one description.
+#[test]
+fn the_cloudformation_resource_is_the_create_table_request() {
+    for (_, tables) in every_design() {
+        let template = cloudformation(&tables, &Deployment::default());
+        for table in tables {
+            let input = ddb_runtime::schema::create_table_input(table, table.name);
+            let id = ddb_runtime::schema::logical_id(table);
+            let properties = &template["Resources"][&id]["Properties"];
+            let definitions = properties["AttributeDefinitions"].as_array().unwrap();
+            assert_eq!(definitions.len(), input.attribute_definitions().len());
+            for (written, sent) in definitions.iter().zip(input.attribute_definitions()) {
+                assert_eq!(written["AttributeName"], sent.attribute_name());
+                assert_eq!(written["AttributeType"], sent.attribute_type().as_str());
+            }
+            let globals = properties["GlobalSecondaryIndexes"].as_array();
+            assert_eq!(
+                globals.map_or(0, Vec::len),
+                input.global_secondary_indexes().len()
+            );
+        }
+    }
+}
+
+/// One resource or block of Terraform's JSON syntax against the provider's
+/// documented arguments: every key an argument or nested block it lists,
+/// every required one present, each of its documented type.
+fn check_documented(path: &str, body: &Value, documented: &Value, problems: &mut Vec<String>) {
+    let Some(body) = body.as_object() else {
+        problems.push(format!("{path} is not an object"));
+        return;
+    };
+    let arguments = documented["arguments"].as_object().unwrap();
+    let blocks = documented["blocks"].as_object();
+    for (key, value) in body {
+        if let Some(argument) = arguments.get(key) {
+            check_argument(&format!("{path}.{key}"), value, argument, problems);
+        } else if let Some(block) = blocks.and_then(|b| b.get(key)) {
+            let Some(items) = value.as_array() else {
+                problems.push(format!("{path}.{key} is a block: an array of objects"));
+                continue;
+            };
+            let max = block["max_items"].as_u64().unwrap_or(u64::MAX);
+            let min = block["min_items"].as_u64().unwrap_or(0);
+            if (items.len() as u64) > max || (items.len() as u64) < min {
+                problems.push(format!("{path}.{key} has {} blocks", items.len()));
+            }
+            for (i, item) in items.iter().enumerate() {
+                check_documented(&format!("{path}.{key}[{i}]"), item, block, problems);
+            }
+        } else {
+            problems.push(format!("{path}.{key} is not a documented argument"));
+        }
+    }
+    for (name, argument) in arguments {
+        if argument["required"] == true && !body.contains_key(name) {
+            problems.push(format!("{path} lacks the required {name}"));
+        }
+    }
+}
+
+fn check_argument(path: &str, value: &Value, argument: &Value, problems: &mut Vec<String>) {
+    let fits = match argument["type"].as_str().unwrap() {
+        "string" => value.is_string(),
+        "bool" => value.is_boolean(),
+        "number" => value.is_number(),
+        "list" => value.as_array().is_some_and(|l| l.iter().all(Value::is_string)),
+        "map" => value.is_object(),
+        "object" => {
+            check_documented(path, value, argument, problems);
+            true
+        }
+        other => panic!("unknown documented type {other}"),
+    };
+    if !fits {
+        problems.push(format!("{path} is not a {}", argument["type"]));
+    }
+    if let Some(allowed) = argument["enum"].as_array() {
+        if !allowed.contains(value) {
+            problems.push(format!("{path} = {value} is not one of {allowed:?}"));
+        }
+    }
+    if argument["deprecated"] == true {
+        problems.push(format!("{path} is deprecated"));
+    }
+}
+
+/// The provider's own validations of a table resource: every `attribute`
+/// used by a key and every key attribute defined, a global index keyed by
+/// 1 to 4 HASH elements then at most 4 RANGE ones, a stream view only with
+/// the stream on, capacities only with PROVISIONED, `non_key_attributes`
+/// only with INCLUDE.
+fn check_table_rules(path: &str, table: &Value, problems: &mut Vec<String>) {
+    let blocks = |name: &str| table[name].as_array().cloned().unwrap_or_default();
+    let defined: Vec<String> = blocks("attribute")
+        .iter()
+        .map(|a| a["name"].as_str().unwrap().to_owned())
+        .collect();
+    let mut used: Vec<String> = vec![table["hash_key"].as_str().unwrap_or("").to_owned()];
+    used.extend(table["range_key"].as_str().map(str::to_owned));
+    for index in blocks("global_secondary_index") {
+        let schema = index["key_schema"].as_array().cloned().unwrap_or_default();
+        let kinds: Vec<&str> = schema.iter().map(|k| k["key_type"].as_str().unwrap()).collect();
+        let hashes = kinds.iter().take_while(|k| **k == "HASH").count();
+        let ranges = kinds.len() - hashes;
+        if !(1..=4).contains(&hashes) || ranges > 4 || kinds[hashes..].contains(&"HASH") {
+            problems.push(format!("{path}: global index {} key_schema {kinds:?}", index["name"]));
+        }
+        used.extend(schema.iter().map(|k| k["attribute_name"].as_str().unwrap().to_owned()));
+        check_projection(path, &index, problems);
+    }
+    for index in blocks("local_secondary_index") {
+        used.push(index["range_key"].as_str().unwrap().to_owned());
+        check_projection(path, &index, problems);
+    }
+    for name in &defined {
+        if !used.contains(name) {
+            problems.push(format!("{path}: attribute {name} is not indexed"));
+        }
+    }
+    for name in &used {
+        if !defined.contains(name) {
+            problems.push(format!("{path}: key attribute {name} has no attribute block"));
+        }
+    }
+    if table["stream_view_type"].is_string() != (table["stream_enabled"] == true) {
+        problems.push(format!("{path}: stream_view_type without stream_enabled"));
+    }
+    let provisioned = table["billing_mode"] == "PROVISIONED";
+    let mut capacities = vec![table.clone()];
+    capacities.extend(blocks("global_secondary_index"));
+    for body in capacities {
+        let set = body["read_capacity"].as_u64().is_some_and(|c| c >= 1)
+            && body["write_capacity"].as_u64().is_some_and(|c| c >= 1);
+        let unset = body.get("read_capacity").is_none() && body.get("write_capacity").is_none();
+        if (provisioned && !set) || (!provisioned && !unset) {
+            problems.push(format!("{path}: capacities do not match the billing mode"));
+        }
+    }
+    if let Some(ttl) = blocks("ttl").first() {
+        if ttl["enabled"] == true && ttl["attribute_name"].as_str().is_none_or(str::is_empty) {
+            problems.push(format!("{path}: time to live on without an attribute"));
+        }
+    }
+}
+
+fn check_projection(path: &str, index: &Value, problems: &mut Vec<String>) {
+    if index.get("non_key_attributes").is_some() && index["projection_type"] != "INCLUDE" {
+        problems.push(format!("{path}: non_key_attributes without INCLUDE on {}", index["name"]));
+    }
+}
+
+fn terraform_problems(configuration: &Value) -> Vec<String> {
+    let documented: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("terraform/aws_dynamodb_table.json")).unwrap(),
+    )
+    .unwrap();
+    let mut problems = Vec::new();
+    let label = regex_like_label;
+    let resources = configuration["resource"].as_object().unwrap();
+    for (kind, instances) in resources {
+        let Some(schema) = documented.get(kind) else {
+            problems.push(format!("resource type {kind} is not documented"));
+            continue;
+        };
+        for (name, body) in instances.as_object().unwrap() {
+            if !label(name) {
+                problems.push(format!("{kind}.{name}: not a Terraform identifier"));
+            }
+            let path = format!("{kind}.{name}");
+            check_documented(&path, body, schema, &mut problems);
+            if kind == "aws_dynamodb_table" {
+                check_table_rules(&path, body, &mut problems);
+            }
+        }
+    }
+    let provider = &configuration["terraform"]["required_providers"]["aws"];
+    if provider["source"] != "hashicorp/aws" {
+        problems.push("the AWS provider is not required".to_owned());
+    }
+    problems
+}
+
+/// Terraform's identifier rule for resource labels: a letter or `_`, then
+/// letters, digits, `_` and `-`.
+fn regex_like_label(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(path)
+}
+
+#[test]
+fn terraform_of_every_design_has_the_providers_documented_shape() {
+    for (design, tables) in every_design() {
+        for (deployment_name, deployment) in deployments() {
+            let configuration = terraform(&tables, &deployment);
+            let problems = terraform_problems(&configuration);
+            assert!(
+                problems.is_empty(),
+                "{design} {deployment_name}: {problems:#?}\n{configuration:#}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_terraform_shape_check_finds_what_the_provider_refuses() {
+    let mut configuration = terraform(&[&Shop::DEF], &Deployment::default());
+    let table = &mut configuration["resource"]["aws_dynamodb_table"]["Shop_v2"];
+    table["attribute"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "name": "unused", "type": "S" }));
+    table["stream_enabled"] = json!(false);
+    table["global_secondary_index"][0]["hash_key"] = json!("GSI1PK");
+    table["global_secondary_index"][0]["projection_type"] = json!("KEYS_ONLY");
+    table["ttl"][0]["colour"] = json!("blue");
+    let problems = terraform_problems(&configuration).join("\n");
+    for expected in [
+        "attribute unused is not indexed",
+        "stream_view_type without stream_enabled",
+        "hash_key is deprecated",
+        "non_key_attributes without INCLUDE",
+        "colour is not a documented argument",
+    ] {
+        assert!(problems.contains(expected), "{expected} not in:\n{problems}");
+    }
+}
+
+#[test]
+fn terraform_carries_every_declared_part() {
+    let configuration = terraform(&[&Shop::DEF], &Deployment::default());
+    let table = &configuration["resource"]["aws_dynamodb_table"]["Shop_v2"];
+    assert_eq!(table["name"], "Shop.v2");
+    assert_eq!(table["range_key"], "SK");
+    let status = &table["global_secondary_index"][1];
+    assert_eq!(status["key_schema"].as_array().unwrap().len(), 4);
+    assert_eq!(table["local_secondary_index"][0]["range_key"], "LSI1SK");
+    assert_eq!(table["stream_view_type"], "NEW_IMAGE");
+    assert_eq!(table["point_in_time_recovery"][0]["enabled"], true);
+    let names: Vec<&str> = table["attribute"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"category"), "{names:?}");
+    let vector = &configuration["resource"]["aws_dynamodb_vector_index"]["Shop_v2_ByEmbedding"];
+    assert_eq!(vector["table_name"], "${aws_dynamodb_table.Shop_v2.name}");
+    assert_eq!(vector["search_schema"][1]["attribute_type"], "N");
+}
+
+/// The shape of a JSON document: at each path (array items as `[]`), the
+/// keys of its objects and the JSON types of its values.
+fn shape(value: &Value, path: &str, shapes: &mut std::collections::BTreeMap<String, Vec<String>>) {
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let entry = shapes.entry(path.to_owned()).or_default();
+    if !entry.iter().any(|k| k == kind) {
+        entry.push(kind.to_owned());
+    }
+    match value {
+        Value::Array(items) => items.iter().for_each(|item| shape(item, &format!("{path}[]"), shapes)),
+        Value::Object(map) => {
+            for (key, value) in map {
+                // Item attributes are named by the data, not the format.
+                let key = if path.ends_with("TableData[]") { "<attribute>" } else { key };
+                let key = if path.ends_with("<attribute>") || path.ends_with("M") { "<type>" } else { key };
+                shape(value, &format!("{path}.{key}"), shapes);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn store_workbench() -> Value {
+    let (customers, orders, lines) = one::seed_entities();
+    let samples = [
+        (&one::Customer::SCHEMA, customers[0].to_item().unwrap()),
+        (&one::Order::SCHEMA, orders[0].to_item().unwrap()),
+        (&one::Order::SCHEMA, orders[1].to_item().unwrap()),
+        (&one::OrderItem::SCHEMA, lines[0].to_item().unwrap()),
+    ];
+    workbench("Online store", &one::ENTITIES, &samples)
+}
+
+#[test]
+fn the_workbench_model_has_the_shape_of_aws_samples() {
+    let mut sample_shapes = std::collections::BTreeMap::new();
+    for file in ["RecurringPaymentsSchema.json", "ChatSystemSchema.json"] {
+        let text = std::fs::read_to_string(fixture(&format!("workbench/{file}"))).unwrap();
+        shape(&serde_json::from_str(&text).unwrap(), "", &mut sample_shapes);
+    }
+    let mut ours = std::collections::BTreeMap::new();
+    shape(&store_workbench(), "", &mut ours);
+    for (path, kinds) in &ours {
+        if path.contains("<type>") {
+            continue;
+        }
+        let sample = sample_shapes.get(path);
+        assert!(sample.is_some(), "{path} is in no AWS sample");
+        for kind in kinds {
+            assert!(sample.unwrap().contains(kind), "{path} is a {kind} in ours, {sample:?} in the samples");
+        }
+    }
+    for required in [
+        ".ModelMetadata.Version",
+        ".DataModel[].KeyAttributes.PartitionKey.AttributeName",
+        ".DataModel[].TableFacets[].KeyAttributeAlias.SortKeyAlias",
+        ".DataModel[].GlobalSecondaryIndexes[].Projection.NonKeyAttributes",
+    ] {
+        assert!(ours.contains_key(required), "{required} missing");
+    }
+}
+
+#[test]
+fn the_workbench_model_declares_every_attribute_its_data_uses() {
+    let model = store_workbench();
+    assert_eq!(model["ModelMetadata"]["Version"], "3.0");
+    let table = &model["DataModel"][0];
+    let declared: Vec<&str> = table["NonKeyAttributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["AttributeName"].as_str().unwrap())
+        .collect();
+    let facets = table["TableFacets"].as_array().unwrap();
+    assert_eq!(facets.len(), 3);
+    for facet in facets {
+        for row in facet["TableData"].as_array().unwrap() {
+            for name in row.as_object().unwrap().keys() {
+                let key = name == "PK" || name == "SK";
+                assert!(key || declared.contains(&name.as_str()), "{name} undeclared");
+                let listed = facet["NonKeyAttributes"].as_array().unwrap();
+                assert!(key || listed.contains(&json!(name)), "{name} not in the facet");
+            }
+        }
+    }
+    for index in table["GlobalSecondaryIndexes"].as_array().unwrap() {
+        let pk = index["KeyAttributes"]["PartitionKey"]["AttributeName"].as_str().unwrap();
+        assert!(declared.contains(&pk), "{pk} undeclared");
+    }
+    let order = &facets[1];
+    assert_eq!(order["KeyAttributeAlias"]["PartitionKeyAlias"], "CUSTOMER#{customer_id}");
+    let first = &order["TableData"][0];
+    assert!(first["PK"]["S"].as_str().unwrap().starts_with("CUSTOMER#"));
+    assert_eq!(first["_type"]["S"], "Order");
+}
+
+#[test]
+fn the_workbench_model_names_the_indexes_it_leaves_out() {
+    let model = workbench("Shop", &[], &[]);
+    assert_eq!(model["DataModel"], json!([]));
+    let orders = workbench("Orders", &sep::ENTITIES, &[]);
+    let description = orders["ModelMetadata"]["Description"].as_str().unwrap();
+    assert!(description.contains("multi-attribute index CustomerStatusIndex"), "{description}");
+    assert_eq!(orders["DataModel"].as_array().unwrap().len(), 3);
+}
+
+// Drift: one test per kind of difference, from a generated template edited
+// the way a template drifts by hand.
+
+fn shop_template() -> Value {
+    cloudformation(&[&Shop::DEF], &Deployment::default())
+}
+
+fn shop_properties(template: &mut Value) -> &mut Value {
+    &mut template["Resources"]["Shopv2Table"]["Properties"]
+}
+
+fn drift_of(template: Value) -> ddb_runtime::schema::SyncPlan {
+    drift(&Template::from_value(template).unwrap(), &Shop::DEF).unwrap()
+}
+
+fn remove_named(list: &mut Value, name: &str) {
+    list.as_array_mut().unwrap().retain(|i| i["IndexName"] != name);
+}
+
+#[test]
+fn a_generated_template_has_no_drift_in_any_format() {
+    for (_, tables) in every_design() {
+        for (_, deployment) in deployments() {
+            let json = Template::from_value(cloudformation(&tables, &deployment)).unwrap();
+            let yaml = Template::from_yaml(&cloudformation_yaml(&tables, &deployment)).unwrap();
+            let tf = Template::from_value(terraform(&tables, &deployment)).unwrap();
+            for table in &tables {
+                for (format, template) in [("json", &json), ("yaml", &yaml), ("terraform", &tf)] {
+                    let plan = drift(template, table).unwrap();
+                    assert!(plan.is_empty(), "{} in {format}:\n{plan}", table.name);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn drift_finds_a_table_missing_from_the_template() {
+    let template = cloudformation(&[&Counters::DEF], &Deployment::default());
+    let plan = drift_of(template);
+    assert_eq!(plan.changes, [SyncChange::CreateTable]);
+}
+
+#[test]
+fn drift_finds_a_missing_global_index() {
+    let mut template = shop_template();
+    remove_named(&mut shop_properties(&mut template)["GlobalSecondaryIndexes"], "GSI1");
+    let plan = drift_of(template);
+    assert_eq!(plan.changes, [SyncChange::AddIndex("GSI1")]);
+    assert_eq!(plan.to_string(), "+ add global index GSI1\n");
+}
+
+#[test]
+fn drift_finds_a_missing_local_index() {
+    let mut template = shop_template();
+    remove_named(&mut shop_properties(&mut template)["LocalSecondaryIndexes"], "ByTotal");
+    let plan = drift_of(template);
+    assert!(plan.differences[0].contains("local index ByTotal is missing"), "{plan}");
+}
+
+#[test]
+fn drift_finds_a_missing_vector_index() {
+    let mut template = shop_template();
+    shop_properties(&mut template)
+        .as_object_mut()
+        .unwrap()
+        .remove("VectorIndexes");
+    let plan = drift_of(template);
+    assert_eq!(plan.changes, [SyncChange::AddVectorIndex("ByEmbedding")]);
+}
+
+#[test]
+fn drift_finds_another_vector_index_dimension() {
+    let mut template = shop_template();
+    shop_properties(&mut template)["VectorIndexes"][0]["Dimensions"] = json!(4);
+    let plan = drift_of(template);
+    assert!(plan.differences[0].contains("4 dimensions in the table, 3 in the code"), "{plan}");
+}
+
+#[test]
+fn drift_finds_another_projection() {
+    let mut template = shop_template();
+    shop_properties(&mut template)["GlobalSecondaryIndexes"][0]["Projection"] =
+        json!({ "ProjectionType": "KEYS_ONLY" });
+    let plan = drift_of(template);
+    assert_eq!(
+        plan.differences,
+        ["global index GSI1 holds its keys only (KEYS_ONLY) in the table, and the code declares its keys and _schema, _type, total"]
+    );
+}
+
+#[test]
+fn drift_finds_another_index_key() {
+    let mut template = shop_template();
+    let status = &mut shop_properties(&mut template)["GlobalSecondaryIndexes"][1];
+    status["KeySchema"].as_array_mut().unwrap().pop();
+    let plan = drift_of(template);
+    assert_eq!(plan.differences, ["global index ByCustomerStatus has another key in the table"]);
+}
+
+#[test]
+fn drift_finds_another_primary_key() {
+    let mut template = shop_template();
+    shop_properties(&mut template)["KeySchema"][1]["AttributeName"] = json!("SortKey");
+    let plan = drift_of(template);
+    assert!(plan.differences.contains(&"the table's primary key differs from the code's".to_owned()));
+}
+
+#[test]
+fn drift_finds_an_index_the_code_does_not_declare() {
+    let mut template = shop_template();
+    let globals = &mut shop_properties(&mut template)["GlobalSecondaryIndexes"];
+    let mut extra = globals[0].clone();
+    extra["IndexName"] = json!("Legacy");
+    globals.as_array_mut().unwrap().push(extra);
+    let plan = drift_of(template);
+    assert_eq!(plan.differences, ["global index Legacy is in the table and not in the code"]);
+}
+
+#[test]
+fn drift_finds_time_to_live_on_another_attribute() {
+    let mut template = shop_template();
+    shop_properties(&mut template)["TimeToLiveSpecification"]["AttributeName"] = json!("ttl");
+    let plan = drift_of(template);
+    assert_eq!(plan.differences, ["time to live is on ttl, and the code declares expiresAt"]);
+}
+
+#[test]
+fn drift_finds_time_to_live_off() {
+    let mut template = shop_template();
+    shop_properties(&mut template)["TimeToLiveSpecification"]["Enabled"] = json!(false);
+    let plan = drift_of(template);
+    assert_eq!(plan.changes, [SyncChange::EnableTimeToLive("expiresAt")]);
+}
+
+#[test]
+fn drift_finds_a_missing_stream() {
+    let mut template = shop_template();
+    shop_properties(&mut template)
+        .as_object_mut()
+        .unwrap()
+        .remove("StreamSpecification");
+    let plan = drift_of(template);
+    assert_eq!(
+        plan.changes,
+        [SyncChange::EnableStream(ddb_runtime::model::StreamView::NewImage)]
+    );
+}
+
+#[test]
+fn drift_finds_a_stream_view_without_the_image_the_code_reads() {
+    let mut template = shop_template();
+    shop_properties(&mut template)["StreamSpecification"]["StreamViewType"] = json!("KEYS_ONLY");
+    let plan = drift_of(template);
+    assert_eq!(plan.differences, ["the stream carries KEYS_ONLY, and the code reads NEW_IMAGE"]);
+
+    let mut wider = shop_template();
+    shop_properties(&mut wider)["StreamSpecification"]["StreamViewType"] =
+        json!("NEW_AND_OLD_IMAGES");
+    assert!(drift_of(wider).is_empty(), "a view carrying more is no drift");
+}
+
+#[test]
+fn drift_reads_terraform_edited_by_hand() {
+    let mut configuration = terraform(&[&Shop::DEF], &Deployment::default());
+    let table = &mut configuration["resource"]["aws_dynamodb_table"]["Shop_v2"];
+    table["global_secondary_index"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|i| i["name"] != "GSI1");
+    table["ttl"][0]["attribute_name"] = json!("ttl");
+    table["stream_view_type"] = json!("OLD_IMAGE");
+    configuration["resource"]
+        .as_object_mut()
+        .unwrap()
+        .remove("aws_dynamodb_vector_index");
+    let plan = drift(&Template::from_value(configuration).unwrap(), &Shop::DEF).unwrap();
+    assert_eq!(
+        plan.changes,
+        [SyncChange::AddIndex("GSI1"), SyncChange::AddVectorIndex("ByEmbedding")]
+    );
+    assert_eq!(
+        plan.differences,
+        [
+            "the stream carries OLD_IMAGE, and the code reads NEW_IMAGE",
+            "time to live is on ttl, and the code declares expiresAt",
+        ]
+    );
+}
+
+#[test]
+fn drift_reads_a_yaml_template_with_short_form_tags() {
+    let yaml = r#"
+AWSTemplateFormatVersion: "2010-09-09"
+Resources:
+  CountersTable:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      TableName: !Sub "${AWS::StackName}-counters"
+      BillingMode: PAY_PER_REQUEST
+      AttributeDefinitions:
+        - AttributeName: id
+          AttributeType: N
+      KeySchema:
+        - AttributeName: id
+          KeyType: HASH
+Outputs:
+  Arn:
+    Value: !GetAtt CountersTable.Arn
+"#;
+    let template = Template::from_yaml(yaml).unwrap();
+    let plan = drift(&template, &Counters::DEF).unwrap();
+    assert!(plan.is_empty(), "{plan}");
+    let other = drift(&template, &Shop::DEF).unwrap();
+    assert_eq!(other.changes, [SyncChange::CreateTable]);
+}
+
+#[test]
+fn a_document_that_is_no_template_is_a_typed_error() {
+    for text in ["not json", "{\"AWSTemplateFormatVersion\": \"2010-09-09\"}", "[1, 2]"] {
+        let error = Template::parse(text).unwrap_err();
+        assert!(
+            matches!(error, ddb_runtime::Error::InvalidTemplate { .. }),
+            "{text}: {error:?}"
+        );
+    }
+    let mut broken = shop_template();
+    shop_properties(&mut broken)["KeySchema"] = json!([{ "AttributeName": "PK" }]);
+    let error = drift(&Template::from_value(broken).unwrap(), &Shop::DEF).unwrap_err();
+    assert!(matches!(error, ddb_runtime::Error::InvalidTemplate { .. }), "{error:?}");
+}
