@@ -5,6 +5,7 @@
 //! call.
 
 pub mod catalog;
+pub mod cli;
 pub mod connect;
 pub mod print;
 pub mod seed;

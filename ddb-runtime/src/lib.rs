@@ -89,6 +89,9 @@ mod writes;
 
 #[doc = include_str!("attributes.md")]
 pub mod attributes {}
+#[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+pub mod cli;
 #[cfg(feature = "local")]
 pub mod local;
 #[cfg(feature = "lambda")]
@@ -130,9 +133,8 @@ pub use write::{Create, Created, Delete, Idempotent, Put, Update, Written};
 pub mod model {
     pub use crate::declaration::model::{
         DistanceFunction, EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection,
-        KeyAttribute, KeyDef, Membership, MultiAttributeKey, Part, ScalarType, SearchDef, StreamView,
-        TableDef,
-        Template, UniqueDef, VectorIndexDef, MAX_VECTOR_DIMENSIONS,
+        KeyAttribute, KeyDef, Membership, MultiAttributeKey, Part, ScalarType, SearchDef,
+        StreamView, TableDef, Template, UniqueDef, VectorIndexDef, MAX_VECTOR_DIMENSIONS,
     };
 }
 
@@ -244,8 +246,7 @@ pub mod schema {
     pub use crate::tables::{
         access_pattern_report, cloudformation, cloudformation_yaml, cost, create_table_if_missing,
         create_table_input, drift, iam, key_attributes, logical_id, plan_sync, sync_table,
-        terraform, workbench, Billing, Deployment, SyncChange, SyncPlan, TableCreated,
-        Template,
+        terraform, workbench, Billing, Deployment, SyncChange, SyncPlan, TableCreated, Template,
     };
 }
 

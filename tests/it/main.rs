@@ -3,6 +3,7 @@
 mod backfill;
 mod batches;
 mod campaigns;
+mod cli;
 mod compile;
 mod convert;
 mod cursors;

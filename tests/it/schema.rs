@@ -442,15 +442,25 @@ fn described_view(table: &aws_sdk_dynamodb::types::TableDescription) -> Option<S
 async fn a_declared_stream_is_created_with_the_table() {
     let client = ddb_tests::client();
     let name = ddb_tests::create_table(&client, &Watched::DEF).await;
-    let described = client.describe_table().table_name(&name).send().await.unwrap();
+    let described = client
+        .describe_table()
+        .table_name(&name)
+        .send()
+        .await
+        .unwrap();
     let view = described_view(described.table().unwrap());
     assert_eq!(view.as_deref(), Some("NEW_AND_OLD_IMAGES"));
-    let plan = ddb_runtime::schema::plan_sync(&client, &Watched::DEF, &name).await.unwrap();
+    let plan = ddb_runtime::schema::plan_sync(&client, &Watched::DEF, &name)
+        .await
+        .unwrap();
     assert!(plan.is_empty(), "{plan}");
     let narrower = ddb_runtime::schema::plan_sync(&client, &WatchedKeys::DEF, &name)
         .await
         .unwrap();
-    assert!(narrower.is_empty(), "both images carry the keys: {narrower}");
+    assert!(
+        narrower.is_empty(),
+        "both images carry the keys: {narrower}"
+    );
 }
 
 #[tokio::test]
@@ -460,15 +470,34 @@ async fn sync_turns_on_a_stream_the_code_reads() {
     let client = ddb_tests::client();
     let name = ddb_tests::create_table(&client, &Unwatched::DEF).await;
     let plan = plan_sync(&client, &Watched::DEF, &name).await.unwrap();
-    assert_eq!(plan.changes, [SyncChange::EnableStream(StreamView::NewAndOldImages)]);
-    assert_eq!(plan.to_string(), "+ turn on the stream with NEW_AND_OLD_IMAGES\n");
-    sync_table(&client, &Watched::DEF, &name, std::time::Duration::from_secs(60))
+    assert_eq!(
+        plan.changes,
+        [SyncChange::EnableStream(StreamView::NewAndOldImages)]
+    );
+    assert_eq!(
+        plan.to_string(),
+        "+ turn on the stream with NEW_AND_OLD_IMAGES\n"
+    );
+    sync_table(
+        &client,
+        &Watched::DEF,
+        &name,
+        std::time::Duration::from_secs(60),
+    )
+    .await
+    .unwrap();
+    let described = client
+        .describe_table()
+        .table_name(&name)
+        .send()
         .await
         .unwrap();
-    let described = client.describe_table().table_name(&name).send().await.unwrap();
     let view = described_view(described.table().unwrap());
     assert_eq!(view.as_deref(), Some("NEW_AND_OLD_IMAGES"));
-    assert!(plan_sync(&client, &Watched::DEF, &name).await.unwrap().is_empty());
+    assert!(plan_sync(&client, &Watched::DEF, &name)
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 #[tokio::test]

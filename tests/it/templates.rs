@@ -20,9 +20,19 @@ use serde_json::{json, Value};
 /// global index with an INCLUDE list, a multi-attribute one, a local index,
 /// a vector index with a search schema, time to live and a stream.
 #[derive(Table)]
-#[ddb(name = "Shop.v2", pk = "PK", sk = "SK", ttl = "expiresAt", stream = "new_image")]
+#[ddb(
+    name = "Shop.v2",
+    pk = "PK",
+    sk = "SK",
+    ttl = "expiresAt",
+    stream = "new_image"
+)]
 #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK", include("total")))]
-#[ddb(index(name = "ByCustomerStatus", pk("customerId", "status"), sk("placedAt", "total: N")))]
+#[ddb(index(
+    name = "ByCustomerStatus",
+    pk("customerId", "status"),
+    sk("placedAt", "total: N")
+))]
 #[ddb(local_index(name = "ByTotal", sk = "LSI1SK", projection = "keys_only"))]
 #[ddb(vector_index(
     name = "ByEmbedding",
@@ -44,7 +54,11 @@ fn every_design() -> Vec<(&'static str, Vec<&'static TableDef>)> {
         ("single_table", vec![&one::Ecommerce::DEF]),
         (
             "separate_tables",
-            vec![&sep::Customers::DEF, &sep::Orders::DEF, &sep::OrderItems::DEF],
+            vec![
+                &sep::Customers::DEF,
+                &sep::Orders::DEF,
+                &sep::OrderItems::DEF,
+            ],
         ),
         ("catalog", vec![&catalog::Catalog::DEF]),
         ("shop", vec![&Shop::DEF, &Counters::DEF]),
@@ -119,13 +133,24 @@ fn cloudformation_templates_of_every_design_pass_cfn_lint() {
 #[test]
 fn cfn_lint_finds_only_its_attribute_definition_rule_without_the_suppression() {
     let Some(mut lint) = cfn_lint() else { return };
-    let mut template = cloudformation(&[&Shop::DEF, &catalog::Catalog::DEF], &Deployment::default());
+    let mut template = cloudformation(
+        &[&Shop::DEF, &catalog::Catalog::DEF],
+        &Deployment::default(),
+    );
     for resource in template["Resources"].as_object_mut().unwrap().values_mut() {
-        assert!(resource.as_object_mut().unwrap().remove("Metadata").is_some());
+        assert!(resource
+            .as_object_mut()
+            .unwrap()
+            .remove("Metadata")
+            .is_some());
     }
     let path = scratch_dir("cfn-unsuppressed").join("vectors.json");
     std::fs::write(&path, template.to_string()).unwrap();
-    let output = lint.args(["--format", "parseable", "--"]).arg(&path).output().unwrap();
+    let output = lint
+        .args(["--format", "parseable", "--"])
+        .arg(&path)
+        .output()
+        .unwrap();
     let findings = String::from_utf8_lossy(&output.stdout);
     let rules: Vec<&str> = findings
         .lines()
@@ -142,7 +167,10 @@ fn cfn_lint_rejects_a_broken_template() {
     let path = scratch_dir("cfn-broken").join("broken.json");
     std::fs::write(&path, template.to_string()).unwrap();
     let output = lint.arg("--").arg(&path).output().unwrap();
-    assert!(!output.status.success(), "cfn-lint accepted BillingMode FREE");
+    assert!(
+        !output.status.success(),
+        "cfn-lint accepted BillingMode FREE"
+    );
 }
 
 #[test]
@@ -175,11 +203,17 @@ fn the_cloudformation_resource_carries_every_declared_part() {
         properties["GlobalSecondaryIndexes"][0]["Projection"],
         json!({ "ProjectionType": "INCLUDE", "NonKeyAttributes": ["total", "_type", "_schema"] })
     );
-    assert_eq!(properties["LocalSecondaryIndexes"][0]["IndexName"], "ByTotal");
+    assert_eq!(
+        properties["LocalSecondaryIndexes"][0]["IndexName"],
+        "ByTotal"
+    );
     let vector = &properties["VectorIndexes"][0];
     assert_eq!(vector["Dimensions"], 3);
     assert_eq!(vector["SearchSchema"][0]["SearchSchemaElementType"], "HASH");
-    assert_eq!(properties["StreamSpecification"]["StreamViewType"], "NEW_IMAGE");
+    assert_eq!(
+        properties["StreamSpecification"]["StreamViewType"],
+        "NEW_IMAGE"
+    );
     assert_eq!(
         properties["TimeToLiveSpecification"],
         json!({ "AttributeName": "expiresAt", "Enabled": true })
@@ -280,7 +314,9 @@ fn check_argument(path: &str, value: &Value, argument: &Value, problems: &mut Ve
         "string" => value.is_string(),
         "bool" => value.is_boolean(),
         "number" => value.is_number(),
-        "list" => value.as_array().is_some_and(|l| l.iter().all(Value::is_string)),
+        "list" => value
+            .as_array()
+            .is_some_and(|l| l.iter().all(Value::is_string)),
         "map" => value.is_object(),
         "object" => {
             check_documented(path, value, argument, problems);
@@ -316,13 +352,23 @@ fn check_table_rules(path: &str, table: &Value, problems: &mut Vec<String>) {
     used.extend(table["range_key"].as_str().map(str::to_owned));
     for index in blocks("global_secondary_index") {
         let schema = index["key_schema"].as_array().cloned().unwrap_or_default();
-        let kinds: Vec<&str> = schema.iter().map(|k| k["key_type"].as_str().unwrap()).collect();
+        let kinds: Vec<&str> = schema
+            .iter()
+            .map(|k| k["key_type"].as_str().unwrap())
+            .collect();
         let hashes = kinds.iter().take_while(|k| **k == "HASH").count();
         let ranges = kinds.len() - hashes;
         if !(1..=4).contains(&hashes) || ranges > 4 || kinds[hashes..].contains(&"HASH") {
-            problems.push(format!("{path}: global index {} key_schema {kinds:?}", index["name"]));
+            problems.push(format!(
+                "{path}: global index {} key_schema {kinds:?}",
+                index["name"]
+            ));
         }
-        used.extend(schema.iter().map(|k| k["attribute_name"].as_str().unwrap().to_owned()));
+        used.extend(
+            schema
+                .iter()
+                .map(|k| k["attribute_name"].as_str().unwrap().to_owned()),
+        );
         check_projection(path, &index, problems);
     }
     for index in blocks("local_secondary_index") {
@@ -336,7 +382,9 @@ fn check_table_rules(path: &str, table: &Value, problems: &mut Vec<String>) {
     }
     for name in &used {
         if !defined.contains(name) {
-            problems.push(format!("{path}: key attribute {name} has no attribute block"));
+            problems.push(format!(
+                "{path}: key attribute {name} has no attribute block"
+            ));
         }
     }
     if table["stream_view_type"].is_string() != (table["stream_enabled"] == true) {
@@ -362,7 +410,10 @@ fn check_table_rules(path: &str, table: &Value, problems: &mut Vec<String>) {
 
 fn check_projection(path: &str, index: &Value, problems: &mut Vec<String>) {
     if index.get("non_key_attributes").is_some() && index["projection_type"] != "INCLUDE" {
-        problems.push(format!("{path}: non_key_attributes without INCLUDE on {}", index["name"]));
+        problems.push(format!(
+            "{path}: non_key_attributes without INCLUDE on {}",
+            index["name"]
+        ));
     }
 }
 
@@ -408,7 +459,9 @@ fn regex_like_label(name: &str) -> bool {
 }
 
 fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(path)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(path)
 }
 
 #[test]
@@ -445,7 +498,10 @@ fn the_terraform_shape_check_finds_what_the_provider_refuses() {
         "non_key_attributes without INCLUDE",
         "colour is not a documented argument",
     ] {
-        assert!(problems.contains(expected), "{expected} not in:\n{problems}");
+        assert!(
+            problems.contains(expected),
+            "{expected} not in:\n{problems}"
+        );
     }
 }
 
@@ -488,12 +544,22 @@ fn shape(value: &Value, path: &str, shapes: &mut std::collections::BTreeMap<Stri
         entry.push(kind.to_owned());
     }
     match value {
-        Value::Array(items) => items.iter().for_each(|item| shape(item, &format!("{path}[]"), shapes)),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|item| shape(item, &format!("{path}[]"), shapes)),
         Value::Object(map) => {
             for (key, value) in map {
                 // Item attributes are named by the data, not the format.
-                let key = if path.ends_with("TableData[]") { "<attribute>" } else { key };
-                let key = if path.ends_with("<attribute>") || path.ends_with("M") { "<type>" } else { key };
+                let key = if path.ends_with("TableData[]") {
+                    "<attribute>"
+                } else {
+                    key
+                };
+                let key = if path.ends_with("<attribute>") || path.ends_with("M") {
+                    "<type>"
+                } else {
+                    key
+                };
                 shape(value, &format!("{path}.{key}"), shapes);
             }
         }
@@ -517,7 +583,11 @@ fn the_workbench_model_has_the_shape_of_aws_samples() {
     let mut sample_shapes = std::collections::BTreeMap::new();
     for file in ["RecurringPaymentsSchema.json", "ChatSystemSchema.json"] {
         let text = std::fs::read_to_string(fixture(&format!("workbench/{file}"))).unwrap();
-        shape(&serde_json::from_str(&text).unwrap(), "", &mut sample_shapes);
+        shape(
+            &serde_json::from_str(&text).unwrap(),
+            "",
+            &mut sample_shapes,
+        );
     }
     let mut ours = std::collections::BTreeMap::new();
     shape(&store_workbench(), "", &mut ours);
@@ -528,7 +598,10 @@ fn the_workbench_model_has_the_shape_of_aws_samples() {
         let sample = sample_shapes.get(path);
         assert!(sample.is_some(), "{path} is in no AWS sample");
         for kind in kinds {
-            assert!(sample.unwrap().contains(kind), "{path} is a {kind} in ours, {sample:?} in the samples");
+            assert!(
+                sample.unwrap().contains(kind),
+                "{path} is a {kind} in ours, {sample:?} in the samples"
+            );
         }
     }
     for required in [
@@ -558,18 +631,29 @@ fn the_workbench_model_declares_every_attribute_its_data_uses() {
         for row in facet["TableData"].as_array().unwrap() {
             for name in row.as_object().unwrap().keys() {
                 let key = name == "PK" || name == "SK";
-                assert!(key || declared.contains(&name.as_str()), "{name} undeclared");
+                assert!(
+                    key || declared.contains(&name.as_str()),
+                    "{name} undeclared"
+                );
                 let listed = facet["NonKeyAttributes"].as_array().unwrap();
-                assert!(key || listed.contains(&json!(name)), "{name} not in the facet");
+                assert!(
+                    key || listed.contains(&json!(name)),
+                    "{name} not in the facet"
+                );
             }
         }
     }
     for index in table["GlobalSecondaryIndexes"].as_array().unwrap() {
-        let pk = index["KeyAttributes"]["PartitionKey"]["AttributeName"].as_str().unwrap();
+        let pk = index["KeyAttributes"]["PartitionKey"]["AttributeName"]
+            .as_str()
+            .unwrap();
         assert!(declared.contains(&pk), "{pk} undeclared");
     }
     let order = &facets[1];
-    assert_eq!(order["KeyAttributeAlias"]["PartitionKeyAlias"], "CUSTOMER#{customer_id}");
+    assert_eq!(
+        order["KeyAttributeAlias"]["PartitionKeyAlias"],
+        "CUSTOMER#{customer_id}"
+    );
     let first = &order["TableData"][0];
     assert!(first["PK"]["S"].as_str().unwrap().starts_with("CUSTOMER#"));
     assert_eq!(first["_type"]["S"], "Order");
@@ -581,7 +665,10 @@ fn the_workbench_model_names_the_indexes_it_leaves_out() {
     assert_eq!(model["DataModel"], json!([]));
     let orders = workbench("Orders", &sep::ENTITIES, &[]);
     let description = orders["ModelMetadata"]["Description"].as_str().unwrap();
-    assert!(description.contains("multi-attribute index CustomerStatusIndex"), "{description}");
+    assert!(
+        description.contains("multi-attribute index CustomerStatusIndex"),
+        "{description}"
+    );
     assert_eq!(orders["DataModel"].as_array().unwrap().len(), 3);
 }
 
@@ -601,7 +688,9 @@ fn drift_of(template: Value) -> ddb_runtime::schema::SyncPlan {
 }
 
 fn remove_named(list: &mut Value, name: &str) {
-    list.as_array_mut().unwrap().retain(|i| i["IndexName"] != name);
+    list.as_array_mut()
+        .unwrap()
+        .retain(|i| i["IndexName"] != name);
 }
 
 #[test]
@@ -631,7 +720,10 @@ fn drift_finds_a_table_missing_from_the_template() {
 #[test]
 fn drift_finds_a_missing_global_index() {
     let mut template = shop_template();
-    remove_named(&mut shop_properties(&mut template)["GlobalSecondaryIndexes"], "GSI1");
+    remove_named(
+        &mut shop_properties(&mut template)["GlobalSecondaryIndexes"],
+        "GSI1",
+    );
     let plan = drift_of(template);
     assert_eq!(plan.changes, [SyncChange::AddIndex("GSI1")]);
     assert_eq!(plan.to_string(), "+ add global index GSI1\n");
@@ -640,9 +732,15 @@ fn drift_finds_a_missing_global_index() {
 #[test]
 fn drift_finds_a_missing_local_index() {
     let mut template = shop_template();
-    remove_named(&mut shop_properties(&mut template)["LocalSecondaryIndexes"], "ByTotal");
+    remove_named(
+        &mut shop_properties(&mut template)["LocalSecondaryIndexes"],
+        "ByTotal",
+    );
     let plan = drift_of(template);
-    assert!(plan.differences[0].contains("local index ByTotal is missing"), "{plan}");
+    assert!(
+        plan.differences[0].contains("local index ByTotal is missing"),
+        "{plan}"
+    );
 }
 
 #[test]
@@ -661,7 +759,10 @@ fn drift_finds_another_vector_index_dimension() {
     let mut template = shop_template();
     shop_properties(&mut template)["VectorIndexes"][0]["Dimensions"] = json!(4);
     let plan = drift_of(template);
-    assert!(plan.differences[0].contains("4 dimensions in the table, 3 in the code"), "{plan}");
+    assert!(
+        plan.differences[0].contains("4 dimensions in the table, 3 in the code"),
+        "{plan}"
+    );
 }
 
 #[test]
@@ -682,7 +783,10 @@ fn drift_finds_another_index_key() {
     let status = &mut shop_properties(&mut template)["GlobalSecondaryIndexes"][1];
     status["KeySchema"].as_array_mut().unwrap().pop();
     let plan = drift_of(template);
-    assert_eq!(plan.differences, ["global index ByCustomerStatus has another key in the table"]);
+    assert_eq!(
+        plan.differences,
+        ["global index ByCustomerStatus has another key in the table"]
+    );
 }
 
 #[test]
@@ -690,7 +794,9 @@ fn drift_finds_another_primary_key() {
     let mut template = shop_template();
     shop_properties(&mut template)["KeySchema"][1]["AttributeName"] = json!("SortKey");
     let plan = drift_of(template);
-    assert!(plan.differences.contains(&"the table's primary key differs from the code's".to_owned()));
+    assert!(plan
+        .differences
+        .contains(&"the table's primary key differs from the code's".to_owned()));
 }
 
 #[test]
@@ -701,7 +807,10 @@ fn drift_finds_an_index_the_code_does_not_declare() {
     extra["IndexName"] = json!("Legacy");
     globals.as_array_mut().unwrap().push(extra);
     let plan = drift_of(template);
-    assert_eq!(plan.differences, ["global index Legacy is in the table and not in the code"]);
+    assert_eq!(
+        plan.differences,
+        ["global index Legacy is in the table and not in the code"]
+    );
 }
 
 #[test]
@@ -709,7 +818,10 @@ fn drift_finds_time_to_live_on_another_attribute() {
     let mut template = shop_template();
     shop_properties(&mut template)["TimeToLiveSpecification"]["AttributeName"] = json!("ttl");
     let plan = drift_of(template);
-    assert_eq!(plan.differences, ["time to live is on ttl, and the code declares expiresAt"]);
+    assert_eq!(
+        plan.differences,
+        ["time to live is on ttl, and the code declares expiresAt"]
+    );
 }
 
 #[test]
@@ -730,7 +842,9 @@ fn drift_finds_a_missing_stream() {
     let plan = drift_of(template);
     assert_eq!(
         plan.changes,
-        [SyncChange::EnableStream(ddb_runtime::model::StreamView::NewImage)]
+        [SyncChange::EnableStream(
+            ddb_runtime::model::StreamView::NewImage
+        )]
     );
 }
 
@@ -739,12 +853,18 @@ fn drift_finds_a_stream_view_without_the_image_the_code_reads() {
     let mut template = shop_template();
     shop_properties(&mut template)["StreamSpecification"]["StreamViewType"] = json!("KEYS_ONLY");
     let plan = drift_of(template);
-    assert_eq!(plan.differences, ["the stream carries KEYS_ONLY, and the code reads NEW_IMAGE"]);
+    assert_eq!(
+        plan.differences,
+        ["the stream carries KEYS_ONLY, and the code reads NEW_IMAGE"]
+    );
 
     let mut wider = shop_template();
     shop_properties(&mut wider)["StreamSpecification"]["StreamViewType"] =
         json!("NEW_AND_OLD_IMAGES");
-    assert!(drift_of(wider).is_empty(), "a view carrying more is no drift");
+    assert!(
+        drift_of(wider).is_empty(),
+        "a view carrying more is no drift"
+    );
 }
 
 #[test]
@@ -764,7 +884,10 @@ fn drift_reads_terraform_edited_by_hand() {
     let plan = drift(&Template::from_value(configuration).unwrap(), &Shop::DEF).unwrap();
     assert_eq!(
         plan.changes,
-        [SyncChange::AddIndex("GSI1"), SyncChange::AddVectorIndex("ByEmbedding")]
+        [
+            SyncChange::AddIndex("GSI1"),
+            SyncChange::AddVectorIndex("ByEmbedding")
+        ]
     );
     assert_eq!(
         plan.differences,
@@ -804,7 +927,11 @@ Outputs:
 
 #[test]
 fn a_document_that_is_no_template_is_a_typed_error() {
-    for text in ["not json", "{\"AWSTemplateFormatVersion\": \"2010-09-09\"}", "[1, 2]"] {
+    for text in [
+        "not json",
+        "{\"AWSTemplateFormatVersion\": \"2010-09-09\"}",
+        "[1, 2]",
+    ] {
         let error = Template::parse(text).unwrap_err();
         assert!(
             matches!(error, ddb_runtime::Error::InvalidTemplate { .. }),
@@ -814,5 +941,8 @@ fn a_document_that_is_no_template_is_a_typed_error() {
     let mut broken = shop_template();
     shop_properties(&mut broken)["KeySchema"] = json!([{ "AttributeName": "PK" }]);
     let error = drift(&Template::from_value(broken).unwrap(), &Shop::DEF).unwrap_err();
-    assert!(matches!(error, ddb_runtime::Error::InvalidTemplate { .. }), "{error:?}");
+    assert!(
+        matches!(error, ddb_runtime::Error::InvalidTemplate { .. }),
+        "{error:?}"
+    );
 }

@@ -60,20 +60,26 @@ impl SyncPlan {
     }
 }
 
+impl std::fmt::Display for SyncChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SyncChange::CreateTable => write!(f, "create the table"),
+            SyncChange::AddIndex(name) => write!(f, "add global index {name}"),
+            SyncChange::AddVectorIndex(name) => write!(f, "add vector index {name}"),
+            SyncChange::EnableTimeToLive(attribute) => {
+                write!(f, "turn on time to live on {attribute}")
+            }
+            SyncChange::EnableStream(view) => {
+                write!(f, "turn on the stream with {}", view.as_str())
+            }
+        }
+    }
+}
+
 impl std::fmt::Display for SyncPlan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for change in &self.changes {
-            match change {
-                SyncChange::CreateTable => writeln!(f, "+ create the table")?,
-                SyncChange::AddIndex(name) => writeln!(f, "+ add global index {name}")?,
-                SyncChange::AddVectorIndex(name) => writeln!(f, "+ add vector index {name}")?,
-                SyncChange::EnableTimeToLive(attribute) => {
-                    writeln!(f, "+ turn on time to live on {attribute}")?
-                }
-                SyncChange::EnableStream(view) => {
-                    writeln!(f, "+ turn on the stream with {}", view.as_str())?
-                }
-            }
+            writeln!(f, "+ {change}")?;
         }
         for difference in &self.differences {
             writeln!(f, "! {difference} (left as it is)")?;

@@ -45,7 +45,8 @@ pub fn cloudformation(tables: &[&TableDef], deployment: &Deployment) -> Value {
             // `AttributeDefinitions` (API reference, SearchSchemaElement);
             // cfn-lint's E3039 predates vector indexes and asks every
             // definition to be a key of the table or a secondary index.
-            resource["Metadata"] = json!({ "cfn-lint": { "config": { "ignore_checks": ["E3039"] } } });
+            resource["Metadata"] =
+                json!({ "cfn-lint": { "config": { "ignore_checks": ["E3039"] } } });
         }
         if deployment.deletion_protection {
             resource["DeletionPolicy"] = json!("Retain");
@@ -174,7 +175,10 @@ pub(super) fn properties(table: &TableDef, deployment: &Deployment) -> Value {
         set("ProvisionedThroughput", throughput);
     }
     if let Some(view) = table.stream {
-        set("StreamSpecification", json!({ "StreamViewType": view.as_str() }));
+        set(
+            "StreamSpecification",
+            json!({ "StreamViewType": view.as_str() }),
+        );
     }
     if let Some(attribute) = table.ttl {
         let ttl = json!({ "AttributeName": attribute, "Enabled": true });

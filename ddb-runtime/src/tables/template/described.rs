@@ -13,7 +13,9 @@ use serde_json::Value;
 /// time to live (on, and the attribute). A property that is not a literal
 /// (an intrinsic function) reads as absent: the comparison reports what it
 /// then lacks.
-pub(super) fn describe(properties: &Value) -> Result<(TableDescription, (bool, Option<String>)), String> {
+pub(super) fn describe(
+    properties: &Value,
+) -> Result<(TableDescription, (bool, Option<String>)), String> {
     let globals = list(&properties["GlobalSecondaryIndexes"])
         .map(|index| {
             Ok(GlobalSecondaryIndexDescription::builder()
@@ -53,7 +55,10 @@ pub(super) fn describe(properties: &Value) -> Result<(TableDescription, (bool, O
         .set_stream_specification(stream)
         .build();
     let ttl = &properties["TimeToLiveSpecification"];
-    let time_to_live = (ttl["Enabled"] == Value::Bool(true), text(&ttl["AttributeName"]));
+    let time_to_live = (
+        ttl["Enabled"] == Value::Bool(true),
+        text(&ttl["AttributeName"]),
+    );
     Ok((description, time_to_live))
 }
 
@@ -87,7 +92,9 @@ fn key_schema(value: &Value) -> Result<Vec<KeySchemaElement>, String> {
 fn projection(value: &Value) -> Projection {
     let listed: Vec<String> = list(&value["NonKeyAttributes"]).filter_map(text).collect();
     Projection::builder()
-        .set_projection_type(text(&value["ProjectionType"]).map(|t| ProjectionType::from(t.as_str())))
+        .set_projection_type(
+            text(&value["ProjectionType"]).map(|t| ProjectionType::from(t.as_str())),
+        )
         .set_non_key_attributes((!listed.is_empty()).then_some(listed))
         .build()
 }
@@ -102,7 +109,10 @@ fn vector_index(index: &Value) -> Result<VectorIndexDescription, String> {
                         .map(|t| SearchSchemaElementType::from(t.as_str())),
                 )
                 .build()
-                .map_err(|_| "a SearchSchema element lacks AttributeName or SearchSchemaElementType".to_owned())
+                .map_err(|_| {
+                    "a SearchSchema element lacks AttributeName or SearchSchemaElementType"
+                        .to_owned()
+                })
         })
         .collect::<Result<Vec<_>, String>>()?;
     let vector = match text(&index["VectorAttribute"]["AttributeName"]) {

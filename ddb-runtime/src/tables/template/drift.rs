@@ -82,9 +82,7 @@ impl Template {
         }
         let resource = &self.document["resource"];
         let tables = resource["aws_dynamodb_table"].as_object()?;
-        let (label, body) = tables
-            .iter()
-            .find(|(_, body)| body["name"] == table.name)?;
+        let (label, body) = tables.iter().find(|(_, body)| body["name"] == table.name)?;
         let reference = format!("${{aws_dynamodb_table.{label}.name}}");
         let vectors: Vec<&Value> = resource["aws_dynamodb_vector_index"]
             .as_object()

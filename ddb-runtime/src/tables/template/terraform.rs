@@ -88,10 +88,17 @@ fn table_body(table: &TableDef, deployment: &Deployment) -> Value {
     // attributes only a vector index's search schema reads are typed in its
     // own resource.
     let keyed = |name: &str| {
-        let in_keys = |schema: &[KeySchemaElement]| schema.iter().any(|k| k.attribute_name() == name);
+        let in_keys =
+            |schema: &[KeySchemaElement]| schema.iter().any(|k| k.attribute_name() == name);
         in_keys(input.key_schema())
-            || input.global_secondary_indexes().iter().any(|i| in_keys(i.key_schema()))
-            || input.local_secondary_indexes().iter().any(|i| in_keys(i.key_schema()))
+            || input
+                .global_secondary_indexes()
+                .iter()
+                .any(|i| in_keys(i.key_schema()))
+            || input
+                .local_secondary_indexes()
+                .iter()
+                .any(|i| in_keys(i.key_schema()))
     };
     let attributes = input
         .attribute_definitions()
@@ -109,7 +116,8 @@ fn table_body(table: &TableDef, deployment: &Deployment) -> Value {
         .global_secondary_indexes()
         .iter()
         .map(|index| {
-            let mut global = json!({ "name": index.index_name(), "key_schema": key_schema(index.key_schema()) });
+            let mut global =
+                json!({ "name": index.index_name(), "key_schema": key_schema(index.key_schema()) });
             projected(&mut global, index.projection());
             capacity(&mut global);
             global
@@ -122,7 +130,10 @@ fn table_body(table: &TableDef, deployment: &Deployment) -> Value {
         .local_secondary_indexes()
         .iter()
         .map(|index| {
-            let range = index.key_schema().iter().find(|k| k.key_type().as_str() == "RANGE");
+            let range = index
+                .key_schema()
+                .iter()
+                .find(|k| k.key_type().as_str() == "RANGE");
             let mut local = json!({
                 "name": index.index_name(),
                 "range_key": range.map(|k| k.attribute_name()),
@@ -135,7 +146,10 @@ fn table_body(table: &TableDef, deployment: &Deployment) -> Value {
         set("local_secondary_index", locals.into());
     }
     if let Some(attribute) = table.ttl {
-        set("ttl", json!([{ "attribute_name": attribute, "enabled": true }]));
+        set(
+            "ttl",
+            json!([{ "attribute_name": attribute, "enabled": true }]),
+        );
     }
     if let Some(view) = table.stream {
         set("stream_enabled", json!(true));

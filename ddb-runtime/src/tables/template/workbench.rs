@@ -85,7 +85,8 @@ fn table_model(
     samples: &[(&EntitySchema, Item)],
     left_out: &mut Vec<String>,
 ) -> Value {
-    let is_table_key = |name: &str| name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name);
+    let is_table_key =
+        |name: &str| name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name);
     let mut attributes = Attributes::default();
     let mut globals = Vec::new();
     for index in table.indexes {
@@ -105,13 +106,20 @@ fn table_model(
             IndexKind::Local => left_out.push(format!("local index {}", index.name)),
         }
     }
-    left_out.extend(table.vector_indexes.iter().map(|v| format!("vector index {}", v.name)));
+    left_out.extend(
+        table
+            .vector_indexes
+            .iter()
+            .map(|v| format!("vector index {}", v.name)),
+    );
     let stored_here = entities.iter().filter(|e| e.table.name == table.name);
     let facets: Vec<Value> = stored_here
         .map(|entity| {
             let data: Vec<&Item> = samples
                 .iter()
-                .filter(|(schema, _)| schema.entity_type == entity.entity_type && schema.table.name == table.name)
+                .filter(|(schema, _)| {
+                    schema.entity_type == entity.entity_type && schema.table.name == table.name
+                })
                 .map(|(_, item)| item)
                 .collect();
             let mut names: Vec<String> = Vec::new();
@@ -157,13 +165,15 @@ struct Attributes(Vec<Value>);
 impl Attributes {
     fn declare(&mut self, name: &str, ty: &str) {
         if !self.0.iter().any(|a| a["AttributeName"] == name) {
-            self.0.push(json!({ "AttributeName": name, "AttributeType": ty }));
+            self.0
+                .push(json!({ "AttributeName": name, "AttributeType": ty }));
         }
     }
 }
 
 fn key_attributes(pk: KeyAttribute, sk: Option<KeyAttribute>) -> Value {
-    let attribute = |a: KeyAttribute| json!({ "AttributeName": a.name, "AttributeType": a.ty.as_str() });
+    let attribute =
+        |a: KeyAttribute| json!({ "AttributeName": a.name, "AttributeType": a.ty.as_str() });
     let mut keys = json!({ "PartitionKey": attribute(pk) });
     if let Some(sk) = sk {
         keys["SortKey"] = attribute(sk);
@@ -211,7 +221,9 @@ fn value_json(value: &AttributeValue) -> Value {
         AttributeValue::Ss(s) | AttributeValue::Ns(s) => json!(s),
         AttributeValue::Bs(bs) => bs.iter().map(base64).collect(),
         AttributeValue::L(items) => items.iter().map(value_json).collect(),
-        AttributeValue::M(map) => Value::Object(item_json(map).as_object().cloned().unwrap_or_default()),
+        AttributeValue::M(map) => {
+            Value::Object(item_json(map).as_object().cloned().unwrap_or_default())
+        }
         _ => Value::Null,
     };
     json!({ type_name(value): inner })

@@ -1,0 +1,205 @@
+//! The commands that read the declarations only: report, IAM, exports,
+//! drift.
+
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+use crate::declaration::model::{EntitySchema, TableDef};
+use crate::tables::iam::{Access, PolicyBuilder};
+use crate::tables::{self, SyncPlan, Template};
+
+use super::args::Command;
+use super::Cli;
+
+type Outcome = Result<i32, String>;
+
+pub(super) fn run(
+    cli: &Cli,
+    command: Command,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Outcome {
+    let tables: Vec<&TableDef> = cli.tables.iter().map(|t| t.def).collect();
+    let text = match command {
+        Command::Report { page } => report(cli, page),
+        Command::Iam {
+            table_arns,
+            read_only,
+            scoped_to,
+        } => return iam(cli, &table_arns, &read_only, scoped_to.as_deref(), out, err),
+        Command::Cloudformation {
+            yaml: true,
+            deployment,
+        } => tables::cloudformation_yaml(&tables, &deployment.deployment()),
+        Command::Cloudformation { deployment, .. } => {
+            pretty(&tables::cloudformation(&tables, &deployment.deployment()))
+        }
+        Command::Terraform { deployment } => {
+            pretty(&tables::terraform(&tables, &deployment.deployment()))
+        }
+        Command::Workbench => {
+            let entities: Vec<&EntitySchema> = cli.entities.iter().map(|e| e.schema).collect();
+            pretty(&tables::workbench(&cli.name, &entities, &cli.samples))
+        }
+        Command::Drift { template, json } => {
+            let text = std::fs::read_to_string(&template)
+                .map_err(|e| format!("cannot read {}: {e}", template.display()))?;
+            let template = Template::parse(&text).map_err(|e| e.to_string())?;
+            let mut plans = Vec::new();
+            for table in &tables {
+                let plan = tables::drift(&template, table).map_err(|e| e.to_string())?;
+                plans.push((table.name.to_owned(), plan));
+            }
+            return show_plans(&plans, json, out);
+        }
+        _ => unreachable!("the commands that talk to DynamoDB run in `live`"),
+    };
+    write_out(out, &text)?;
+    Ok(0)
+}
+
+pub(super) fn write_out(out: &mut dyn Write, text: &str) -> Result<(), String> {
+    out.write_all(text.as_bytes())
+        .and_then(|()| {
+            if text.ends_with('\n') {
+                Ok(())
+            } else {
+                out.write_all(b"\n")
+            }
+        })
+        .map_err(|e| format!("cannot write the output: {e}"))
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).expect("a JSON value serializes")
+}
+
+fn report(cli: &Cli, page: usize) -> String {
+    let entities: Vec<&EntitySchema> = cli.entities.iter().map(|e| e.schema).collect();
+    let mut text = tables::access_pattern_report(&entities);
+    if !cli.samples.is_empty() {
+        text.push('\n');
+        text.push_str(&tables::cost::cost_report(&cli.samples, page));
+    }
+    text
+}
+
+/// One policy for every table's entities: each table's statements, on its
+/// ARN.
+fn iam(
+    cli: &Cli,
+    table_arns: &[String],
+    read_only: &[String],
+    scoped_to: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Outcome {
+    for name in read_only {
+        if cli.entity_named(name).is_none() {
+            return Err(format!(
+                "--read-only {name}: no such entity; {}",
+                cli.entity_names()
+            ));
+        }
+    }
+    let mut arns: Vec<(&str, &str)> = Vec::new();
+    for pair in table_arns {
+        let (table, arn) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("--table-arn {pair}: give TABLE=ARN"))?;
+        if !cli.tables.iter().any(|t| t.def.name == table) {
+            return Err(format!(
+                "--table-arn {pair}: no table {table} in the design"
+            ));
+        }
+        arns.push((table, arn));
+    }
+    let scope = scoped_to.map(|s| scope(cli, s)).transpose()?;
+    let mut statements: Vec<Value> = Vec::new();
+    for table in &cli.tables {
+        let name = table.def.name;
+        let arn = arns
+            .iter()
+            .find(|(t, _)| *t == name)
+            .map_or(format!("arn:aws:dynamodb:*:*:table/{name}"), |(_, a)| {
+                (*a).to_owned()
+            });
+        let mut builder = PolicyBuilder::new(arn);
+        for entity in cli.entities.iter().filter(|e| e.schema.table.name == name) {
+            let named =
+                |n: &String| *n == entity.schema.rust_name || *n == entity.schema.entity_type;
+            let access = if read_only.iter().any(named) {
+                Access::Read
+            } else {
+                Access::ReadWrite
+            };
+            builder = builder.entity(entity.schema, access);
+        }
+        if let Some((field, value)) = &scope {
+            builder = builder.scoped_to(field, value.clone());
+        }
+        let policy = builder.build();
+        statements.extend(
+            policy.document["Statement"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        for note in &policy.left_out {
+            let _ = writeln!(err, "left out: {note}");
+        }
+    }
+    let document = json!({ "Version": "2012-10-17", "Statement": statements });
+    write_out(out, &pretty(&document))?;
+    Ok(0)
+}
+
+/// `field=value`, the field one of the design's (its `'static` name).
+fn scope(cli: &Cli, text: &str) -> Result<(&'static str, String), String> {
+    let (field, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("--scoped-to {text}: give FIELD=VALUE"))?;
+    let known = cli
+        .entities
+        .iter()
+        .flat_map(|e| e.schema.fields.iter())
+        .find(|f| f.name == field)
+        .ok_or_else(|| format!("--scoped-to {text}: no entity has a field `{field}`"))?;
+    Ok((known.name, value.to_owned()))
+}
+
+/// The plans of `plans` (table name, plan), as text or JSON; 1 when any
+/// table differs.
+pub(super) fn show_plans(plans: &[(String, SyncPlan)], json: bool, out: &mut dyn Write) -> Outcome {
+    let differs = plans.iter().any(|(_, plan)| !plan.is_empty());
+    let text = if json {
+        let tables: Vec<Value> = plans
+            .iter()
+            .map(|(table, plan)| {
+                let changes: Vec<String> = plan.changes.iter().map(ToString::to_string).collect();
+                json!({ "table": table, "changes": changes, "differences": plan.differences })
+            })
+            .collect();
+        pretty(&json!({ "in_line": !differs, "tables": tables }))
+    } else {
+        let mut text = String::new();
+        for (table, plan) in plans {
+            if plan.is_empty() {
+                text.push_str(&format!("{table}: in line with the code\n"));
+            } else {
+                text.push_str(&format!("{table}:\n{plan}"));
+            }
+        }
+        text
+    };
+    write_out(out, &text)?;
+    Ok(i32::from(differs))
+}
+
+impl Cli {
+    pub(super) fn entity_names(&self) -> String {
+        let names: Vec<&str> = self.entities.iter().map(|e| e.schema.rust_name).collect();
+        format!("the entities are {}", names.join(", "))
+    }
+}
