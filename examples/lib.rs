@@ -12,7 +12,7 @@ pub mod seed;
 pub mod separate_tables;
 pub mod single_table;
 
-use ddb_runtime::{KeySegment, Page};
+use ddb_runtime::{Entity, KeySegment, Page};
 use futures::{Stream, TryStreamExt};
 use serde::{Deserialize, Serialize};
 
@@ -113,4 +113,30 @@ impl<T> Outcome<T> {
             )
             .await
     }
+}
+
+/// The NoSQL Workbench model of both designs of the store, the seed's first
+/// customer, orders and order items as each table's data (the store example
+/// writes it to `docs/store.workbench.json`).
+pub fn workbench_model() -> ddb_runtime::Result<serde_json::Value> {
+    let mut entities = single_table::ENTITIES.to_vec();
+    entities.extend(separate_tables::ENTITIES);
+    let mut samples = Vec::new();
+    let (customers, orders, lines) = single_table::seed_entities();
+    samples.push((&single_table::Customer::SCHEMA, customers[0].to_item()?));
+    for order in orders.iter().take(2) {
+        samples.push((&single_table::Order::SCHEMA, order.to_item()?));
+    }
+    samples.push((&single_table::OrderItem::SCHEMA, lines[0].to_item()?));
+    let (customers, orders, lines) = separate_tables::seed_entities();
+    samples.push((&separate_tables::Customer::SCHEMA, customers[0].to_item()?));
+    for order in orders.iter().take(2) {
+        samples.push((&separate_tables::Order::SCHEMA, order.to_item()?));
+    }
+    samples.push((&separate_tables::OrderItem::SCHEMA, lines[0].to_item()?));
+    Ok(ddb_runtime::schema::workbench(
+        "Online store",
+        &entities,
+        &samples,
+    ))
 }

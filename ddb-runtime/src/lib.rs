@@ -71,8 +71,10 @@
 // The folders are the layers, each using only those below it: the
 // declarations; the item and its values; keys; expressions; the transport
 // (sending, recording attempts, reading back what was sent); reads and
-// writes; the schema (CreateTable, sync, report, IAM, cost); evolution
-// (migrations, backfill). The public paths below are a facade over them.
+// writes; the schema (CreateTable, sync, report, IAM, cost, the
+// infrastructure-as-code exports and drift); evolution (migrations,
+// backfill); and on top, the command line (feature `cli`). The public paths
+// below are a facade over them.
 mod db;
 mod declaration;
 mod entity;
@@ -235,9 +237,11 @@ pub mod write {
 }
 
 /// The schema from code: CreateTable input, create-if-missing, sync, the
-/// access-pattern report, the IAM policy and the cost estimate, all from the
-/// `Table` and `Entity` declarations; and the backfill that brings stored
-/// items in line with the indexes the code declares.
+/// access-pattern report, the IAM policy and the cost estimate, the
+/// CloudFormation, Terraform and NoSQL Workbench exports and the drift of a
+/// template, all from the `Table` and `Entity` declarations; and the
+/// backfill that brings stored items in line with the indexes the code
+/// declares.
 pub mod schema {
     pub use crate::evolution::backfill::{
         Backfill, Checkpoint, IndexKeyViolation, Progress, UniqueDuplicate, MAX_SEGMENTS,

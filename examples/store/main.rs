@@ -5,7 +5,8 @@
 //! the entities' schema if missing, loads the seed with idempotent creates,
 //! runs every access pattern and prints its results and read cost, backfills
 //! the open-orders index of orders stored before it existed (with a progress
-//! bar in a terminal), then prints the access-pattern report.
+//! bar in a terminal), then prints the access-pattern report, and writes the
+//! NoSQL Workbench model of both designs to `docs/store.workbench.json`.
 
 use ddb_examples::print::{cost, order_row, table, ORDER_COLUMNS};
 use ddb_examples::single_table::{self as store, CustomerItem, Ecommerce};
@@ -244,6 +245,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     .build();
     println!("IAM policy for a customer's own data (generated from the declarations)\n");
     println!("{policy}");
+
+    // Both designs as a NoSQL Workbench model, with the seed as its data.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/store.workbench.json");
+    let model = ddb_examples::workbench_model()?;
+    std::fs::write(path, serde_json::to_string_pretty(&model)? + "\n")?;
+    println!("NoSQL Workbench model of both designs written to docs/store.workbench.json");
     Ok(())
 }
 
