@@ -140,3 +140,17 @@ pub fn workbench_model() -> ddb_runtime::Result<serde_json::Value> {
         &samples,
     ))
 }
+
+/// Whether two Workbench models are the same but for the dates they were
+/// written on.
+pub fn same_model(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    let undated = |model: &serde_json::Value| {
+        let mut model = model.clone();
+        if let Some(metadata) = model["ModelMetadata"].as_object_mut() {
+            metadata.remove("DateCreated");
+            metadata.remove("DateLastModified");
+        }
+        model
+    };
+    undated(a) == undated(b)
+}

@@ -249,8 +249,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Both designs as a NoSQL Workbench model, with the seed as its data.
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/store.workbench.json");
     let model = ddb_examples::workbench_model()?;
-    std::fs::write(path, serde_json::to_string_pretty(&model)? + "\n")?;
-    println!("NoSQL Workbench model of both designs written to docs/store.workbench.json");
+    let written = std::fs::read_to_string(path).ok();
+    let unchanged = written
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|old| ddb_examples::same_model(&old, &model));
+    if unchanged {
+        println!("NoSQL Workbench model of both designs: docs/store.workbench.json is current");
+    } else {
+        std::fs::write(path, serde_json::to_string_pretty(&model)? + "\n")?;
+        println!("NoSQL Workbench model of both designs written to docs/store.workbench.json");
+    }
     Ok(())
 }
 

@@ -97,7 +97,7 @@ async fn a_wrong_command_line_exits_2_with_what_is_wrong() {
     let no_entity = ran(&cli, &["iam", "--read-only", "Invoice"]).await;
     assert_eq!(no_entity.code, 2);
     assert!(
-        no_entity.err.contains("no such entity"),
+        no_entity.err.contains("no entity `Invoice`"),
         "{}",
         no_entity.err
     );

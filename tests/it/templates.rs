@@ -619,15 +619,10 @@ fn the_workbench_model_has_the_shape_of_aws_samples() {
 #[test]
 fn the_store_workbench_model_in_the_docs_is_current() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/store.workbench.json");
-    let mut written: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let mut generated = ddb_examples::workbench_model().unwrap();
-    for model in [&mut written, &mut generated] {
-        let metadata = model["ModelMetadata"].as_object_mut().unwrap();
-        metadata.remove("DateCreated");
-        metadata.remove("DateLastModified");
-    }
-    assert_eq!(
-        written, generated,
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let generated = ddb_examples::workbench_model().unwrap();
+    assert!(
+        ddb_examples::same_model(&written, &generated),
         "run `cargo run --example store` to refresh docs/store.workbench.json"
     );
 }
@@ -702,7 +697,12 @@ fn shop_properties(template: &mut Value) -> &mut Value {
 }
 
 fn drift_of(template: Value) -> ddb_runtime::schema::SyncPlan {
-    drift(&Template::from_value(template).unwrap(), &Shop::DEF).unwrap()
+    drift(
+        &Template::from_value(template).unwrap(),
+        &Shop::DEF,
+        "Shop.v2",
+    )
+    .unwrap()
 }
 
 fn remove_named(list: &mut Value, name: &str) {
@@ -720,7 +720,7 @@ fn a_generated_template_has_no_drift_in_any_format() {
             let tf = Template::from_value(terraform(&tables, &deployment)).unwrap();
             for table in &tables {
                 for (format, template) in [("json", &json), ("yaml", &yaml), ("terraform", &tf)] {
-                    let plan = drift(template, table).unwrap();
+                    let plan = drift(template, table, table.name).unwrap();
                     assert!(plan.is_empty(), "{} in {format}:\n{plan}", table.name);
                 }
             }
@@ -899,7 +899,12 @@ fn drift_reads_terraform_edited_by_hand() {
         .as_object_mut()
         .unwrap()
         .remove("aws_dynamodb_vector_index");
-    let plan = drift(&Template::from_value(configuration).unwrap(), &Shop::DEF).unwrap();
+    let plan = drift(
+        &Template::from_value(configuration).unwrap(),
+        &Shop::DEF,
+        "Shop.v2",
+    )
+    .unwrap();
     assert_eq!(
         plan.changes,
         [
@@ -937,9 +942,9 @@ Outputs:
     Value: !GetAtt CountersTable.Arn
 "#;
     let template = Template::from_yaml(yaml).unwrap();
-    let plan = drift(&template, &Counters::DEF).unwrap();
+    let plan = drift(&template, &Counters::DEF, "Counters").unwrap();
     assert!(plan.is_empty(), "{plan}");
-    let other = drift(&template, &Shop::DEF).unwrap();
+    let other = drift(&template, &Shop::DEF, "Shop.v2").unwrap();
     assert_eq!(other.changes, [SyncChange::CreateTable]);
 }
 
@@ -958,9 +963,100 @@ fn a_document_that_is_no_template_is_a_typed_error() {
     }
     let mut broken = shop_template();
     shop_properties(&mut broken)["KeySchema"] = json!([{ "AttributeName": "PK" }]);
-    let error = drift(&Template::from_value(broken).unwrap(), &Shop::DEF).unwrap_err();
+    let error = drift(
+        &Template::from_value(broken).unwrap(),
+        &Shop::DEF,
+        "Shop.v2",
+    )
+    .unwrap_err();
     assert!(
         matches!(error, ddb_runtime::Error::InvalidTemplate { .. }),
         "{error:?}"
     );
+}
+
+#[test]
+fn drift_finds_a_key_attribute_of_another_type() {
+    let mut template = shop_template();
+    let definitions = shop_properties(&mut template)["AttributeDefinitions"]
+        .as_array_mut()
+        .unwrap();
+    let pk = definitions
+        .iter_mut()
+        .find(|d| d["AttributeName"] == "PK")
+        .unwrap();
+    pk["AttributeType"] = json!("N");
+    let plan = drift_of(template);
+    assert_eq!(
+        plan.differences,
+        ["attribute PK is N in the table, and the code declares S"]
+    );
+}
+
+#[test]
+fn drift_compares_the_physical_name_a_deployment_gives() {
+    let staged = Deployment::default().table_name("Shop.v2", "prod-Shop");
+    let template = Template::from_value(cloudformation(&[&Shop::DEF], &staged)).unwrap();
+    assert_eq!(template, template.clone());
+    let generated = cloudformation(&[&Shop::DEF], &staged);
+    assert_eq!(
+        generated["Resources"]["Shopv2Table"]["Properties"]["TableName"],
+        "prod-Shop"
+    );
+    assert!(drift(&template, &Shop::DEF, "prod-Shop")
+        .unwrap()
+        .is_empty());
+    let tf = Template::from_value(terraform(&[&Shop::DEF], &staged)).unwrap();
+    assert!(drift(&tf, &Shop::DEF, "prod-Shop").unwrap().is_empty());
+}
+
+/// Two tables whose names differ only in punctuation get distinct logical
+/// IDs and labels: neither overwrites the other.
+#[derive(Table)]
+#[ddb(name = "Shop_v2", pk = "PK")]
+struct ShopUnderscore;
+
+#[test]
+fn tables_whose_names_differ_in_punctuation_keep_resources_of_their_own() {
+    let tables = [&Shop::DEF, &ShopUnderscore::DEF];
+    let configuration = terraform(&tables, &Deployment::default());
+    let labels: Vec<&String> = configuration["resource"]["aws_dynamodb_table"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(labels.len(), 2, "{labels:?}");
+    let template = cloudformation(&tables, &Deployment::default());
+    assert_eq!(template["Resources"].as_object().unwrap().len(), 2);
+    for table in tables {
+        for document in [&template, &configuration] {
+            let template = Template::from_value(document.clone()).unwrap();
+            let plan = drift(&template, table, table.name).unwrap();
+            assert!(plan.is_empty(), "{}: {plan}", table.name);
+        }
+    }
+}
+
+/// Terraform's JSON syntax allows an object or an array of objects at
+/// every level, and a computed table name; the reader takes them all.
+#[test]
+fn drift_reads_terraform_in_every_form_its_json_syntax_allows() {
+    let configuration = terraform(&[&Shop::DEF], &Deployment::default());
+    let mut table = configuration["resource"]["aws_dynamodb_table"]["Shop_v2"].clone();
+    table["name"] = json!("${var.stage}-shop");
+    table["ttl"] = table["ttl"][0].clone();
+    table["stream_enabled"] = json!("true");
+    let mut vector =
+        configuration["resource"]["aws_dynamodb_vector_index"]["Shop_v2_ByEmbedding"].clone();
+    vector["table_name"] = json!("${aws_dynamodb_table.Shop_v2.id}");
+    vector["projection"] = vector["projection"][0].clone();
+    let rewritten = json!({
+        "resource": [
+            { "aws_dynamodb_table": [{ "Shop_v2": [table] }] },
+            { "aws_dynamodb_vector_index": { "Shop_v2_ByEmbedding": vector } },
+        ]
+    });
+    let template = Template::from_value(rewritten).unwrap();
+    let plan = drift(&template, &Shop::DEF, "Shop.v2").unwrap();
+    assert!(plan.is_empty(), "{plan}");
 }

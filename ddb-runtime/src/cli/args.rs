@@ -21,9 +21,9 @@ pub(super) enum Command {
     /// The access patterns the code declares, and (with samples) what each
     /// write and page read costs.
     Report {
-        /// Items per page for the read costs.
-        #[arg(long, default_value_t = 100)]
-        page: usize,
+        /// Items per page for the read costs (1 to 1000000).
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        page: u32,
     },
     /// The least-privilege IAM policy for the entities' reads and writes.
     Iam {
@@ -45,11 +45,15 @@ pub(super) enum Command {
         #[arg(long)]
         yaml: bool,
         #[command(flatten)]
+        tables: TableArgs,
+        #[command(flatten)]
         deployment: DeploymentArgs,
     },
     /// The Terraform configuration of the tables (write it to a .tf.json
     /// file).
     Terraform {
+        #[command(flatten)]
+        tables: TableArgs,
         #[command(flatten)]
         deployment: DeploymentArgs,
     },
@@ -60,6 +64,8 @@ pub(super) enum Command {
     Drift {
         /// The template file.
         template: PathBuf,
+        #[command(flatten)]
+        tables: TableArgs,
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
@@ -127,6 +133,18 @@ impl Command {
     }
 }
 
+/// Which tables a command covers, under which names.
+#[derive(Debug, ClapArgs)]
+pub(super) struct TableArgs {
+    /// Only this table (by its declared name); repeat for several.
+    #[arg(long = "table", value_name = "NAME")]
+    pub only: Vec<String>,
+    /// The physical name of a table, as DECLARED=PHYSICAL (a stage's
+    /// `Ecommerce=prod-Ecommerce`).
+    #[arg(long = "table-name", value_name = "DECLARED=PHYSICAL")]
+    pub names: Vec<String>,
+}
+
 /// What the exports' deployment settings are.
 #[derive(Debug, ClapArgs)]
 pub(super) struct DeploymentArgs {
@@ -142,15 +160,19 @@ pub(super) struct DeploymentArgs {
 }
 
 impl DeploymentArgs {
-    pub fn deployment(&self) -> Deployment {
+    /// The deployment, with the physical names `names` gives.
+    pub fn deployment(&self, names: &[(String, String)]) -> Deployment {
         let billing = match self.provisioned {
             Some((read, write)) => Billing::Provisioned { read, write },
             None => Billing::OnDemand,
         };
-        Deployment::default()
+        let deployment = Deployment::default()
             .billing(billing)
             .point_in_time_recovery(!self.no_point_in_time_recovery)
-            .deletion_protection(self.deletion_protection)
+            .deletion_protection(self.deletion_protection);
+        names.iter().fold(deployment, |d, (declared, physical)| {
+            d.table_name(declared.clone(), physical.clone())
+        })
     }
 }
 

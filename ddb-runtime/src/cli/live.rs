@@ -57,26 +57,29 @@ pub(super) async fn run(
     out: &mut (dyn Write + Send),
     err: &mut (dyn Write + Send),
 ) -> Outcome {
+    // An entity named wrong is said before connecting.
+    let named = match &command {
+        Command::Backfill { entity, .. } => Some(cli.entity_named(entity)?),
+        Command::Check {
+            entity: Some(entity),
+            ..
+        } => Some(cli.entity_named(entity)?),
+        _ => None,
+    };
     let db = cli.db().await?;
     match command {
         Command::PlanSync { json } => show_plans(&plans(cli, &db).await?, json, out),
         Command::Sync { yes } => sync(cli, &db, yes, input, out, err).await,
-        Command::Check {
-            entity,
-            segments,
-            json,
-        } => check(cli, &db, entity.as_deref(), segments, json, out).await,
+        Command::Check { segments, json, .. } => check(cli, &db, named, segments, json, out).await,
         Command::Backfill {
-            entity,
             checkpoint,
             segments,
             items_per_second,
             capacity_per_second,
             json,
+            ..
         } => {
-            let known = cli
-                .entity_named(&entity)
-                .ok_or_else(|| format!("no entity {entity}; {}", cli.entity_names()))?;
+            let known = named.expect("a backfill names its entity");
             let settings = Settings {
                 checkpoint,
                 segments,
@@ -140,15 +143,13 @@ async fn sync(
 async fn check(
     cli: &Cli,
     db: &Db,
-    entity: Option<&str>,
+    entity: Option<&super::KnownEntity>,
     segments: u32,
     json: bool,
     out: &mut (dyn Write + Send),
 ) -> Outcome {
     let checked: Vec<_> = match entity {
-        Some(name) => vec![cli
-            .entity_named(name)
-            .ok_or_else(|| format!("no entity {name}; {}", cli.entity_names()))?],
+        Some(known) => vec![known],
         None => cli.entities.iter().collect(),
     };
     let mut found = Vec::new();
@@ -240,10 +241,16 @@ async fn run_backfill(
     };
     let outcome = backfill(db, settings_for_run).await;
     bar.finish_and_clear();
-    if let Some(error) = saving.lock().expect("not poisoned").take() {
-        return Err(error);
-    }
-    let progress = outcome.map_err(|e| e.to_string())?;
+    let progress = outcome.map_err(|e| match (&settings.checkpoint, &e) {
+        (Some(path), crate::error::Error::InvalidCursor { .. }) => {
+            format!(
+                "the checkpoint {} cannot be resumed from: {e}",
+                path.display()
+            )
+        }
+        _ => e.to_string(),
+    })?;
+    let unsaved = saving.lock().expect("not poisoned").take();
     if let (Some(path), true) = (&settings.checkpoint, progress.is_done()) {
         let _ = std::fs::remove_file(path);
     }
@@ -273,21 +280,27 @@ async fn run_backfill(
         )
     };
     write_out(out, &text)?;
-    Ok(i32::from(progress.failed > 0))
+    match unsaved {
+        // The progress is shown; where to resume from is not saved.
+        Some(error) if !progress.is_done() => Err(error),
+        _ => Ok(i32::from(progress.failed > 0)),
+    }
 }
 
 fn read_checkpoint(path: &Path) -> std::result::Result<Checkpoint, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the checkpoint {}: {e}", path.display()))?;
-    text.trim()
-        .parse()
-        .map_err(|e| format!("the checkpoint {} is not one: {e}", path.display()))
+    // A checkpoint is checked when the backfill resumes from it.
+    let parsed: std::result::Result<Checkpoint, std::convert::Infallible> = text.trim().parse();
+    Ok(parsed.unwrap_or_else(|never| match never {}))
 }
 
 /// Writes the checkpoint beside `path`, then renames it over `path`: a run
 /// stopped mid-write leaves the previous checkpoint whole.
 fn save_checkpoint(path: &Path, checkpoint: &Checkpoint) -> std::result::Result<(), String> {
-    let partial = path.with_extension("partial");
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
     std::fs::write(&partial, checkpoint.to_string())
         .and_then(|()| std::fs::rename(&partial, path))
         .map_err(|e| format!("cannot save the checkpoint {}: {e}", path.display()))

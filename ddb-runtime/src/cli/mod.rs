@@ -37,12 +37,14 @@
 //! | `workbench` | the NoSQL Workbench model | 0 |
 //! | `drift <template>` | what a template declares that the code does not | 1 on drift |
 //! | `plan-sync` | what `sync` would change in the tables | 1 when they differ |
-//! | `sync` | creates, adds indexes, turns on time to live and streams, after a confirmation (`--yes` without) | 0 |
+//! | `sync` | creates, adds indexes, turns on time to live and streams, after a confirmation (`--yes` without) | 0; 1 when declined |
 //! | `check [entity]` | stored items an index cannot hold, without writing | 1 when found |
-//! | `backfill <entity>` | writes the index attributes stored items lack, with a progress bar, a `--checkpoint` file to resume from and a rate limit | 0 |
+//! | `backfill <entity>` | writes the index attributes stored items lack, with a progress bar, a `--checkpoint` file to resume from and a rate limit | 0; 1 when items failed |
 //!
 //! `--json` gives machine-readable output where a pipeline reads it;
-//! errors go to standard error with exit code 2.
+//! errors go to standard error with exit code 2. The exports and `drift`
+//! take `--table NAME` (repeated) to cover some tables only, and
+//! `--table-name DECLARED=PHYSICAL` for a stage's table names.
 
 mod args;
 mod live;
@@ -116,7 +118,7 @@ impl Cli {
 
     /// Adds table `T` (an entity's table is added with it).
     pub fn table<T: Table + 'static>(mut self) -> Self {
-        if !self.tables.iter().any(|t| std::ptr::eq(t.def, &T::DEF)) {
+        if !self.tables.iter().any(|t| t.def.name == T::DEF.name) {
             self.tables.push(KnownTable {
                 def: &T::DEF,
                 name: |db| db.table_name::<T>().to_owned(),
@@ -167,10 +169,26 @@ impl Cli {
         self
     }
 
-    fn entity_named(&self, name: &str) -> Option<&KnownEntity> {
-        self.entities
+    /// The entity `name` (its Rust name or entity type); an error naming
+    /// the entities when none or several answer to it.
+    fn entity_named(&self, name: &str) -> std::result::Result<&KnownEntity, String> {
+        let mut named = self
+            .entities
             .iter()
-            .find(|e| e.schema.rust_name == name || e.schema.entity_type == name)
+            .filter(|e| e.schema.rust_name == name || e.schema.entity_type == name);
+        match (named.next(), named.next()) {
+            (Some(entity), None) => Ok(entity),
+            (Some(_), Some(_)) => Err(format!(
+                "`{name}` names several entities (of tables {}); give the other's name",
+                self.entities
+                    .iter()
+                    .filter(|e| e.schema.rust_name == name || e.schema.entity_type == name)
+                    .map(|e| e.schema.table.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            (None, _) => Err(format!("no entity `{name}`; {}", self.entity_names())),
+        }
     }
 
     async fn db(&self) -> std::result::Result<Db, String> {
@@ -209,7 +227,8 @@ pub async fn run_cli(cli: Cli) -> ! {
 
 /// Runs the command line on `args` (the program name first) and returns
 /// its exit code: 0 done, 1 a difference or a violation found (drift,
-/// `plan-sync`, `check`), 2 an error.
+/// `plan-sync`, `check`, a declined `sync`, a backfill with failed items),
+/// 2 an error.
 ///
 /// ```
 /// # #[derive(ddb_runtime::Table)]

@@ -7,9 +7,9 @@ use serde_json::{json, Value};
 
 use crate::declaration::model::{EntitySchema, TableDef};
 use crate::tables::iam::{Access, PolicyBuilder};
-use crate::tables::{self, SyncPlan, Template};
+use crate::tables::{self, Deployment, SyncPlan, Template};
 
-use super::args::Command;
+use super::args::{Command, TableArgs};
 use super::Cli;
 
 type Outcome = Result<i32, String>;
@@ -20,36 +20,53 @@ pub(super) fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Outcome {
-    let tables: Vec<&TableDef> = cli.tables.iter().map(|t| t.def).collect();
     let text = match command {
-        Command::Report { page } => report(cli, page),
+        Command::Report { page } => report(cli, page as usize),
         Command::Iam {
             table_arns,
             read_only,
             scoped_to,
         } => return iam(cli, &table_arns, &read_only, scoped_to.as_deref(), out, err),
         Command::Cloudformation {
-            yaml: true,
+            yaml,
+            tables,
             deployment,
-        } => tables::cloudformation_yaml(&tables, &deployment.deployment()),
-        Command::Cloudformation { deployment, .. } => {
-            pretty(&tables::cloudformation(&tables, &deployment.deployment()))
+        } => {
+            let (chosen, names) = chosen(cli, &tables)?;
+            let deployment = deployment.deployment(&names);
+            if yaml {
+                tables::cloudformation_yaml(&chosen, &deployment)
+            } else {
+                pretty(&tables::cloudformation(&chosen, &deployment))
+            }
         }
-        Command::Terraform { deployment } => {
-            pretty(&tables::terraform(&tables, &deployment.deployment()))
+        Command::Terraform { tables, deployment } => {
+            let (chosen, names) = chosen(cli, &tables)?;
+            pretty(&tables::terraform(&chosen, &deployment.deployment(&names)))
         }
         Command::Workbench => {
             let entities: Vec<&EntitySchema> = cli.entities.iter().map(|e| e.schema).collect();
             pretty(&tables::workbench(&cli.name, &entities, &cli.samples))
         }
-        Command::Drift { template, json } => {
+        Command::Drift {
+            template,
+            tables,
+            json,
+        } => {
+            let (chosen, names) = chosen(cli, &tables)?;
             let text = std::fs::read_to_string(&template)
                 .map_err(|e| format!("cannot read {}: {e}", template.display()))?;
             let template = Template::parse(&text).map_err(|e| e.to_string())?;
+            let deployment = names
+                .iter()
+                .fold(Deployment::default(), |d, (declared, physical)| {
+                    d.table_name(declared.clone(), physical.clone())
+                });
             let mut plans = Vec::new();
-            for table in &tables {
-                let plan = tables::drift(&template, table).map_err(|e| e.to_string())?;
-                plans.push((table.name.to_owned(), plan));
+            for table in &chosen {
+                let name = deployment.name_of(table);
+                let plan = tables::drift(&template, table, name).map_err(|e| e.to_string())?;
+                plans.push((name.to_owned(), plan));
             }
             return show_plans(&plans, json, out);
         }
@@ -57,6 +74,43 @@ pub(super) fn run(
     };
     write_out(out, &text)?;
     Ok(0)
+}
+
+/// The physical names of tables, as `--table-name` pairs give them.
+type Names = Vec<(String, String)>;
+
+/// The tables `--table` names (every table without it), and the physical
+/// names `--table-name` gives, each checked against the design.
+fn chosen<'c>(cli: &'c Cli, args: &TableArgs) -> Result<(Vec<&'c TableDef>, Names), String> {
+    let declared = |name: &str| cli.tables.iter().any(|t| t.def.name == name);
+    let known = || {
+        let names: Vec<&str> = cli.tables.iter().map(|t| t.def.name).collect();
+        format!("the tables are {}", names.join(", "))
+    };
+    if let Some(name) = args.only.iter().find(|n| !declared(n)) {
+        return Err(format!("--table {name}: no such table; {}", known()));
+    }
+    let mut names = Vec::new();
+    for pair in &args.names {
+        let (table, physical) = pair
+            .split_once('=')
+            .filter(|(t, p)| !t.is_empty() && !p.is_empty())
+            .ok_or_else(|| format!("--table-name {pair}: give DECLARED=PHYSICAL"))?;
+        if !declared(table) {
+            return Err(format!("--table-name {pair}: no such table; {}", known()));
+        }
+        names.push((table.to_owned(), physical.to_owned()));
+    }
+    let chosen: Vec<&TableDef> = cli
+        .tables
+        .iter()
+        .map(|t| t.def)
+        .filter(|t| args.only.is_empty() || args.only.iter().any(|n| n == t.name))
+        .collect();
+    if chosen.is_empty() {
+        return Err("the design has no table: add its entities with Cli::entity".to_owned());
+    }
+    Ok((chosen, names))
 }
 
 pub(super) fn write_out(out: &mut dyn Write, text: &str) -> Result<(), String> {
@@ -96,12 +150,8 @@ fn iam(
     err: &mut dyn Write,
 ) -> Outcome {
     for name in read_only {
-        if cli.entity_named(name).is_none() {
-            return Err(format!(
-                "--read-only {name}: no such entity; {}",
-                cli.entity_names()
-            ));
-        }
+        cli.entity_named(name)
+            .map_err(|e| format!("--read-only {name}: {e}"))?;
     }
     let mut arns: Vec<(&str, &str)> = Vec::new();
     for pair in table_arns {

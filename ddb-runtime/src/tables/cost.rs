@@ -100,7 +100,7 @@ pub fn write_cost(entity: &EntitySchema, item: &Item) -> WriteCost {
 /// assert_eq!(ddb_runtime::schema::cost::read_cost(&item, 100, false), 1.5);
 /// ```
 pub fn read_cost(item: &Item, items: usize, consistent: bool) -> f64 {
-    let strong = units(item_size(item) * items.max(1), READ_UNIT);
+    let strong = units(item_size(item).saturating_mul(items.max(1)), READ_UNIT);
     if consistent {
         strong
     } else {

@@ -184,6 +184,8 @@ pub(super) fn compare(
         plan.differences
             .push("the table's primary key differs from the code's".to_owned());
     }
+    plan.differences
+        .extend(attribute_type_differences(table, current));
     let existing: Vec<DescribedIndex<'_>> = current
         .global_secondary_indexes()
         .iter()
@@ -317,6 +319,28 @@ fn plan_undeclared_indexes(
     }
 }
 
+/// The key attributes the table types otherwise than the code (a key
+/// attribute the table does not define is reported with its index).
+fn attribute_type_differences(table: &TableDef, current: &TableDescription) -> Vec<String> {
+    let defined = current.attribute_definitions();
+    key_attributes(table)
+        .into_iter()
+        .filter_map(|declared| {
+            let found = defined
+                .iter()
+                .find(|d| d.attribute_name() == declared.name)?;
+            let found = found.attribute_type().as_str();
+            (found != declared.ty.as_str()).then(|| {
+                format!(
+                    "attribute {} is {found} in the table, and the code declares {}",
+                    declared.name,
+                    declared.ty.as_str()
+                )
+            })
+        })
+        .collect()
+}
+
 /// The declared stream against the one a table has (`found`: its view
 /// type, `None` when it has no stream): turned on when missing, a
 /// difference when its records do not carry what the code reads (DynamoDB
@@ -329,6 +353,10 @@ pub(super) fn plan_stream(plan: &mut SyncPlan, table: &TableDef, found: Option<&
     match found {
         None => plan.changes.push(SyncChange::EnableStream(declared)),
         Some(found) if StreamView::from_name(found).is_some_and(|v| v.carries(declared)) => {}
+        Some("") => plan.differences.push(format!(
+            "the stream names no view type, and the code reads {}",
+            declared.as_str()
+        )),
         Some(found) => plan.differences.push(format!(
             "the stream carries {found}, and the code reads {}",
             declared.as_str()
@@ -343,7 +371,10 @@ fn plan_time_to_live(plan: &mut SyncPlan, attribute: &'static str, found: (bool,
         (true, Some(other)) if other != attribute => plan.differences.push(format!(
             "time to live is on {other}, and the code declares {attribute}"
         )),
-        (true, _) => {}
+        (true, Some(_)) => {}
+        (true, None) => plan.differences.push(format!(
+            "time to live is on an attribute not named as text, and the code declares {attribute}"
+        )),
         (false, _) => plan.changes.push(SyncChange::EnableTimeToLive(attribute)),
     }
 }

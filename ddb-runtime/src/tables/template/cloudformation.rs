@@ -61,7 +61,7 @@ pub fn cloudformation(tables: &[&TableDef], deployment: &Deployment) -> Value {
         }
         resources.insert(id, resource);
     }
-    let names: Vec<&str> = tables.iter().map(|t| t.name).collect();
+    let names: Vec<&str> = tables.iter().map(|t| deployment.name_of(t)).collect();
     json!({
         "AWSTemplateFormatVersion": "2010-09-09",
         "Description": format!("DynamoDB tables declared in code: {}", names.join(", ")),
@@ -111,8 +111,9 @@ fn searched_by_attributes(table: &TableDef) -> bool {
     vectors.clone().any(|v| v.hash.is_some()) || vectors.clone().any(|v| !v.filters.is_empty())
 }
 
-/// `id`, or `id` with a number when two names differ only in punctuation.
-fn unique_id(id: String, taken: &Map<String, Value>) -> String {
+/// `id`, or `id` with a number when two names differ only in punctuation
+/// (a logical ID, a Terraform label).
+pub(super) fn unique_id(id: String, taken: &Map<String, Value>) -> String {
     if !taken.contains_key(&id) {
         return id;
     }
@@ -125,12 +126,13 @@ fn unique_id(id: String, taken: &Map<String, Value>) -> String {
 /// The resource's `Properties`: CreateTable's request, as CloudFormation
 /// names it, and the deployment's settings.
 pub(super) fn properties(table: &TableDef, deployment: &Deployment) -> Value {
-    let input = create_table_input(table, table.name);
+    let name = deployment.name_of(table);
+    let input = create_table_input(table, name);
     let mut properties = Map::new();
     let mut set = |name: &str, value: Value| {
         properties.insert(name.to_owned(), value);
     };
-    set("TableName", json!(table.name));
+    set("TableName", json!(name));
     let definitions = input.attribute_definitions().iter().map(|a| {
         json!({ "AttributeName": a.attribute_name(), "AttributeType": a.attribute_type().as_str() })
     });

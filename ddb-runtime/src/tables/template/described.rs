@@ -2,10 +2,10 @@
 //! comparison behind `plan_sync` reads.
 
 use aws_sdk_dynamodb::types::{
-    GlobalSecondaryIndexDescription, KeySchemaElement, KeyType, LocalSecondaryIndexDescription,
-    Projection, ProjectionType, SearchSchemaElement, SearchSchemaElementType, StreamSpecification,
-    StreamViewType, TableDescription, VectorAttributeDefinition, VectorDistanceFunction,
-    VectorIndexDescription,
+    AttributeDefinition, GlobalSecondaryIndexDescription, KeySchemaElement, KeyType,
+    LocalSecondaryIndexDescription, Projection, ProjectionType, ScalarAttributeType,
+    SearchSchemaElement, SearchSchemaElementType, StreamSpecification, StreamViewType,
+    TableDescription, VectorAttributeDefinition, VectorDistanceFunction, VectorIndexDescription,
 };
 use serde_json::Value;
 
@@ -37,6 +37,21 @@ pub(super) fn describe(
     let vectors = list(&properties["VectorIndexes"])
         .map(vector_index)
         .collect::<Result<Vec<_>, String>>()?;
+    let definitions = list(&properties["AttributeDefinitions"])
+        .map(|definition| {
+            AttributeDefinition::builder()
+                .set_attribute_name(text(&definition["AttributeName"]))
+                .set_attribute_type(
+                    text(&definition["AttributeType"])
+                        .map(|t| ScalarAttributeType::from(t.as_str())),
+                )
+                .build()
+                .map_err(|_| {
+                    "an AttributeDefinitions element lacks AttributeName or AttributeType"
+                        .to_owned()
+                })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let stream = match text(&properties["StreamSpecification"]["StreamViewType"]) {
         Some(view) => Some(
             StreamSpecification::builder()
@@ -48,6 +63,7 @@ pub(super) fn describe(
         None => None,
     };
     let description = TableDescription::builder()
+        .set_attribute_definitions(Some(definitions))
         .set_key_schema(Some(key_schema(&properties["KeySchema"])?))
         .set_global_secondary_indexes(Some(globals))
         .set_local_secondary_indexes(Some(locals))
@@ -64,6 +80,15 @@ pub(super) fn describe(
 
 fn list(value: &Value) -> impl Iterator<Item = &Value> {
     value.as_array().into_iter().flatten()
+}
+
+/// `true`, also as text (`"true"`, as YAML templates often write it).
+pub(super) fn is_true(value: &Value) -> bool {
+    match value {
+        Value::Bool(b) => *b,
+        Value::String(s) => s.eq_ignore_ascii_case("true"),
+        _ => false,
+    }
 }
 
 fn text(value: &Value) -> Option<String> {

@@ -61,45 +61,83 @@ impl Template {
         }
     }
 
-    /// The table resource declaring `table` (by its `TableName` or `name`,
-    /// else by the logical ID or label ddb gives it), as CloudFormation
-    /// `Properties`; `None` when the template has none.
-    fn properties_of(&self, table: &TableDef) -> Option<Value> {
+    /// The table resource declaring `table` under the physical name
+    /// `name` (by its `TableName` or `name`, else by the logical ID or
+    /// label ddb gives it), as CloudFormation `Properties`; `None` when the
+    /// template has none.
+    fn properties_of(&self, table: &TableDef, name: &str) -> Option<Value> {
         if let Some(resources) = self.document["Resources"].as_object() {
             let tables = resources
                 .iter()
                 .filter(|(_, r)| r["Type"] == "AWS::DynamoDB::Table");
-            let mut named = None;
+            let mut by_id = None;
             for (id, resource) in tables {
                 let properties = &resource["Properties"];
                 match properties["TableName"].as_str() {
-                    Some(name) if name == table.name => return Some(properties.clone()),
-                    None if *id == super::logical_id(table) => named = Some(properties.clone()),
-                    _ => {}
+                    Some(found) if found == name => return Some(properties.clone()),
+                    Some(_) => {}
+                    None if *id == super::logical_id(table) => by_id = Some(properties.clone()),
+                    None => {}
                 }
             }
-            return named;
+            return by_id;
         }
-        let resource = &self.document["resource"];
-        let tables = resource["aws_dynamodb_table"].as_object()?;
-        let (label, body) = tables.iter().find(|(_, body)| body["name"] == table.name)?;
-        let reference = format!("${{aws_dynamodb_table.{label}.name}}");
-        let vectors: Vec<&Value> = resource["aws_dynamodb_vector_index"]
-            .as_object()
-            .into_iter()
-            .flat_map(|indexes| indexes.values())
-            .filter(|index| index["table_name"] == table.name || index["table_name"] == *reference)
+        let resources = terraform_resources(&self.document["resource"]);
+        let tables = resources
+            .iter()
+            .filter(|(kind, ..)| *kind == "aws_dynamodb_table");
+        let named = tables.clone().find(|(_, _, body)| body["name"] == name);
+        // A name Terraform computes (`"${var.stage}-orders"`): the label
+        // ddb gives the table.
+        let computed = |body: &Value| !body["name"].as_str().is_some_and(|n| !n.contains("${"));
+        let labelled = || {
+            let label = super::terraform::label(table.name);
+            tables
+                .clone()
+                .find(|(_, found, body)| **found == label && computed(body))
+        };
+        let (_, label, body) = named.or_else(labelled)?;
+        let references = [
+            format!("${{aws_dynamodb_table.{label}.name}}"),
+            format!("${{aws_dynamodb_table.{label}.id}}"),
+        ];
+        let names_table = |index: &Value| {
+            index["table_name"] == name
+                || references.iter().any(|r| index["table_name"] == r.as_str())
+        };
+        let vectors: Vec<&Value> = resources
+            .iter()
+            .filter(|(kind, _, body)| *kind == "aws_dynamodb_vector_index" && names_table(body))
+            .map(|(.., body)| *body)
             .collect();
         Some(super::terraform::as_cloudformation(body, &vectors))
     }
+}
+
+/// Every resource of a Terraform JSON `resource` value, as (type, label,
+/// body): each level may be an object or an array of objects.
+fn terraform_resources(resource: &Value) -> Vec<(&str, &String, &Value)> {
+    let mut found = Vec::new();
+    for types in super::terraform::objects(resource) {
+        for (kind, labels) in types.as_object().into_iter().flatten() {
+            for labels in super::terraform::objects(labels) {
+                for (label, bodies) in labels.as_object().into_iter().flatten() {
+                    for body in super::terraform::objects(bodies) {
+                        found.push((kind.as_str(), label, body));
+                    }
+                }
+            }
+        }
+    }
+    found
 }
 
 fn invalid(reason: String) -> Error {
     Error::InvalidTemplate { reason }
 }
 
-/// What differs between the table `template` declares and the code's
-/// `table`, as [`plan_sync`](crate::schema::plan_sync) reports a live
+/// What differs between the table `template` declares under the name
+/// `name` and the code's `table`, as [`plan_sync`](crate::schema::plan_sync) reports a live
 /// table: an index or a vector index missing (a change, `+`), another key
 /// or projection, an index the code does not declare, time to live on
 /// another attribute, a stream whose view does not carry what the code
@@ -115,11 +153,11 @@ fn invalid(reason: String) -> Error {
 /// use ddb_runtime::{schema, Table};
 /// let generated = schema::cloudformation(&[&Ecommerce::DEF], &schema::Deployment::default());
 /// let template = schema::Template::from_value(generated)?;
-/// assert!(schema::drift(&template, &Ecommerce::DEF)?.is_empty());
+/// assert!(schema::drift(&template, &Ecommerce::DEF, "Ecommerce")?.is_empty());
 /// # Ok::<(), ddb_runtime::Error>(())
 /// ```
-pub fn drift(template: &Template, table: &TableDef) -> Result<SyncPlan, Error> {
-    let Some(properties) = template.properties_of(table) else {
+pub fn drift(template: &Template, table: &TableDef, name: &str) -> Result<SyncPlan, Error> {
+    let Some(properties) = template.properties_of(table, name) else {
         return Ok(SyncPlan {
             changes: vec![SyncChange::CreateTable],
             differences: Vec::new(),

@@ -8,6 +8,8 @@
 //! creates never disagree; and a template is compared with the code by the
 //! comparison [`plan_sync`](super::plan_sync) runs against a live table.
 
+use crate::declaration::model::TableDef;
+
 mod cloudformation;
 mod described;
 mod drift;
@@ -36,7 +38,9 @@ pub enum Billing {
 }
 
 /// What a deployment decides and the declarations do not: billing,
-/// point-in-time recovery, deletion protection.
+/// point-in-time recovery, deletion protection, and the physical table
+/// names (a stage's `prod-Ecommerce`; each table's declared name
+/// otherwise).
 ///
 /// The default is what a production table commonly has: on-demand billing,
 /// point-in-time recovery on, deletion protection off (turn it on for a
@@ -47,7 +51,8 @@ pub enum Billing {
 /// use ddb_runtime::schema::{Billing, Deployment};
 /// let deployment = Deployment::default()
 ///     .billing(Billing::Provisioned { read: 5, write: 5 })
-///     .deletion_protection(true);
+///     .deletion_protection(true)
+///     .table_name("Ecommerce", "prod-Ecommerce");
 /// assert!(deployment.point_in_time_recovery_enabled());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +60,7 @@ pub struct Deployment {
     billing: Billing,
     point_in_time_recovery: bool,
     deletion_protection: bool,
+    names: Vec<(String, String)>,
 }
 
 impl Default for Deployment {
@@ -63,6 +69,7 @@ impl Default for Deployment {
             billing: Billing::OnDemand,
             point_in_time_recovery: true,
             deletion_protection: false,
+            names: Vec::new(),
         }
     }
 }
@@ -84,6 +91,23 @@ impl Deployment {
     pub fn deletion_protection(mut self, enabled: bool) -> Self {
         self.deletion_protection = enabled;
         self
+    }
+
+    /// Deploys the table declared as `declared` under the name `physical`
+    /// (the name a `Db` is given with `with_table_name`).
+    pub fn table_name(mut self, declared: impl Into<String>, physical: impl Into<String>) -> Self {
+        let declared = declared.into();
+        self.names.retain(|(d, _)| *d != declared);
+        self.names.push((declared, physical.into()));
+        self
+    }
+
+    /// The physical name of `table` in this deployment.
+    pub fn name_of<'a>(&'a self, table: &'a TableDef) -> &'a str {
+        self.names
+            .iter()
+            .find(|(declared, _)| declared == table.name)
+            .map_or(table.name, |(_, physical)| physical)
     }
 
     /// The billing mode it sets.

@@ -3,6 +3,7 @@
 //! per vector index (the AWS provider declares those as resources of their
 //! own).
 
+use aws_sdk_dynamodb::operation::create_table::CreateTableInput;
 use aws_sdk_dynamodb::types::{KeySchemaElement, Projection};
 use serde_json::{json, Map, Value};
 
@@ -41,11 +42,14 @@ pub fn terraform(tables: &[&TableDef], deployment: &Deployment) -> Value {
     let mut table_resources = Map::new();
     let mut vector_resources = Map::new();
     for table in tables {
-        let label = label(table.name);
-        for (index, body) in vector_indexes(table, &label) {
-            vector_resources.insert(format!("{label}_{}", self::label(&index)), body);
+        let label = super::cloudformation::unique_id(label(table.name), &table_resources);
+        let input = create_table_input(table, deployment.name_of(table));
+        for (index, body) in vector_indexes(&input, &label) {
+            let index_label = format!("{label}_{}", self::label(&index));
+            let index_label = super::cloudformation::unique_id(index_label, &vector_resources);
+            vector_resources.insert(index_label, body);
         }
-        table_resources.insert(label, table_body(table, deployment));
+        table_resources.insert(label, table_body(table, &input, deployment));
     }
     let mut resource = json!({ "aws_dynamodb_table": table_resources });
     if !vector_resources.is_empty() {
@@ -72,13 +76,12 @@ pub(super) fn label(name: &str) -> String {
     }
 }
 
-fn table_body(table: &TableDef, deployment: &Deployment) -> Value {
-    let input = create_table_input(table, table.name);
+fn table_body(table: &TableDef, input: &CreateTableInput, deployment: &Deployment) -> Value {
     let mut body = Map::new();
     let mut set = |name: &str, value: Value| {
         body.insert(name.to_owned(), value);
     };
-    set("name", json!(table.name));
+    set("name", json!(input.table_name()));
     set("billing_mode", json!(deployment.billing.as_str()));
     set("hash_key", json!(table.pk.name));
     if let Some(sk) = table.sk {
@@ -163,6 +166,11 @@ fn table_body(table: &TableDef, deployment: &Deployment) -> Value {
         "deletion_protection_enabled",
         json!(deployment.deletion_protection),
     );
+    if deployment.deletion_protection {
+        // As CloudFormation's `DeletionPolicy: Retain`: a plan that would
+        // destroy the table fails.
+        set("lifecycle", json!({ "prevent_destroy": true }));
+    }
     let mut body = Value::Object(body);
     capacity(&mut body);
     body
@@ -189,8 +197,7 @@ fn projected(object: &mut Value, projection: Option<&Projection>) {
 }
 
 /// Each vector index's name and `aws_dynamodb_vector_index` body.
-fn vector_indexes(table: &TableDef, label: &str) -> Vec<(String, Value)> {
-    let input = create_table_input(table, table.name);
+fn vector_indexes(input: &CreateTableInput, label: &str) -> Vec<(String, Value)> {
     let type_of = |name: &str| {
         let definitions = input.attribute_definitions().iter();
         let mut found = definitions.filter(|a| a.attribute_name() == name);
@@ -231,37 +238,44 @@ fn vector_indexes(table: &TableDef, label: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// The objects of a Terraform JSON value: the object itself, or each
+/// object of an array (the JSON syntax allows both for a block, and at
+/// every label level).
+pub(super) fn objects(value: &Value) -> Vec<&Value> {
+    match value {
+        Value::Array(items) => items.iter().filter(|i| i.is_object()).collect(),
+        Value::Object(_) => vec![value],
+        _ => Vec::new(),
+    }
+}
+
 /// The CloudFormation `Properties` a Terraform table resource (and the
 /// vector index resources naming it) declares, for drift: the same
 /// comparison reads both formats.
 pub(super) fn as_cloudformation(table: &Value, vectors: &[&Value]) -> Value {
-    let blocks = |name: &str| -> Vec<Value> {
-        match &table[name] {
-            Value::Array(items) => items.clone(),
-            Value::Object(_) => vec![table[name].clone()],
-            _ => Vec::new(),
-        }
-    };
+    let blocks = |name: &str| objects(&table[name]);
     let key = |name: &Value, kind: &str| json!({ "AttributeName": name, "KeyType": kind });
     let mut key_schema = vec![key(&table["hash_key"], "HASH")];
     if !table["range_key"].is_null() {
         key_schema.push(key(&table["range_key"], "RANGE"));
     }
+    let definitions: Vec<Value> = blocks("attribute")
+        .iter()
+        .map(|a| json!({ "AttributeName": a["name"], "AttributeType": a["type"] }))
+        .collect();
     let globals: Vec<Value> = blocks("global_secondary_index")
         .iter()
         .map(|index| {
-            let schema: Vec<Value> = match &index["key_schema"] {
-                Value::Array(elements) => elements
-                    .iter()
-                    .map(|e| key(&e["attribute_name"], e["key_type"].as_str().unwrap_or("")))
-                    .collect(),
-                _ => {
-                    let mut schema = vec![key(&index["hash_key"], "HASH")];
-                    if !index["range_key"].is_null() {
-                        schema.push(key(&index["range_key"], "RANGE"));
-                    }
-                    schema
+            let elements = objects(&index["key_schema"]);
+            let schema: Vec<Value> = if elements.is_empty() {
+                let mut schema = vec![key(&index["hash_key"], "HASH")];
+                if !index["range_key"].is_null() {
+                    schema.push(key(&index["range_key"], "RANGE"));
                 }
+                schema
+            } else {
+                let kind = |e: &Value| e["key_type"].as_str().unwrap_or("").to_owned();
+                elements.iter().map(|e| key(&e["attribute_name"], &kind(e))).collect()
             };
             json!({ "IndexName": index["name"], "KeySchema": schema, "Projection": projection_of(index) })
         })
@@ -273,28 +287,9 @@ pub(super) fn as_cloudformation(table: &Value, vectors: &[&Value]) -> Value {
             json!({ "IndexName": index["name"], "KeySchema": schema, "Projection": projection_of(index) })
         })
         .collect();
-    let vectors: Vec<Value> = vectors
-        .iter()
-        .map(|index| {
-            let projection = match &index["projection"] {
-                Value::Array(items) => items.first().cloned().unwrap_or(Value::Null),
-                other => other.clone(),
-            };
-            let search: Vec<Value> = match &index["search_schema"] {
-                Value::Array(items) => items.iter().map(|e| json!({ "AttributeName": e["attribute_name"], "SearchSchemaElementType": e["type"] })).collect(),
-                _ => Vec::new(),
-            };
-            json!({
-                "IndexName": index["index_name"],
-                "VectorAttribute": { "AttributeName": index["vector_attribute"]["attribute_name"] },
-                "Dimensions": index["dimensions"],
-                "DistanceFunction": index["distance_function"],
-                "SearchSchema": search,
-                "Projection": projection_of(&projection),
-            })
-        })
-        .collect();
+    let vectors: Vec<Value> = vectors.iter().map(|index| vector_index_of(index)).collect();
     let mut properties = json!({
+        "AttributeDefinitions": definitions,
         "KeySchema": key_schema,
         "GlobalSecondaryIndexes": globals,
         "LocalSecondaryIndexes": locals,
@@ -304,10 +299,38 @@ pub(super) fn as_cloudformation(table: &Value, vectors: &[&Value]) -> Value {
         properties["TimeToLiveSpecification"] =
             json!({ "AttributeName": ttl["attribute_name"], "Enabled": ttl["enabled"] });
     }
-    if table["stream_enabled"] == json!(true) {
-        properties["StreamSpecification"] = json!({ "StreamViewType": table["stream_view_type"] });
+    if super::described::is_true(&table["stream_enabled"]) {
+        let view = match &table["stream_view_type"] {
+            Value::Null => json!(""),
+            view => view.clone(),
+        };
+        properties["StreamSpecification"] = json!({ "StreamViewType": view });
     }
     properties
+}
+
+/// An `aws_dynamodb_vector_index` body as a CloudFormation `VectorIndex`.
+fn vector_index_of(index: &Value) -> Value {
+    let projection = objects(&index["projection"])
+        .first()
+        .copied()
+        .cloned()
+        .unwrap_or(Value::Null);
+    let search: Vec<Value> = objects(&index["search_schema"])
+        .iter()
+        .map(|e| json!({ "AttributeName": e["attribute_name"], "SearchSchemaElementType": e["type"] }))
+        .collect();
+    let vector = objects(&index["vector_attribute"])
+        .first()
+        .map_or(Value::Null, |v| v["attribute_name"].clone());
+    json!({
+        "IndexName": index["index_name"],
+        "VectorAttribute": { "AttributeName": vector },
+        "Dimensions": index["dimensions"],
+        "DistanceFunction": index["distance_function"],
+        "SearchSchema": search,
+        "Projection": projection_of(&projection),
+    })
 }
 
 fn projection_of(block: &Value) -> Value {

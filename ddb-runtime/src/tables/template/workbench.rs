@@ -147,10 +147,11 @@ fn table_model(
             })
         })
         .collect();
+    left_out.extend(attributes.retyped.iter().cloned());
     json!({
         "TableName": table.name,
         "KeyAttributes": key_attributes(table.pk, table.sk),
-        "NonKeyAttributes": attributes.0,
+        "NonKeyAttributes": attributes.declared,
         "TableFacets": facets,
         "GlobalSecondaryIndexes": globals,
         "DataAccess": { "MySql": {} },
@@ -158,15 +159,31 @@ fn table_model(
     })
 }
 
-/// The table's non-key attributes, each once, typed by its first use.
+/// The table's non-key attributes, each once, typed by its first use; and
+/// the attributes the samples hold with another type too (Workbench types
+/// an attribute once).
 #[derive(Default)]
-struct Attributes(Vec<Value>);
+struct Attributes {
+    declared: Vec<Value>,
+    retyped: Vec<String>,
+}
 
 impl Attributes {
     fn declare(&mut self, name: &str, ty: &str) {
-        if !self.0.iter().any(|a| a["AttributeName"] == name) {
-            self.0
-                .push(json!({ "AttributeName": name, "AttributeType": ty }));
+        match self.declared.iter().find(|a| a["AttributeName"] == name) {
+            None => self
+                .declared
+                .push(json!({ "AttributeName": name, "AttributeType": ty })),
+            Some(first) if first["AttributeType"] != ty => {
+                let note = format!(
+                    "the {ty} values of attribute {name} (typed {} in the model)",
+                    first["AttributeType"].as_str().unwrap_or("")
+                );
+                if !self.retyped.contains(&note) {
+                    self.retyped.push(note);
+                }
+            }
+            Some(_) => {}
         }
     }
 }
