@@ -89,7 +89,7 @@ impl Template {
         let named = tables.clone().find(|(_, _, body)| body["name"] == name);
         // A name Terraform computes (`"${var.stage}-orders"`): the label
         // ddb gives the table.
-        let computed = |body: &Value| !body["name"].as_str().is_some_and(|n| !n.contains("${"));
+        let computed = |body: &Value| body["name"].as_str().is_none_or(|n| n.contains("${"));
         let labelled = || {
             let label = super::terraform::label(table.name);
             tables
