@@ -84,19 +84,38 @@ fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// The oldest cfn-lint whose schema knows `VectorIndexes`.
+const CFN_LINT_AT_LEAST: (u32, u32) = (1, 58);
+
 /// Whether cfn-lint runs here; `None` with the reason when it cannot (CI
-/// installs it, so there a missing cfn-lint fails the test).
+/// installs it, so there a missing or older cfn-lint fails the test).
 fn cfn_lint() -> Option<Command> {
-    match Command::new("cfn-lint").arg("--version").output() {
-        Ok(output) if output.status.success() => Some(Command::new("cfn-lint")),
-        _ if std::env::var_os("CI").is_some() => {
-            panic!("cfn-lint is not installed; .ci/run installs it (pip install cfn-lint)")
-        }
-        _ => {
-            eprintln!("skipped: cfn-lint is not installed here (pip install cfn-lint)");
-            None
-        }
+    let version = Command::new("cfn-lint")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned());
+    let usable = version.as_deref().and_then(cfn_lint_version) >= Some(CFN_LINT_AT_LEAST);
+    if usable {
+        return Some(Command::new("cfn-lint"));
     }
+    let (major, minor) = CFN_LINT_AT_LEAST;
+    let reason = match version {
+        Some(version) => format!("{version} is older than {major}.{minor}"),
+        None => "cfn-lint is not installed here".to_owned(),
+    };
+    if std::env::var_os("CI").is_some() {
+        panic!("{reason}; .ci/run installs cfn-lint {major}.{minor}");
+    }
+    eprintln!("skipped: {reason} (pip install 'cfn-lint>={major}.{minor}')");
+    None
+}
+
+/// `(1, 58)` from `cfn-lint 1.58.0`.
+fn cfn_lint_version(output: &str) -> Option<(u32, u32)> {
+    let mut parts = output.rsplit(' ').next()?.split('.');
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
 }
 
 #[test]
@@ -848,6 +867,16 @@ fn drift_finds_time_to_live_off() {
     shop_properties(&mut template)["TimeToLiveSpecification"]["Enabled"] = json!(false);
     let plan = drift_of(template);
     assert_eq!(plan.changes, [SyncChange::EnableTimeToLive("expiresAt")]);
+}
+
+#[test]
+fn drift_reads_time_to_live_enabled_written_as_text() {
+    for enabled in ["true", "True"] {
+        let mut template = shop_template();
+        shop_properties(&mut template)["TimeToLiveSpecification"]["Enabled"] = json!(enabled);
+        let plan = drift_of(template);
+        assert!(plan.is_empty(), "Enabled: {enabled:?}\n{plan}");
+    }
 }
 
 #[test]

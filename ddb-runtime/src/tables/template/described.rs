@@ -71,10 +71,7 @@ pub(super) fn describe(
         .set_stream_specification(stream)
         .build();
     let ttl = &properties["TimeToLiveSpecification"];
-    let time_to_live = (
-        ttl["Enabled"] == Value::Bool(true),
-        text(&ttl["AttributeName"]),
-    );
+    let time_to_live = (is_true(&ttl["Enabled"]), text(&ttl["AttributeName"]));
     Ok((description, time_to_live))
 }
 
