@@ -111,6 +111,7 @@ pub use db::Db;
 pub use entity::{Entity, Table};
 pub use error::{
     ActionFailure, BatchOutcome, CancellationReason, Error, ExistingItem, Result, SdkErrorKind,
+    Throttle, ThrottleLimit, ThrottledResource,
 };
 pub use expr::{Attr, Condition, IntoValue};
 #[cfg(feature = "time")]

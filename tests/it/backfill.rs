@@ -195,10 +195,7 @@ async fn a_new_index_is_backfilled_under_concurrent_updates_and_resumes() {
         .await
         .unwrap();
     assert!(done.is_done());
-    assert!(
-        interrupted.retried + done.retried > 0,
-        "the updaters raced the backfill"
-    );
+
     assert!(
         (done.matched as usize) < n,
         "resumed, not started over: {done:?}"
@@ -207,6 +204,9 @@ async fn a_new_index_is_backfilled_under_concurrent_updates_and_resumes() {
         done.scanned >= (n + 50) as u64,
         "counts carried over: {done:?}"
     );
+    // Whether the updaters met the backfill's writes depends on the
+    // server's speed; the collision itself is forced in
+    // a_write_between_the_scan_and_the_update_is_not_overwritten.
     for updater in updaters {
         updater.await.unwrap();
     }

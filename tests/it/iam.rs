@@ -66,7 +66,14 @@ fn the_store_gets_a_statement_per_entity_and_queried_index() {
         .entity(&Order::SCHEMA, Access::ReadWrite)
         .entity(&OrderItem::SCHEMA, Access::Read)
         .build();
-    assert!(policy.left_out.is_empty(), "{:?}", policy.left_out);
+    // OrderItem is read-only, but shares the table with the writers.
+    assert_eq!(policy.left_out.len(), 1, "{:?}", policy.left_out);
+    assert!(
+        policy.left_out[0].starts_with("OrderItem: declared read-only")
+            && policy.left_out[0].contains("Customer, Order"),
+        "{:?}",
+        policy.left_out
+    );
     let statements = check_shape(&policy.document);
     let sids: Vec<&str> = statements
         .iter()
@@ -75,11 +82,11 @@ fn the_store_gets_a_statement_per_entity_and_queried_index() {
     assert_eq!(
         sids,
         [
-            "CustomerItems",
-            "OrderItems",
+            "CustomerTable",
+            "OrderTable",
             "OrderGSI1Query",
             "OrderGSI2Query",
-            "OrderItemItems",
+            "OrderItemTable",
             "OrderItemGSI1Query"
         ]
     );
@@ -124,7 +131,7 @@ fn a_customer_scoped_policy_matches_exactly_their_partitions() {
 
     let order_items = statements
         .iter()
-        .find(|s| s["Sid"] == "OrderItems")
+        .find(|s| s["Sid"] == "OrderTable")
         .unwrap();
     let pattern = order_items["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"][0]
         .as_str()
@@ -268,5 +275,69 @@ fn a_scoped_policy_grants_the_guards_of_unique_values() {
         policy.left_out.iter().any(|n| n.contains("unique values")),
         "{:?}",
         policy.left_out
+    );
+}
+
+#[test]
+fn statement_ids_stay_unique_when_entity_and_index_names_run_together() {
+    #[derive(ddb_runtime::Table)]
+    #[ddb(name = "Runs", pk = "PK", sk = "SK")]
+    #[ddb(index(name = "BCDE", pk = "BCDEPK", sk = "BCDESK"))]
+    #[ddb(index(name = "CDE", pk = "CDEPK", sk = "CDESK"))]
+    struct Runs;
+    #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    #[ddb(table = Runs, entity = "A", pk = "A#{id}", sk = "A")]
+    #[ddb(index(name = "BCDE", pk = "X#{x}", sk = "A", query = "by_x"))]
+    struct A {
+        id: String,
+        x: String,
+    }
+    #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    #[ddb(table = Runs, entity = "AB", pk = "AB#{id}", sk = "AB")]
+    #[ddb(index(name = "CDE", pk = "Y#{y}", sk = "AB", query = "by_y"))]
+    struct AB {
+        id: String,
+        y: String,
+    }
+    let policy = PolicyBuilder::new(TABLE)
+        .entity(&A::SCHEMA, Access::Read)
+        .entity(&AB::SCHEMA, Access::Read)
+        .build();
+    let sids: Vec<&str> = check_shape(&policy.document)
+        .iter()
+        .map(|s| s["Sid"].as_str().unwrap())
+        .collect();
+    // A's index BCDE and AB's index CDE both write ABCDEQuery.
+    assert_eq!(sids, ["ATable", "ABCDEQuery", "ABTable", "ABCDEQuery2"]);
+}
+
+#[test]
+fn a_read_only_entity_in_another_partition_than_every_writer_is_not_named() {
+    let policy = PolicyBuilder::new(TABLE)
+        .entity(&Order::SCHEMA, Access::ReadWrite)
+        .entity(&OrderItem::SCHEMA, Access::Read)
+        .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
+        .build();
+    assert!(
+        !policy
+            .left_out
+            .iter()
+            .any(|n| n.contains("declared read-only")),
+        "{:?}",
+        policy.left_out
+    );
+    // A reader in the writer's partitions is named.
+    let sharing = PolicyBuilder::new(TABLE)
+        .entity(&Order::SCHEMA, Access::ReadWrite)
+        .entity(&Customer::SCHEMA, Access::Read)
+        .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
+        .build();
+    assert!(
+        sharing
+            .left_out
+            .iter()
+            .any(|n| n.starts_with("Customer: declared read-only")),
+        "{:?}",
+        sharing.left_out
     );
 }

@@ -31,6 +31,7 @@ async fn create_plain_table(client: &Client, name: &str) {
         .send()
         .await
         .unwrap();
+    ddb_tests::wait_until_active(client, name).await;
 }
 
 async fn get_note(client: &Client, table: &str, pk: &str) -> Option<String> {

@@ -512,3 +512,68 @@ async fn a_stream_without_the_images_the_code_reads_is_a_difference() {
         ["the stream carries KEYS_ONLY, and the code reads NEW_AND_OLD_IMAGES"]
     );
 }
+
+/// A provisioned table's new global index gets the table's throughput:
+/// DynamoDB refuses a global index without throughput on a provisioned
+/// table.
+#[tokio::test]
+async fn a_global_index_added_to_a_provisioned_table_gets_its_throughput() {
+    use aws_sdk_dynamodb::types::{AttributeDefinition, KeySchemaElement, ProvisionedThroughput};
+    #[derive(Table)]
+    #[ddb(name = "Provisioned", pk = "PK", sk = "SK")]
+    #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+    struct Provisioned;
+
+    let client = ddb_tests::client();
+    let name = ddb_runtime::local::unique_table_name("provisioned");
+    let attribute = |name: &str| {
+        AttributeDefinition::builder()
+            .attribute_name(name)
+            .attribute_type(ScalarAttributeType::S)
+            .build()
+            .unwrap()
+    };
+    let key = |name: &str, kind: KeyType| {
+        KeySchemaElement::builder()
+            .attribute_name(name)
+            .key_type(kind)
+            .build()
+            .unwrap()
+    };
+    client
+        .create_table()
+        .table_name(&name)
+        .attribute_definitions(attribute("PK"))
+        .attribute_definitions(attribute("SK"))
+        .key_schema(key("PK", KeyType::Hash))
+        .key_schema(key("SK", KeyType::Range))
+        .provisioned_throughput(
+            ProvisionedThroughput::builder()
+                .read_capacity_units(5)
+                .write_capacity_units(3)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    ddb_tests::wait_until_active(&client, &name).await;
+
+    let proxy = ddb_tests::proxy::Proxy::start(ddb_tests::local().endpoint())
+        .await
+        .unwrap();
+    proxy.record("UpdateTable");
+    let through = ddb_tests::proxied_client(&proxy);
+    let timeout = std::time::Duration::from_secs(60);
+    ddb_runtime::schema::sync_table(&through, &Provisioned::DEF, &name, timeout)
+        .await
+        .unwrap();
+    let sent = ddb_tests::recorded_json(&proxy, "UpdateTable");
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let create = &sent[0]["GlobalSecondaryIndexUpdates"][0]["Create"];
+    assert_eq!(create["IndexName"], "GSI1");
+    assert_eq!(
+        create["ProvisionedThroughput"],
+        serde_json::json!({ "ReadCapacityUnits": 5, "WriteCapacityUnits": 3 })
+    );
+}

@@ -32,6 +32,38 @@ pub async fn create_table(client: &Client, table: &TableDef) -> String {
     name
 }
 
+/// Waits for table `name` to be ACTIVE, as real DynamoDB requires before it
+/// takes requests (DescribeTable every 50 ms, for at most a minute).
+pub async fn wait_until_active(client: &Client, name: &str) {
+    use aws_sdk_dynamodb::types::TableStatus;
+    let started = std::time::Instant::now();
+    loop {
+        let described = client.describe_table().table_name(name).send().await;
+        let status = described
+            .ok()
+            .and_then(|d| d.table)
+            .and_then(|t| t.table_status);
+        if status == Some(TableStatus::Active) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{name} is not ACTIVE after a minute"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Held by a test while it sets a `tracing` subscriber of its own: tracing
+/// caches whether a call site is wanted across every thread's subscriber,
+/// and a test dropping its subscriber while another sets one can leave the
+/// other's spans cached as unwanted. One such test at a time; each rebuilds
+/// the cache once its subscriber is set.
+pub async fn one_subscriber_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static SUBSCRIBED: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    SUBSCRIBED.lock().await
+}
+
 /// A `Db` on a fresh copy of table `T`, for this test alone.
 pub async fn db_with_table<T: ddb_runtime::Table + 'static>() -> ddb_runtime::Db {
     let client = client();

@@ -38,6 +38,10 @@ pub(super) enum Command {
         /// field, e.g. customer_id='${aws:PrincipalTag/customer_id}'.
         #[arg(long = "scoped-to", value_name = "FIELD=VALUE")]
         scoped_to: Option<String>,
+        /// The policy of create_table, sync_table, the backfill and check
+        /// instead, for a migration job or a deployment.
+        #[arg(long, conflicts_with_all = ["read_only", "scoped_to"])]
+        maintenance: bool,
     },
     /// The CloudFormation (and SAM) template of the tables.
     Cloudformation {

@@ -26,7 +26,14 @@ pub(super) fn run(
             table_arns,
             read_only,
             scoped_to,
-        } => return iam(cli, &table_arns, &read_only, scoped_to.as_deref(), out, err),
+            maintenance,
+        } => {
+            let arns = arns(cli, &table_arns)?;
+            if maintenance {
+                return maintenance_iam(&arns, out, err);
+            }
+            return iam(cli, &arns, &read_only, scoped_to.as_deref(), out, err);
+        }
         Command::Cloudformation {
             yaml,
             tables,
@@ -141,19 +148,10 @@ fn report(cli: &Cli, page: usize) -> String {
 
 /// One policy for every table's entities: each table's statements, on its
 /// ARN.
-fn iam(
-    cli: &Cli,
-    table_arns: &[String],
-    read_only: &[String],
-    scoped_to: Option<&str>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Outcome {
-    for name in read_only {
-        cli.entity_named(name)
-            .map_err(|e| format!("--read-only {name}: {e}"))?;
-    }
-    let mut arns: Vec<(&str, &str)> = Vec::new();
+/// Each table of the design and its ARN: as `--table-arn TABLE=ARN` gives
+/// it, or `arn:aws:dynamodb:*:*:table/TABLE`.
+fn arns(cli: &Cli, table_arns: &[String]) -> Result<Vec<(&'static str, String)>, String> {
+    let mut given: Vec<(&str, &str)> = Vec::new();
     for pair in table_arns {
         let (table, arn) = pair
             .split_once('=')
@@ -163,19 +161,51 @@ fn iam(
                 "--table-arn {pair}: no table {table} in the design"
             ));
         }
-        arns.push((table, arn));
+        given.push((table, arn));
     }
-    let scope = scoped_to.map(|s| scope(cli, s)).transpose()?;
-    let mut statements: Vec<Value> = Vec::new();
-    for table in &cli.tables {
-        let name = table.def.name;
-        let arn = arns
+    let arn = |name: &str| {
+        given
             .iter()
             .find(|(t, _)| *t == name)
             .map_or(format!("arn:aws:dynamodb:*:*:table/{name}"), |(_, a)| {
                 (*a).to_owned()
-            });
-        let mut builder = PolicyBuilder::new(arn);
+            })
+    };
+    Ok(cli
+        .tables
+        .iter()
+        .map(|t| (t.def.name, arn(t.def.name)))
+        .collect())
+}
+
+/// The maintenance policy of every table.
+fn maintenance_iam(arns: &[(&str, String)], out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    let arns: Vec<&str> = arns.iter().map(|(_, arn)| arn.as_str()).collect();
+    let policy = crate::tables::iam::maintenance_policy(&arns);
+    for note in &policy.left_out {
+        let _ = writeln!(err, "left out: {note}");
+    }
+    write_out(out, &pretty(&policy.document))?;
+    Ok(0)
+}
+
+fn iam(
+    cli: &Cli,
+    arns: &[(&str, String)],
+    read_only: &[String],
+    scoped_to: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Outcome {
+    for name in read_only {
+        cli.entity_named(name)
+            .map_err(|e| format!("--read-only {name}: {e}"))?;
+    }
+    let scope = scoped_to.map(|s| scope(cli, s)).transpose()?;
+    let mut statements: Vec<Value> = Vec::new();
+    for (name, arn) in arns {
+        let name = *name;
+        let mut builder = PolicyBuilder::new(arn.clone());
         for entity in cli.entities.iter().filter(|e| e.schema.table.name == name) {
             let named =
                 |n: &String| *n == entity.schema.rust_name || *n == entity.schema.entity_type;
@@ -200,6 +230,7 @@ fn iam(
             let _ = writeln!(err, "left out: {note}");
         }
     }
+    crate::tables::iam::unique_sids(&mut statements);
     let document = json!({ "Version": "2012-10-17", "Statement": statements });
     write_out(out, &pretty(&document))?;
     Ok(0)

@@ -252,6 +252,31 @@ impl Db {
         &self.inner.sdk
     }
 
+    /// The span of one request of `operation` on `table` (and `index`),
+    /// for `entity` ("" when it is of several).
+    pub(crate) fn span(
+        &self,
+        operation: &'static str,
+        table: &str,
+        index: Option<&str>,
+        entity: &'static str,
+    ) -> crate::telemetry::RequestSpan {
+        let server = self.inner.sdk.server();
+        crate::telemetry::RequestSpan::new(server, operation, table, index, entity)
+    }
+
+    /// The span of one request of `operation` on each of `tables` (a
+    /// transaction's), for `entity` ("" when it is of several).
+    pub(crate) fn span_of_tables(
+        &self,
+        operation: &'static str,
+        tables: &[&str],
+        entity: &'static str,
+    ) -> crate::telemetry::RequestSpan {
+        let server = self.inner.sdk.server();
+        crate::telemetry::RequestSpan::of_tables(server, operation, tables, None, entity)
+    }
+
     /// One GetItem of the item at `key` of table `T`, as DynamoDB stores
     /// it (`attributes` only, when given, each name through a placeholder
     /// where it needs one): the reads ddb makes for itself, of a guard or of
@@ -263,7 +288,6 @@ impl Db {
         consistent: bool,
         attributes: &[&str],
     ) -> crate::error::Result<Option<crate::item::Item>> {
-        use tracing::Instrument;
         let name = self.table_name::<T>();
         let mut placeholders = crate::expression::Placeholders::default();
         let projection =
@@ -278,16 +302,45 @@ impl Db {
                 .set_projection_expression(projection.clone())
                 .set_expression_attribute_names(names.clone())
         };
-        let span = crate::telemetry::span("GetItem", name, None, entity);
+        let span = self.span("GetItem", name, None, entity);
+        let read = crate::telemetry::Read {
+            consistent,
+            projection: projection.as_deref(),
+            ..Default::default()
+        };
+        span.reading(&read, names.as_ref());
+        Ok(self.send_get_item(&span, request).await?.item)
+    }
+
+    /// Sends the GetItem `request` builds under `span`, which records the
+    /// answer.
+    pub(crate) async fn send_get_item(
+        &self,
+        span: &crate::telemetry::RequestSpan,
+        request: impl FnOnce(
+            &Client,
+        )
+            -> aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder,
+    ) -> crate::error::Result<aws_sdk_dynamodb::operation::get_item::GetItemOutput> {
+        use tracing::Instrument;
         let attempts = crate::transport::attempts::Attempts::default();
+        let server = self.sdk().server();
         let output = self
             .sdk()
             .send(&attempts, request)
-            .instrument(span.clone())
+            .instrument(span.span().clone())
             .await
-            .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
-        let found = usize::from(output.item.is_some());
-        crate::telemetry::record(&span, 0.0, found, attempts.count());
-        Ok(output.item)
+            .map_err(|e| span.sdk_failure(server, "GetItem", e, attempts.count()))?;
+        span.answered(
+            server,
+            &crate::telemetry::Answer {
+                capacity: output.consumed_capacity.as_slice(),
+                items: usize::from(output.item.is_some()),
+                attempts: attempts.count(),
+                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
+                scanned: None,
+            },
+        );
+        Ok(output)
     }
 }

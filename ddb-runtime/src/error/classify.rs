@@ -24,6 +24,21 @@ pub enum SdkErrorKind {
     Construction,
 }
 
+impl SdkErrorKind {
+    /// How `error` failed.
+    pub(crate) fn of<E, R>(error: &aws_sdk_dynamodb::error::SdkError<E, R>) -> Self {
+        use aws_sdk_dynamodb::error::SdkError;
+        match error {
+            SdkError::ServiceError(_) => SdkErrorKind::Service,
+            SdkError::TimeoutError(_) => SdkErrorKind::Timeout,
+            SdkError::DispatchFailure(failure) if failure.is_timeout() => SdkErrorKind::Timeout,
+            SdkError::DispatchFailure(_) => SdkErrorKind::Dispatch,
+            SdkError::ResponseError(_) => SdkErrorKind::Response,
+            _ => SdkErrorKind::Construction,
+        }
+    }
+}
+
 impl Error {
     /// The same error about a request's input (a key, a sort condition), for
     /// a query built once and sent several times: those variants are plain
@@ -89,18 +104,9 @@ impl Error {
     where
         aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
     {
-        use aws_sdk_dynamodb::error::SdkError;
-        let kind = match &error {
-            SdkError::ServiceError(_) => SdkErrorKind::Service,
-            SdkError::TimeoutError(_) => SdkErrorKind::Timeout,
-            SdkError::DispatchFailure(failure) if failure.is_timeout() => SdkErrorKind::Timeout,
-            SdkError::DispatchFailure(_) => SdkErrorKind::Dispatch,
-            SdkError::ResponseError(_) => SdkErrorKind::Response,
-            _ => SdkErrorKind::Construction,
-        };
         Error::Sdk {
             operation,
-            kind,
+            kind: SdkErrorKind::of(&error),
             source: Box::new(aws_sdk_dynamodb::Error::from(error)),
         }
     }

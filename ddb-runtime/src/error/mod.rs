@@ -3,6 +3,7 @@
 mod classify;
 mod details;
 mod display;
+mod throttle;
 
 pub use classify::SdkErrorKind;
 pub use details::{
@@ -10,6 +11,7 @@ pub use details::{
     UniqueDuplicate,
 };
 use display::{describe_reasons, key_suffix, ServiceText};
+pub use throttle::{Throttle, ThrottleLimit, ThrottledResource};
 
 /// Everything that can go wrong in ddb, as one type.
 ///

@@ -21,6 +21,7 @@ mod reserved;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use names::names_resolved;
 pub use placeholders::EXPRESSION_LIMIT;
 pub(crate) use placeholders::{NameMap, Placeholders, ValueMap};
 use render::{expired, render, Node};

@@ -26,3 +26,50 @@ pub(crate) fn needs_placeholder(name: &str) -> bool {
 pub(crate) fn in_name(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
+
+/// `expression` as a reader reads it: each `#name` placeholder replaced by
+/// the name it stands for (`#n0, status` with `#n0 = id` reads `id,
+/// status`); a placeholder not in `names` stays as it is.
+pub(crate) fn names_resolved<'a>(
+    expression: &'a str,
+    names: Option<&std::collections::HashMap<String, String>>,
+) -> std::borrow::Cow<'a, str> {
+    let Some(names) = names.filter(|n| !n.is_empty()) else {
+        return std::borrow::Cow::Borrowed(expression);
+    };
+    let mut out = String::with_capacity(expression.len());
+    let mut rest = expression;
+    while let Some(at) = rest.find('#') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at..];
+        let end = after[1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(after.len(), |i| i + 1);
+        let placeholder = &after[..end];
+        out.push_str(names.get(placeholder).map_or(placeholder, String::as_str));
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn placeholders_read_as_the_names_they_stand_for() {
+        let names: std::collections::HashMap<String, String> = [
+            ("#a".to_owned(), "id".to_owned()),
+            ("#b_1".to_owned(), "status".to_owned()),
+        ]
+        .into();
+        assert_eq!(
+            super::names_resolved("#a, #b_1, plain", Some(&names)),
+            "id, status, plain"
+        );
+        assert_eq!(
+            super::names_resolved("#a, #unknown", Some(&names)),
+            "id, #unknown"
+        );
+        assert_eq!(super::names_resolved("#a", None), "#a");
+    }
+}

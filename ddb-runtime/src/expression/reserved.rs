@@ -806,6 +806,11 @@ mod against_the_server {
             .send()
             .await
             .unwrap();
+        // As real DynamoDB requires: the table takes requests once ACTIVE.
+        let timeout = std::time::Duration::from_secs(60);
+        crate::tables::create::wait_until_active(client, &table, timeout)
+            .await
+            .unwrap();
         // An update that SETs the first half of `names`, REMOVEs the second,
         // under a condition naming them all.
         let update = |names: Vec<String>| {

@@ -5,6 +5,7 @@ use tracing::Instrument;
 
 use crate::telemetry;
 use crate::telemetry::Capacity;
+use crate::transport::attempts::Attempts;
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
@@ -75,7 +76,7 @@ async fn get_chunk<E: crate::entity::Entity>(
         positions.get(&key).copied()
     };
     let send = |keys: Vec<Item>| async move {
-        let span = telemetry::span("BatchGetItem", table, None, entity);
+        let span = db.span("BatchGetItem", table, None, entity);
         let request = KeysAndAttributes::builder()
             .set_keys(Some(keys))
             .build()
@@ -83,21 +84,39 @@ async fn get_chunk<E: crate::entity::Entity>(
                 entity,
                 reason: e.to_string(),
             })?;
+        let request = |client: &aws_sdk_dynamodb::Client| {
+            client
+                .batch_get_item()
+                .request_items(table, request)
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        };
+        let attempts = Attempts::default();
+        let server = db.sdk().server();
         let output = db
-            .client()
-            .batch_get_item()
-            .request_items(table, request)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-            .send()
-            .instrument(span.clone())
+            .sdk()
+            .send(&attempts, request)
+            .instrument(span.span().clone())
             .await
-            .map_err(|e| telemetry::sdk_failure(&span, "BatchGetItem", e))?;
+            .map_err(|e| span.sdk_failure(server, "BatchGetItem", e, attempts.count()))?;
+        span.answered(
+            server,
+            &telemetry::Answer {
+                capacity: output.consumed_capacity.as_deref().unwrap_or_default(),
+                items: output
+                    .responses
+                    .as_ref()
+                    .and_then(|responses| responses.get(table))
+                    .map_or(0, Vec::len),
+                attempts: attempts.count(),
+                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
+                scanned: None,
+            },
+        );
         let found = output
             .responses
             .and_then(|mut responses| responses.remove(table))
             .unwrap_or_default();
         let capacity = Capacity::of_tables(output.consumed_capacity);
-        telemetry::record(&span, capacity.total, found.len(), 0);
         let mut items = Vec::with_capacity(found.len());
         for item in found {
             // An item at a key not asked for cannot be placed; DynamoDB

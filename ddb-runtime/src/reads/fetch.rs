@@ -259,6 +259,22 @@ impl Plan {
             .map(|f| p.fit(self.entity, "projection", f))
             .transpose()?;
         let (names, values) = p.into_maps();
+        // The query's shape only: key values and items may be personal data.
+        let span = db.span("Query", &self.table_name, self.index, self.entity);
+        let select = match projection {
+            Some(_) => Some(Select::SpecificAttributes),
+            None if self.all_attributes => Some(Select::AllAttributes),
+            None => None,
+        };
+        let read = telemetry::Read {
+            consistent: self.consistent,
+            limit: limit.map(clamped),
+            projection: projection.as_deref(),
+            forward: Some(self.forward),
+            select: select.as_ref().map(Select::as_str),
+            segment: None,
+        };
+        span.reading(&read, names.as_ref());
         let request = |client: &aws_sdk_dynamodb::Client| {
             client
                 .query()
@@ -267,31 +283,35 @@ impl Plan {
                 .key_condition_expression(condition)
                 .set_filter_expression(filter)
                 .set_projection_expression(projection.clone())
-                .set_select(match projection {
-                    Some(_) => Some(Select::SpecificAttributes),
-                    None if self.all_attributes => Some(Select::AllAttributes),
-                    None => None,
-                })
+                .set_select(select.clone())
                 .set_expression_attribute_names(names)
                 .set_expression_attribute_values(values)
                 .scan_index_forward(self.forward)
                 .set_consistent_read(self.consistent.then_some(true))
                 .set_exclusive_start_key(start.cloned())
-                .set_limit(limit.map(|n| n.min(i32::MAX as usize) as i32))
+                .set_limit(limit.map(clamped))
                 .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
         };
-        // The query's shape only: key values and items may be personal data.
-        let span = telemetry::span("Query", &self.table_name, self.index, self.entity);
         let attempts = crate::transport::attempts::Attempts::default();
+        let server = db.sdk().server();
         let output = db
             .sdk()
             .send(&attempts, request)
-            .instrument(span.clone())
+            .instrument(span.span().clone())
             .await
-            .map_err(|e| telemetry::sdk_failure(&span, "Query", e))?;
-        let capacity = Capacity::of(output.consumed_capacity);
+            .map_err(|e| span.sdk_failure(server, "Query", e, attempts.count()))?;
+        span.answered(
+            server,
+            &telemetry::Answer {
+                capacity: output.consumed_capacity.as_slice(),
+                items: output.items.as_ref().map_or(0, Vec::len),
+                attempts: attempts.count(),
+                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
+                scanned: None,
+            },
+        );
         let items = output.items.unwrap_or_default();
-        telemetry::record(&span, capacity.total, items.len(), attempts.count());
+        let capacity = Capacity::of(output.consumed_capacity);
         Ok(Response {
             capacity,
             items,
@@ -441,4 +461,9 @@ struct Response {
     items: Vec<Item>,
     last_key: Option<HashMap<String, AttributeValue>>,
     capacity: Capacity,
+}
+
+/// A page size as DynamoDB's `Limit` (an i32).
+fn clamped(limit: usize) -> i32 {
+    limit.min(i32::MAX as usize) as i32
 }

@@ -5,7 +5,6 @@ use crate::telemetry::Capacity;
 
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use aws_sdk_dynamodb::Client;
-use tracing::Instrument;
 
 use crate::entity::Entity;
 use crate::error::Result;
@@ -86,6 +85,14 @@ impl<E: Entity + 'static> GetItem<E> {
             Ok::<_, crate::error::Error>((expression, placeholders.into_maps().0))
         });
         let (projection, names) = projection.transpose()?.unzip();
+        let names = names.flatten();
+        let span = self.db.span("GetItem", table, None, E::SCHEMA.entity_type);
+        let read = crate::telemetry::Read {
+            consistent: self.consistent,
+            projection: projection.as_deref(),
+            ..Default::default()
+        };
+        span.reading(&read, names.as_ref());
         let request = |client: &Client| {
             client
                 .get_item()
@@ -94,28 +101,14 @@ impl<E: Entity + 'static> GetItem<E> {
                 // Eventually consistent is the default: sent only when true.
                 .set_consistent_read(self.consistent.then_some(true))
                 .set_projection_expression(projection)
-                .set_expression_attribute_names(names.flatten())
+                .set_expression_attribute_names(names)
                 .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
         };
-        let span = crate::telemetry::span("GetItem", table, None, E::SCHEMA.entity_type);
-        let attempts = crate::transport::attempts::Attempts::default();
-        let output = self
-            .db
-            .sdk()
-            .send(&attempts, request)
-            .instrument(span.clone())
-            .await
-            .map_err(|e| crate::telemetry::sdk_failure(&span, "GetItem", e))?;
+        let output = self.db.send_get_item(&span, request).await?;
         let capacity = crate::telemetry::Capacity::of(output.consumed_capacity);
         let item = output.item.filter(|item| {
             self.include_expired || !crate::item::timestamp::expired(&E::SCHEMA, item)
         });
-        crate::telemetry::record(
-            &span,
-            capacity.total,
-            usize::from(item.is_some()),
-            attempts.count(),
-        );
         Ok((item, capacity))
     }
 

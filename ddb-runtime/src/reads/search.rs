@@ -308,13 +308,16 @@ impl<E: Entity + 'static> Search<E> {
                 .set_expression_attribute_values(values.clone())
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
         };
-        let span = crate::telemetry::span("SearchVectors", name, Some(index.name), entity);
+        let span = self
+            .db
+            .span("SearchVectors", name, Some(index.name), entity);
         let attempts = crate::transport::attempts::Attempts::default();
+        let server = self.db.sdk().server();
         let output = self
             .db
             .sdk()
             .send(&attempts, request)
-            .instrument(span.clone())
+            .instrument(span.span().clone())
             .await
             .map_err(|e| {
                 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
@@ -323,15 +326,22 @@ impl<E: Entity + 'static> Search<E> {
                     .and_then(|service| service.message())
                     .is_some_and(|m| m.starts_with("Cannot search backfilling vector index"));
                 if !filling {
-                    return crate::telemetry::sdk_failure(&span, "SearchVectors", e);
+                    return span.sdk_failure(server, "SearchVectors", e, attempts.count());
                 }
                 let error = Error::IndexNotSearchable {
                     table: name.to_owned(),
                     index: index.name,
                 };
-                crate::telemetry::record_error(&span, &error);
+                span.failed(server, &error, attempts.count());
                 error
             })?;
+        let answer = crate::telemetry::Answer {
+            items: output.search_results.as_ref().map_or(0, Vec::len),
+            attempts: attempts.count(),
+            request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
+            ..Default::default()
+        };
+        span.answered(server, &answer);
         let bytes = output
             .consumed_capacity
             .and_then(|c| c.vector_search_request_bytes)
@@ -342,7 +352,6 @@ impl<E: Entity + 'static> Search<E> {
             .into_iter()
             .map(|hit| (hit.item.unwrap_or_default(), hit.score))
             .collect();
-        crate::telemetry::record(&span, 0.0, found.len(), attempts.count());
         Ok((found, bytes))
     }
 

@@ -10,7 +10,6 @@ use crate::error::Result;
 use crate::item::Item;
 use crate::keys::key::Key;
 use crate::telemetry;
-use crate::telemetry::Capacity;
 
 /// DynamoDB's limit on items in one TransactGetItems.
 const MAX_ITEMS: usize = 100;
@@ -103,27 +102,40 @@ impl TransactGet {
             .iter()
             .map(|(entity, table, _)| (*entity, table.as_str()));
         let (tables, entity) = crate::telemetry::span_names(names);
-        let span = telemetry::span("TransactGetItems", &tables, None, entity);
+        let span = self.db.span_of_tables("TransactGetItems", &tables, entity);
         let read_at = crate::item::timestamp::now_epoch_seconds();
+        let request = |client: &aws_sdk_dynamodb::Client| {
+            client
+                .transact_get_items()
+                .set_transact_items(Some(items))
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        };
+        let attempts = crate::transport::attempts::Attempts::default();
+        let server = self.db.sdk().server();
         let output = self
             .db
-            .client()
-            .transact_get_items()
-            .set_transact_items(Some(items))
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-            .send()
-            .instrument(span.clone())
+            .sdk()
+            .send(&attempts, request)
+            .instrument(span.span().clone())
             .await
-            .map_err(|e| telemetry::sdk_failure(&span, "TransactGetItems", e))?;
-        let capacity = Capacity::of_tables(output.consumed_capacity);
+            .map_err(|e| span.sdk_failure(server, "TransactGetItems", e, attempts.count()))?;
+        let responses = output.responses.as_deref().unwrap_or_default();
+        span.answered(
+            server,
+            &telemetry::Answer {
+                capacity: output.consumed_capacity.as_deref().unwrap_or_default(),
+                items: responses.iter().filter(|r| r.item.is_some()).count(),
+                attempts: attempts.count(),
+                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
+                scanned: None,
+            },
+        );
         let mut items: Vec<Option<Item>> = output
             .responses
             .unwrap_or_default()
             .into_iter()
             .map(|r| r.item)
             .collect();
-        let found = items.iter().filter(|i| i.is_some()).count();
-        telemetry::record(&span, capacity.total, found, 0);
         items.resize(self.gets.len(), None);
         Ok(TransactGetOutput { items, read_at })
     }

@@ -2,8 +2,7 @@
 //! live turned on.
 
 use crate::entity::Table;
-
-use tracing::Instrument;
+use crate::telemetry::TableRequest;
 
 use std::time::{Duration, Instant};
 
@@ -235,7 +234,11 @@ pub async fn create_table_if_missing(
         .set_stream_specification(input.stream_specification.clone())
         .set_billing_mode(input.billing_mode().cloned())
         .send()
-        .instrument(crate::telemetry::span("CreateTable", name, None, ""))
+        .recorded(crate::telemetry::RequestSpan::of_table(
+            client,
+            "CreateTable",
+            name,
+        ))
         .await;
     let outcome = match created {
         Ok(_) => TableCreated::Created,
@@ -255,7 +258,7 @@ pub async fn create_table_if_missing(
 
 /// Waits until the table and every global index are ACTIVE (at most
 /// `timeout`).
-pub(super) async fn wait_until_active(
+pub(crate) async fn wait_until_active(
     client: &Client,
     name: &str,
     timeout: Duration,
@@ -267,7 +270,11 @@ pub(super) async fn wait_until_active(
             .describe_table()
             .table_name(name)
             .send()
-            .instrument(crate::telemetry::span("DescribeTable", name, None, ""))
+            .recorded(crate::telemetry::RequestSpan::of_table(
+                client,
+                "DescribeTable",
+                name,
+            ))
             .await
             .map_err(|e| Error::sdk("DescribeTable", e))?;
         let status = described.table().and_then(|t| t.table_status().cloned());
@@ -308,7 +315,11 @@ pub(super) async fn time_to_live(
         .describe_time_to_live()
         .table_name(name)
         .send()
-        .instrument(crate::telemetry::span("DescribeTimeToLive", name, None, ""))
+        .recorded(crate::telemetry::RequestSpan::of_table(
+            client,
+            "DescribeTimeToLive",
+            name,
+        ))
         .await
         .map_err(|e| Error::sdk("DescribeTimeToLive", e))?;
     let description = described.time_to_live_description();
@@ -361,7 +372,11 @@ pub(super) async fn enable_time_to_live(
         .table_name(name)
         .time_to_live_specification(specification)
         .send()
-        .instrument(crate::telemetry::span("UpdateTimeToLive", name, None, ""))
+        .recorded(crate::telemetry::RequestSpan::of_table(
+            client,
+            "UpdateTimeToLive",
+            name,
+        ))
         .await
         .map_err(|e| Error::sdk("UpdateTimeToLive", e))?;
     Ok(())

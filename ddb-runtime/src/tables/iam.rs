@@ -10,8 +10,19 @@
 //!   only. A scoped policy grants an entity only when the scoped field is in
 //!   its table partition key; queries of global indexes cannot be scoped and
 //!   are left out of a scoped policy (listed in [`Policy::left_out`]).
-//! - The condition matches the stored text: a tag value whose characters ddb
-//!   escapes in keys (`#`, `$` and controls) never matches.
+//! - The condition matches the stored text: ddb escapes the characters
+//!   from `0x00` to `$` in a key's field text (controls, space, `!`, `"`,
+//!   `#`, `$`), so a tag value holding one of them never matches a key. A
+//!   fixed value ([`ScopeValue::Literal`]) is escaped as ddb's keys store it,
+//!   and its `*` and `?` as IAM's literal `${*}` and `${?}`.
+//! - IAM cannot tell entities apart inside one partition: a statement that
+//!   lets one entity write lets every entity stored in the same partitions
+//!   (the whole table, unscoped) be written. A read-only entity sharing
+//!   them with a writer is named in [`Policy::left_out`]; separate tables,
+//!   or partition keys of their own, keep it read-only.
+//! - An application's policy holds its reads and writes only: the
+//!   backfill's Scan, and `create_table`, `sync_table` and time to live,
+//!   are in [`maintenance_policy`].
 //! - `dynamodb:Attributes`/`dynamodb:Select` limit the reads of an index
 //!   that projects some attributes to those attributes (and the keys).
 //! - Transactions need no action of their own: TransactWriteItems is
@@ -39,9 +50,69 @@ pub enum Access {
 pub struct Scope {
     /// The Rust field name (`"customer_id"`).
     pub field: &'static str,
-    /// What IAM substitutes for it: a policy variable such as
-    /// `${aws:PrincipalTag/customer_id}`, or a fixed value.
-    pub value: String,
+    /// What stands for the field in the partition key.
+    pub value: ScopeValue,
+}
+
+/// The value a scope gives its field: a policy variable IAM substitutes
+/// per request, or a fixed value.
+///
+/// From text, a value that is one policy variable (`${aws:PrincipalTag/customer_id}`)
+/// is a [`Variable`](ScopeValue::Variable); any other is a
+/// [`Literal`](ScopeValue::Literal), which matches only itself:
+///
+/// ```
+/// use ddb_runtime::schema::iam::ScopeValue;
+/// assert_eq!(
+///     ScopeValue::from("${aws:PrincipalTag/customer_id}"),
+///     ScopeValue::Variable("aws:PrincipalTag/customer_id".into())
+/// );
+/// assert_eq!(ScopeValue::from("12*3"), ScopeValue::Literal("12*3".into()));
+/// assert_eq!(ScopeValue::Literal("12*3?".into()).pattern(), "12${*}3${?}");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScopeValue {
+    /// A policy variable, without its `${` `}`: `aws:PrincipalTag/customer_id`.
+    Variable(String),
+    /// The field's value, as the caller's code gives it to its key.
+    Literal(String),
+}
+
+impl ScopeValue {
+    /// The value as a `StringLike` pattern: a variable as `${...}`, a
+    /// literal escaped as ddb's keys store text, and IAM's `*`, `?` and `$`
+    /// written `${*}`, `${?}`, `${$}`, so that it matches only itself.
+    pub fn pattern(&self) -> String {
+        match self {
+            ScopeValue::Variable(name) => format!("${{{name}}}"),
+            ScopeValue::Literal(value) => {
+                let mut key_text = String::new();
+                crate::keys::segment::escape_into(value, &mut key_text);
+                let mut pattern = String::new();
+                push_literal(&key_text, &mut pattern);
+                pattern
+            }
+        }
+    }
+}
+
+impl From<&str> for ScopeValue {
+    fn from(value: &str) -> Self {
+        let variable = value
+            .strip_prefix("${")
+            .and_then(|rest| rest.strip_suffix('}'))
+            .filter(|name| !name.is_empty() && !name.contains(['$', '{', '}']));
+        match variable {
+            Some(name) => ScopeValue::Variable(name.to_owned()),
+            None => ScopeValue::Literal(value.to_owned()),
+        }
+    }
+}
+
+impl From<String> for ScopeValue {
+    fn from(value: String) -> Self {
+        ScopeValue::from(value.as_str())
+    }
 }
 
 /// A generated policy: the IAM document, and what it had to leave out.
@@ -110,8 +181,9 @@ impl PolicyBuilder {
     }
 
     /// Scopes every grant to the partitions whose key holds `value` for
-    /// `field`.
-    pub fn scoped_to(mut self, field: &'static str, value: impl Into<String>) -> Self {
+    /// `field`: a policy variable (`"${aws:PrincipalTag/customer_id}"`) or
+    /// a fixed value (see [`ScopeValue`]).
+    pub fn scoped_to(mut self, field: &'static str, value: impl Into<ScopeValue>) -> Self {
         self.scope = Some(Scope {
             field,
             value: value.into(),
@@ -127,9 +199,68 @@ impl PolicyBuilder {
         for (entity, access) in &self.entities {
             self.grant(entity, *access, &mut statements, &mut left_out);
         }
+        left_out.extend(self.writable_read_only());
+        unique_sids(&mut statements);
         Policy {
             document: json!({ "Version": "2012-10-17", "Statement": statements }),
             left_out,
+        }
+    }
+
+    /// The read-only entities a writer's statement lets be written all the
+    /// same: those in the writer's partitions (every partition of the
+    /// table when unscoped), which IAM cannot tell apart.
+    fn writable_read_only(&self) -> Vec<String> {
+        let writers = self
+            .entities
+            .iter()
+            .filter(|(_, a)| *a == Access::ReadWrite);
+        let readers = self.entities.iter().filter(|(_, a)| *a == Access::Read);
+        let mut notes = Vec::new();
+        for (reader, _) in readers {
+            let sharing = writers
+                .clone()
+                .filter(|(writer, _)| self.share_partitions(reader, writer))
+                .map(|(writer, _)| writer.rust_name)
+                .collect::<Vec<_>>();
+            if sharing.is_empty() {
+                continue;
+            }
+            let space = match &self.scope {
+                Some(_) => "partitions",
+                None => "table",
+            };
+            notes.push(format!(
+                "{}: declared read-only, but the write statements of {} cover its {space},                  and IAM cannot tell entities apart inside a partition: it can be written.                  Keep it read-only with a table of its own, or a partition-key prefix no                  writer's scope matches",
+                reader.rust_name,
+                sharing.join(", ")
+            ));
+        }
+        notes
+    }
+
+    /// Whether a statement of `writer` can match an item of `reader`:
+    /// always when unscoped (both cover the whole table); scoped, when one's
+    /// pattern can match a key of the other's (compared up to the first
+    /// wildcard, which errs toward saying they share).
+    fn share_partitions(&self, reader: &EntitySchema, writer: &EntitySchema) -> bool {
+        let Some(scope) = &self.scope else {
+            return true;
+        };
+        let prefix = |entity: &EntitySchema| {
+            leading_key(&entity.keys[0].pk, scope).map(|(pattern, _)| {
+                let wildcard = ["*", "?", "${"]
+                    .iter()
+                    .filter_map(|w| pattern.find(w))
+                    .min();
+                pattern[..wildcard.unwrap_or(pattern.len())].to_owned()
+            })
+        };
+        match (prefix(reader), prefix(writer)) {
+            (Some(r), Some(w)) => r.starts_with(&w) || w.starts_with(&r),
+            // A reader the scope cannot grant has no statement, and no
+            // writer's scoped statement reaches a key without the field.
+            _ => false,
         }
     }
 
@@ -231,7 +362,7 @@ impl PolicyBuilder {
             ]);
         }
         let mut statement = json!({
-            "Sid": sid(&[entity.rust_name, "Items"]),
+            "Sid": sid(&[entity.rust_name, "Table"]),
             "Effect": "Allow",
             "Action": actions,
             "Resource": [self.table_arn],
@@ -286,6 +417,60 @@ impl PolicyBuilder {
     }
 }
 
+/// The policy of what keeps the tables in step with the code, which no
+/// application's policy holds: `create_table` and `sync_table` (CreateTable,
+/// DescribeTable, UpdateTable, and DescribeTimeToLive/UpdateTimeToLive for
+/// time to live), and the backfill and the command line's `check` (Scan,
+/// DescribeTable for the estimate, and the writes a backfill makes: its
+/// updates and the guards of unique values and idempotency keys). Give it
+/// to a migration job or a deployment, never to the service.
+///
+/// ```
+/// let policy = ddb_runtime::schema::iam::maintenance_policy(&[
+///     "arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce",
+/// ]);
+/// let actions = policy.document["Statement"][1]["Action"].as_array().unwrap();
+/// assert!(actions.contains(&"dynamodb:Scan".into()));
+/// ```
+pub fn maintenance_policy(table_arns: &[&str]) -> Policy {
+    let tables: Vec<&str> = table_arns.to_vec();
+    let statements = vec![
+        json!({
+            "Sid": "DdbTables",
+            "Effect": "Allow",
+            "Action": [
+                "dynamodb:CreateTable",
+                "dynamodb:DescribeTable",
+                "dynamodb:UpdateTable",
+                "dynamodb:DescribeTimeToLive",
+                "dynamodb:UpdateTimeToLive",
+            ],
+            "Resource": tables,
+        }),
+        json!({
+            "Sid": "DdbBackfill",
+            "Effect": "Allow",
+            "Action": [
+                "dynamodb:Scan",
+                "dynamodb:DescribeTable",
+                "dynamodb:GetItem",
+                "dynamodb:PutItem",
+                "dynamodb:UpdateItem",
+                "dynamodb:DeleteItem",
+                "dynamodb:ConditionCheckItem",
+            ],
+            "Resource": tables,
+        }),
+    ];
+    Policy {
+        document: json!({ "Version": "2012-10-17", "Statement": statements }),
+        left_out: vec![
+            "reading a table's stream (DescribeStream, GetShardIterator, GetRecords, on the              stream's ARN) is the stream handler's, granted with its event source"
+                .to_owned(),
+        ],
+    }
+}
+
 /// The statement on `entity`'s guard items, for a scoped policy (an
 /// unscoped one grants the whole table): those of its unique values (read
 /// by a lookup, written with the item) and, for a writer, those of the
@@ -328,21 +513,10 @@ fn leading_key(template: &Template, scope: &Scope) -> Option<(String, Vec<&'stat
     let mut pattern = String::new();
     for part in template.parts {
         match part {
-            Part::Literal(text) => {
-                for c in text.chars() {
-                    match c {
-                        '*' | '?' | '$' => {
-                            pattern.push_str("${");
-                            pattern.push(c);
-                            pattern.push('}');
-                        }
-                        c => pattern.push(c),
-                    }
-                }
-            }
+            Part::Literal(text) => push_literal(text, &mut pattern),
             Part::Field(field) if *field == scope.field => {
                 holds = true;
-                pattern.push_str(&scope.value);
+                pattern.push_str(&scope.value.pattern());
             }
             Part::Field(field) => {
                 others.push(*field);
@@ -351,6 +525,21 @@ fn leading_key(template: &Template, scope: &Scope) -> Option<(String, Vec<&'stat
         }
     }
     holds.then_some((pattern, others))
+}
+
+/// Appends `text` to a `StringLike` pattern as literal text: IAM's `*`,
+/// `?` and `$` as `${*}`, `${?}`, `${$}`.
+fn push_literal(text: &str, pattern: &mut String) {
+    for c in text.chars() {
+        match c {
+            '*' | '?' | '$' => {
+                pattern.push_str("${");
+                pattern.push(c);
+                pattern.push('}');
+            }
+            c => pattern.push(c),
+        }
+    }
 }
 
 /// The secondary indexes an entity's access patterns query, each once.
@@ -393,6 +582,23 @@ fn projected(table: &TableDef, index: &IndexDef) -> Option<Vec<&'static str>> {
     attributes.sort_unstable();
     attributes.dedup();
     Some(attributes)
+}
+
+/// Makes every statement's Sid unique: the second `OrderGSI1Query` (of
+/// `GSI-1` and `GSI_1`, which the letters-and-digits rule writes alike)
+/// becomes `OrderGSI1Query2`.
+pub(crate) fn unique_sids(statements: &mut [Value]) {
+    let mut seen = std::collections::HashSet::new();
+    for statement in statements {
+        let sid = statement["Sid"].as_str().unwrap_or_default().to_owned();
+        let mut unique = sid.clone();
+        let mut n = 1;
+        while !seen.insert(unique.clone()) {
+            n += 1;
+            unique = format!("{sid}{n}");
+        }
+        statement["Sid"] = Value::from(unique);
+    }
 }
 
 /// A statement id: letters and digits only, as IAM requires.

@@ -3,7 +3,7 @@
 //! `Table` and `Entity` declarations.
 
 pub mod cost;
-mod create;
+pub(crate) mod create;
 pub mod iam;
 mod report;
 mod sync;

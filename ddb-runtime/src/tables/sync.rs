@@ -2,8 +2,7 @@
 //! applies.
 
 use crate::entity::Table;
-
-use tracing::Instrument;
+use crate::telemetry::TableRequest;
 
 use std::time::Duration;
 
@@ -218,6 +217,44 @@ pub(super) fn compare(
     plan
 }
 
+/// The throughput a new global index of table `name` needs: none for an
+/// on-demand table, the table's own for a provisioned one (DynamoDB refuses
+/// a global index without throughput on a provisioned table); change it
+/// afterwards with UpdateTable if the index needs other units.
+async fn provisioned_throughput(
+    client: &Client,
+    name: &str,
+) -> Result<Option<aws_sdk_dynamodb::types::ProvisionedThroughput>, Error> {
+    use aws_sdk_dynamodb::types::BillingMode;
+    let described = describe_table(client, name).await?;
+    let Some(table) = described.as_ref().and_then(|d| d.table()) else {
+        return Ok(None);
+    };
+    let billing = table.billing_mode_summary().and_then(|b| b.billing_mode());
+    if billing == Some(&BillingMode::PayPerRequest) {
+        return Ok(None);
+    }
+    let units = table.provisioned_throughput().map(|t| {
+        (
+            t.read_capacity_units.unwrap_or(0),
+            t.write_capacity_units.unwrap_or(0),
+        )
+    });
+    match units {
+        Some((read, write)) if read > 0 && write > 0 => Ok(Some(
+            aws_sdk_dynamodb::types::ProvisionedThroughput::builder()
+                .read_capacity_units(read)
+                .write_capacity_units(write)
+                .build()
+                .map_err(|e| Error::InvalidRequest {
+                    entity: "",
+                    reason: e.to_string(),
+                })?,
+        )),
+        _ => Ok(None),
+    }
+}
+
 /// A global index of the described table: its name, its key schema (as
 /// [`described_keys`]) and its projection.
 type DescribedIndex<'a> = (&'a str, Vec<String>, Option<&'a SdkProjection>);
@@ -228,7 +265,11 @@ async fn describe_table(client: &Client, name: &str) -> Result<Option<DescribeTa
         .describe_table()
         .table_name(name)
         .send()
-        .instrument(crate::telemetry::span("DescribeTable", name, None, ""))
+        .recorded(crate::telemetry::RequestSpan::of_table(
+            client,
+            "DescribeTable",
+            name,
+        ))
         .await
     {
         Ok(described) => Ok(Some(described)),
@@ -418,6 +459,7 @@ pub async fn sync_table(
                     .index_name(index.name)
                     .set_key_schema(Some(index_key_schema(index)))
                     .projection(projection(index, table))
+                    .set_provisioned_throughput(provisioned_throughput(client, name).await?)
                     .build()
                     .map_err(|e| Error::InvalidRequest {
                         entity: "",
@@ -447,7 +489,11 @@ pub async fn sync_table(
                             .build(),
                     )
                     .send()
-                    .instrument(crate::telemetry::span("UpdateTable", name, None, ""))
+                    .recorded(crate::telemetry::RequestSpan::of_table(
+                        client,
+                        "UpdateTable",
+                        name,
+                    ))
                     .await
                     .map_err(|e| Error::sdk("UpdateTable", e))?;
                 wait_until_active(client, name, timeout).await?;
@@ -466,7 +512,11 @@ pub async fn sync_table(
                     .table_name(name)
                     .stream_specification(stream_specification(*view))
                     .send()
-                    .instrument(crate::telemetry::span("UpdateTable", name, None, ""))
+                    .recorded(crate::telemetry::RequestSpan::of_table(
+                        client,
+                        "UpdateTable",
+                        name,
+                    ))
                     .await
                     .map_err(|e| Error::sdk("UpdateTable", e))?;
                 wait_until_active(client, name, timeout).await?;

@@ -1,6 +1,7 @@
 //! Vector indexes in DynamoDB's own types: the `VectorIndexes` of
 //! CreateTable and the `VectorIndexUpdates` of UpdateTable.
 
+use crate::telemetry::TableRequest;
 use aws_sdk_dynamodb::types::{
     CreateVectorIndexAction, Projection as SdkProjection, ProjectionType, SearchSchemaElement,
     SearchSchemaElementType, VectorAttributeDefinition, VectorDistanceFunction, VectorIndex,
@@ -8,7 +9,6 @@ use aws_sdk_dynamodb::types::{
 
 use aws_sdk_dynamodb::types::{AttributeDefinition, TableDescription, VectorIndexUpdate};
 use aws_sdk_dynamodb::Client;
-use tracing::Instrument;
 
 use crate::declaration::model::{DistanceFunction, IndexProjection, TableDef, VectorIndexDef};
 use crate::error::Error;
@@ -215,7 +215,11 @@ pub(super) async fn add_vector_index(
         .set_attribute_definitions((!definitions.is_empty()).then_some(definitions))
         .vector_index_updates(update)
         .send()
-        .instrument(crate::telemetry::span("UpdateTable", name, None, ""))
+        .recorded(crate::telemetry::RequestSpan::of_table(
+            client,
+            "UpdateTable",
+            name,
+        ))
         .await
         .map_err(|e| Error::sdk("UpdateTable", e))?;
     Ok(())

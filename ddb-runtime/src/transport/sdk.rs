@@ -45,17 +45,20 @@ pub(crate) struct Sdk {
     sent: AtomicU32,
     intercepted: bool,
     slots: Slots,
+    server: crate::telemetry::Server,
 }
 
 impl Sdk {
     pub(crate) fn new(caller: Client) -> Arc<Self> {
         let intercepted = caller.config().interceptors().next().is_some();
+        let region = caller.config().region().map(ToString::to_string);
         Arc::new(Self {
             caller,
             own: OnceLock::new(),
             sent: AtomicU32::new(0),
             intercepted,
             slots: Slots::default(),
+            server: crate::telemetry::Server::new(region),
         })
     }
 
@@ -68,6 +71,11 @@ impl Sdk {
     /// well as with the one read back after them.
     pub(crate) fn intercepted(&self) -> bool {
         self.intercepted
+    }
+
+    /// Where the client's requests go, for their spans.
+    pub(crate) fn server(&self) -> &crate::telemetry::Server {
+        &self.server
     }
 
     /// The caller's client.
@@ -269,7 +277,9 @@ impl Intercept for Recorder {
         _: &RuntimeComponents,
         _: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        Attempts::transmitting(context.request());
+        let request = context.request();
+        self.building.server.sending_to(request.uri());
+        Attempts::transmitting(request);
         Ok(())
     }
 
@@ -336,6 +346,10 @@ operation! {
     query: QueryFluentBuilder -> QueryOutput, QueryError;
     transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError;
     search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError;
+    scan: ScanFluentBuilder -> ScanOutput, ScanError;
+    batch_get_item: BatchGetItemFluentBuilder -> BatchGetItemOutput, BatchGetItemError;
+    batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError;
+    transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError;
 }
 
 #[cfg(test)]

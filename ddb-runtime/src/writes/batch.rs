@@ -5,6 +5,7 @@ use tracing::Instrument;
 
 use crate::telemetry;
 use crate::telemetry::Capacity;
+use crate::transport::attempts::Attempts;
 
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, WriteRequest};
 
@@ -62,25 +63,43 @@ async fn write_chunk(
     policy: RetryPolicy,
 ) -> ChunkOutcome<KeyValues, std::convert::Infallible> {
     let send = |pending: Vec<WriteRequest>| async move {
-        let span = telemetry::span("BatchWriteItem", table, None, schema.entity_type);
+        let span = db.span("BatchWriteItem", table, None, schema.entity_type);
         let sent = pending.len();
+        let request = |client: &aws_sdk_dynamodb::Client| {
+            client
+                .batch_write_item()
+                .request_items(table, pending)
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        };
+        let attempts = Attempts::default();
+        let server = db.sdk().server();
         let output = db
-            .client()
-            .batch_write_item()
-            .request_items(table, pending)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-            .send()
-            .instrument(span.clone())
+            .sdk()
+            .send(&attempts, request)
+            .instrument(span.span().clone())
             .await
-            .map_err(|e| telemetry::sdk_failure(&span, "BatchWriteItem", e))?;
+            .map_err(|e| span.sdk_failure(server, "BatchWriteItem", e, attempts.count()))?;
         // Matched by key: DynamoDB returns the requests it did not process.
+        let left_count = output
+            .unprocessed_items
+            .as_ref()
+            .and_then(|items| items.get(table))
+            .map_or(0, Vec::len);
+        span.answered(
+            server,
+            &telemetry::Answer {
+                capacity: output.consumed_capacity.as_deref().unwrap_or_default(),
+                items: sent.saturating_sub(left_count),
+                attempts: attempts.count(),
+                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
+                scanned: None,
+            },
+        );
         let left = output
             .unprocessed_items
             .and_then(|mut items| items.remove(table))
             .unwrap_or_default();
-        let written = sent.saturating_sub(left.len());
         let capacity = Capacity::of_tables(output.consumed_capacity);
-        telemetry::record(&span, capacity.total, written, 0);
         Ok(Answer {
             left,
             items: Vec::new(),

@@ -186,7 +186,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                 })
             }
         };
-        let span = telemetry::span(operation, table, None, E::SCHEMA.entity_type);
+        let span = db.span(operation, table, None, E::SCHEMA.entity_type);
         let Parts {
             key,
             condition,
@@ -204,9 +204,14 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
-                self.answer(operation, attempts, sdk.send(attempts, request))
-                    .instrument(span.clone())
-                    .await
+                self.answer(
+                    (&span, sdk.server()),
+                    operation,
+                    attempts,
+                    sdk.send(attempts, request),
+                )
+                .instrument(span.span().clone())
+                .await
             }
             Action::Update(expression) => {
                 let expression = std::mem::take(expression);
@@ -220,9 +225,14 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
-                self.answer(operation, attempts, sdk.send(attempts, request))
-                    .instrument(span.clone())
-                    .await
+                self.answer(
+                    (&span, sdk.server()),
+                    operation,
+                    attempts,
+                    sdk.send(attempts, request),
+                )
+                .instrument(span.span().clone())
+                .await
             }
             Action::Delete | Action::ConditionCheck => {
                 let request = |client: &Client| {
@@ -231,17 +241,18 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_values(return_values)
                         .return_consumed_capacity(indexes)
                 };
-                self.answer(operation, attempts, sdk.send(attempts, request))
-                    .instrument(span.clone())
-                    .await
+                self.answer(
+                    (&span, sdk.server()),
+                    operation,
+                    attempts,
+                    sdk.send(attempts, request),
+                )
+                .instrument(span.span().clone())
+                .await
             }
         };
-        match &sent {
-            Ok((_, capacity)) => telemetry::record(&span, capacity.total, 1, attempts.count()),
-            Err(error) => {
-                telemetry::record(&span, 0.0, 0, attempts.count());
-                telemetry::record_error(&span, error);
-            }
+        if let Err(error) = &sent {
+            span.failed(sdk.server(), error, attempts.count());
         }
         sent
     }
@@ -250,6 +261,7 @@ impl<E: Entity + 'static> WritePlan<E> {
     /// capacity it consumed, or its failure (see `sdk_failure`).
     async fn answer<O: WriteAnswer, R>(
         &self,
+        (span, server): (&telemetry::RequestSpan, &telemetry::Server),
         operation: &'static str,
         attempts: &Attempts,
         sent: impl std::future::Future<Output = std::result::Result<O, SdkError<R, HttpResponse>>>,
@@ -260,10 +272,21 @@ impl<E: Entity + 'static> WritePlan<E> {
     {
         match sent.await {
             Ok(output) => {
+                let answer = telemetry::Answer {
+                    capacity: output.consumed().map_or(&[], std::slice::from_ref),
+                    items: 1,
+                    attempts: attempts.count(),
+                    request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
+                    scanned: None,
+                };
+                span.answered(server, &answer);
                 let (attributes, consumed) = output.into_parts();
                 Ok((attributes, Capacity::of(consumed)))
             }
-            Err(error) => Err(self.sdk_failure(operation, error, attempts)),
+            Err(error) => {
+                span.failed_request(&error);
+                Err(self.sdk_failure(operation, error, attempts))
+            }
         }
     }
 
@@ -520,7 +543,9 @@ pub(crate) fn and<E>(a: Option<Condition<E>>, b: Condition<E>) -> Condition<E> {
 
 /// What a PutItem, UpdateItem or DeleteItem answers: the attributes its
 /// return values asked for, and the capacity it consumed.
-pub(crate) trait WriteAnswer {
+pub(crate) trait WriteAnswer: aws_sdk_dynamodb::operation::RequestId {
+    fn consumed(&self) -> Option<&aws_sdk_dynamodb::types::ConsumedCapacity>;
+
     fn into_parts(
         self,
     ) -> (
@@ -532,6 +557,10 @@ pub(crate) trait WriteAnswer {
 macro_rules! write_answer {
     ($($output:ty),* $(,)?) => {$(
         impl WriteAnswer for $output {
+            fn consumed(&self) -> Option<&aws_sdk_dynamodb::types::ConsumedCapacity> {
+                self.consumed_capacity.as_ref()
+            }
+
             fn into_parts(
                 self,
             ) -> (

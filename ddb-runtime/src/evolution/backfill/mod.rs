@@ -23,6 +23,7 @@ mod pacing;
 mod plan;
 mod run;
 
+use crate::telemetry::TableRequest;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,7 +33,6 @@ use crate::error::{Error, Result};
 pub use crate::error::{IndexKeyViolation, UniqueDuplicate};
 use crate::reads::cursor::Position;
 use crate::telemetry::Capacity;
-use tracing::Instrument;
 
 use crate::entity::Entity;
 
@@ -378,7 +378,7 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
             .describe_table()
             .table_name(self.db.table_name::<E::Table>())
             .send()
-            .instrument(crate::telemetry::span(
+            .recorded(self.db.span(
                 "DescribeTable",
                 self.db.table_name::<E::Table>(),
                 None,

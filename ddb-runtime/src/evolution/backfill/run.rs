@@ -188,29 +188,50 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
         pass: Pass,
     ) -> Result<ScannedPage> {
         let table = &self.table;
-        let span = crate::telemetry::span("Scan", table, None, E::SCHEMA.entity_type);
+        let span = self.db.span("Scan", table, None, E::SCHEMA.entity_type);
+        let read = crate::telemetry::Read {
+            consistent: true,
+            limit: self.page_size,
+            segment: Some((segment as i32, self.segments as i32)),
+            ..Default::default()
+        };
+        span.reading(&read, None);
         let (filter, names, values) = scan_filter::<E>(pass);
+        let request = |client: &aws_sdk_dynamodb::Client| {
+            client
+                .scan()
+                .table_name(table)
+                .segment(segment as i32)
+                .total_segments(self.segments as i32)
+                .consistent_read(true)
+                .filter_expression(filter)
+                .set_expression_attribute_names(Some(names))
+                .set_expression_attribute_values(Some(values))
+                .set_limit(self.page_size)
+                .set_exclusive_start_key(start)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        };
+        let attempts = crate::transport::attempts::Attempts::default();
+        let server = self.db.sdk().server();
         let mut page = self
             .db
-            .client()
-            .scan()
-            .table_name(table)
-            .segment(segment as i32)
-            .total_segments(self.segments as i32)
-            .consistent_read(true)
-            .filter_expression(filter)
-            .set_expression_attribute_names(Some(names))
-            .set_expression_attribute_values(Some(values))
-            .set_limit(self.page_size)
-            .set_exclusive_start_key(start)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
+            .sdk()
+            .send(&attempts, request)
+            .instrument(span.span().clone())
             .await
-            .map_err(|e| crate::telemetry::sdk_failure(&span, "Scan", e))?;
+            .map_err(|e| span.sdk_failure(server, "Scan", e, attempts.count()))?;
+        span.answered(
+            server,
+            &crate::telemetry::Answer {
+                capacity: page.consumed_capacity.as_slice(),
+                items: page.items.as_ref().map_or(0, Vec::len),
+                attempts: attempts.count(),
+                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&page),
+                scanned: Some((page.count, page.scanned_count)),
+            },
+        );
         let capacity = Capacity::of(page.consumed_capacity.take());
         let items = page.items.take().unwrap_or_default();
-        crate::telemetry::record(&span, capacity.total, items.len(), 0);
         Ok(ScannedPage {
             items,
             capacity,
@@ -328,7 +349,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             if outcome.retried >= policy.max_attempts {
                 tracing::warn!(
                     entity = E::SCHEMA.entity_type,
-                    error = crate::telemetry::error_type(&error),
+                    error = %crate::telemetry::error_type(&error),
                     "ddb backfill gave up on a busy item"
                 );
                 outcome.failed = true;
@@ -467,7 +488,7 @@ struct ScannedPage {
 fn left_item<E: Entity>(mut outcome: Outcome, error: &Error) -> Outcome {
     tracing::warn!(
         entity = E::SCHEMA.entity_type,
-        error = crate::telemetry::error_type(error),
+        error = %crate::telemetry::error_type(error),
         "ddb backfill left an item"
     );
     outcome.failed = true;

@@ -50,6 +50,26 @@ pub enum Fault {
 }
 
 impl Fault {
+    /// A throttle as DynamoDB answers it: `ProvisionedThroughputExceededException`
+    /// (HTTP 400) with one `ThrottlingReasons` entry, `reason` for the table
+    /// or index ARN `resource`. The SDK retries it as a throttle.
+    ///
+    /// ```
+    /// let hot = ddb_runtime::local::Fault::throttled(
+    ///     "TableWriteKeyRangeThroughputExceeded",
+    ///     "arn:aws:dynamodb:us-east-1:000000000000:table/Ecommerce",
+    /// );
+    /// # let _ = hot;
+    /// ```
+    pub fn throttled(reason: &str, resource: &str) -> Fault {
+        let body = serde_json::json!({
+            "__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+            "message": "The level of configured provisioned throughput for the table was exceeded.",
+            "ThrottlingReasons": [{ "reason": reason, "resource": resource }],
+        });
+        Fault::Json(400, body.to_string())
+    }
+
     /// What the fault is, as the proxy's counters name it.
     fn kind(&self) -> String {
         match self {

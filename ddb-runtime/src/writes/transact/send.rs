@@ -3,13 +3,13 @@
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, TransactWriteItem};
-use tracing::{Instrument, Span};
+use tracing::Instrument;
 
 use crate::db::Db;
 use crate::error::{ActionFailure, Error, ExistingItem, Result};
 use crate::keys::guard::shown_key;
 use crate::telemetry;
-use crate::telemetry::Capacity;
+use crate::telemetry::{Capacity, RequestSpan};
 use crate::transport::attempts::Attempts;
 use crate::transport::sent::transact_items as sent_transact_items;
 
@@ -86,17 +86,18 @@ impl Sending<'_> {
             };
             // Only the final failure marks the span: a conflict sent again
             // and then applied is a success.
-            telemetry::record_error(&span, &error);
+            span.failed(self.db.sdk().server(), &error, attempts.count());
             return Err(error);
         }
     }
 
     /// The span of the transaction: the tables and entity its actions name.
-    fn span<'i>(&self, items: impl Iterator<Item = &'i TransactWriteItem> + Clone) -> Span {
+    fn span<'i>(&self, items: impl Iterator<Item = &'i TransactWriteItem>) -> RequestSpan {
         let named = self.actions.iter().zip(items);
         let (tables, entity) =
             crate::telemetry::span_names(named.map(|(a, item)| (a.entity, table_of(item))));
-        telemetry::span("TransactWriteItems", &tables, None, entity)
+        self.db
+            .span_of_tables("TransactWriteItems", &tables, entity)
     }
 
     /// One TransactWriteItems (the SDK's retries included): the capacity
@@ -107,7 +108,7 @@ impl Sending<'_> {
         sending: Option<Vec<TransactWriteItem>>,
         token: &str,
         attempts: &Attempts,
-        span: &Span,
+        span: &RequestSpan,
     ) -> Result<Capacity> {
         let request = |client: &aws_sdk_dynamodb::Client| {
             client
@@ -120,18 +121,25 @@ impl Sending<'_> {
             .db
             .sdk()
             .send(attempts, request)
-            .instrument(span.clone())
+            .instrument(span.span().clone())
             .await;
-        let error = match result {
+        match result {
             Ok(output) => {
-                let capacity = Capacity::of_tables(output.consumed_capacity);
-                telemetry::record(span, capacity.total, self.actions.len(), attempts.count());
-                return Ok(capacity);
+                let answer = telemetry::Answer {
+                    capacity: output.consumed_capacity.as_deref().unwrap_or_default(),
+                    items: self.actions.len(),
+                    attempts: attempts.count(),
+                    request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
+                    scanned: None,
+                };
+                span.answered(self.db.sdk().server(), &answer);
+                Ok(Capacity::of_tables(output.consumed_capacity))
             }
-            Err(error) => canceled(error, self.actions),
-        };
-        telemetry::record(span, 0.0, 0, attempts.count());
-        Err(error)
+            Err(error) => {
+                span.failed_request(&error);
+                Err(canceled(error, self.actions))
+            }
+        }
     }
 }
 

@@ -1,0 +1,81 @@
+//! The capacity DynamoDB reports a request consumed.
+
+use aws_sdk_dynamodb::types::ConsumedCapacity;
+
+/// The capacity DynamoDB reported a request consumed: the total, the table's
+/// share and each index's (`ReturnConsumedCapacity::INDEXES`), so a write's
+/// cost across its global secondary indexes is visible.
+///
+/// ```
+/// let capacity = ddb_runtime::Capacity::default();
+/// assert_eq!(capacity.total, 0.0);
+/// assert!(capacity.indexes.is_empty());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Capacity {
+    /// Capacity units in all.
+    pub total: f64,
+    /// The table's units.
+    pub table: f64,
+    /// Each index's units, by index name.
+    pub indexes: Vec<(String, f64)>,
+}
+
+impl Capacity {
+    /// The capacity of one answer's `ConsumedCapacity`, its index names
+    /// moved out of it.
+    pub(crate) fn of(capacity: Option<ConsumedCapacity>) -> Self {
+        let Some(capacity) = capacity else {
+            return Capacity::default();
+        };
+        let total = Self::total_of(Some(&capacity));
+        let table = capacity.table.and_then(|t| t.capacity_units);
+        let mut indexes: Vec<(String, f64)> = capacity
+            .global_secondary_indexes
+            .into_iter()
+            .chain(capacity.local_secondary_indexes)
+            .flatten()
+            .map(|(name, c)| (name, c.capacity_units.unwrap_or(0.0)))
+            .collect();
+        indexes.sort_by(|a, b| a.0.cmp(&b.0));
+        Capacity {
+            total,
+            table: table.unwrap_or(total),
+            indexes,
+        }
+    }
+
+    /// The total units of one answer's `ConsumedCapacity`, for a caller
+    /// that needs no more (no index names copied).
+    pub(crate) fn total_of(capacity: Option<&ConsumedCapacity>) -> f64 {
+        capacity.and_then(|c| c.capacity_units()).unwrap_or(0.0)
+    }
+
+    /// The capacity of an answer that reports it per table (a batch, a
+    /// transaction), summed over its tables.
+    pub(crate) fn of_tables(capacity: Option<Vec<ConsumedCapacity>>) -> Self {
+        let mut tables = capacity
+            .into_iter()
+            .flatten()
+            .map(|c| Capacity::of(Some(c)));
+        // The first table's capacity is the sum so far, as it is.
+        let mut sum = tables.next().unwrap_or_default();
+        for other in tables {
+            sum.add(&other);
+        }
+        sum
+    }
+
+    /// The sum of several answers' capacity (a transaction's tables, a
+    /// batch's requests).
+    pub(crate) fn add(&mut self, other: &Capacity) {
+        self.total += other.total;
+        self.table += other.table;
+        for (name, units) in &other.indexes {
+            match self.indexes.iter_mut().find(|(n, _)| n == name) {
+                Some((_, sum)) => *sum += units,
+                None => self.indexes.push((name.clone(), *units)),
+            }
+        }
+    }
+}

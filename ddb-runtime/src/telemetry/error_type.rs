@@ -1,0 +1,54 @@
+//! The `error.type` of a failed request: low-cardinality, and never the
+//! error's text (which can quote a key).
+
+use std::borrow::Cow;
+
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+
+use crate::error::{Error, SdkErrorKind};
+
+/// What failed, as OpenTelemetry's `error.type` names it: DynamoDB's error
+/// code when DynamoDB answered (`ConditionalCheckFailedException`,
+/// `TransactionCanceledException`, `ProvisionedThroughputExceededException`),
+/// the SDK's failure when it did not (`TimeoutError`, `DispatchFailure`,
+/// `ResponseError`, `ConstructionFailure`), and ddb's own name for an error
+/// of ddb's (`Invalid`, `Unprocessed`).
+///
+/// The errors ddb makes of a failed condition (`VersionConflict`,
+/// `AlreadyExists`...) have the code of the request that failed: a single
+/// write's `ConditionalCheckFailedException`, a transaction's
+/// `TransactionCanceledException`.
+pub(crate) fn error_type(error: &Error) -> Cow<'static, str> {
+    use crate::error::Error as E;
+    match error {
+        E::Sdk { kind, source, .. } => sdk_error_type(*kind, source.code()),
+        E::WriteOutcomeUnknown { failure, .. } => error_type(failure),
+        E::TransactionCanceled { .. } => Cow::Borrowed("TransactionCanceledException"),
+        E::ConditionFailed { .. }
+        | E::VersionConflict { .. }
+        | E::AlreadyExists { .. }
+        | E::ChangedSinceRead { .. }
+        | E::NotFound { .. }
+        | E::UniqueViolation { .. }
+        | E::IdempotencyKeyReused { .. } => Cow::Borrowed("ConditionalCheckFailedException"),
+        E::Unprocessed { .. } => Cow::Borrowed("Unprocessed"),
+        E::IndexNotSearchable { .. } => Cow::Borrowed("IndexNotSearchable"),
+        E::Migration { .. } => Cow::Borrowed("Migration"),
+        _ => Cow::Borrowed("Invalid"),
+    }
+}
+
+/// The `error.type` of a request the SDK failed `kind`-wise, with
+/// DynamoDB's error `code` when DynamoDB answered.
+pub(crate) fn sdk_error_type(kind: SdkErrorKind, code: Option<&str>) -> Cow<'static, str> {
+    match kind {
+        SdkErrorKind::Service => match code {
+            Some(code) => Cow::Owned(code.to_owned()),
+            None => Cow::Borrowed("_OTHER"),
+        },
+        SdkErrorKind::Timeout => Cow::Borrowed("TimeoutError"),
+        SdkErrorKind::Dispatch => Cow::Borrowed("DispatchFailure"),
+        SdkErrorKind::Response => Cow::Borrowed("ResponseError"),
+        SdkErrorKind::Construction => Cow::Borrowed("ConstructionFailure"),
+    }
+}

@@ -1,0 +1,51 @@
+//! Observability: one `tracing` span per DynamoDB request ddb sends, named
+//! and attributed by OpenTelemetry's conventions for DynamoDB, and the
+//! capacity DynamoDB reports for it.
+//!
+//! A span has level INFO and target `ddb`; a `tracing-opentelemetry` layer
+//! exports it as an OpenTelemetry CLIENT span named `DynamoDB.<Operation>`
+//! (`DynamoDB.PutItem`), as the AWS SDK conventions require. Its
+//! attributes follow the semantic-convention registry, with the registry's
+//! types:
+//!
+//! | Attribute | Type | On |
+//! |---|---|---|
+//! | `db.system.name` (`aws.dynamodb`), `db.operation.name`, `rpc.system` (`aws-api`), `rpc.service` (`DynamoDB`), `rpc.method` | string | every span, from its start |
+//! | `db.collection.name` | string | a request on one table |
+//! | `aws.dynamodb.table_names` | string[] | every span (feature `opentelemetry`) |
+//! | `aws.dynamodb.index_name` | string | a Query or Scan of an index; absent on the table |
+//! | `aws.dynamodb.consistent_read`, `aws.dynamodb.projection` | boolean, string | GetItem, Query, Scan |
+//! | `aws.dynamodb.limit`, `aws.dynamodb.scan_forward`, `aws.dynamodb.select` | int, boolean, string | Query (and Scan, but `scan_forward`), when sent |
+//! | `aws.dynamodb.segment`, `aws.dynamodb.total_segments`, `aws.dynamodb.count`, `aws.dynamodb.scanned_count` | int | Scan |
+//! | `aws.dynamodb.consumed_capacity` | string[] (each `ConsumedCapacity` as JSON) | an answer that reports capacity (feature `opentelemetry`) |
+//! | `aws.request_id`, `server.address`, `server.port`, `cloud.region` | string, string, int, string | once the answer is in |
+//! | `error.type` | string | a failure: DynamoDB's error code (`ConditionalCheckFailedException`, `ProvisionedThroughputExceededException`), or the SDK's failure (`TimeoutError`, `DispatchFailure`, `ResponseError`, `ConstructionFailure`) |
+//!
+//! A failed request sets the span status to Error (`otel.status_code`),
+//! with no description: DynamoDB's messages can quote a request's values.
+//! ddb's own measures are under `ddb.`: `ddb.entity` (the entity type, when
+//! the request is of one), `ddb.items` (items written or returned),
+//! `ddb.capacity_units` (the total), `ddb.attempts` (the SDK's attempts,
+//! retries included), `ddb.error` (ddb's reading of a failure:
+//! `VersionConflict`, `ConditionFailed`...) and `ddb.throttling_reasons`
+//! (a throttle the SDK's retries did not absorb: each reason DynamoDB gave
+//! and the table or index it names, `TableWriteKeyRangeThroughputExceeded
+//! Ecommerce`). `tracing` fields cannot hold arrays, so the two
+//! string[] attributes are set through `tracing-opentelemetry` itself, with
+//! the feature `opentelemetry` (the same `tracing-opentelemetry` version as
+//! the application's layer).
+//!
+//! A span never holds a key value or an item's content: keys and items may
+//! be personal data. The SDK's own spans and TRACE logs are another matter:
+//! at TRACE, `aws-smithy-runtime` logs whole requests and answers, the item
+//! a failed condition returns included, `sensitive` fields too.
+
+mod capacity;
+mod error_type;
+#[cfg(feature = "opentelemetry")]
+mod opentelemetry;
+mod span;
+
+pub use capacity::Capacity;
+pub(crate) use error_type::error_type;
+pub(crate) use span::{span_names, Answer, Read, RequestSpan, Server, TableRequest};

@@ -1,0 +1,81 @@
+//! The registry's two string[] attributes, which `tracing` fields cannot
+//! hold: set on the OpenTelemetry span through `tracing-opentelemetry`.
+
+use aws_sdk_dynamodb::types::{Capacity as TableCapacity, ConsumedCapacity};
+use opentelemetry::{Array, StringValue, Value};
+use serde_json::{Map, Value as Json};
+use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+/// `aws.dynamodb.table_names`: each table the request names.
+pub(super) fn table_names(span: &tracing::Span, tables: &[&str]) {
+    let names = tables.iter().map(|t| StringValue::from(t.to_string()));
+    span.set_attribute(
+        "aws.dynamodb.table_names",
+        Value::Array(Array::String(names.collect())),
+    );
+}
+
+/// `aws.dynamodb.consumed_capacity`: each `ConsumedCapacity` of the
+/// answer, serialized as DynamoDB's JSON writes it.
+pub(super) fn consumed_capacity(span: &tracing::Span, capacity: &[ConsumedCapacity]) {
+    let each = capacity
+        .iter()
+        .map(|c| StringValue::from(Json::Object(consumed(c)).to_string()));
+    span.set_attribute(
+        "aws.dynamodb.consumed_capacity",
+        Value::Array(Array::String(each.collect())),
+    );
+}
+
+/// One `ConsumedCapacity` in DynamoDB's JSON shape.
+fn consumed(capacity: &ConsumedCapacity) -> Map<String, Json> {
+    let mut json = Map::new();
+    if let Some(table) = &capacity.table_name {
+        json.insert("TableName".into(), table.as_str().into());
+    }
+    units(
+        &mut json,
+        capacity.capacity_units,
+        capacity.read_capacity_units,
+        capacity.write_capacity_units,
+    );
+    if let Some(table) = &capacity.table {
+        json.insert("Table".into(), Json::Object(of_resource(table)));
+    }
+    for (key, indexes) in [
+        ("GlobalSecondaryIndexes", &capacity.global_secondary_indexes),
+        ("LocalSecondaryIndexes", &capacity.local_secondary_indexes),
+    ] {
+        if let Some(indexes) = indexes {
+            let each = indexes
+                .iter()
+                .map(|(name, c)| (name.clone(), Json::Object(of_resource(c))));
+            json.insert(key.into(), Json::Object(each.collect()));
+        }
+    }
+    json
+}
+
+/// A table's or index's share.
+fn of_resource(capacity: &TableCapacity) -> Map<String, Json> {
+    let mut json = Map::new();
+    units(
+        &mut json,
+        capacity.capacity_units,
+        capacity.read_capacity_units,
+        capacity.write_capacity_units,
+    );
+    json
+}
+
+fn units(json: &mut Map<String, Json>, total: Option<f64>, read: Option<f64>, write: Option<f64>) {
+    for (key, units) in [
+        ("CapacityUnits", total),
+        ("ReadCapacityUnits", read),
+        ("WriteCapacityUnits", write),
+    ] {
+        if let Some(units) = units {
+            json.insert(key.into(), units.into());
+        }
+    }
+}

@@ -1,0 +1,524 @@
+//! The span of one request: created with what the request asks, filled in
+//! with what its answer said.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use aws_sdk_dynamodb::types::ConsumedCapacity;
+use tracing::field::{Empty, Field};
+
+use crate::error::Error;
+
+/// Where a client's requests go: its region, known when the client is
+/// made, and the endpoint's host and port, known once a request went out.
+#[derive(Debug, Default)]
+pub(crate) struct Server {
+    region: Option<String>,
+    endpoint: OnceLock<(String, u16)>,
+}
+
+impl Server {
+    /// The server of a client configured for `region`.
+    pub(crate) fn new(region: Option<String>) -> Self {
+        Self {
+            region,
+            endpoint: OnceLock::new(),
+        }
+    }
+
+    /// Learns the endpoint from the URI of a request about to be sent.
+    pub(crate) fn sending_to(&self, uri: &str) {
+        if self.endpoint.get().is_none() {
+            if let Some(endpoint) = host_and_port(uri) {
+                let _ = self.endpoint.set(endpoint);
+            }
+        }
+    }
+}
+
+/// The host and port of `uri` (`https://dynamodb.eu-west-1.amazonaws.com/`
+/// is port 443), an IPv6 host without its brackets.
+pub(crate) fn host_and_port(uri: &str) -> Option<(String, u16)> {
+    let (scheme, rest) = uri.split_once("://")?;
+    let authority = rest.split(['/', '?']).next()?;
+    let authority = authority.rsplit('@').next()?;
+    let default_port = match scheme {
+        "http" => 80,
+        _ => 443,
+    };
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(bracketed) => {
+            let (host, after) = bracketed.split_once(']')?;
+            (host, after.strip_prefix(':'))
+        }
+        None => match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        },
+    };
+    let port = match port {
+        Some(port) => port.parse().ok()?,
+        None => default_port,
+    };
+    (!host.is_empty()).then(|| (host.to_owned(), port))
+}
+
+/// What a read asks, as the span records it.
+#[derive(Debug, Default)]
+pub(crate) struct Read<'a> {
+    /// `ConsistentRead`.
+    pub(crate) consistent: bool,
+    /// `Limit`, when sent.
+    pub(crate) limit: Option<i32>,
+    /// `ProjectionExpression`, as sent.
+    pub(crate) projection: Option<&'a str>,
+    /// `ScanIndexForward` (a Query's).
+    pub(crate) forward: Option<bool>,
+    /// `Select`, when sent.
+    pub(crate) select: Option<&'a str>,
+    /// A Scan's `Segment` and `TotalSegments`.
+    pub(crate) segment: Option<(i32, i32)>,
+}
+
+/// What an answer said, as the span records it.
+#[derive(Debug, Default)]
+pub(crate) struct Answer<'a> {
+    /// The answer's `ConsumedCapacity`, one per table.
+    pub(crate) capacity: &'a [ConsumedCapacity],
+    /// Items written or returned.
+    pub(crate) items: usize,
+    /// The SDK's attempts (0: not counted).
+    pub(crate) attempts: u32,
+    /// `x-amzn-RequestId`.
+    pub(crate) request_id: Option<&'a str>,
+    /// A Scan's `Count` and `ScannedCount`.
+    pub(crate) scanned: Option<(i32, i32)>,
+}
+
+/// The span of one DynamoDB request (see [the module](super)).
+#[derive(Debug, Clone)]
+pub(crate) struct RequestSpan(tracing::Span);
+
+impl RequestSpan {
+    /// The span of `operation` on `table` (and `index`), for `entity` (""
+    /// when the request is of several).
+    pub(crate) fn new(
+        server: &Server,
+        operation: &'static str,
+        table: &str,
+        index: Option<&str>,
+        entity: &'static str,
+    ) -> Self {
+        Self::of_tables(server, operation, &[table], index, entity)
+    }
+
+    /// The span of `operation` on each of `tables`.
+    pub(crate) fn of_tables(
+        server: &Server,
+        operation: &'static str,
+        tables: &[&str],
+        index: Option<&str>,
+        entity: &'static str,
+    ) -> Self {
+        let span = tracing::info_span!(
+            target: "ddb",
+            "dynamodb",
+            otel.name = %format_args!("DynamoDB.{operation}"),
+            otel.kind = "client",
+            otel.status_code = Empty,
+            db.system.name = "aws.dynamodb",
+            db.operation.name = operation,
+            db.collection.name = Empty,
+            rpc.system = "aws-api",
+            rpc.service = "DynamoDB",
+            rpc.method = operation,
+            cloud.region = Empty,
+            server.address = Empty,
+            server.port = Empty,
+            aws.request_id = Empty,
+            aws.dynamodb.index_name = Empty,
+            aws.dynamodb.consistent_read = Empty,
+            aws.dynamodb.limit = Empty,
+            aws.dynamodb.projection = Empty,
+            aws.dynamodb.scan_forward = Empty,
+            aws.dynamodb.select = Empty,
+            aws.dynamodb.segment = Empty,
+            aws.dynamodb.total_segments = Empty,
+            aws.dynamodb.count = Empty,
+            aws.dynamodb.scanned_count = Empty,
+            error.type = Empty,
+            ddb.entity = Empty,
+            ddb.items = Empty,
+            ddb.capacity_units = Empty,
+            ddb.attempts = Empty,
+            ddb.error = Empty,
+            ddb.throttling_reasons = Empty,
+        );
+        let this = Self(span);
+        let Some(fields) = this.fields() else {
+            return this;
+        };
+        if let [table] = tables {
+            this.0.record(&fields.collection, *table);
+        }
+        if let Some(index) = index {
+            this.0.record(&fields.index, index);
+        }
+        if !entity.is_empty() {
+            this.0.record(&fields.entity, entity);
+        }
+        if let Some(region) = &server.region {
+            this.0.record(&fields.region, region.as_str());
+        }
+        #[cfg(feature = "opentelemetry")]
+        super::opentelemetry::table_names(&this.0, tables);
+        this
+    }
+
+    /// The span of a table's `operation` (CreateTable, DescribeTable...)
+    /// sent through `client`.
+    pub(crate) fn of_table(
+        client: &aws_sdk_dynamodb::Client,
+        operation: &'static str,
+        table: &str,
+    ) -> Self {
+        let server = Server::new(client.config().region().map(ToString::to_string));
+        Self::new(&server, operation, table, None, "")
+    }
+
+    /// Awaits a table's request `sent` under this span, and records its
+    /// answer or failure.
+    pub(crate) async fn table_request<T, E, R>(
+        &self,
+        sent: impl std::future::Future<Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, R>>>,
+    ) -> Result<T, aws_sdk_dynamodb::error::SdkError<E, R>>
+    where
+        T: aws_sdk_dynamodb::operation::RequestId,
+        E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
+    {
+        use tracing::Instrument;
+        let answer = sent.instrument(self.0.clone()).await;
+        let Some(fields) = self.fields() else {
+            return answer;
+        };
+        match &answer {
+            Ok(output) => {
+                if let Some(request_id) = output.request_id() {
+                    self.0.record(&fields.request_id, request_id);
+                }
+            }
+            Err(error) => {
+                let kind = crate::error::SdkErrorKind::of(error);
+                let code = error.as_service_error().and_then(|e| e.code());
+                self.0.record(&fields.status, "error");
+                self.0.record(
+                    &fields.error_type,
+                    super::error_type::sdk_error_type(kind, code).as_ref(),
+                );
+                self.0.record(&fields.ddb_error, "Sdk");
+            }
+        }
+        answer
+    }
+
+    /// The `tracing` span, to instrument the request with.
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.0
+    }
+
+    /// Records what a read asks, its projection's placeholders resolved
+    /// through `names`.
+    pub(crate) fn reading(&self, read: &Read<'_>, names: Option<&HashMap<String, String>>) {
+        let Some(fields) = self.fields() else { return };
+        self.0.record(&fields.consistent_read, read.consistent);
+        if let Some(limit) = read.limit {
+            self.0.record(&fields.limit, i64::from(limit));
+        }
+        if let Some(projection) = read.projection {
+            let projection = crate::expression::names_resolved(projection, names);
+            self.0.record(&fields.projection, projection.as_ref());
+        }
+        if let Some(forward) = read.forward {
+            self.0.record(&fields.scan_forward, forward);
+        }
+        if let Some(select) = read.select {
+            self.0.record(&fields.select, select);
+        }
+        if let Some((segment, total)) = read.segment {
+            self.0.record(&fields.segment, i64::from(segment));
+            self.0.record(&fields.total_segments, i64::from(total));
+        }
+    }
+
+    /// Records what the answer said, and where it came from.
+    pub(crate) fn answered(&self, server: &Server, answer: &Answer<'_>) {
+        let Some(fields) = self.fields() else { return };
+        // As i64: `tracing-opentelemetry` exports a u64 as text.
+        self.0.record(&fields.items, answer.items as i64);
+        if !answer.capacity.is_empty() {
+            let units: f64 = answer
+                .capacity
+                .iter()
+                .filter_map(|c| c.capacity_units)
+                .sum();
+            self.0.record(&fields.capacity, units);
+            #[cfg(feature = "opentelemetry")]
+            super::opentelemetry::consumed_capacity(&self.0, answer.capacity);
+        }
+        if let Some((count, scanned)) = answer.scanned {
+            self.0.record(&fields.count, i64::from(count));
+            self.0.record(&fields.scanned_count, i64::from(scanned));
+        }
+        self.ended(fields, server, answer.request_id, answer.attempts);
+    }
+
+    /// Records a failed request: the span's status, the error's type (never
+    /// its text, which can quote a key).
+    pub(crate) fn failed(&self, server: &Server, error: &Error, attempts: u32) {
+        let Some(fields) = self.fields() else { return };
+        self.0.record(&fields.status, "error");
+        self.0
+            .record(&fields.error_type, super::error_type(error).as_ref());
+        self.0.record(&fields.ddb_error, ddb_error(error));
+        let throttles = error.throttling_reasons();
+        if !throttles.is_empty() {
+            self.0
+                .record(&fields.throttles, throttled(&throttles).as_str());
+        }
+        let request_id = error
+            .sdk_error()
+            .and_then(|e| aws_sdk_dynamodb::operation::RequestId::request_id(e).map(str::to_owned));
+        self.ended(fields, server, request_id.as_deref(), attempts);
+    }
+
+    /// Records the request id of a failed request, before its error is
+    /// read into ddb's (which keeps no request id).
+    pub(crate) fn failed_request<E>(
+        &self,
+        error: &aws_sdk_dynamodb::error::SdkError<E, aws_sdk_dynamodb::config::http::HttpResponse>,
+    ) {
+        let Some(fields) = self.fields() else { return };
+        if let Some(request_id) = aws_sdk_dynamodb::operation::RequestId::request_id(error) {
+            self.0.record(&fields.request_id, request_id);
+        }
+    }
+
+    /// The SDK's failure of `operation` as ddb's error, recorded.
+    pub(crate) fn sdk_failure<E, R>(
+        &self,
+        server: &Server,
+        operation: &'static str,
+        error: aws_sdk_dynamodb::error::SdkError<E, R>,
+        attempts: u32,
+    ) -> Error
+    where
+        aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
+    {
+        let error = Error::sdk(operation, error);
+        self.failed(server, &error, attempts);
+        error
+    }
+
+    /// What any answer, or failure, records.
+    fn ended(&self, fields: &Fields, server: &Server, request_id: Option<&str>, attempts: u32) {
+        if let Some(request_id) = request_id {
+            self.0.record(&fields.request_id, request_id);
+        }
+        if attempts > 0 {
+            self.0.record(&fields.attempts, i64::from(attempts));
+        }
+        if let Some((host, port)) = server.endpoint.get() {
+            self.0.record(&fields.address, host.as_str());
+            self.0.record(&fields.port, i64::from(*port));
+        }
+    }
+
+    /// The recorded fields, found once: recording by name would search the
+    /// span's fields on every request. `None` when the span has no
+    /// fields to record (no subscriber nor log wants it).
+    fn fields(&self) -> Option<&'static Fields> {
+        static FIELDS: OnceLock<Fields> = OnceLock::new();
+        let fields = self.0.metadata()?.fields();
+        if let Some(found) = FIELDS.get() {
+            return Some(found);
+        }
+        let field = |name: &str| fields.field(name);
+        let found = Fields {
+            status: field("otel.status_code")?,
+            collection: field("db.collection.name")?,
+            region: field("cloud.region")?,
+            address: field("server.address")?,
+            port: field("server.port")?,
+            request_id: field("aws.request_id")?,
+            index: field("aws.dynamodb.index_name")?,
+            consistent_read: field("aws.dynamodb.consistent_read")?,
+            limit: field("aws.dynamodb.limit")?,
+            projection: field("aws.dynamodb.projection")?,
+            scan_forward: field("aws.dynamodb.scan_forward")?,
+            select: field("aws.dynamodb.select")?,
+            segment: field("aws.dynamodb.segment")?,
+            total_segments: field("aws.dynamodb.total_segments")?,
+            count: field("aws.dynamodb.count")?,
+            scanned_count: field("aws.dynamodb.scanned_count")?,
+            error_type: field("error.type")?,
+            entity: field("ddb.entity")?,
+            items: field("ddb.items")?,
+            capacity: field("ddb.capacity_units")?,
+            attempts: field("ddb.attempts")?,
+            ddb_error: field("ddb.error")?,
+            throttles: field("ddb.throttling_reasons")?,
+        };
+        Some(FIELDS.get_or_init(|| found))
+    }
+}
+
+/// The fields [`RequestSpan`] records after its start.
+struct Fields {
+    status: Field,
+    collection: Field,
+    region: Field,
+    address: Field,
+    port: Field,
+    request_id: Field,
+    index: Field,
+    consistent_read: Field,
+    limit: Field,
+    projection: Field,
+    scan_forward: Field,
+    select: Field,
+    segment: Field,
+    total_segments: Field,
+    count: Field,
+    scanned_count: Field,
+    error_type: Field,
+    entity: Field,
+    items: Field,
+    capacity: Field,
+    attempts: Field,
+    ddb_error: Field,
+    throttles: Field,
+}
+
+/// `ddb.throttling_reasons`: each reason and what it throttled, the table
+/// or index by name (`TableWriteKeyRangeThroughputExceeded Ecommerce`,
+/// `IndexReadProvisionedThroughputExceeded Ecommerce/GSI1`).
+fn throttled(throttles: &[crate::error::Throttle]) -> String {
+    let each = throttles.iter().map(|t| {
+        let table = t.table().unwrap_or(&t.resource);
+        match t.index() {
+            Some(index) => format!("{} {table}/{index}", t.reason),
+            None => format!("{} {table}", t.reason),
+        }
+    });
+    each.collect::<Vec<_>>().join(", ")
+}
+
+/// ddb's name of `error`, for `ddb.error`.
+fn ddb_error(error: &Error) -> &'static str {
+    use crate::error::Error as E;
+    match error {
+        E::ConditionFailed { .. } => "ConditionFailed",
+        E::VersionConflict { .. } => "VersionConflict",
+        E::AlreadyExists { .. } => "AlreadyExists",
+        E::ChangedSinceRead { .. } => "ChangedSinceRead",
+        E::NotFound { .. } => "NotFound",
+        E::WriteOutcomeUnknown { .. } => "WriteOutcomeUnknown",
+        E::TransactionCanceled { .. } => "TransactionCanceled",
+        E::Unprocessed { .. } => "Unprocessed",
+        E::UniqueViolation { .. } => "UniqueViolation",
+        E::IdempotencyKeyReused { .. } => "IdempotencyKeyReused",
+        E::Migration { .. } => "Migration",
+        E::IndexNotSearchable { .. } => "IndexNotSearchable",
+        E::Sdk { .. } => "Sdk",
+        _ => "Invalid",
+    }
+}
+
+/// What a transaction's or batch's span names, from each action's entity
+/// type and table: the tables, each once, sorted, and the entity type (""
+/// when the actions are of several).
+pub(crate) fn span_names<'a>(
+    actions: impl Iterator<Item = (&'static str, &'a str)>,
+) -> (Vec<&'a str>, &'static str) {
+    let mut tables = Vec::new();
+    let mut entity = None;
+    for (action_entity, table) in actions {
+        if !tables.contains(&table) {
+            tables.push(table);
+        }
+        entity = match entity {
+            None => Some(action_entity),
+            Some(e) if e == action_entity => Some(e),
+            Some(_) => Some(""),
+        };
+    }
+    tables.sort_unstable();
+    (tables, entity.unwrap_or(""))
+}
+
+/// A table's request, sent under its span (see
+/// [`RequestSpan::table_request`]).
+pub(crate) trait TableRequest<T, E, R>:
+    std::future::Future<Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, R>>> + Sized
+where
+    T: aws_sdk_dynamodb::operation::RequestId,
+    E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
+{
+    /// This request, its answer or failure recorded on `span`.
+    fn recorded(
+        self,
+        span: RequestSpan,
+    ) -> impl std::future::Future<Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, R>>> {
+        async move { span.table_request(self).await }
+    }
+}
+
+impl<F, T, E, R> TableRequest<T, E, R> for F
+where
+    F: std::future::Future<Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, R>>>,
+    T: aws_sdk_dynamodb::operation::RequestId,
+    E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
+{
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_span_names_each_table_once_and_one_entity_type() {
+        let names = |actions: &[(&'static str, &'static str)]| span_names(actions.iter().copied());
+        assert_eq!(
+            names(&[("Order", "T"), ("Order", "T")]),
+            (vec!["T"], "Order")
+        );
+        assert_eq!(
+            names(&[("Order", "B"), ("Customer", "A"), ("Order", "B")]),
+            (vec!["A", "B"], "")
+        );
+        assert_eq!(names(&[]), (vec![], ""));
+    }
+
+    #[test]
+    fn the_endpoint_is_the_host_and_port_of_the_uri() {
+        let cases = [
+            (
+                "https://dynamodb.eu-west-1.amazonaws.com/",
+                Some(("dynamodb.eu-west-1.amazonaws.com", 443)),
+            ),
+            ("http://127.0.0.1:8000/", Some(("127.0.0.1", 8000))),
+            ("http://localhost", Some(("localhost", 80))),
+            ("http://[::1]:8000/", Some(("::1", 8000))),
+            ("https://[::1]/", Some(("::1", 443))),
+            ("http://user@host:1/", Some(("host", 1))),
+            ("http://host:port/", None),
+            ("no scheme", None),
+            ("http:///path", None),
+        ];
+        for (uri, expected) in cases {
+            let found = host_and_port(uri);
+            let found = found.as_ref().map(|(h, p)| (h.as_str(), *p));
+            assert_eq!(found, expected, "{uri}");
+        }
+    }
+}

@@ -1,0 +1,475 @@
+//! Generated policies judged by what they allow and deny: the requests ddb
+//! sends (recorded at the proxy) are evaluated under the policy by IAM's
+//! documented rules for the condition keys ddb's policies use
+//! (`dynamodb:LeadingKeys`, `dynamodb:Attributes`, `dynamodb:Select`, with
+//! the `ForAllValues:` and `...IfExists` operators and `${...}` policy
+//! variables). Another customer's partition, a read-only entity's write and
+//! an index read of an attribute the index does not project are denied.
+
+use std::collections::HashMap;
+
+use ddb_examples::single_table::{Customer, Ecommerce, OpenOrder, Order, OrderItem};
+use ddb_examples::{CustomerId, OrderId, OrderStatus, ProductId};
+use ddb_runtime::schema::iam::{maintenance_policy, Access, PolicyBuilder};
+use ddb_runtime::Entity;
+use serde_json::Value;
+
+const ARN: &str = "arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce";
+
+/// One authorization IAM makes: an action on a resource, with the values
+/// of the condition keys the request carries.
+#[derive(Debug, Clone)]
+struct Authorization {
+    action: String,
+    resource: String,
+    leading_keys: Vec<String>,
+    attributes: Vec<String>,
+    select: Option<String>,
+}
+
+/// IAM's `StringLike`: `*` any run of characters, `?` any one; `${*}`,
+/// `${?}` and `${$}` the characters themselves; `${name}` the principal's
+/// value of a policy variable (a request whose principal lacks it matches
+/// nothing).
+fn string_like(pattern: &str, text: &str, variables: &HashMap<&str, &str>) -> bool {
+    #[derive(Debug)]
+    enum Token {
+        Char(char),
+        Any,
+        One,
+    }
+    let mut tokens = Vec::new();
+    let mut rest = pattern;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("${") {
+            let Some(end) = after.find('}') else {
+                return false;
+            };
+            let name = &after[..end];
+            match name {
+                "*" | "?" | "$" => tokens.push(Token::Char(name.chars().next().unwrap())),
+                variable => match variables.get(variable) {
+                    Some(value) => tokens.extend(value.chars().map(Token::Char)),
+                    None => return false,
+                },
+            }
+            rest = &after[end + 1..];
+            continue;
+        }
+        tokens.push(match c {
+            '*' => Token::Any,
+            '?' => Token::One,
+            c => Token::Char(c),
+        });
+        rest = &rest[c.len_utf8()..];
+    }
+    let text: Vec<char> = text.chars().collect();
+    // matches[i][j]: tokens[i..] match text[j..].
+    let mut matches = vec![vec![false; text.len() + 1]; tokens.len() + 1];
+    matches[tokens.len()][text.len()] = true;
+    for i in (0..tokens.len()).rev() {
+        for j in (0..=text.len()).rev() {
+            matches[i][j] = match tokens[i] {
+                Token::Any => matches[i + 1][j] || (j < text.len() && matches[i][j + 1]),
+                Token::One => j < text.len() && matches[i + 1][j + 1],
+                Token::Char(c) => j < text.len() && text[j] == c && matches[i + 1][j + 1],
+            };
+        }
+    }
+    matches[0][0]
+}
+
+fn strings(value: &Value) -> Vec<&str> {
+    match value {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether one condition block holds for `request`.
+fn condition_holds(
+    operator: &str,
+    keys: &Value,
+    request: &Authorization,
+    vars: &HashMap<&str, &str>,
+) -> bool {
+    keys.as_object().unwrap().iter().all(|(key, expected)| {
+        let expected = strings(expected);
+        let values: Vec<&str> = match key.as_str() {
+            "dynamodb:LeadingKeys" => request.leading_keys.iter().map(String::as_str).collect(),
+            "dynamodb:Attributes" => request.attributes.iter().map(String::as_str).collect(),
+            "dynamodb:Select" => request.select.iter().map(String::as_str).collect(),
+            other => panic!("a condition key the evaluator does not know: {other}"),
+        };
+        match operator {
+            // True when every value matches one of the patterns (and so
+            // when the request carries none).
+            "ForAllValues:StringLike" => values
+                .iter()
+                .all(|v| expected.iter().any(|p| string_like(p, v, vars))),
+            "ForAllValues:StringEquals" => values.iter().all(|v| expected.contains(v)),
+            // True when the key is absent; otherwise like StringEquals.
+            "StringEqualsIfExists" => values.iter().all(|v| expected.contains(v)),
+            other => panic!("an operator the evaluator does not know: {other}"),
+        }
+    })
+}
+
+/// IAM's decision: allowed when an Allow statement matches the action, the
+/// resource and all its conditions (ddb's policies have no Deny).
+fn allowed(policy: &Value, request: &Authorization, vars: &HashMap<&str, &str>) -> bool {
+    policy["Statement"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|statement| {
+            assert_eq!(statement["Effect"], "Allow");
+            let action = strings(&statement["Action"]).contains(&request.action.as_str());
+            let resource = strings(&statement["Resource"])
+                .iter()
+                .any(|r| string_like(r, &request.resource, vars));
+            let conditions = statement["Condition"].as_object().is_none_or(|conditions| {
+                conditions
+                    .iter()
+                    .all(|(operator, keys)| condition_holds(operator, keys, request, vars))
+            });
+            action && resource && conditions
+        })
+}
+
+/// A key's partition value (`PK`), as DynamoDB's JSON carries it.
+fn pk_of(item: &Value) -> String {
+    item["PK"]["S"].as_str().expect("a string PK").to_owned()
+}
+
+/// The names of a projection expression, its placeholders resolved.
+fn projected(body: &Value) -> Vec<String> {
+    let Some(projection) = body["ProjectionExpression"].as_str() else {
+        return Vec::new();
+    };
+    let names = &body["ExpressionAttributeNames"];
+    projection
+        .split(',')
+        .map(str::trim)
+        .map(|n| names[n].as_str().unwrap_or(n).to_owned())
+        .collect()
+}
+
+/// The partition value of a Query: the value the key condition compares
+/// the index's (or table's) partition key attribute with.
+fn queried_partition(body: &Value, partition_attribute: &str) -> String {
+    let condition = body["KeyConditionExpression"].as_str().unwrap();
+    let names = &body["ExpressionAttributeNames"];
+    for term in condition.split(" AND ") {
+        let term = term.trim().trim_start_matches('(').trim_end_matches(')');
+        if let Some((name, value)) = term.split_once(" = ") {
+            let name = names[name.trim()].as_str().unwrap_or(name.trim());
+            if name == partition_attribute {
+                return body["ExpressionAttributeValues"][value.trim()]["S"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
+            }
+        }
+    }
+    panic!("no partition value in {condition}")
+}
+
+/// The authorizations a request needs: one, or one per item of a
+/// transaction (each authorized by its own action).
+fn authorizations(target: &str, body: &Value) -> Vec<Authorization> {
+    let one = |action: &str, resource: String, keys: Vec<String>| Authorization {
+        action: format!("dynamodb:{action}"),
+        resource,
+        leading_keys: keys,
+        attributes: projected(body),
+        select: body["Select"].as_str().map(str::to_owned),
+    };
+    match target {
+        "GetItem" | "UpdateItem" | "DeleteItem" => {
+            vec![one(target, ARN.into(), vec![pk_of(&body["Key"])])]
+        }
+        "PutItem" => vec![one(target, ARN.into(), vec![pk_of(&body["Item"])])],
+        "Query" => {
+            let (resource, partition) = match body["IndexName"].as_str() {
+                Some(index) => (format!("{ARN}/index/{index}"), format!("{index}PK")),
+                None => (ARN.to_owned(), "PK".to_owned()),
+            };
+            vec![one(
+                "Query",
+                resource,
+                vec![queried_partition(body, &partition)],
+            )]
+        }
+        "BatchWriteItem" => {
+            let requests = body["RequestItems"]
+                .as_object()
+                .unwrap()
+                .values()
+                .flat_map(|v| v.as_array().unwrap());
+            let keys = requests
+                .map(|r| match r.get("PutRequest") {
+                    Some(put) => pk_of(&put["Item"]),
+                    None => pk_of(&r["DeleteRequest"]["Key"]),
+                })
+                .collect();
+            vec![one("BatchWriteItem", ARN.into(), keys)]
+        }
+        "TransactWriteItems" => body["TransactItems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|action| {
+                let (name, detail) = action.as_object().unwrap().iter().next().unwrap();
+                let (action, key) = match name.as_str() {
+                    "Put" => ("PutItem", pk_of(&detail["Item"])),
+                    "Update" => ("UpdateItem", pk_of(&detail["Key"])),
+                    "Delete" => ("DeleteItem", pk_of(&detail["Key"])),
+                    _ => ("ConditionCheckItem", pk_of(&detail["Key"])),
+                };
+                one(action, ARN.into(), vec![key])
+            })
+            .collect(),
+        "Scan" => vec![one("Scan", ARN.into(), Vec::new())],
+        "DescribeTable" => vec![one("DescribeTable", ARN.into(), Vec::new())],
+        other => panic!("a request the evaluator does not read: {other}"),
+    }
+}
+
+/// The requests of an application's reads and writes.
+const ITEM_REQUESTS: &[&str] = &[
+    "GetItem",
+    "PutItem",
+    "UpdateItem",
+    "DeleteItem",
+    "Query",
+    "BatchWriteItem",
+    "TransactWriteItems",
+];
+
+/// What `act` sends of `targets`, as the authorizations it needs.
+async fn sent<F: std::future::Future<Output = ()>>(
+    targets: &[&str],
+    act: impl FnOnce(ddb_runtime::Db) -> F,
+) -> Vec<Authorization> {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    for target in targets {
+        proxy.record(target);
+    }
+    act(through).await;
+    let mut all = Vec::new();
+    for &target in targets {
+        for body in ddb_tests::recorded_json(&proxy, target) {
+            all.extend(authorizations(target, &body));
+        }
+    }
+    assert!(!all.is_empty(), "nothing was sent");
+    all
+}
+
+fn order(customer: &str, id: &str) -> Order {
+    Order {
+        customer_id: CustomerId(customer.into()),
+        order_id: OrderId(id.into()),
+        placed_at: time::macros::datetime!(2026-10-02 14:31:07 UTC),
+        status: OrderStatus::Open,
+        total_cents: 1200,
+        version: 0,
+    }
+}
+
+fn customer(id: &str) -> Customer {
+    Customer {
+        customer_id: CustomerId(id.into()),
+        name: "A customer".into(),
+        email: format!("{id}@example.com"),
+        order_count: 0,
+    }
+}
+
+/// What a customer does with their own data: create their profile and an
+/// order in one transaction, read and update them, list their orders.
+async fn a_customers_session(db: ddb_runtime::Db, id: &'static str) {
+    db.transact_write()
+        .create(&customer(id))
+        .create(&order(id, "A1"))
+        .send()
+        .await
+        .unwrap();
+    db.create(&order(id, "A2")).send().await.unwrap();
+    let key = order(id, "A1").primary_key().unwrap();
+    db.get(key.clone()).send().await.unwrap();
+    db.update(key)
+        .set(Order::fields().status, OrderStatus::Shipped)
+        .send()
+        .await
+        .unwrap();
+    db.query(Order::by_customer(&CustomerId(id.into())))
+        .collect()
+        .await
+        .unwrap();
+    db.batch_put(&[order(id, "A3")]).await.unwrap();
+    db.delete(order(id, "A3").primary_key().unwrap())
+        .send()
+        .await
+        .unwrap();
+}
+
+fn customer_policy() -> Value {
+    PolicyBuilder::new(ARN)
+        .entity(&Customer::SCHEMA, Access::ReadWrite)
+        .entity(&Order::SCHEMA, Access::ReadWrite)
+        .entity(&OrderItem::SCHEMA, Access::Read)
+        .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
+        .build()
+        .document
+}
+
+#[tokio::test]
+async fn a_customer_is_allowed_their_own_partition_and_denied_anothers() {
+    let policy = customer_policy();
+    let requests = sent(ITEM_REQUESTS, |db| a_customers_session(db, "123")).await;
+    let as_123 = HashMap::from([("aws:PrincipalTag/customer_id", "123")]);
+    let as_456 = HashMap::from([("aws:PrincipalTag/customer_id", "456")]);
+    let untagged = HashMap::new();
+    for request in &requests {
+        assert!(
+            allowed(&policy, request, &as_123),
+            "denied its own: {request:?}"
+        );
+        assert!(
+            !allowed(&policy, request, &as_456),
+            "allowed another's: {request:?}"
+        );
+        assert!(
+            !allowed(&policy, request, &untagged),
+            "allowed without a tag: {request:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_read_only_entity_outside_every_writers_scope_cannot_be_written() {
+    let policy = customer_policy();
+    let line = OrderItem {
+        order_id: OrderId("A1".into()),
+        product_id: ProductId("P1".into()),
+        quantity: 1,
+        price_cents: 100,
+    };
+    let writes = sent(ITEM_REQUESTS, |db| async move {
+        db.create(&line).send().await.unwrap();
+    })
+    .await;
+    let as_123 = HashMap::from([("aws:PrincipalTag/customer_id", "123")]);
+    for request in &writes {
+        assert!(
+            !allowed(&policy, request, &as_123),
+            "a read-only entity written: {request:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_index_read_is_allowed_its_projected_attributes_only() {
+    let policy = PolicyBuilder::new(ARN)
+        .entity(&Order::SCHEMA, Access::Read)
+        .build()
+        .document;
+    let reads = sent(ITEM_REQUESTS, |db| async move {
+        db.query(Order::open_orders(&OrderStatus::Open))
+            .project::<OpenOrder>()
+            .send()
+            .await
+            .unwrap();
+    })
+    .await;
+    let none = HashMap::new();
+    let queries: Vec<_> = reads
+        .iter()
+        .filter(|r| r.resource.ends_with("/index/GSI2"))
+        .collect();
+    assert!(!queries.is_empty());
+    for query in &queries {
+        assert!(
+            allowed(&policy, query, &none),
+            "ddb's own projected query denied: {query:?}"
+        );
+        let mut unprojected = (*query).clone();
+        unprojected.attributes.push("email".into());
+        assert!(
+            !allowed(&policy, &unprojected, &none),
+            "an unprojected attribute read"
+        );
+        let mut everything = (*query).clone();
+        everything.attributes.clear();
+        everything.select = Some("ALL_ATTRIBUTES".into());
+        assert!(
+            !allowed(&policy, &everything, &none),
+            "Select ALL_ATTRIBUTES on GSI2"
+        );
+    }
+}
+
+#[test]
+fn a_fixed_scope_value_matches_its_own_partition_only() {
+    let policy = PolicyBuilder::new(ARN)
+        .entity(&Order::SCHEMA, Access::ReadWrite)
+        .scoped_to("customer_id", "12*3?")
+        .build();
+    let key = |customer: &str| {
+        order(customer, "A1")
+            .primary_key()
+            .unwrap()
+            .pk()
+            .as_str()
+            .to_owned()
+    };
+    let get = |customer: &str| Authorization {
+        action: "dynamodb:GetItem".into(),
+        resource: ARN.into(),
+        leading_keys: vec![key(customer)],
+        attributes: Vec::new(),
+        select: None,
+    };
+    let none = HashMap::new();
+    assert!(allowed(&policy.document, &get("12*3?"), &none), "{policy}");
+    for other in ["12x3y", "123", "12 and 3!", "12*3?4"] {
+        assert!(
+            !allowed(&policy.document, &get(other), &none),
+            "{other}: {policy}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_maintenance_policy_allows_what_sync_and_backfill_send() {
+    let policy = maintenance_policy(&[ARN]).document;
+    let mut targets = ITEM_REQUESTS.to_vec();
+    targets.extend(["Scan", "DescribeTable"]);
+    let requests = sent(&targets, |db| async move {
+        db.create(&order("123", "A1")).send().await.unwrap();
+        db.backfill::<Order>().send().await.unwrap();
+    })
+    .await;
+    let none = HashMap::new();
+    for request in &requests {
+        assert!(allowed(&policy, request, &none), "{request:?}");
+    }
+    let actions = strings(&policy["Statement"][0]["Action"]);
+    for action in [
+        "CreateTable",
+        "DescribeTable",
+        "UpdateTable",
+        "DescribeTimeToLive",
+        "UpdateTimeToLive",
+    ] {
+        assert!(
+            actions.contains(&format!("dynamodb:{action}").as_str()),
+            "{action}"
+        );
+    }
+    assert!(strings(&policy["Statement"][1]["Action"]).contains(&"dynamodb:Scan"));
+}
