@@ -23,8 +23,8 @@ use aws_sdk_dynamodb::config::{
     BehaviorVersion, Credentials, HttpClient, Region, RuntimeComponents,
 };
 use aws_sdk_dynamodb::types::{
-    AttributeValue, KeysAndAttributes, Put, PutRequest, ReturnConsumedCapacity,
-    ReturnValuesOnConditionCheckFailure, TransactWriteItem, WriteRequest,
+    AttributeValue, KeysAndAttributes, Put, PutRequest, ReturnValuesOnConditionCheckFailure,
+    TransactWriteItem, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
 use aws_smithy_runtime_api::client::http::{
@@ -242,7 +242,6 @@ mod raw {
             .set_item(Some(by_hand(order)))
             .condition_expression("attribute_not_exists(PK)")
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
             .await
             .unwrap();
@@ -253,7 +252,6 @@ mod raw {
             .get_item()
             .table_name("Ecommerce")
             .set_key(Some(key_by_hand(order)))
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
             .await
             .unwrap();
@@ -272,7 +270,6 @@ mod raw {
             .expression_attribute_values(":v2", AttributeValue::S("Order".into()))
             .scan_index_forward(false)
             .limit(20)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
             .await
             .unwrap();
@@ -300,7 +297,6 @@ mod raw {
             .expression_attribute_values(":v2", AttributeValue::N("1".into()))
             .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
             .await
             .unwrap();
@@ -317,7 +313,6 @@ mod raw {
         client
             .batch_write_item()
             .request_items("Ecommerce", requests.collect())
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
             .await
             .unwrap();
@@ -332,7 +327,6 @@ mod raw {
         let output = client
             .batch_get_item()
             .request_items("Ecommerce", request)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
             .await
             .unwrap();
@@ -360,7 +354,6 @@ mod raw {
         client
             .transact_write_items()
             .set_transact_items(Some(actions.collect()))
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
             .await
             .unwrap();

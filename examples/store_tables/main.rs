@@ -29,7 +29,8 @@ fn order_rows(orders: &[store::Order]) -> Vec<Vec<String>> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (client, target, _local) = ddb_examples::connect::client().await?;
-    let db = Db::new(client);
+    // The example prints each access pattern's read units: it asks for them.
+    let db = Db::new(client).with_return_consumed_capacity();
     println!("ddb online store, tables Customers, Orders, OrderItems on {target:?}\n");
 
     let loaded = store::load(&db).await?;

@@ -109,7 +109,10 @@ async fn open_orders_merge_across_shards() {
 /// units are within 10% of reading the four shards directly with the SDK.
 #[tokio::test]
 async fn a_sharded_stream_reads_each_item_once() {
-    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    // The test compares the read units pages report with the raw queries'.
+    let db = ddb_tests::db_with_table::<Ecommerce>()
+        .await
+        .with_return_consumed_capacity();
     let orders: Vec<Order> = (0..2000)
         .map(|i| {
             order(

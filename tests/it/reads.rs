@@ -133,7 +133,7 @@ async fn consistent_read_is_sent_exactly_when_asked() {
 
 #[tokio::test]
 async fn latest_orders_newest_first_across_pages() {
-    let db = store().await;
+    let db = store().await.with_return_consumed_capacity();
     let mut all = seed_orders();
     all.extend(generated("123", 50, OrderStatus::Shipped));
     ddb_tests::put_raw(&db, &all[3..]).await;

@@ -14,6 +14,7 @@ const BUDGET: f64 = 1.0;
 async fn single_table() -> Db {
     let client = ddb_tests::client();
     let db = Db::new(client)
+        .with_return_consumed_capacity()
         .with_table_name::<one::Ecommerce>(ddb_runtime::local::unique_table_name("Ecommerce"));
     one::load(&db).await.unwrap();
     db
@@ -22,6 +23,7 @@ async fn single_table() -> Db {
 async fn separate_tables() -> Db {
     let client = ddb_tests::client();
     let db = Db::new(client)
+        .with_return_consumed_capacity()
         .with_table_name::<sep::Customers>(ddb_runtime::local::unique_table_name("Customers"))
         .with_table_name::<sep::Orders>(ddb_runtime::local::unique_table_name("Orders"))
         .with_table_name::<sep::OrderItems>(ddb_runtime::local::unique_table_name("OrderItems"));

@@ -43,6 +43,7 @@ struct Inner {
     cursor_keys: Option<Arc<CursorKeys>>,
     guard_hash_key: Option<Arc<Vec<u8>>>,
     exactly_once_writes: bool,
+    return_consumed_capacity: bool,
 }
 
 impl fmt::Debug for Db {
@@ -82,6 +83,7 @@ impl Db {
                 cursor_keys: None,
                 guard_hash_key: None,
                 exactly_once_writes: false,
+                return_consumed_capacity: false,
             }),
         }
     }
@@ -172,6 +174,25 @@ impl Db {
         })
     }
 
+    /// The same handle asking DynamoDB for the capacity of every request
+    /// (`ReturnConsumedCapacity: INDEXES`), so that every result reports it:
+    /// [`Written::capacity`](crate::write::Written::capacity),
+    /// `Page::consumed_capacity`, a batch's and a transaction's. Without it,
+    /// a request asks only when its caller reads the capacity
+    /// (`send_with_capacity`) or a `tracing` subscriber records its span;
+    /// any other result reports zero, and DynamoDB is asked for nothing
+    /// nobody reads.
+    ///
+    /// ```
+    /// # fn demo(db: ddb_runtime::Db) {
+    /// let costed = db.with_return_consumed_capacity();
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_return_consumed_capacity(&self) -> Self {
+        self.with(|inner| inner.return_consumed_capacity = true)
+    }
+
     /// The same handle sending every create, put, update and delete
     /// [`exactly_once`](crate::write::Put::exactly_once): as a one-action
     /// TransactWriteItems under a ClientRequestToken, so that no lost answer
@@ -221,6 +242,18 @@ impl Db {
     /// Whether writes go exactly once by default.
     pub(crate) fn exactly_once_writes(&self) -> bool {
         self.inner.exactly_once_writes
+    }
+
+    /// What a request asks of DynamoDB's capacity: the detail per index when
+    /// its caller reads it (`asked`), the handle reports every request's,
+    /// or `span` is recorded; nothing otherwise.
+    pub(crate) fn consumed_capacity(
+        &self,
+        span: &crate::telemetry::RequestSpan,
+        asked: bool,
+    ) -> Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity> {
+        let wanted = asked || self.inner.return_consumed_capacity || span.is_recorded();
+        wanted.then_some(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes)
     }
 
     pub(crate) fn cursor_keys(&self) -> Option<Arc<CursorKeys>> {

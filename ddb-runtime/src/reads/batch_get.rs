@@ -8,7 +8,7 @@ use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
+use aws_sdk_dynamodb::types::KeysAndAttributes;
 
 use crate::db::Db;
 use crate::error::{Error, Result};
@@ -84,11 +84,12 @@ async fn get_chunk<E: crate::entity::Entity>(
                 entity,
                 reason: e.to_string(),
             })?;
+        let capacity = db.consumed_capacity(&span, false);
         let request = |client: &aws_sdk_dynamodb::Client| {
             client
                 .batch_get_item()
                 .request_items(table, request)
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                .set_return_consumed_capacity(capacity)
         };
         let attempts = Attempts::default();
         let server = db.sdk().server();

@@ -13,7 +13,7 @@ use crate::telemetry;
 use crate::telemetry::Capacity;
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
+use aws_sdk_dynamodb::types::{AttributeValue, Select};
 
 use crate::db::Db;
 use crate::error::{Error, Result};
@@ -275,6 +275,7 @@ impl Plan {
             segment: None,
         };
         span.reading(&read, names.as_ref());
+        let capacity = db.consumed_capacity(&span, false);
         let request = |client: &aws_sdk_dynamodb::Client| {
             client
                 .query()
@@ -290,7 +291,7 @@ impl Plan {
                 .set_consistent_read(self.consistent.then_some(true))
                 .set_exclusive_start_key(start.cloned())
                 .set_limit(limit.map(clamped))
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                .set_return_consumed_capacity(capacity)
         };
         let attempts = crate::transport::attempts::Attempts::default();
         let server = db.sdk().server();

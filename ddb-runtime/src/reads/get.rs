@@ -3,7 +3,6 @@
 use crate::db::Db;
 use crate::telemetry::Capacity;
 
-use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use aws_sdk_dynamodb::Client;
 
 use crate::entity::Entity;
@@ -62,10 +61,14 @@ impl<E: Entity + 'static> GetItem<E> {
     }
 
     async fn fetch(&self) -> Result<Option<crate::item::Item>> {
-        self.fetch_with_capacity().await.map(|(item, _)| item)
+        self.fetch_with_capacity(false).await.map(|(item, _)| item)
     }
 
-    async fn fetch_with_capacity(&self) -> Result<(Option<crate::item::Item>, Capacity)> {
+    /// The stored item, and its capacity, asked of DynamoDB when `asked`.
+    async fn fetch_with_capacity(
+        &self,
+        asked: bool,
+    ) -> Result<(Option<crate::item::Item>, Capacity)> {
         let table = self.db.table_name::<E::Table>();
         // The entity type to check, the ttl to leave expired items out.
         let projection = self.projection.map(|attributes| {
@@ -93,6 +96,7 @@ impl<E: Entity + 'static> GetItem<E> {
             ..Default::default()
         };
         span.reading(&read, names.as_ref());
+        let capacity = self.db.consumed_capacity(&span, asked);
         let request = |client: &Client| {
             client
                 .get_item()
@@ -102,7 +106,7 @@ impl<E: Entity + 'static> GetItem<E> {
                 .set_consistent_read(self.consistent.then_some(true))
                 .set_projection_expression(projection)
                 .set_expression_attribute_names(names)
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                .set_return_consumed_capacity(capacity)
         };
         let output = self.db.send_get_item(&span, request).await?;
         let capacity = crate::telemetry::Capacity::of(output.consumed_capacity);
@@ -115,7 +119,7 @@ impl<E: Entity + 'static> GetItem<E> {
     /// Sends the GetItem and reports the read capacity it consumed, in all
     /// and by table and index.
     pub async fn send_with_capacity(self) -> Result<(Option<E>, Capacity)> {
-        let (item, capacity) = self.fetch_with_capacity().await?;
+        let (item, capacity) = self.fetch_with_capacity(true).await?;
         let entity = match item {
             Some(item) => Some(E::from_item(item).map_err(|e| e.with_key(&self.key))?),
             None => None,

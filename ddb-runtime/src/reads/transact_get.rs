@@ -1,6 +1,6 @@
 //! TransactGetItems: consistent reads of up to 100 items of any entities.
 
-use aws_sdk_dynamodb::types::{Get, ReturnConsumedCapacity, TransactGetItem};
+use aws_sdk_dynamodb::types::{Get, TransactGetItem};
 
 use tracing::Instrument;
 
@@ -104,11 +104,12 @@ impl TransactGet {
         let (tables, entity) = crate::telemetry::span_names(names);
         let span = self.db.span_of_tables("TransactGetItems", &tables, entity);
         let read_at = crate::item::timestamp::now_epoch_seconds();
+        let capacity = self.db.consumed_capacity(&span, false);
         let request = |client: &aws_sdk_dynamodb::Client| {
             client
                 .transact_get_items()
                 .set_transact_items(Some(items))
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                .set_return_consumed_capacity(capacity)
         };
         let attempts = crate::transport::attempts::Attempts::default();
         let server = self.db.sdk().server();

@@ -221,6 +221,12 @@ impl RequestSpan {
         answer
     }
 
+    /// Whether anything records this span (a subscriber or a log wants
+    /// it): what only the span reads is asked of DynamoDB only then.
+    pub(crate) fn is_recorded(&self) -> bool {
+        !self.0.is_disabled()
+    }
+
     /// The `tracing` span, to instrument the request with.
     pub(crate) fn span(&self) -> &tracing::Span {
         &self.0

@@ -7,7 +7,7 @@ use crate::telemetry;
 use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
 
-use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, WriteRequest};
+use aws_sdk_dynamodb::types::WriteRequest;
 
 use crate::db::Db;
 use crate::declaration::model::EntitySchema;
@@ -65,11 +65,12 @@ async fn write_chunk(
     let send = |pending: Vec<WriteRequest>| async move {
         let span = db.span("BatchWriteItem", table, None, schema.entity_type);
         let sent = pending.len();
+        let capacity = db.consumed_capacity(&span, false);
         let request = |client: &aws_sdk_dynamodb::Client| {
             client
                 .batch_write_item()
                 .request_items(table, pending)
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                .set_return_consumed_capacity(capacity)
         };
         let attempts = Attempts::default();
         let server = db.sdk().server();

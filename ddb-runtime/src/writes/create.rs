@@ -108,15 +108,21 @@ impl<E: Entity + 'static> Create<E> {
     /// moment; [`exactly_once`](Self::exactly_once) is exact. Meeting other
     /// data after such an attempt is [`Error::WriteOutcomeUnknown`].
     pub async fn send(self) -> Result<Created> {
-        self.send_with_capacity().await.map(|(created, _)| created)
+        self.sent(false).await.map(|(created, _)| created)
     }
 
     /// [`send`](Self::send), with the capacity DynamoDB reported (none when
     /// the item was already there).
     pub async fn send_with_capacity(self) -> Result<(Created, Capacity)> {
+        self.sent(true).await
+    }
+
+    /// Sends the create, asking DynamoDB for its capacity when `capacity`.
+    async fn sent(self, capacity: bool) -> Result<(Created, Capacity)> {
         let db = self.db.clone();
         let exactly_once = self.exactly_once;
         let mut plan = self.plan()?;
+        plan.capacity_asked = capacity;
         // The item moves into the request; the body kept is read back when
         // a failed condition needs this call's item to compare: the item as
         // stored, after the caller's interceptors, which may rewrite it (sign

@@ -5,7 +5,7 @@
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::types::{
-    ConditionCheck, Delete, DeleteRequest, Put, PutRequest, ReturnConsumedCapacity, ReturnValue,
+    ConditionCheck, Delete, DeleteRequest, Put, PutRequest, ReturnValue,
     ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
@@ -56,6 +56,9 @@ pub(crate) struct WritePlan<E> {
     /// The sparse indexes an update wrote side by side: the attribute whose
     /// presence its condition requires (`true`) or refuses (`false`).
     pub markers: Vec<(&'static str, bool)>,
+    /// The caller reads the capacity the write consumed
+    /// (`send_with_capacity`): DynamoDB is asked for it.
+    pub capacity_asked: bool,
 }
 
 /// What an update read before writing, and what its write is conditioned on.
@@ -126,6 +129,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             read: None,
             item_size: None,
             markers: Vec::new(),
+            capacity_asked: false,
         })
     }
 
@@ -193,7 +197,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             names,
             values,
         } = self.take_parts();
-        let indexes = ReturnConsumedCapacity::Indexes;
+        let capacity = db.consumed_capacity(&span, self.capacity_asked);
         let sdk = db.sdk();
         let sent = match &mut self.action {
             Action::Put(item) => {
@@ -202,7 +206,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                     let put = client.put_item().table_name(table).set_item(Some(item));
                     conditioned!(put, condition, names, values)
                         .set_return_values(return_values)
-                        .return_consumed_capacity(indexes)
+                        .set_return_consumed_capacity(capacity.clone())
                 };
                 self.answer(
                     (&span, sdk.server()),
@@ -223,7 +227,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .update_expression(expression);
                     conditioned!(update, condition, names, values)
                         .set_return_values(return_values)
-                        .return_consumed_capacity(indexes)
+                        .set_return_consumed_capacity(capacity.clone())
                 };
                 self.answer(
                     (&span, sdk.server()),
@@ -239,7 +243,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                     let delete = client.delete_item().table_name(table).set_key(Some(key));
                     conditioned!(delete, condition, names, values)
                         .set_return_values(return_values)
-                        .return_consumed_capacity(indexes)
+                        .set_return_consumed_capacity(capacity.clone())
                 };
                 self.answer(
                     (&span, sdk.server()),

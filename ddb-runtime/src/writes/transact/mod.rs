@@ -75,6 +75,8 @@ pub struct TransactWrite {
     later: Vec<(usize, Later)>,
     token: String,
     pinned: bool,
+    /// The caller reads the capacity the transaction consumed.
+    capacity_asked: bool,
     /// The first failure of building the transaction, returned at send.
     error: Option<Error>,
 }
@@ -90,6 +92,7 @@ impl Db {
             later: Vec::new(),
             token: request_token(),
             pinned: false,
+            capacity_asked: false,
             error: None,
         }
     }
@@ -143,6 +146,7 @@ impl TransactWrite {
     /// A write already planned (an exactly-once write sends itself this
     /// way); a put's item moves into the transaction, the plan keeps its key.
     pub(crate) fn plan<E: Entity + 'static>(mut self, plan: &mut WritePlan<E>) -> Self {
+        self.capacity_asked |= plan.capacity_asked;
         let action = rendered(&self.db, plan)
             .map(|(item, size)| (item, Action::new::<E>(plan.key.values().clone(), size)));
         self.push(action);
@@ -273,12 +277,14 @@ impl TransactWrite {
     /// [`client_request_token`](Self::client_request_token), in which case the
     /// error is returned for the caller to retry with that token.
     pub async fn send(self) -> Result<String> {
-        self.send_with_capacity().await.map(|(token, _)| token)
+        let sent = self.send_recorded(&Attempts::keeping_sent()).await;
+        sent.map(|(token, _)| token)
     }
 
     /// [`send`](Self::send), with the capacity DynamoDB reported, summed
     /// over the tables and indexes the actions touched.
-    pub async fn send_with_capacity(self) -> Result<(String, Capacity)> {
+    pub async fn send_with_capacity(mut self) -> Result<(String, Capacity)> {
+        self.capacity_asked = true;
         self.send_recorded(&Attempts::keeping_sent()).await
     }
 
@@ -304,6 +310,7 @@ impl TransactWrite {
             db: &self.db,
             actions: &actions,
             pinned: self.pinned,
+            capacity_asked: self.capacity_asked,
         };
         let sent = transaction.send(self.token, items, attempts).await;
         sent.map_err(|error| through_guards(&actions, error))

@@ -2,7 +2,7 @@
 //! attempt, and its cancellation read as one reason per action.
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, TransactWriteItem};
+use aws_sdk_dynamodb::types::TransactWriteItem;
 use tracing::Instrument;
 
 use crate::db::Db;
@@ -22,6 +22,7 @@ pub(super) struct Sending<'a> {
     pub(super) db: &'a Db,
     pub(super) actions: &'a [Action],
     pub(super) pinned: bool,
+    pub(super) capacity_asked: bool,
 }
 
 impl Sending<'_> {
@@ -110,12 +111,13 @@ impl Sending<'_> {
         attempts: &Attempts,
         span: &RequestSpan,
     ) -> Result<Capacity> {
+        let capacity = self.db.consumed_capacity(span, self.capacity_asked);
         let request = |client: &aws_sdk_dynamodb::Client| {
             client
                 .transact_write_items()
                 .set_transact_items(sending)
                 .client_request_token(token)
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                .set_return_consumed_capacity(capacity)
         };
         let result = self
             .db
