@@ -341,3 +341,35 @@ fn a_read_only_entity_in_another_partition_than_every_writer_is_not_named() {
         sharing.left_out
     );
 }
+
+#[test]
+fn a_read_only_entity_the_scope_cannot_grant_is_named_when_a_writer_reaches_its_keys() {
+    #[derive(ddb_runtime::Table)]
+    #[ddb(name = "Accounts", pk = "PK", sk = "SK")]
+    struct Accounts;
+    #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    #[ddb(table = Accounts, entity = "Person", pk = "CUSTOMER#{customer_id}", sk = "PERSON")]
+    struct Person {
+        customer_id: String,
+    }
+    #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    #[ddb(table = Accounts, entity = "Ledger", pk = "CUSTOMER#{account_id}", sk = "LEDGER")]
+    struct Ledger {
+        account_id: String,
+    }
+    // A caller tagged 12 may write CUSTOMER#12, which is also ledger 12's
+    // partition.
+    let policy = PolicyBuilder::new(TABLE)
+        .entity(&Person::SCHEMA, Access::ReadWrite)
+        .entity(&Ledger::SCHEMA, Access::Read)
+        .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
+        .build();
+    assert!(
+        policy
+            .left_out
+            .iter()
+            .any(|n| n.starts_with("Ledger: declared read-only")),
+        "{:?}",
+        policy.left_out
+    );
+}

@@ -74,7 +74,9 @@ pub struct Scope {
 pub enum ScopeValue {
     /// A policy variable, without its `${` `}`: `aws:PrincipalTag/customer_id`.
     Variable(String),
-    /// The field's value, as the caller's code gives it to its key.
+    /// The field's value as text: a string field's value, which ddb stores
+    /// escaped (and this escapes alike). For a field of another key type,
+    /// give its key text (a `u64` is 20 digits, zero-padded: `00000000000000000012`).
     Literal(String),
 }
 
@@ -231,7 +233,10 @@ impl PolicyBuilder {
                 None => "table",
             };
             notes.push(format!(
-                "{}: declared read-only, but the write statements of {} cover its {space},                  and IAM cannot tell entities apart inside a partition: it can be written.                  Keep it read-only with a table of its own, or a partition-key prefix no                  writer's scope matches",
+                "{}: declared read-only, but the write statements of {} cover its {space}, \
+                 and IAM cannot tell entities apart inside a partition: it can be written. \
+                 Keep it read-only with a table of its own, or a partition-key prefix no \
+                 writer's scope matches",
                 reader.rust_name,
                 sharing.join(", ")
             ));
@@ -247,20 +252,29 @@ impl PolicyBuilder {
         let Some(scope) = &self.scope else {
             return true;
         };
-        let prefix = |entity: &EntitySchema| {
-            leading_key(&entity.keys[0].pk, scope).map(|(pattern, _)| {
-                let wildcard = ["*", "?", "${"]
-                    .iter()
-                    .filter_map(|w| pattern.find(w))
-                    .min();
-                pattern[..wildcard.unwrap_or(pattern.len())].to_owned()
-            })
+        // The literal text before the first wildcard of a pattern: two
+        // patterns can match one key only if one's is a prefix of the
+        // other's. A reader the scope cannot grant is matched by its
+        // template with every field a wildcard: a writer's scoped statement
+        // reaches it when its key text can match.
+        let prefix = |pattern: String| {
+            let wildcard = ["*", "?", "${"]
+                .iter()
+                .filter_map(|w| pattern.find(w))
+                .min();
+            pattern[..wildcard.unwrap_or(pattern.len())].to_owned()
         };
-        match (prefix(reader), prefix(writer)) {
-            (Some(r), Some(w)) => r.starts_with(&w) || w.starts_with(&r),
-            // A reader the scope cannot grant has no statement, and no
-            // writer's scoped statement reaches a key without the field.
-            _ => false,
+        let template = &reader.keys[0].pk;
+        let reader_pattern = leading_key(template, scope)
+            .map(|(pattern, _)| pattern)
+            .unwrap_or_else(|| any_key(template));
+        match leading_key(&writer.keys[0].pk, scope) {
+            Some((writer_pattern, _)) => {
+                let (r, w) = (prefix(reader_pattern), prefix(writer_pattern));
+                r.starts_with(&w) || w.starts_with(&r)
+            }
+            // A writer the scope cannot grant has no statement.
+            None => false,
         }
     }
 
@@ -465,7 +479,8 @@ pub fn maintenance_policy(table_arns: &[&str]) -> Policy {
     Policy {
         document: json!({ "Version": "2012-10-17", "Statement": statements }),
         left_out: vec![
-            "reading a table's stream (DescribeStream, GetShardIterator, GetRecords, on the              stream's ARN) is the stream handler's, granted with its event source"
+            "reading a table's stream (DescribeStream, GetShardIterator, GetRecords, on the \
+             stream's ARN) is the stream handler's, granted with its event source"
                 .to_owned(),
         ],
     }
@@ -525,6 +540,19 @@ fn leading_key(template: &Template, scope: &Scope) -> Option<(String, Vec<&'stat
         }
     }
     holds.then_some((pattern, others))
+}
+
+/// The pattern of a partition key template with every field a wildcard:
+/// the keys of every value.
+fn any_key(template: &Template) -> String {
+    let mut pattern = String::new();
+    for part in template.parts {
+        match part {
+            Part::Literal(text) => push_literal(text, &mut pattern),
+            Part::Field(_) => pattern.push('*'),
+        }
+    }
+    pattern
 }
 
 /// Appends `text` to a `StringLike` pattern as literal text: IAM's `*`,

@@ -23,14 +23,16 @@ pub(crate) fn error_type(error: &Error) -> Cow<'static, str> {
     match error {
         E::Sdk { kind, source, .. } => sdk_error_type(*kind, source.code()),
         E::WriteOutcomeUnknown { failure, .. } => error_type(failure),
-        E::TransactionCanceled { .. } => Cow::Borrowed("TransactionCanceledException"),
+        // A unique value's and an idempotency key's guards are written in
+        // a transaction with the item.
+        E::TransactionCanceled { .. }
+        | E::UniqueViolation { .. }
+        | E::IdempotencyKeyReused { .. } => Cow::Borrowed("TransactionCanceledException"),
         E::ConditionFailed { .. }
         | E::VersionConflict { .. }
         | E::AlreadyExists { .. }
         | E::ChangedSinceRead { .. }
-        | E::NotFound { .. }
-        | E::UniqueViolation { .. }
-        | E::IdempotencyKeyReused { .. } => Cow::Borrowed("ConditionalCheckFailedException"),
+        | E::NotFound { .. } => Cow::Borrowed("ConditionalCheckFailedException"),
         E::Unprocessed { .. } => Cow::Borrowed("Unprocessed"),
         E::IndexNotSearchable { .. } => Cow::Borrowed("IndexNotSearchable"),
         E::Migration { .. } => Cow::Borrowed("Migration"),

@@ -344,6 +344,10 @@ impl RequestSpan {
     /// fields to record (no subscriber nor log wants it).
     fn fields(&self) -> Option<&'static Fields> {
         static FIELDS: OnceLock<Fields> = OnceLock::new();
+        // A disabled span keeps its metadata: nothing would read a record.
+        if self.0.is_disabled() {
+            return None;
+        }
         let fields = self.0.metadata()?.fields();
         if let Some(found) = FIELDS.get() {
             return Some(found);

@@ -19,7 +19,11 @@ pub struct Written<E> {
     pub item: Option<E>,
     /// The attributes DynamoDB returned, undecoded.
     pub raw: Option<crate::item::Item>,
-    /// The capacity DynamoDB reported the write consumed, table and indexes.
+    /// The capacity DynamoDB reported the write consumed, table and indexes:
+    /// asked of DynamoDB only on a handle made
+    /// [`with_return_consumed_capacity`](crate::Db::with_return_consumed_capacity)
+    /// or when a `tracing` subscriber records the write's span; zero
+    /// otherwise.
     pub capacity: Capacity,
 }
 

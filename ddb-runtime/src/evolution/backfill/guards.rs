@@ -150,6 +150,8 @@ pub(super) async fn put_missing<E: Entity + 'static>(
         guards.push(guard.taking_over(&owner)?);
     }
     let mut check = still_holding::<E>(key, item)?;
+    // The backfill's progress counts the guards' capacity.
+    check.capacity_asked = true;
     match check
         .send_guarded(db, guards, &Attempts::keeping_sent())
         .await?

@@ -421,6 +421,15 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
     /// Sends what brings an item in line: an UpdateItem or PutItem, or a
     /// move's transaction; returns its outcome and the key it was sent for.
     async fn send_step(&self, step: &mut Step<E>) -> (Result<(Option<Item>, Capacity)>, Key<E>) {
+        // Progress reports the writes' capacity and `capacity_per_second`
+        // paces by it: every write asks for it.
+        match step {
+            Step::Update(plan) | Step::Upgrade { put: plan, .. } => plan.capacity_asked = true,
+            Step::Move { delete, put } => {
+                delete.capacity_asked = true;
+                put.capacity_asked = true;
+            }
+        }
         match step {
             Step::Upgrade { put, read } if has_unique::<E>() => {
                 (upgrade_guarded(&self.db, put, read).await, put.key.clone())

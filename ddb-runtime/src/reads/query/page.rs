@@ -65,7 +65,10 @@ pub struct Page<T> {
     /// [`Query::exact_end`]: crate::reads::query::Query::exact_end
     pub has_more: Option<bool>,
     /// The read capacity DynamoDB reported for the page's requests, in all
-    /// and by table and index.
+    /// and by table and index: asked of DynamoDB only on a handle made
+    /// [`with_return_consumed_capacity`](crate::Db::with_return_consumed_capacity)
+    /// or when a `tracing` subscriber records the page's spans; zero
+    /// otherwise.
     pub consumed_capacity: Capacity,
     /// How many requests the page took.
     pub requests: u32,

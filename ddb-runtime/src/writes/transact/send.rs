@@ -39,7 +39,6 @@ impl Sending<'_> {
         let mut attempt = 0;
         let mut items = Some(items);
         let intercepted = self.db.sdk().intercepted();
-        let span = self.span(items.iter().flatten());
         loop {
             attempt += 1;
             // Read back from what was sent, unless the caller's interceptors
@@ -50,6 +49,8 @@ impl Sending<'_> {
                 true => items.clone(),
                 false => items.take(),
             };
+            // One span per TransactWriteItems sent (and the SDK's retries).
+            let span = self.span(sending.iter().flatten());
             let error = match self.send_once(sending, &token, attempts, &span).await {
                 Ok(capacity) => return Ok((token, capacity)),
                 Err(error) => error,
