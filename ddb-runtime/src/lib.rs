@@ -250,8 +250,9 @@ pub mod schema {
     pub use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
     pub use crate::tables::{
         access_pattern_report, cloudformation, cloudformation_yaml, cost, create_table_if_missing,
-        create_table_input, drift, iam, key_attributes, logical_id, plan_sync, sync_table,
-        terraform, workbench, Billing, Deployment, SyncChange, SyncPlan, TableCreated, Template,
+        create_table_input, drift, hot_partition_report, iam, key_attributes, logical_id,
+        plan_sync, sync_table, terraform, workbench, Billing, Deployment, SyncChange, SyncPlan,
+        TableCreated, Template,
     };
 }
 

@@ -110,6 +110,7 @@ fn out_of_step(items: &[HashMap<String, AttributeValue>]) -> usize {
 
 #[tokio::test]
 async fn a_new_index_is_backfilled_under_concurrent_updates_and_resumes() {
+    ddb_tests::requires!(AtomicConditionalWrites);
     let n = 5_000;
     let (_old, db) = shipped(n).await;
 

@@ -263,6 +263,7 @@ fn check_item(stored: &Item) -> Result<(), String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn index_attributes_always_follow_the_item_under_concurrency() {
+    ddb_tests::requires!(AtomicConditionalWrites);
     let large = std::env::var("DDB_STRESS").is_ok_and(|v| v == "large");
     let (tasks, steps, items) = if large { (64, 200, 16) } else { (32, 12, 4) };
     let seed: u64 = std::env::var("DDB_STRESS_SEED")

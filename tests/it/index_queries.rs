@@ -109,6 +109,7 @@ async fn open_orders_merge_across_shards() {
 /// units are within 10% of reading the four shards directly with the SDK.
 #[tokio::test]
 async fn a_sharded_stream_reads_each_item_once() {
+    ddb_tests::requires!(CapacityByItemSize);
     // The test compares the read units pages report with the raw queries'.
     let db = ddb_tests::db_with_table::<Ecommerce>()
         .await
@@ -347,6 +348,7 @@ struct Thread {
 /// projected attributes unless asked for all.
 #[tokio::test]
 async fn a_keys_only_local_index_reads_whole_entities() {
+    ddb_tests::requires!(LocalIndexFetches);
     let db = ddb_tests::db_with_table::<Threads>().await;
     let thread = Thread {
         forum: "rust".into(),

@@ -54,6 +54,7 @@ async fn oversized_items_and_keys_are_refused_before_sending() {
     assert_eq!(count_items(&db).await, 0);
 
     // Just under the limit is written.
+    ddb_tests::requires!(FullSizeItems);
     let mut fits = customer("fits");
     let overhead = ddb_runtime::write::item_size(&fits.to_item().unwrap()) - fits.name.len();
     fits.name = "y".repeat(409_600 - overhead);

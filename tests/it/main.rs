@@ -5,6 +5,7 @@ mod batches;
 mod campaigns;
 mod cli;
 mod compile;
+mod condition_read_back;
 mod convert;
 mod cursors;
 mod encoding;

@@ -176,6 +176,7 @@ async fn latest_orders_newest_first_across_pages() {
 /// page (still one request).
 #[tokio::test]
 async fn a_page_says_whether_more_items_follow() {
+    ddb_tests::requires!(LastEvaluatedKeyAtLimit);
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     ddb_tests::put_raw(&db, &generated("m", 3, OrderStatus::Open)).await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;

@@ -334,6 +334,7 @@ fn rfc3339(at: time::OffsetDateTime) -> String {
 
 #[tokio::test]
 async fn a_scan_costs_more_than_any_pattern_budget() {
+    ddb_tests::requires!(CapacityByItemSize);
     let db = single_table().await;
     let (items, capacity) = scan(&db, db.table_name::<one::Ecommerce>()).await;
     assert_eq!(items.len(), 3 + 49 + 3);

@@ -70,6 +70,7 @@ fn order(id: &str) -> Order {
 
 #[tokio::test]
 async fn every_request_is_a_span_with_capacity_and_no_key_values() {
+    ddb_tests::requires!(CapacityByItemSize);
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let table = db.table_name::<Ecommerce>().to_owned();
     let capture = Capture::default();
@@ -128,12 +129,35 @@ async fn every_request_is_a_span_with_capacity_and_no_key_values() {
         "{again:?}"
     );
 
+    // A transaction sent again after a conflict is one span per request,
+    // each counting its own attempts.
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    proxy.fail(
+        "TransactWriteItems",
+        1,
+        ddb_tests::proxy::Fault::TransactionConflict,
+    );
+    through
+        .transact_write()
+        .create(&order("T9"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(proxy.seen("TransactWriteItems"), 2, "sent again once");
+
     let spans = capture.spans.lock().unwrap().clone();
     let failed: Vec<&str> = spans
         .iter()
         .filter_map(|s| s.get("error.type").map(String::as_str))
         .collect();
-    assert_eq!(failed, ["ConditionalCheckFailedException"], "{spans:?}");
+    assert_eq!(
+        failed,
+        [
+            "ConditionalCheckFailedException",
+            "TransactionCanceledException"
+        ],
+        "the create met its item, the transaction its conflict: {spans:?}"
+    );
     let operations: Vec<&str> = spans
         .iter()
         .map(|s| s["db.operation.name"].as_str())
@@ -171,12 +195,27 @@ async fn every_request_is_a_span_with_capacity_and_no_key_values() {
         .unwrap();
     assert!(!query.contains_key("aws.dynamodb.index_name"), "{query:?}");
     assert!(query["ddb.attempts"].parse::<u32>().unwrap() >= 1);
+    let resent: Vec<&Fields> = spans
+        .iter()
+        .filter(|s| s["db.operation.name"] == "TransactWriteItems")
+        .skip(1)
+        .collect();
+    assert_eq!(resent.len(), 2, "the conflict, then the applied resend");
+    let (conflict, applied) = (resent[0], resent[1]);
+    assert_eq!(
+        conflict["error.type"], "TransactionCanceledException",
+        "{conflict:?}"
+    );
+    assert_eq!(conflict["ddb.attempts"], "1", "{conflict:?}");
+    assert_eq!(applied["ddb.attempts"], "1", "{applied:?}");
+    assert!(!applied.contains_key("error.type"), "{applied:?}");
 }
 
 /// The report's write cost of each entity, from a sample item, is
 /// what DynamoDB reports for writing it, table and indexes.
 #[tokio::test]
 async fn the_cost_report_matches_what_dynamodb_reports() {
+    ddb_tests::requires!(CapacityByItemSize);
     use ddb_examples::single_table::{Customer, OrderItem};
     use ddb_examples::ProductId;
     use ddb_runtime::schema::cost::{cost_report, write_cost};

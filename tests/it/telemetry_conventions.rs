@@ -113,15 +113,6 @@ impl Conventions {
     }
 }
 
-/// The requests on a table rather than its items.
-const TABLE_OPERATIONS: [&str; 5] = [
-    "CreateTable",
-    "DescribeTable",
-    "UpdateTable",
-    "DescribeTimeToLive",
-    "UpdateTimeToLive",
-];
-
 /// ddb's own measures and their types.
 const DDB_ATTRIBUTES: [(&str, &str); 6] = [
     ("ddb.entity", "string"),
@@ -306,11 +297,8 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
             "{context}"
         );
         assert!(attributes.contains_key("aws.request_id"), "{context}");
-        // Requests on items go through the Db, which knows its endpoint.
-        if !TABLE_OPERATIONS.contains(&operation.as_str()) {
-            for name in ["server.address", "server.port"] {
-                assert!(attributes.contains_key(name), "{name} of {context}");
-            }
+        for name in ["server.address", "server.port"] {
+            assert!(attributes.contains_key(name), "{name} of {context}");
         }
 
         // What each operation has, and has only where the registry puts it.

@@ -83,3 +83,67 @@ async fn throttles_the_sdk_retries_absorb_never_reach_the_caller() {
     through.create(&order("A1")).send().await.unwrap();
     assert_eq!(ddb_tests::scan_raw::<Ecommerce>(&db).await.len(), 1);
 }
+
+#[tokio::test]
+async fn the_hot_partition_report_points_at_the_declared_keys_and_what_spreads_them() {
+    use ddb_examples::single_table::{Customer, OrderItem};
+    use ddb_runtime::Entity;
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let table = arn(db.table_name::<Ecommerce>());
+    let mut throttles = Vec::new();
+    for (id, reason, resource) in [
+        (
+            "H1",
+            "IndexWriteKeyRangeThroughputExceeded",
+            format!("{table}/index/GSI1"),
+        ),
+        (
+            "H2",
+            "IndexWriteKeyRangeThroughputExceeded",
+            format!("{table}/index/GSI1"),
+        ),
+        (
+            "H3",
+            "IndexWriteKeyRangeThroughputExceeded",
+            format!("{table}/index/GSI2"),
+        ),
+        (
+            "H4",
+            "TableWriteProvisionedThroughputExceeded",
+            table.clone(),
+        ),
+    ] {
+        proxy.fail("PutItem", 4, Fault::throttled(reason, &resource));
+        let error = through.create(&order(id)).send().await.unwrap_err();
+        throttles.extend(error.throttling_reasons());
+    }
+    assert_eq!(throttles.len(), 4);
+    let entities = [&Customer::SCHEMA, &Order::SCHEMA, &OrderItem::SCHEMA];
+    let report = ddb_runtime::schema::hot_partition_report(&entities, &throttles);
+    let row = |text: &str| {
+        report
+            .lines()
+            .find(|line| line.starts_with(text))
+            .unwrap_or_else(|| panic!("no row {text:?} in\n{report}"))
+            .to_owned()
+    };
+    // GSI1 holds Order's and OrderItem's keys, neither sharded.
+    let order_gsi1 = row(
+        "| GSI1 | IndexWriteKeyRangeThroughputExceeded | 2 | Order | GSI1PK = ORDER#{order_id} |",
+    );
+    assert!(
+        order_gsi1.contains("`shards = N` on this index"),
+        "{order_gsi1}"
+    );
+    row("| GSI1 | IndexWriteKeyRangeThroughputExceeded | 2 | OrderItem | GSI1PK = PRODUCT#{product_id} |");
+    // GSI2 is sharded four ways.
+    let gsi2 = row(
+        "| GSI2 | IndexWriteKeyRangeThroughputExceeded | 1 | Order | GSI2PK = STATUS#{status} |",
+    );
+    assert!(gsi2.contains("already sharded 4 ways"), "{gsi2}");
+    // The table's capacity is not one key's.
+    let capacity = row("| table | TableWriteProvisionedThroughputExceeded | 1 | Customer | PK = CUSTOMER#{customer_id} |");
+    assert!(capacity.contains("not one key"), "{capacity}");
+    assert_eq!(report.lines().count(), 2 + 2 + 1 + 3, "{report}");
+}

@@ -83,6 +83,7 @@ async fn a_transaction_names_each_item_by_table_and_key() {
 
 #[tokio::test]
 async fn a_transaction_is_applied_once_and_cancels_whole() {
+    ddb_tests::requires!(ClientRequestToken);
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     db.create(&customer("123")).send().await.unwrap();
     let customer_key = Customer::key(&CustomerId("123".into())).unwrap();
@@ -262,6 +263,7 @@ async fn transactions_lost_to_conflicts_are_sent_again() {
 /// and DynamoDB answers success.
 #[tokio::test]
 async fn a_transaction_whose_answer_was_lost_and_retry_conflicted_is_applied_once() {
+    ddb_tests::requires!(ClientRequestToken);
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     proxy.fail("TransactWriteItems", 1, Fault::DropResponse);

@@ -116,6 +116,7 @@ async fn errors_say_how_a_request_failed_and_whether_to_retry() {
 /// table lacks.
 #[tokio::test]
 async fn a_service_error_displays_its_code_and_message() {
+    ddb_tests::requires!(ValidationOfIndexNames);
     let client = ddb_tests::client();
     let without_indexes = ddb_runtime::model::TableDef {
         indexes: &[],

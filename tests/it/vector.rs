@@ -122,6 +122,7 @@ async fn catalog(db: &Db, n: u64) -> Vec<Product> {
 
 #[tokio::test]
 async fn a_cosine_search_returns_the_closest_items_of_its_category_best_first() {
+    ddb_tests::requires!(VectorSearch);
     let db = ddb_tests::db_with_table::<Catalog>().await;
     let products = catalog(&db, 40).await;
     let query = [0.3, -0.2, 0.9, 0.1];
@@ -175,6 +176,7 @@ async fn a_cosine_search_returns_the_closest_items_of_its_category_best_first() 
 
 #[tokio::test]
 async fn euclidean_and_dot_product_searches_rank_as_their_distance_says() {
+    ddb_tests::requires!(VectorSearch);
     let db = ddb_tests::db_with_table::<EuclideanPoints>().await;
     let mut rng = ddb_tests::SplitMix64(9);
     let points: Vec<Point> = (0..30)
@@ -226,6 +228,7 @@ async fn euclidean_and_dot_product_searches_rank_as_their_distance_says() {
 
 #[tokio::test]
 async fn a_malformed_vector_is_refused_before_sending_and_a_missing_one_is_not_indexed() {
+    ddb_tests::requires!(VectorSearch);
     let db = ddb_tests::db_with_table::<Catalog>().await;
     let product = |id: &str, embedding: Option<Vec<f32>>| Product {
         id: id.into(),
@@ -303,6 +306,7 @@ async fn a_malformed_vector_is_refused_before_sending_and_a_missing_one_is_not_i
 
 #[tokio::test]
 async fn an_update_that_changes_the_vector_moves_the_item_in_the_results() {
+    ddb_tests::requires!(VectorSearch);
     let db = ddb_tests::db_with_table::<Catalog>().await;
     let product = |id: &str, v: [f32; 4]| Product {
         id: id.into(),
@@ -350,6 +354,7 @@ pub struct CatalogAtLaunch;
 /// with a typed, retryable error, then it finds the items stored before.
 #[tokio::test]
 async fn a_vector_index_added_after_launch_is_searchable_once_filled() {
+    ddb_tests::requires!(VectorSearch);
     let launched = ddb_tests::db_with_table::<CatalogAtLaunch>().await;
     let name = launched.table_name::<CatalogAtLaunch>().to_owned();
     let db = launched.with_table_name::<Catalog>(&name);
@@ -505,6 +510,7 @@ pub struct Aisle {
 
 #[tokio::test]
 async fn the_search_schema_is_written_and_searched_as_dynamodb_takes_it() {
+    ddb_tests::requires!(VectorSearch);
     let db = ddb_tests::db_with_table::<Shelf>().await;
     let item = |id: &str, aisle: &str, size: Option<u32>, look: [f32; 2]| ShelfItem {
         id: id.into(),
@@ -618,6 +624,7 @@ fn no_meaning_yet(_: &mut ddb_runtime::Item) -> Result<(), String> {
 
 #[tokio::test]
 async fn an_upgrade_that_adds_no_vector_leaves_the_item_out_of_the_index() {
+    ddb_tests::requires!(VectorSearch);
     let db = ddb_tests::db_with_table::<Notebook>().await;
     for id in ["1", "2"] {
         let old = note_at_version_1::Note { id: id.into() };

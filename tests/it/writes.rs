@@ -70,6 +70,7 @@ async fn a_create_whose_response_is_lost_is_applied_once() {
 /// one-action transaction under a ClientRequestToken, knows it did).
 #[tokio::test]
 async fn an_exactly_once_create_reports_its_own_write_after_a_lost_answer() {
+    ddb_tests::requires!(ClientRequestToken);
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
 
@@ -121,6 +122,7 @@ async fn an_exactly_once_create_reports_its_own_write_after_a_lost_answer() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_versioned_increments_lose_nothing() {
+    ddb_tests::requires!(AtomicConditionalWrites);
     let db = ddb_tests::db_with_table::<Counters>().await;
     let start = Counter {
         name: "hits".into(),
@@ -130,11 +132,14 @@ async fn concurrent_versioned_increments_lose_nothing() {
     db.create(&start).send().await.unwrap();
     let key = Counter::key(&"hits".to_string()).unwrap();
     let conflicts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    // The version each applied put was conditioned on.
+    let applied_over = Arc::new(std::sync::Mutex::new(Vec::new()));
     let tasks: Vec<_> = (0..32)
         .map(|_| {
             let db = db.clone();
             let key = key.clone();
             let conflicts = conflicts.clone();
+            let applied_over = applied_over.clone();
             tokio::spawn(async move {
                 for _ in 0..25 {
                     loop {
@@ -149,6 +154,7 @@ async fn concurrent_versioned_increments_lose_nothing() {
                         match db.put(&counter).send().await {
                             Ok(written) => {
                                 assert_eq!(written.version, Some(counter.version + 1));
+                                applied_over.lock().unwrap().push(counter.version);
                                 break;
                             }
                             Err(error) if error.is_version_conflict() => {
@@ -171,6 +177,17 @@ async fn concurrent_versioned_increments_lose_nothing() {
         .await
         .unwrap()
         .unwrap();
+    let mut applied_over = applied_over.lock().unwrap().clone();
+    applied_over.sort_unstable();
+    let twice: Vec<u64> = applied_over
+        .windows(2)
+        .filter(|pair| pair[0] == pair[1])
+        .map(|pair| pair[0])
+        .collect();
+    assert!(
+        twice.is_empty(),
+        "the server applied two puts conditioned on the same version: {twice:?}"
+    );
     assert_eq!(end.value, 800);
     assert_eq!(end.version, 801, "created at 1, then 800 versioned writes");
     assert!(
@@ -287,6 +304,7 @@ async fn expect_version_without_a_version_field_is_refused_before_sending() {
 /// one-action transaction under a ClientRequestToken) succeeds, applied once.
 #[tokio::test]
 async fn a_versioned_write_whose_answer_was_lost_is_never_a_version_conflict() {
+    ddb_tests::requires!(ClientRequestToken);
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     db.create(&open_order("V1")).send().await.unwrap();
@@ -387,6 +405,7 @@ async fn a_versioned_write_whose_answer_was_lost_is_never_a_version_conflict() {
 /// sends again under its token and is applied once.
 #[tokio::test]
 async fn retries_spent_after_a_lost_answer_are_an_unknown_outcome() {
+    ddb_tests::requires!(ClientRequestToken);
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     let throttle = Fault::Error(400, "ThrottlingException");

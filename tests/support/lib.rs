@@ -2,6 +2,7 @@
 //! process (or `DDB_ENDPOINT`), a fresh client per test, a table per test,
 //! and a fault-injecting proxy.
 
+pub mod engine;
 pub mod proxy;
 
 use std::sync::OnceLock;
@@ -15,6 +16,7 @@ use ddb_runtime::model::TableDef;
 /// uses its own tables, so tests run in parallel without interfering.
 pub fn local() -> &'static LocalDynamoDb {
     static LOCAL: OnceLock<LocalDynamoDb> = OnceLock::new();
+    undecided_global_subscriber();
     LOCAL.get_or_init(|| LocalDynamoDb::start().expect("start the local DynamoDB"))
 }
 
@@ -61,7 +63,41 @@ pub async fn wait_until_active(client: &Client, name: &str) {
 /// the cache once its subscriber is set.
 pub async fn one_subscriber_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
     static SUBSCRIBED: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    undecided_global_subscriber();
     SUBSCRIBED.lock().await
+}
+
+/// Sets, once, a global subscriber that wants nothing but says so at each
+/// span rather than once per call site: with it, no call site is ever
+/// cached as unwanted by every subscriber, which a test's own subscriber,
+/// set on its thread while another thread registers the call site, would
+/// then never see.
+fn undecided_global_subscriber() {
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::subscriber::Interest;
+    use tracing::{Event, Metadata};
+    struct Undecided;
+    impl tracing::Subscriber for Undecided {
+        fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+            Interest::sometimes()
+        }
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            false
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, _: &Event<'_>) {}
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+    static SET: OnceLock<()> = OnceLock::new();
+    SET.get_or_init(|| {
+        // A test binary that set its own global subscriber keeps it.
+        let _ = tracing::subscriber::set_global_default(Undecided);
+    });
 }
 
 /// A `Db` on a fresh copy of table `T`, for this test alone.

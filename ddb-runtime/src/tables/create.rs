@@ -2,7 +2,7 @@
 //! live turned on.
 
 use crate::entity::Table;
-use crate::telemetry::TableRequest;
+use crate::telemetry::TableOperation;
 
 use std::time::{Duration, Instant};
 
@@ -233,12 +233,7 @@ pub async fn create_table_if_missing(
         .set_vector_indexes(input.vector_indexes.clone())
         .set_stream_specification(input.stream_specification.clone())
         .set_billing_mode(input.billing_mode().cloned())
-        .send()
-        .recorded(crate::telemetry::RequestSpan::of_table(
-            client,
-            "CreateTable",
-            name,
-        ))
+        .send_spanned(client, name)
         .await;
     let outcome = match created {
         Ok(_) => TableCreated::Created,
@@ -269,14 +264,8 @@ pub(crate) async fn wait_until_active(
         let described = client
             .describe_table()
             .table_name(name)
-            .send()
-            .recorded(crate::telemetry::RequestSpan::of_table(
-                client,
-                "DescribeTable",
-                name,
-            ))
-            .await
-            .map_err(|e| Error::sdk("DescribeTable", e))?;
+            .send_on(client, name)
+            .await?;
         let status = described.table().and_then(|t| t.table_status().cloned());
         let active = |s: Option<&aws_sdk_dynamodb::types::IndexStatus>| {
             s.is_none_or(|s| *s == aws_sdk_dynamodb::types::IndexStatus::Active)
@@ -314,14 +303,8 @@ pub(super) async fn time_to_live(
     let described = client
         .describe_time_to_live()
         .table_name(name)
-        .send()
-        .recorded(crate::telemetry::RequestSpan::of_table(
-            client,
-            "DescribeTimeToLive",
-            name,
-        ))
-        .await
-        .map_err(|e| Error::sdk("DescribeTimeToLive", e))?;
+        .send_on(client, name)
+        .await?;
     let description = described.time_to_live_description();
     let on = matches!(
         description.and_then(|d| d.time_to_live_status()),
@@ -371,14 +354,8 @@ pub(super) async fn enable_time_to_live(
         .update_time_to_live()
         .table_name(name)
         .time_to_live_specification(specification)
-        .send()
-        .recorded(crate::telemetry::RequestSpan::of_table(
-            client,
-            "UpdateTimeToLive",
-            name,
-        ))
-        .await
-        .map_err(|e| Error::sdk("UpdateTimeToLive", e))?;
+        .send_on(client, name)
+        .await?;
     Ok(())
 }
 

@@ -1,9 +1,10 @@
 //! The schema from code: CreateTable input, create-if-missing, sync, the
-//! access-pattern report, the IAM policy and the cost estimate, all from the
+//! access-pattern and hot-partition reports, the IAM policy and the cost estimate, all from the
 //! `Table` and `Entity` declarations.
 
 pub mod cost;
 pub(crate) mod create;
+mod hot_partitions;
 pub mod iam;
 mod report;
 mod sync;
@@ -11,6 +12,7 @@ mod template;
 mod vector;
 
 pub use create::{create_table_if_missing, create_table_input, key_attributes, TableCreated};
+pub use hot_partitions::hot_partition_report;
 pub use report::access_pattern_report;
 pub use sync::{plan_sync, sync_table, SyncChange, SyncPlan};
 pub use template::{

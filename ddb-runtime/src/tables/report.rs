@@ -17,7 +17,8 @@ fn attribute_names(table: &TableDef, key: &KeyDef) -> (&'static str, Option<&'st
     }
 }
 
-fn template_text(template: &Template) -> String {
+/// The template as declared: `CUSTOMER#{customer_id}`.
+pub(super) fn template_text(template: &Template) -> String {
     let mut text = String::new();
     for part in template.parts {
         match part {

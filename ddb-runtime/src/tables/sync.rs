@@ -2,7 +2,7 @@
 //! applies.
 
 use crate::entity::Table;
-use crate::telemetry::TableRequest;
+use crate::telemetry::TableOperation;
 
 use std::time::Duration;
 
@@ -264,12 +264,7 @@ async fn describe_table(client: &Client, name: &str) -> Result<Option<DescribeTa
     match client
         .describe_table()
         .table_name(name)
-        .send()
-        .recorded(crate::telemetry::RequestSpan::of_table(
-            client,
-            "DescribeTable",
-            name,
-        ))
+        .send_spanned(client, name)
         .await
     {
         Ok(described) => Ok(Some(described)),
@@ -488,14 +483,8 @@ pub async fn sync_table(
                             .create(create)
                             .build(),
                     )
-                    .send()
-                    .recorded(crate::telemetry::RequestSpan::of_table(
-                        client,
-                        "UpdateTable",
-                        name,
-                    ))
-                    .await
-                    .map_err(|e| Error::sdk("UpdateTable", e))?;
+                    .send_on(client, name)
+                    .await?;
                 wait_until_active(client, name, timeout).await?;
             }
             SyncChange::AddVectorIndex(index_name) => {
@@ -511,14 +500,8 @@ pub async fn sync_table(
                     .update_table()
                     .table_name(name)
                     .stream_specification(stream_specification(*view))
-                    .send()
-                    .recorded(crate::telemetry::RequestSpan::of_table(
-                        client,
-                        "UpdateTable",
-                        name,
-                    ))
-                    .await
-                    .map_err(|e| Error::sdk("UpdateTable", e))?;
+                    .send_on(client, name)
+                    .await?;
                 wait_until_active(client, name, timeout).await?;
             }
         }

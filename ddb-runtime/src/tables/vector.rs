@@ -1,7 +1,7 @@
 //! Vector indexes in DynamoDB's own types: the `VectorIndexes` of
 //! CreateTable and the `VectorIndexUpdates` of UpdateTable.
 
-use crate::telemetry::TableRequest;
+use crate::telemetry::TableOperation;
 use aws_sdk_dynamodb::types::{
     CreateVectorIndexAction, Projection as SdkProjection, ProjectionType, SearchSchemaElement,
     SearchSchemaElementType, VectorAttributeDefinition, VectorDistanceFunction, VectorIndex,
@@ -214,13 +214,7 @@ pub(super) async fn add_vector_index(
         .table_name(name)
         .set_attribute_definitions((!definitions.is_empty()).then_some(definitions))
         .vector_index_updates(update)
-        .send()
-        .recorded(crate::telemetry::RequestSpan::of_table(
-            client,
-            "UpdateTable",
-            name,
-        ))
-        .await
-        .map_err(|e| Error::sdk("UpdateTable", e))?;
+        .send_on(client, name)
+        .await?;
     Ok(())
 }

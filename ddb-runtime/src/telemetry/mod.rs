@@ -45,7 +45,9 @@ mod error_type;
 #[cfg(feature = "opentelemetry")]
 mod opentelemetry;
 mod span;
+mod table_operation;
 
 pub use capacity::Capacity;
 pub(crate) use error_type::error_type;
-pub(crate) use span::{span_names, Answer, Read, RequestSpan, Server, TableRequest};
+pub(crate) use span::{span_names, Answer, Read, RequestSpan, Server};
+pub(crate) use table_operation::TableOperation;

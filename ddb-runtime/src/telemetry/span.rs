@@ -1,6 +1,7 @@
 //! The span of one request: created with what the request asks, filled in
 //! with what its answer said.
 
+use aws_sdk_dynamodb::config::http::HttpResponse;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -175,23 +176,15 @@ impl RequestSpan {
         this
     }
 
-    /// The span of a table's `operation` (CreateTable, DescribeTable...)
-    /// sent through `client`.
-    pub(crate) fn of_table(
-        client: &aws_sdk_dynamodb::Client,
-        operation: &'static str,
-        table: &str,
-    ) -> Self {
-        let server = Server::new(client.config().region().map(ToString::to_string));
-        Self::new(&server, operation, table, None, "")
-    }
-
     /// Awaits a table's request `sent` under this span, and records its
-    /// answer or failure.
-    pub(crate) async fn table_request<T, E, R>(
+    /// answer or failure, and the endpoint `server` learned.
+    pub(crate) async fn table_request<T, E>(
         &self,
-        sent: impl std::future::Future<Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, R>>>,
-    ) -> Result<T, aws_sdk_dynamodb::error::SdkError<E, R>>
+        server: &Server,
+        sent: impl std::future::Future<
+            Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, HttpResponse>>,
+        >,
+    ) -> Result<T, aws_sdk_dynamodb::error::SdkError<E, HttpResponse>>
     where
         T: aws_sdk_dynamodb::operation::RequestId,
         E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
@@ -202,12 +195,10 @@ impl RequestSpan {
             return answer;
         };
         match &answer {
-            Ok(output) => {
-                if let Some(request_id) = output.request_id() {
-                    self.0.record(&fields.request_id, request_id);
-                }
-            }
+            Ok(output) => self.ended(fields, server, output.request_id(), 0),
             Err(error) => {
+                let request_id = aws_sdk_dynamodb::operation::RequestId::request_id(error);
+                self.ended(fields, server, request_id, 0);
                 let kind = crate::error::SdkErrorKind::of(error);
                 let code = error.as_service_error().and_then(|e| e.code());
                 self.0.record(&fields.status, "error");
@@ -221,10 +212,17 @@ impl RequestSpan {
         answer
     }
 
-    /// Whether anything records this span (a subscriber or a log wants
-    /// it): what only the span reads is asked of DynamoDB only then.
+    /// Whether a subscriber records this span: what only the span reads is
+    /// asked of DynamoDB only then. The span's own subscriber is asked: a
+    /// call site that another thread's subscriber always wants is created
+    /// on every thread, also where no subscriber wants it.
     pub(crate) fn is_recorded(&self) -> bool {
-        !self.0.is_disabled()
+        let Some(metadata) = self.0.metadata() else {
+            return false;
+        };
+        self.0
+            .with_subscriber(|(_, subscriber)| subscriber.enabled(metadata))
+            .unwrap_or(false)
     }
 
     /// The `tracing` span, to instrument the request with.
@@ -344,8 +342,9 @@ impl RequestSpan {
     /// fields to record (no subscriber nor log wants it).
     fn fields(&self) -> Option<&'static Fields> {
         static FIELDS: OnceLock<Fields> = OnceLock::new();
-        // A disabled span keeps its metadata: nothing would read a record.
-        if self.0.is_disabled() {
+        // A span no subscriber records keeps its metadata: nothing would
+        // read a record.
+        if !self.is_recorded() {
             return None;
         }
         let fields = self.0.metadata()?.fields();
@@ -464,31 +463,6 @@ pub(crate) fn span_names<'a>(
     }
     tables.sort_unstable();
     (tables, entity.unwrap_or(""))
-}
-
-/// A table's request, sent under its span (see
-/// [`RequestSpan::table_request`]).
-pub(crate) trait TableRequest<T, E, R>:
-    std::future::Future<Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, R>>> + Sized
-where
-    T: aws_sdk_dynamodb::operation::RequestId,
-    E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
-{
-    /// This request, its answer or failure recorded on `span`.
-    fn recorded(
-        self,
-        span: RequestSpan,
-    ) -> impl std::future::Future<Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, R>>> {
-        async move { span.table_request(self).await }
-    }
-}
-
-impl<F, T, E, R> TableRequest<T, E, R> for F
-where
-    F: std::future::Future<Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, R>>>,
-    T: aws_sdk_dynamodb::operation::RequestId,
-    E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
-{
 }
 
 #[cfg(test)]

@@ -4,5 +4,6 @@
 
 pub mod attempts;
 pub mod batch;
+pub(crate) mod condition_items;
 pub mod sdk;
 pub mod sent;

@@ -46,6 +46,7 @@ pub(crate) struct Sdk {
     intercepted: bool,
     slots: Slots,
     server: crate::telemetry::Server,
+    condition_items: super::condition_items::ConditionItems,
 }
 
 impl Sdk {
@@ -59,6 +60,7 @@ impl Sdk {
             intercepted,
             slots: Slots::default(),
             server: crate::telemetry::Server::new(region),
+            condition_items: Default::default(),
         })
     }
 
@@ -76,6 +78,12 @@ impl Sdk {
     /// Where the client's requests go, for their spans.
     pub(crate) fn server(&self) -> &crate::telemetry::Server {
         &self.server
+    }
+
+    /// What the server's failed conditions have shown about the items
+    /// they met.
+    pub(crate) fn condition_items(&self) -> &super::condition_items::ConditionItems {
+        &self.condition_items
     }
 
     /// The caller's client.

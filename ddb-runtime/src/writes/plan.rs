@@ -209,7 +209,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_consumed_capacity(capacity.clone())
                 };
                 self.answer(
-                    (&span, sdk.server()),
+                    (db, &span),
                     operation,
                     attempts,
                     sdk.send(attempts, request),
@@ -230,7 +230,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_consumed_capacity(capacity.clone())
                 };
                 self.answer(
-                    (&span, sdk.server()),
+                    (db, &span),
                     operation,
                     attempts,
                     sdk.send(attempts, request),
@@ -246,7 +246,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                         .set_return_consumed_capacity(capacity.clone())
                 };
                 self.answer(
-                    (&span, sdk.server()),
+                    (db, &span),
                     operation,
                     attempts,
                     sdk.send(attempts, request),
@@ -265,7 +265,7 @@ impl<E: Entity + 'static> WritePlan<E> {
     /// capacity it consumed, or its failure (see `sdk_failure`).
     async fn answer<O: WriteAnswer, R>(
         &self,
-        (span, server): (&telemetry::RequestSpan, &telemetry::Server),
+        (db, span): (&Db, &telemetry::RequestSpan),
         operation: &'static str,
         attempts: &Attempts,
         sent: impl std::future::Future<Output = std::result::Result<O, SdkError<R, HttpResponse>>>,
@@ -283,33 +283,65 @@ impl<E: Entity + 'static> WritePlan<E> {
                     request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
                     scanned: None,
                 };
-                span.answered(server, &answer);
+                span.answered(db.sdk().server(), &answer);
                 let (attributes, consumed) = output.into_parts();
                 Ok((attributes, Capacity::of(consumed)))
             }
             Err(error) => {
                 span.failed_request(&error);
-                Err(self.sdk_failure(operation, error, attempts))
+                let met = match error
+                    .as_service_error()
+                    .and_then(ConditionFailure::condition_failed)
+                {
+                    Some(returned) => Some(self.item_met(db, returned).await),
+                    None => None,
+                };
+                Err(self.sdk_failure(operation, error, met, attempts))
             }
         }
     }
 
-    /// A failed request: the mapped condition failure, or the SDK's error;
-    /// either is an unknown outcome when an attempt may have been applied.
+    /// The item a failed condition met: the one the answer returned, or,
+    /// when it returned none and the server has not shown that it returns
+    /// them, the item read back once (strongly consistent). A read-back
+    /// that fails leaves the answer as it was.
+    pub(crate) async fn item_met(&self, db: &Db, returned: Option<Item>) -> Option<Item> {
+        let items = db.sdk().condition_items();
+        if !items.read_back(returned.is_some()) {
+            return returned;
+        }
+        let entity = E::SCHEMA.entity_type;
+        let read = db
+            .get_stored::<E::Table>(entity, self.key.to_item(), true, &[])
+            .await;
+        match read {
+            Ok(Some(item)) => {
+                items.withheld();
+                tracing::warn!(
+                    entity,
+                    "the server returned no item for a failed condition, though one is stored: \
+                     ddb reads it back (DynamoDB returns it; see docs/compatibility.md)"
+                );
+                Some(item)
+            }
+            Ok(None) | Err(_) => None,
+        }
+    }
+
+    /// A failed request: the condition failure, given the item it met
+    /// (`met`), or the SDK's error; either is an unknown outcome when an
+    /// attempt may have been applied.
     fn sdk_failure<O>(
         &self,
         operation: &'static str,
         error: SdkError<O, aws_sdk_dynamodb::config::http::HttpResponse>,
+        met: Option<Option<Item>>,
         attempts: &Attempts,
     ) -> Error
     where
-        O: ConditionFailure,
         aws_sdk_dynamodb::Error: From<SdkError<O, aws_sdk_dynamodb::config::http::HttpResponse>>,
     {
-        match error
-            .as_service_error()
-            .and_then(ConditionFailure::condition_failed)
-        {
+        match met {
             Some(existing) if attempts.maybe_applied() => {
                 self.outcome_unknown(self.failure(existing))
             }
@@ -364,10 +396,10 @@ impl<E: Entity + 'static> WritePlan<E> {
         };
         // The item that failed the condition, as DynamoDB returned it
         // (ALL_OLD): none when there is no item.
-        let existing = failed
+        let returned = failed
             .and_then(|r| r.existing)
             .map(|ExistingItem(item)| item);
-        Err(self.failure(existing))
+        Err(self.failure(self.item_met(db, returned).await))
     }
 
     /// The plan as one action of a TransactWriteItems on `table`. A put's

@@ -202,6 +202,7 @@ async fn a_backfill_creates_the_guards_of_a_constraint_declared_after_launch() {
 /// no guard names a customer that does not hold its email.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backfill_keeps_up_with_writers_that_move_unique_values() {
+    ddb_tests::requires!(AtomicConditionalWrites);
     use before_the_constraint::Customer as Before;
     let db = ddb_tests::db_with_table::<Accounts>().await;
     let large = std::env::var("DDB_STRESS").is_ok_and(|v| v == "large");

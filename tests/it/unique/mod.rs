@@ -345,6 +345,7 @@ async fn a_key_cannot_take_the_prefix_of_guard_items() {
 /// user's email has its guard.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_writers_never_share_a_unique_value() {
+    ddb_tests::requires!(SerializableTransactions);
     use ddb_tests::proxy::Fault;
     let direct = ddb_tests::db_with_table::<Accounts>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&direct).await;
@@ -729,6 +730,7 @@ async fn an_expired_item_lets_its_values_go() {
 
 #[tokio::test]
 async fn the_cost_report_counts_the_guards() {
+    ddb_tests::requires!(CapacityByItemSize);
     let ada = user("1", "ada@example.com").to_item().unwrap();
     let report = ddb_runtime::schema::cost::cost_report(&[(&User::SCHEMA, ada)], 20);
     // One write unit for the item, one per guard, each twice in the transaction.

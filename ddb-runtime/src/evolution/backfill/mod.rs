@@ -23,7 +23,7 @@ mod pacing;
 mod plan;
 mod run;
 
-use crate::telemetry::TableRequest;
+use crate::telemetry::TableOperation;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
@@ -372,18 +372,12 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
 
     /// DescribeTable's item count, for the estimate; `None` if unavailable.
     async fn table_items(&self) -> Option<u64> {
-        let described = self
-            .db
-            .client()
+        let table = self.db.table_name::<E::Table>();
+        let client = self.db.client();
+        let described = client
             .describe_table()
-            .table_name(self.db.table_name::<E::Table>())
-            .send()
-            .recorded(self.db.span(
-                "DescribeTable",
-                self.db.table_name::<E::Table>(),
-                None,
-                E::SCHEMA.entity_type,
-            ))
+            .table_name(table)
+            .send_spanned(client, table)
             .await
             .ok()?;
         described

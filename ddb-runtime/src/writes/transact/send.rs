@@ -49,8 +49,10 @@ impl Sending<'_> {
                 true => items.clone(),
                 false => items.take(),
             };
-            // One span per TransactWriteItems sent (and the SDK's retries).
+            // One span per TransactWriteItems sent (and the SDK's retries),
+            // which counts that request's attempts only.
             let span = self.span(sending.iter().flatten());
+            let sent_before = attempts.count();
             let error = match self.send_once(sending, &token, attempts, &span).await {
                 Ok(capacity) => return Ok((token, capacity)),
                 Err(error) => error,
@@ -70,7 +72,10 @@ impl Sending<'_> {
                 // Sent again, the actions are those just sent, read back.
                 items = read_back_sent(attempts);
             }
+            let attempted = attempts.count() - sent_before;
             if resend && items.is_some() {
+                // This request failed; the transaction goes on in the next.
+                span.failed(self.db.sdk().server(), &error, attempted);
                 tokio::time::sleep(policy.delay(attempt)).await;
                 if !maybe_applied {
                     token = request_token();
@@ -86,9 +91,7 @@ impl Sending<'_> {
             } else {
                 error
             };
-            // Only the final failure marks the span: a conflict sent again
-            // and then applied is a success.
-            span.failed(self.db.sdk().server(), &error, attempts.count());
+            span.failed(self.db.sdk().server(), &error, attempted);
             return Err(error);
         }
     }
@@ -112,6 +115,7 @@ impl Sending<'_> {
         attempts: &Attempts,
         span: &RequestSpan,
     ) -> Result<Capacity> {
+        let sent_before = attempts.count();
         let capacity = self.db.consumed_capacity(span, self.capacity_asked);
         let request = |client: &aws_sdk_dynamodb::Client| {
             client
@@ -131,7 +135,7 @@ impl Sending<'_> {
                 let answer = telemetry::Answer {
                     capacity: output.consumed_capacity.as_deref().unwrap_or_default(),
                     items: self.actions.len(),
-                    attempts: attempts.count(),
+                    attempts: attempts.count() - sent_before,
                     request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
                     scanned: None,
                 };

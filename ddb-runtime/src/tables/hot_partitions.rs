@@ -1,0 +1,134 @@
+//! The hot-partition report: which declared partition keys the throttles
+//! DynamoDB reported point at, and whether write sharding would spread them.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crate::declaration::model::{EntitySchema, IndexKind, KeyDef, TableDef};
+use crate::error::{Throttle, ThrottleLimit, ThrottledResource};
+
+use super::report::template_text;
+
+/// The hot-partition report of throttles met on the table `entities` are
+/// stored in, as Markdown: one row per throttled table or index, reason and
+/// declared partition key there (the entity, its key template, how many
+/// times the reason was given), and what would spread the load.
+///
+/// A `KeyRangeThroughputExceeded` reason is one partition key taking more
+/// than its partition serves. Writes to a hot key of a global index spread
+/// with write sharding (`shards = N` on the index); a hot key of the table,
+/// or a hot key read, is not spread by sharding. The other reasons are
+/// the table's or index's capacity, not one key's.
+///
+/// Collect the throttles from the errors that reached you
+/// ([`Error::throttling_reasons`](crate::Error::throttling_reasons)).
+///
+/// ```
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+/// # struct Ecommerce;
+/// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+/// # #[ddb(table = Ecommerce, entity = "Order", pk = "ORDER#{order_id}", sk = "ORDER")]
+/// # #[ddb(index(name = "GSI1", pk = "STATUS#{status}", sk = "{order_id}"))]
+/// # struct Order { order_id: String, status: String }
+/// use ddb_runtime::{Entity, Throttle};
+/// let hot = Throttle::parse(
+///     "IndexWriteKeyRangeThroughputExceeded",
+///     "arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce/index/GSI1",
+/// );
+/// let report = ddb_runtime::schema::hot_partition_report(&[&Order::SCHEMA], &[hot]);
+/// assert!(report.contains("| GSI1 | IndexWriteKeyRangeThroughputExceeded | 1 | Order | GSI1PK = STATUS#{status} |"));
+/// assert!(report.contains("`shards = N`"));
+/// ```
+pub fn hot_partition_report(entities: &[&EntitySchema], throttles: &[Throttle]) -> String {
+    let mut counted: BTreeMap<(Option<&str>, &str), (usize, &Throttle)> = BTreeMap::new();
+    for throttle in throttles {
+        let seen = counted
+            .entry((throttle.index(), throttle.reason.as_str()))
+            .or_insert((0, throttle));
+        seen.0 += 1;
+    }
+    let mut out = String::new();
+    out.push_str("| Throttled | Reason | Count | Entity | Partition key | What spreads it |\n");
+    out.push_str("|---|---|---|---|---|---|\n");
+    for ((index, reason), (count, throttle)) in counted {
+        let place = index.unwrap_or("table");
+        let keys: Vec<(&EntitySchema, &KeyDef)> = entities
+            .iter()
+            .flat_map(|entity| entity.keys.iter().map(move |key| (*entity, key)))
+            .filter(|(_, key)| key.index == index)
+            .collect();
+        if keys.is_empty() {
+            let advice = advice(throttle, None);
+            let _ = writeln!(
+                out,
+                "| {place} | {reason} | {count} | — | no declared key | {advice} |"
+            );
+        }
+        for (entity, key) in keys {
+            let advice = advice(throttle, Some((entity.table, key)));
+            let _ = writeln!(
+                out,
+                "| {place} | {reason} | {count} | {} | {} = {} | {advice} |",
+                entity.entity_type,
+                partition_attribute(entity.table, key),
+                template_text(&key.pk),
+            );
+        }
+    }
+    out
+}
+
+/// The attribute holding the key's partition key.
+fn partition_attribute(table: &TableDef, key: &KeyDef) -> &'static str {
+    match key.index.and_then(|name| table.index(name)) {
+        Some(index) => index.pk.name,
+        None => table.pk.name,
+    }
+}
+
+/// What would spread the load `throttle` reports, for the key there.
+fn advice(throttle: &Throttle, key: Option<(&TableDef, &KeyDef)>) -> String {
+    let place = match throttle.resource_type {
+        Some(ThrottledResource::Index) => "index",
+        _ => "table",
+    };
+    let work = if throttle.write { "write" } else { "read" };
+    match &throttle.limit {
+        ThrottleLimit::KeyRangeThroughputExceeded if !throttle.write => {
+            "one key's reads: sharding spreads writes, not the reads of one item; \
+             cache the hot items"
+                .into()
+        }
+        ThrottleLimit::KeyRangeThroughputExceeded => match key {
+            Some((table, key)) if global(table, key) && key.shards > 1 => format!(
+                "one key's writes, already sharded {} ways: more shards spread them further",
+                key.shards
+            ),
+            Some((table, key)) if global(table, key) => {
+                "one key's writes: `shards = N` on this index spreads them over N partitions".into()
+            }
+            _ => "one key's writes: sharding applies to global indexes; spread them with \
+                  a partition key of finer grain"
+                .into(),
+        },
+        ThrottleLimit::ProvisionedThroughputExceeded => format!(
+            "not one key: the {place}'s provisioned {work} capacity; raise it, or use on-demand"
+        ),
+        ThrottleLimit::AccountLimitExceeded => {
+            "not one key: the account's per-table quota; ask AWS to raise it".into()
+        }
+        ThrottleLimit::MaxOnDemandThroughputExceeded => {
+            format!("not one key: the {place}'s maximum on-demand {work} throughput; raise it")
+        }
+        ThrottleLimit::Other(_) => "a reason this version of ddb does not know".into(),
+    }
+}
+
+/// Whether `key` is a global index's (the only keys write sharding applies to).
+fn global(table: &TableDef, key: &KeyDef) -> bool {
+    key.index
+        .and_then(|name| table.index(name))
+        .is_some_and(|index| index.kind == IndexKind::Global)
+}

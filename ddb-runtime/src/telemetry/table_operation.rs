@@ -1,0 +1,104 @@
+//! Table operations (CreateTable, DescribeTable, UpdateTable and the time
+//! to live's), each sent in a span of its own that records where it went,
+//! its request id and its failure.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::{BoxError, SdkError};
+use aws_sdk_dynamodb::Client;
+
+use super::span::{RequestSpan, Server};
+use crate::error::Error;
+
+/// A table operation's fluent builder.
+pub(crate) trait TableOperation: Sized {
+    /// What the operation answers.
+    type Output: aws_sdk_dynamodb::operation::RequestId;
+    /// How it fails.
+    type Error: aws_sdk_dynamodb::error::ProvideErrorMetadata;
+    /// DynamoDB's name of the operation.
+    const OPERATION: &'static str;
+
+    /// Sends the request, its endpoint learned by `server`.
+    fn send_to(
+        self,
+        server: Arc<Server>,
+    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send;
+
+    /// Sends the operation on table `table` in a span of its own.
+    fn send_spanned(
+        self,
+        client: &Client,
+        table: &str,
+    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> {
+        let region = client.config().region().map(ToString::to_string);
+        let server = Arc::new(Server::new(region));
+        let span = RequestSpan::new(&server, Self::OPERATION, table, None, "");
+        async move {
+            let sent = self.send_to(server.clone());
+            span.table_request(&server, sent).await
+        }
+    }
+
+    /// [`send_spanned`](Self::send_spanned), its failure as ddb's error.
+    fn send_on(
+        self,
+        client: &Client,
+        table: &str,
+    ) -> impl Future<Output = Result<Self::Output, Error>>
+    where
+        aws_sdk_dynamodb::Error: From<SdkError<Self::Error, HttpResponse>>,
+    {
+        let sent = self.send_spanned(client, table);
+        async move { sent.await.map_err(|e| Error::sdk(Self::OPERATION, e)) }
+    }
+}
+
+/// Learns the endpoint a table operation is sent to, for its span.
+#[derive(Debug)]
+struct EndpointSeen(Arc<Server>);
+
+impl Intercept for EndpointSeen {
+    fn name(&self) -> &'static str {
+        "ddb-table-operation-endpoint"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        self.0.sending_to(context.request().uri());
+        Ok(())
+    }
+}
+
+macro_rules! table_operation {
+    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal;)*) => {$(
+        impl TableOperation for aws_sdk_dynamodb::operation::$op::builders::$builder {
+            type Output = aws_sdk_dynamodb::operation::$op::$output;
+            type Error = aws_sdk_dynamodb::operation::$op::$error;
+            const OPERATION: &'static str = $name;
+
+            fn send_to(
+                self,
+                server: Arc<Server>,
+            ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send {
+                self.customize().interceptor(EndpointSeen(server)).send()
+            }
+        }
+    )*};
+}
+
+table_operation! {
+    create_table: CreateTableFluentBuilder -> CreateTableOutput, CreateTableError, "CreateTable";
+    describe_table: DescribeTableFluentBuilder -> DescribeTableOutput, DescribeTableError, "DescribeTable";
+    update_table: UpdateTableFluentBuilder -> UpdateTableOutput, UpdateTableError, "UpdateTable";
+    describe_time_to_live: DescribeTimeToLiveFluentBuilder -> DescribeTimeToLiveOutput, DescribeTimeToLiveError, "DescribeTimeToLive";
+    update_time_to_live: UpdateTimeToLiveFluentBuilder -> UpdateTimeToLiveOutput, UpdateTimeToLiveError, "UpdateTimeToLive";
+}
