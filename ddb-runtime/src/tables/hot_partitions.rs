@@ -21,7 +21,10 @@ use super::report::template_text;
 /// the table's or index's capacity, not one key's.
 ///
 /// Collect the throttles from the errors that reached you
-/// ([`Error::throttling_reasons`](crate::Error::throttling_reasons)).
+/// ([`Error::throttling_reasons`](crate::Error::throttling_reasons)), and
+/// pass the entities of the one table they are from: the report reads the
+/// index from each throttle's ARN, not the table, whose name a [`Db`](crate::Db)
+/// may set apart from its declaration.
 ///
 /// ```
 /// # #[derive(ddb_runtime::Table)]
@@ -53,12 +56,8 @@ pub fn hot_partition_report(entities: &[&EntitySchema], throttles: &[Throttle]) 
     out.push_str("| Throttled | Reason | Count | Entity | Partition key | What spreads it |\n");
     out.push_str("|---|---|---|---|---|---|\n");
     for ((index, reason), (count, throttle)) in counted {
-        let place = index.unwrap_or("table");
-        let keys: Vec<(&EntitySchema, &KeyDef)> = entities
-            .iter()
-            .flat_map(|entity| entity.keys.iter().map(move |key| (*entity, key)))
-            .filter(|(_, key)| key.index == index)
-            .collect();
+        let (place, reason) = (cell(index.unwrap_or("table")), cell(reason));
+        let keys = keys_at(entities, index);
         if keys.is_empty() {
             let advice = advice(throttle, None);
             let _ = writeln!(
@@ -66,18 +65,79 @@ pub fn hot_partition_report(entities: &[&EntitySchema], throttles: &[Throttle]) 
                 "| {place} | {reason} | {count} | — | no declared key | {advice} |"
             );
         }
-        for (entity, key) in keys {
-            let advice = advice(throttle, Some((entity.table, key)));
+        for (entity, key, shardable) in keys {
+            let advice = advice(throttle, Some(shardable));
             let _ = writeln!(
                 out,
-                "| {place} | {reason} | {count} | {} | {} = {} | {advice} |",
+                "| {place} | {reason} | {count} | {} | {} | {advice} |",
                 entity.entity_type,
-                partition_attribute(entity.table, key),
-                template_text(&key.pk),
+                cell(&key),
             );
         }
     }
     out
+}
+
+/// The declared partition keys stored at `index` (the table's when
+/// `None`): each entity, the key as `attribute = template`, and whether
+/// write sharding applies to it (a String key of a global index).
+fn keys_at<'e>(
+    entities: &[&'e EntitySchema],
+    index: Option<&str>,
+) -> Vec<(&'e EntitySchema, String, Shardable)> {
+    let mut keys = Vec::new();
+    for entity in entities {
+        let table = entity.table;
+        for key in entity.keys.iter().filter(|key| key.index == index) {
+            let text = format!(
+                "{} = {}",
+                partition_attribute(table, key),
+                template_text(&key.pk)
+            );
+            keys.push((*entity, text, shardable(table, key)));
+        }
+        for key in entity.multi_attribute_keys {
+            if Some(key.index) != index {
+                continue;
+            }
+            let equal: Vec<String> = key
+                .pk
+                .iter()
+                .map(|field| format!("{} = {{{field}}}", entity.attribute_of(field)))
+                .collect();
+            keys.push((*entity, equal.join(", "), Shardable::No));
+        }
+    }
+    keys
+}
+
+/// Whether write sharding applies to a key, and how far it is sharded.
+#[derive(Clone, Copy)]
+enum Shardable {
+    /// A String partition key of a global index, sharded this many ways
+    /// (1: not sharded).
+    Shards(u16),
+    /// The table's key, a local index's, a Number key or a multi-attribute
+    /// key: `shards` does not apply.
+    No,
+}
+
+fn shardable(table: &TableDef, key: &KeyDef) -> Shardable {
+    match key.index.and_then(|name| table.index(name)) {
+        Some(index)
+            if index.kind == IndexKind::Global
+                && index.pk.ty == crate::declaration::model::ScalarType::S
+                && index.pk.name != table.entity_attribute =>
+        {
+            Shardable::Shards(key.shards)
+        }
+        _ => Shardable::No,
+    }
+}
+
+/// `text` as a Markdown table cell: a `|` escaped.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
 }
 
 /// The attribute holding the key's partition key.
@@ -89,7 +149,7 @@ fn partition_attribute(table: &TableDef, key: &KeyDef) -> &'static str {
 }
 
 /// What would spread the load `throttle` reports, for the key there.
-fn advice(throttle: &Throttle, key: Option<(&TableDef, &KeyDef)>) -> String {
+fn advice(throttle: &Throttle, key: Option<Shardable>) -> String {
     let place = match throttle.resource_type {
         Some(ThrottledResource::Index) => "index",
         _ => "table",
@@ -102,15 +162,14 @@ fn advice(throttle: &Throttle, key: Option<(&TableDef, &KeyDef)>) -> String {
                 .into()
         }
         ThrottleLimit::KeyRangeThroughputExceeded => match key {
-            Some((table, key)) if global(table, key) && key.shards > 1 => format!(
-                "one key's writes, already sharded {} ways: more shards spread them further",
-                key.shards
+            Some(Shardable::Shards(shards)) if shards > 1 => format!(
+                "one key's writes, already sharded {shards} ways: more shards spread them further"
             ),
-            Some((table, key)) if global(table, key) => {
+            Some(Shardable::Shards(_)) => {
                 "one key's writes: `shards = N` on this index spreads them over N partitions".into()
             }
-            _ => "one key's writes: sharding applies to global indexes; spread them with \
-                  a partition key of finer grain"
+            _ => "one key's writes: sharding applies to String keys of global indexes; \
+                  spread them with a partition key of finer grain"
                 .into(),
         },
         ThrottleLimit::ProvisionedThroughputExceeded => format!(
@@ -124,11 +183,4 @@ fn advice(throttle: &Throttle, key: Option<(&TableDef, &KeyDef)>) -> String {
         }
         ThrottleLimit::Other(_) => "a reason this version of ddb does not know".into(),
     }
-}
-
-/// Whether `key` is a global index's (the only keys write sharding applies to).
-fn global(table: &TableDef, key: &KeyDef) -> bool {
-    key.index
-        .and_then(|name| table.index(name))
-        .is_some_and(|index| index.kind == IndexKind::Global)
 }

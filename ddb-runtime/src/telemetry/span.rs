@@ -98,7 +98,24 @@ pub(crate) struct Answer<'a> {
 
 /// The span of one DynamoDB request (see [the module](super)).
 #[derive(Debug, Clone)]
-pub(crate) struct RequestSpan(tracing::Span);
+pub(crate) struct RequestSpan(tracing::Span, Recorded);
+
+/// Whether a subscriber records the span, decided when it is made.
+#[derive(Debug, Clone, Copy)]
+struct Recorded(bool);
+
+impl Recorded {
+    /// A call site that another thread's subscriber always wants is
+    /// created on every thread, with no subscriber where none is set: such
+    /// a span is not recorded. The subscriber is not asked again (a filter
+    /// asked outside tracing's own sequence can drop what follows).
+    fn of(span: &tracing::Span) -> Self {
+        let nobody = |(_, subscriber): (&tracing::Id, &tracing::Dispatch)| {
+            subscriber.is::<tracing::subscriber::NoSubscriber>()
+        };
+        Recorded(!span.is_disabled() && !span.with_subscriber(nobody).unwrap_or(true))
+    }
+}
 
 impl RequestSpan {
     /// The span of `operation` on `table` (and `index`), for `entity` (""
@@ -155,7 +172,8 @@ impl RequestSpan {
             ddb.error = Empty,
             ddb.throttling_reasons = Empty,
         );
-        let this = Self(span);
+        let recorded = Recorded::of(&span);
+        let this = Self(span, recorded);
         let Some(fields) = this.fields() else {
             return this;
         };
@@ -213,16 +231,9 @@ impl RequestSpan {
     }
 
     /// Whether a subscriber records this span: what only the span reads is
-    /// asked of DynamoDB only then. The span's own subscriber is asked: a
-    /// call site that another thread's subscriber always wants is created
-    /// on every thread, also where no subscriber wants it.
+    /// asked of DynamoDB only then.
     pub(crate) fn is_recorded(&self) -> bool {
-        let Some(metadata) = self.0.metadata() else {
-            return false;
-        };
-        self.0
-            .with_subscriber(|(_, subscriber)| subscriber.enabled(metadata))
-            .unwrap_or(false)
+        self.1 .0
     }
 
     /// The `tracing` span, to instrument the request with.

@@ -302,9 +302,10 @@ impl<E: Entity + 'static> WritePlan<E> {
     }
 
     /// The item a failed condition met: the one the answer returned, or,
-    /// when it returned none and the server has not shown that it returns
-    /// them, the item read back once (strongly consistent). A read-back
-    /// that fails leaves the answer as it was.
+    /// when it returned none and the server has not shown what it does,
+    /// the item read back once (strongly consistent; see
+    /// `transport::condition_items`). A read-back that fails is logged and
+    /// leaves the answer as it was.
     pub(crate) async fn item_met(&self, db: &Db, returned: Option<Item>) -> Option<Item> {
         let items = db.sdk().condition_items();
         if !items.read_back(returned.is_some()) {
@@ -314,9 +315,9 @@ impl<E: Entity + 'static> WritePlan<E> {
         let read = db
             .get_stored::<E::Table>(entity, self.key.to_item(), true, &[])
             .await;
+        items.read(matches!(read, Ok(Some(_))));
         match read {
             Ok(Some(item)) => {
-                items.withheld();
                 tracing::warn!(
                     entity,
                     "the server returned no item for a failed condition, though one is stored: \
@@ -324,7 +325,16 @@ impl<E: Entity + 'static> WritePlan<E> {
                 );
                 Some(item)
             }
-            Ok(None) | Err(_) => None,
+            Ok(None) => None,
+            Err(error) => {
+                tracing::warn!(
+                    entity,
+                    %error,
+                    "the item a failed condition met could not be read back; \
+                     the failure is mapped as the server answered it"
+                );
+                None
+            }
         }
     }
 
