@@ -232,6 +232,7 @@ pub mod write {
     pub use crate::writes::create::{Create, Created};
     pub use crate::writes::delete::Delete;
     pub use crate::writes::idempotent::{Idempotent, IdempotentCreate, DEFAULT_KEEP};
+    pub use crate::writes::modify::{Modified, Modify};
     pub use crate::writes::put::Put;
     pub use crate::writes::update::{Addable, Updatable, Update};
     pub use crate::writes::written::Written;

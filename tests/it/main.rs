@@ -24,6 +24,7 @@ mod limits;
 mod local;
 mod manifest;
 mod migrations;
+mod modify;
 mod multi_attribute;
 mod reads;
 mod schema;

@@ -263,3 +263,53 @@ async fn chrono_instants_key_sort_and_stamp_like_time() {
         "{fractional:?}"
     );
 }
+
+/// An instant keyed in a sort key, for range queries.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Visits, entity = "Hit", pk = "HIT#{page}", sk = "AT#{at}", query = "hits")]
+struct Hit {
+    page: String,
+    at: ddb_runtime::Timestamp,
+}
+
+/// `Timestamp` arithmetic gives instants keyed as any other: a range of
+/// `t .. t + 1h` in a query finds what was written at `t + 30m`, and
+/// order in the table is the instants' order.
+#[tokio::test]
+async fn instants_moved_by_durations_key_and_query_as_instants() {
+    use time::Duration;
+    let db = ddb_tests::db_with_table::<Visits>().await;
+    let t = ddb_runtime::Timestamp::from(time::macros::datetime!(2026-09-10 08:12:44 UTC));
+    let page = "home".to_string();
+    let at = [
+        t - Duration::minutes(1),
+        t,
+        t + Duration::minutes(30),
+        t + std::time::Duration::from_secs(3_600),
+        t + Duration::hours(2),
+    ];
+    for at in at.iter().rev() {
+        let hit = Hit {
+            page: page.clone(),
+            at: *at,
+        };
+        db.create(&hit).send().await.unwrap();
+    }
+    let within: Vec<Hit> = db
+        .query(Hit::hits(&page))
+        .between(&t, &(t + Duration::hours(1)))
+        .collect()
+        .await
+        .unwrap();
+    let found: Vec<ddb_runtime::Timestamp> = within.iter().map(|h| h.at).collect();
+    assert_eq!(
+        found,
+        at[1..4],
+        "both ends inclusive, in the instants' order"
+    );
+    let all: Vec<Hit> = db.query(Hit::hits(&page)).collect().await.unwrap();
+    let mut sorted = at;
+    sorted.sort();
+    assert_eq!(all.iter().map(|h| h.at).collect::<Vec<_>>(), sorted);
+    assert_eq!(all[4].at - all[0].at, Duration::minutes(121));
+}

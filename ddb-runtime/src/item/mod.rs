@@ -11,6 +11,8 @@ pub mod number;
 pub mod size;
 pub mod stored;
 pub mod timestamp;
+#[cfg(feature = "time")]
+mod timestamp_arithmetic;
 pub mod value;
 pub mod vector;
 

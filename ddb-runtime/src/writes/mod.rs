@@ -6,6 +6,7 @@ pub mod create;
 pub mod delete;
 pub mod idempotent;
 pub mod item;
+pub mod modify;
 pub mod plan;
 pub mod put;
 pub mod transact;
