@@ -53,7 +53,10 @@ impl Sending<'_> {
             // which counts that request's attempts only.
             let span = self.span(sending.iter().flatten());
             let sent_before = attempts.count();
-            let error = match self.send_once(sending, &token, attempts, &span).await {
+            let error = match self
+                .send_once(sending, &token, (attempts, sent_before), &span)
+                .await
+            {
                 Ok(capacity) => return Ok((token, capacity)),
                 Err(error) => error,
             };
@@ -107,15 +110,15 @@ impl Sending<'_> {
 
     /// One TransactWriteItems (the SDK's retries included): the capacity
     /// DynamoDB reported, or the failure, a cancellation with one reason per
-    /// action; recorded into `span` either way.
+    /// action; recorded into `span` either way, its attempts counted from
+    /// `sent_before` (the count before this request).
     async fn send_once(
         &self,
         sending: Option<Vec<TransactWriteItem>>,
         token: &str,
-        attempts: &Attempts,
+        (attempts, sent_before): (&Attempts, u32),
         span: &RequestSpan,
     ) -> Result<Capacity> {
-        let sent_before = attempts.count();
         let capacity = self.db.consumed_capacity(span, self.capacity_asked);
         let request = |client: &aws_sdk_dynamodb::Client| {
             client
