@@ -315,9 +315,9 @@ impl<E: Entity + 'static> WritePlan<E> {
         let read = db
             .get_stored::<E::Table>(entity, self.key.to_item(), true, &[])
             .await;
-        items.read(matches!(read, Ok(Some(_))));
         match read {
             Ok(Some(item)) => {
+                items.read(true);
                 tracing::warn!(
                     entity,
                     "the server returned no item for a failed condition, though one is stored: \
@@ -325,7 +325,11 @@ impl<E: Entity + 'static> WritePlan<E> {
                 );
                 Some(item)
             }
-            Ok(None) => None,
+            Ok(None) => {
+                items.read(false);
+                None
+            }
+            // A read that failed showed nothing of the server.
             Err(error) => {
                 tracing::warn!(
                     entity,
