@@ -174,9 +174,10 @@ pub mod segment {
 }
 
 /// Sort-key conditions: the prefixes a query's `eq`, `begins_with`, `lt`,
-/// `between` and the others take.
+/// `between` and the others take, and the leading fields held equal before
+/// a range (`eq_then_gt` and the others).
 pub mod sort {
-    pub use crate::keys::sort::SortPrefix;
+    pub use crate::keys::sort::{EqualThen, SortPrefix};
 }
 
 /// Item collections: the entities sharing a partition, read in one query.

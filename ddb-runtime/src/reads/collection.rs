@@ -236,6 +236,7 @@ impl<C: Collection> CollectionQuery<C> {
         Ok(Page {
             items: self.decode(raw.items)?,
             cursor: raw.cursor,
+            previous: raw.previous,
             has_more: raw.has_more,
             consumed_capacity: raw.consumed_capacity,
             requests: raw.requests,

@@ -78,12 +78,26 @@ pub(crate) enum Position {
     Done,
 }
 
+/// Which way a cursor reads from its positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// The next page: after each position, in the query's order.
+    Forward,
+    /// The previous page: before each position, against the query's order
+    /// (from the end of the range at [`Position::Start`]).
+    Backward,
+}
+
 #[derive(Serialize, Deserialize)]
 struct Document {
     v: u8,
     q: String,
     s: Vec<Option<HashMap<String, Scalar>>>,
     d: Vec<bool>,
+    /// A previous-page cursor (left out of forward ones, so that cursors
+    /// handed out before it existed still read).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    b: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -132,9 +146,20 @@ impl std::fmt::Write for Fingerprint {
     }
 }
 
+/// A cursor to the next page from `positions`.
 pub(crate) fn encode(
     fingerprint: &str,
     positions: &[Position],
+    keys: Option<&CursorKeys>,
+) -> Cursor {
+    encode_reading(fingerprint, positions, Reading::Forward, keys)
+}
+
+/// A cursor that reads `reading` from `positions`.
+pub(crate) fn encode_reading(
+    fingerprint: &str,
+    positions: &[Position],
+    reading: Reading,
     keys: Option<&CursorKeys>,
 ) -> Cursor {
     let document = Document {
@@ -162,6 +187,7 @@ pub(crate) fn encode(
             .iter()
             .map(|p| matches!(p, Position::Done))
             .collect(),
+        b: reading == Reading::Backward,
     };
     let json = serde_json::to_vec(&document).unwrap_or_default();
     let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -183,8 +209,8 @@ fn invalid(reason: impl Into<String>) -> Error {
     }
 }
 
-/// Decodes a cursor of the query with `fingerprint` over `shards` shards,
-/// whose keys have exactly the attributes `key_attributes`.
+/// Decodes a next-page cursor of the query with `fingerprint` over `shards`
+/// shards, whose keys have exactly the attributes `key_attributes`.
 pub(crate) fn decode(
     cursor: &Cursor,
     fingerprint: &str,
@@ -192,6 +218,20 @@ pub(crate) fn decode(
     key_attributes: &[&str],
     keys: Option<&CursorKeys>,
 ) -> Result<Vec<Position>, Error> {
+    match decode_reading(cursor, fingerprint, shards, key_attributes, keys)? {
+        (positions, Reading::Forward) => Ok(positions),
+        (_, Reading::Backward) => Err(invalid("a previous-page cursor reads a query's pages only")),
+    }
+}
+
+/// Decodes a cursor of the query with `fingerprint`, and which way it reads.
+pub(crate) fn decode_reading(
+    cursor: &Cursor,
+    fingerprint: &str,
+    shards: usize,
+    key_attributes: &[&str],
+    keys: Option<&CursorKeys>,
+) -> Result<(Vec<Position>, Reading), Error> {
     let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
     // An encrypted cursor: opened (and so authenticated) under a key.
     if let Some(sealed) = cursor.0.strip_prefix(SEALED) {
@@ -234,7 +274,7 @@ fn positions(
     fingerprint: &str,
     shards: usize,
     key_attributes: &[&str],
-) -> Result<Vec<Position>, Error> {
+) -> Result<(Vec<Position>, Reading), Error> {
     let document: Document =
         serde_json::from_slice(bytes).map_err(|_| invalid("not a ddb cursor (bad content)"))?;
     if document.v != VERSION {
@@ -251,7 +291,11 @@ fn positions(
     if document.s.len() != shards || document.d.len() != shards {
         return Err(invalid("the cursor has the wrong number of shards"));
     }
-    document
+    let reading = match document.b {
+        true => Reading::Backward,
+        false => Reading::Forward,
+    };
+    let positions = document
         .s
         .into_iter()
         .zip(document.d)
@@ -283,7 +327,8 @@ fn positions(
             }
             (Some(_), true) => Err(invalid("a finished shard cannot have a position")),
         })
-        .collect()
+        .collect::<Result<_, Error>>()?;
+    Ok((positions, reading))
 }
 
 #[cfg(test)]
@@ -341,6 +386,24 @@ mod tests {
         let mut tampered = cursor.0.clone();
         tampered.truncate(tampered.len() / 2);
         assert!(decode(&Cursor(tampered), "abc", 3, &keys, None).is_err());
+    }
+
+    #[test]
+    fn a_previous_page_cursor_says_so_and_reads_only_as_one() {
+        let keys = ["PK", "SK"];
+        let forward = encode("q", &positions(), None);
+        let json = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(forward.as_str())
+            .unwrap();
+        // A next-page cursor reads as it did before previous pages existed.
+        assert!(!String::from_utf8(json).unwrap().contains("\"b\""));
+        let read = decode_reading(&forward, "q", 2, &keys, None).unwrap();
+        assert_eq!(read, (positions(), Reading::Forward));
+        let backward = encode_reading("q", &positions(), Reading::Backward, None);
+        let read = decode_reading(&backward, "q", 2, &keys, None).unwrap();
+        assert_eq!(read, (positions(), Reading::Backward));
+        // Where only next pages are read (a backfill's checkpoint), it is refused.
+        assert!(decode(&backward, "q", 2, &keys, None).is_err());
     }
 
     fn positions() -> Vec<Position> {

@@ -23,12 +23,14 @@ use crate::item::Item;
 use crate::keys::key::KeyValue;
 use crate::keys::sort::{SortCondition, SortRange};
 use crate::reads::cursor;
-use crate::reads::cursor::{Cursor, Position};
+use crate::reads::cursor::{Cursor, Position, Reading};
 
 /// Items read by one page request, before decoding.
 pub(crate) struct RawPage {
     pub items: Vec<Item>,
     pub cursor: Option<Cursor>,
+    /// Where the page before this one is read from, when one may exist.
+    pub previous: Option<Cursor>,
     /// Whether more items follow the page, when DynamoDB's answers tell.
     pub has_more: Option<bool>,
     pub consumed_capacity: Capacity,
@@ -97,11 +99,12 @@ impl Plan {
     }
 
     /// Decodes and checks a cursor against this plan.
-    pub(crate) fn positions(&self, cursor: Option<&Cursor>) -> Result<Vec<Position>> {
+    pub(crate) fn positions(&self, cursor: Option<&Cursor>) -> Result<(Vec<Position>, Reading)> {
         let Some(cursor) = cursor else {
-            return Ok(vec![Position::Start; self.partitions.len()]);
+            let start = vec![Position::Start; self.partitions.len()];
+            return Ok((start, Reading::Forward));
         };
-        let positions = cursor::decode(
+        let (positions, reading) = cursor::decode_reading(
             cursor,
             &self.fingerprint,
             self.partitions.len(),
@@ -145,7 +148,7 @@ impl Plan {
                 }
             }
         }
-        Ok(positions)
+        Ok((positions, reading))
     }
 
     /// Whether `key` satisfies the query's sort-key condition (DynamoDB
@@ -227,14 +230,16 @@ impl Plan {
         Ok(terms)
     }
 
-    /// One DynamoDB Query request.
+    /// One DynamoDB Query request, read in the query's order or against it.
     async fn request(
         &self,
         db: &Db,
         shard: usize,
         start: Option<&Item>,
         limit: Option<usize>,
+        reading: Reading,
     ) -> Result<Response> {
+        let forward = (reading == Reading::Forward) == self.forward;
         let mut p = Placeholders::default();
         let condition = Expression::render_all(&self.key_condition(shard)?, &mut p)
             .map_err(|reason| self.invalid(reason))?;
@@ -270,7 +275,7 @@ impl Plan {
             consistent: self.consistent,
             limit: limit.map(clamped),
             projection: projection.as_deref(),
-            forward: Some(self.forward),
+            forward: Some(forward),
             select: select.as_ref().map(Select::as_str),
             segment: None,
         };
@@ -287,7 +292,7 @@ impl Plan {
                 .set_select(select.clone())
                 .set_expression_attribute_names(names)
                 .set_expression_attribute_values(values)
-                .scan_index_forward(self.forward)
+                .scan_index_forward(forward)
                 .set_consistent_read(self.consistent.then_some(true))
                 .set_exclusive_start_key(start.cloned())
                 .set_limit(limit.map(clamped))
@@ -320,8 +325,9 @@ impl Plan {
         })
     }
 
-    fn encode_cursor(&self, positions: &[Position]) -> Cursor {
-        cursor::encode(&self.fingerprint, positions, self.cursor_keys.as_deref())
+    fn encode_cursor(&self, positions: &[Position], reading: Reading) -> Cursor {
+        let keys = self.cursor_keys.as_deref();
+        cursor::encode_reading(&self.fingerprint, positions, reading, keys)
     }
 
     /// The items a response brings that the query keeps (the caller
@@ -368,6 +374,7 @@ impl Plan {
         let empty = RawPage {
             items: Vec::new(),
             cursor: None,
+            previous: None,
             has_more: Some(false),
             consumed_capacity: Capacity::default(),
             requests: 0,
@@ -379,7 +386,12 @@ impl Plan {
             let mut fanout = match fanout {
                 Some(fanout) => fanout,
                 None => {
-                    let positions = self.positions(cursor)?;
+                    let (positions, reading) = self.positions(cursor)?;
+                    if reading == Reading::Backward {
+                        return Err(Error::InvalidCursor {
+                            reason: "a sharded query has no previous-page cursors".into(),
+                        });
+                    }
                     let whole = stream && limit.is_none() && positions.len() <= WHOLE_PAGE_SHARDS;
                     Fanout::new(positions, whole)
                 }
@@ -388,74 +400,159 @@ impl Plan {
             let page = self.merged_page(db, &mut fanout, limit).await?;
             return Ok((page, Some(fanout)));
         }
-        let position = self
-            .positions(cursor)?
-            .into_iter()
-            .next()
-            .unwrap_or(Position::Start);
-        if position == Position::Done {
-            return Ok((empty, None));
-        }
-        Ok((self.single_page(db, position, limit).await?, None))
+        let (positions, reading) = self.positions(cursor)?;
+        let position = positions.into_iter().next().unwrap_or(Position::Start);
+        let page = match (position, reading) {
+            (Position::Done, _) => empty,
+            (position, Reading::Forward) => self.next_page(db, position, limit).await?,
+            (position, Reading::Backward) => self.previous_page(db, position, limit).await?,
+        };
+        Ok((page, None))
     }
 
-    async fn single_page(
+    /// Reads from `position`, in the query's order or against it, until
+    /// `target` items are kept (one DynamoDB page without a target) or the
+    /// range ends.
+    async fn read_run(
         &self,
         db: &Db,
-        mut position: Position,
-        limit: Option<usize>,
-    ) -> Result<RawPage> {
-        let mut items = Vec::new();
-        let mut capacity = Capacity::default();
-        let mut requests = 0;
+        position: Position,
+        target: Option<usize>,
+        reading: Reading,
+    ) -> Result<Run> {
+        let mut run = Run {
+            items: Vec::new(),
+            position,
+            capacity: Capacity::default(),
+            requests: 0,
+        };
         let mut read = None;
-        // With `exact_end`, the page reads one item more than it returns:
-        // if it is there, more follow.
-        let target = limit.map(|n| n.saturating_add(usize::from(self.exact_end)));
         loop {
-            let start = match &position {
+            let start = match &run.position {
                 Position::After(key) => Some(key),
                 _ => None,
             };
-            let ask = target.map(|n| next_read(n - items.len(), read));
+            let ask = target.map(|n| next_read(n - run.items.len(), read));
             read = ask;
-            let response = self.request(db, 0, start, ask).await?;
-            requests += 1;
-            capacity.add(&response.capacity);
-            items.reserve(response.items.len());
-            items.extend(self.kept(response.items));
-            position = match response.last_key {
+            let response = self.request(db, 0, start, ask, reading).await?;
+            run.requests += 1;
+            run.capacity.add(&response.capacity);
+            run.items.reserve(response.items.len());
+            run.items.extend(self.kept(response.items));
+            run.position = match response.last_key {
                 Some(key) => Position::After(key),
                 None => Position::Done,
             };
-            let full = target.is_some_and(|n| items.len() >= n);
-            if position == Position::Done || full || target.is_none() {
-                break;
+            let full = target.is_some_and(|n| run.items.len() >= n);
+            if run.position == Position::Done || full || target.is_none() {
+                return Ok(run);
             }
         }
+    }
+
+    /// The page after `position` (the first page from [`Position::Start`]).
+    async fn next_page(
+        &self,
+        db: &Db,
+        position: Position,
+        limit: Option<usize>,
+    ) -> Result<RawPage> {
+        let from_start = position == Position::Start;
+        // With `exact_end`, the page reads one item more than it returns:
+        // if it is there, more follow.
+        let target = limit.map(|n| n.saturating_add(usize::from(self.exact_end)));
+        let mut run = self
+            .read_run(db, position, target, Reading::Forward)
+            .await?;
         // Read more than the page takes: it ends at its last item, the next
         // page starts right after it, and more items are known to follow.
-        let more_read = limit.is_some_and(|n| items.len() > n);
+        let more_read = limit.is_some_and(|n| run.items.len() > n);
         if let Some(n) = limit.filter(|_| more_read) {
-            items.truncate(n);
-            if let Some(last) = items.last() {
-                position = Position::After(self.key_of(last));
+            run.items.truncate(n);
+            if let Some(last) = run.items.last() {
+                run.position = Position::After(self.key_of(last));
             }
         }
-        let has_more = match position {
+        let has_more = match run.position {
             Position::Done => Some(false),
             _ if more_read => Some(true),
             _ => None,
         };
-        let cursor = (position != Position::Done).then(|| self.encode_cursor(&[position]));
+        let cursor = (run.position != Position::Done)
+            .then(|| self.encode_cursor(&[run.position], Reading::Forward));
+        // Before a page that did not start the range: the items before its
+        // first one or, when it found none, the last ones of the range.
+        let previous = (!from_start).then(|| {
+            let before = run
+                .items
+                .first()
+                .map_or(Position::Start, |first| Position::After(self.key_of(first)));
+            self.encode_cursor(&[before], Reading::Backward)
+        });
         Ok(RawPage {
-            items,
+            items: run.items,
             cursor,
+            previous,
             has_more,
-            consumed_capacity: capacity,
-            requests,
+            consumed_capacity: run.capacity,
+            requests: run.requests,
         })
     }
+
+    /// The page before `position` (the last page of the range from
+    /// [`Position::Start`]), read against the query's order and returned in
+    /// it. It reads one item more than it returns: if that one is there,
+    /// another page precedes this one.
+    async fn previous_page(
+        &self,
+        db: &Db,
+        position: Position,
+        limit: Option<usize>,
+    ) -> Result<RawPage> {
+        let target = limit.map(|n| n.saturating_add(1));
+        let mut run = self
+            .read_run(db, position, target, Reading::Backward)
+            .await?;
+        let more_read = limit.is_some_and(|n| run.items.len() > n);
+        if let Some(n) = limit {
+            run.items.truncate(n);
+        }
+        let earlier = more_read || (limit.is_none() && run.position != Position::Done);
+        let previous = earlier.then(|| {
+            let before = match run.items.last() {
+                Some(first) => Position::After(self.key_of(first)),
+                None => run.position.clone(),
+            };
+            self.encode_cursor(&[before], Reading::Backward)
+        });
+        // The next page starts after the page's last item; after where the
+        // read stopped when a filter kept none; from the start when nothing
+        // precedes the page this one was read from.
+        let next = match (run.items.first(), run.position) {
+            (Some(last), _) => Position::After(self.key_of(last)),
+            (None, Position::After(key)) => Position::After(key),
+            (None, _) => Position::Start,
+        };
+        run.items.reverse();
+        Ok(RawPage {
+            items: run.items,
+            cursor: Some(self.encode_cursor(&[next], Reading::Forward)),
+            previous,
+            // Whether the page this one was read from still holds items is
+            // not read again.
+            has_more: None,
+            consumed_capacity: run.capacity,
+            requests: run.requests,
+        })
+    }
+}
+
+/// The items one run of requests read, where it stopped, and what it cost.
+struct Run {
+    items: Vec<Item>,
+    position: Position,
+    capacity: Capacity,
+    requests: u32,
 }
 
 struct Response {

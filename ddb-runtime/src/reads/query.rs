@@ -196,6 +196,7 @@ where
                 .decode_for_query(&self.db, raw.items, self.include_expired)
                 .await?,
             cursor: raw.cursor,
+            previous: raw.previous,
             has_more: match raw.has_more {
                 Some(true) if !self.decode.keeps_every_item() => None,
                 more => more,

@@ -11,6 +11,7 @@
 //! | `eq(p)`, leading fields | `begins_with(SK, "ORDER#<p>#")` (never `ORDER#12` for `ORDER#123`) |
 //! | `begins_with(p)` | `begins_with(SK, "ORDER#<p>")`: the last value is a text prefix |
 //! | `lt`, `le`, `gt`, `ge`, `between` | `SK BETWEEN lo AND hi`, bounded by the entity's prefix |
+//! | `eq_then_gt(p, v)` and the other ranges | `SK BETWEEN lo AND hi`, bounded by `ORDER#<p>#` |
 //!
 //! The bounds rely on the segment encoding: the delimiter `#` sorts below
 //! every byte of a segment, and `$` is the byte after it.
@@ -20,9 +21,11 @@ mod resolve;
 mod writer;
 
 pub(crate) use resolve::{
-    resolve, resolve_attributes, resolve_attributes_between, resolve_between,
+    resolve, resolve_after_equal, resolve_attributes, resolve_attributes_after_equal,
+    resolve_attributes_between, resolve_attributes_between_after_equal, resolve_between,
+    resolve_between_after_equal,
 };
-pub use writer::{SortPrefix, SortWriter};
+pub use writer::{EqualThen, SortPrefix, SortWriter};
 
 use crate::keys::key::KeyValue;
 

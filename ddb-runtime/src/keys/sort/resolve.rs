@@ -8,7 +8,7 @@ use crate::item::number::compare_numbers;
 use crate::keys::key::KeyValue;
 
 use super::bounds::{just_above, just_below, max_with_prefix};
-use super::writer::{SortPrefix, SortWriter};
+use super::writer::{EqualThen, SortPrefix, SortWriter};
 use super::{SortCondition, SortOp, SortRange, SORT_KEY_BYTES};
 
 /// Resolves a condition on the leading attributes of a multi-attribute sort
@@ -28,10 +28,6 @@ pub(crate) fn resolve_attributes<S>(
         return Err(error);
     }
     let mut equal = writer.values;
-    let invalid = |reason: &str| Error::InvalidSortCondition {
-        entity,
-        reason: reason.to_owned(),
-    };
     if op == SortOp::Eq {
         return Ok(SortCondition {
             equal,
@@ -40,17 +36,72 @@ pub(crate) fn resolve_attributes<S>(
     }
     let last = equal
         .pop()
-        .ok_or_else(|| invalid("a sort condition needs a value"))?;
+        .ok_or_else(|| invalid(entity, "a sort condition needs a value"))?;
     if op != SortOp::BeginsWith && !equal.is_empty() {
         return Err(invalid(
+            entity,
             "a comparison on a multi-attribute sort key takes one value, for its first attribute: \
-             DynamoDB compares one attribute after equal leading ones, and (a, b) > (x, y) has no key condition",
+             DynamoDB compares one attribute after equal leading ones, and (a, b) > (x, y) has no key condition; \
+             hold leading attributes equal with eq_then_gt and the others",
         ));
     }
-    let range = match (op, last) {
+    let range = attribute_range(entity, op, last)?;
+    Ok(SortCondition { equal, range })
+}
+
+/// A range on the attribute of a multi-attribute sort key after `leading`,
+/// whose values are held equal: `ts = x AND seq > y`.
+pub(crate) fn resolve_attributes_after_equal<S, L: EqualThen<S>>(
+    entity: &'static str,
+    attributes: &[(&'static str, ScalarType)],
+    op: SortOp,
+    leading: &L,
+    value: &L::Next,
+) -> Result<SortCondition, Error> {
+    let mut writer = SortWriter::for_attributes(entity, attributes);
+    leading.write(&mut writer);
+    writer.field(value);
+    if let Some(error) = writer.error.take() {
+        return Err(error);
+    }
+    let mut equal = writer.values;
+    let last = equal
+        .pop()
+        .ok_or_else(|| invalid(entity, "a sort condition needs a value"))?;
+    let range = attribute_range(entity, op, last)?;
+    Ok(SortCondition { equal, range })
+}
+
+/// `between` on the attribute of a multi-attribute sort key after `leading`.
+pub(crate) fn resolve_attributes_between_after_equal<S, L: EqualThen<S>>(
+    entity: &'static str,
+    attributes: &[(&'static str, ScalarType)],
+    leading: &L,
+    low: &L::Next,
+    high: &L::Next,
+) -> Result<SortCondition, Error> {
+    let lo = resolve_attributes_after_equal(entity, attributes, SortOp::Ge, leading, low)?;
+    let hi = resolve_attributes_after_equal(entity, attributes, SortOp::Le, leading, high)?;
+    let (SortRange::Compare(_, low), SortRange::Compare(_, high)) = (lo.range, hi.range) else {
+        return Err(invalid(
+            entity,
+            "between takes two values of one sort key attribute",
+        ));
+    };
+    in_order(entity, &low, &high)?;
+    Ok(SortCondition {
+        equal: lo.equal,
+        range: SortRange::Between(low, high),
+    })
+}
+
+/// The range `op value` on one attribute of a multi-attribute sort key.
+fn attribute_range(entity: &'static str, op: SortOp, value: KeyValue) -> Result<SortRange, Error> {
+    Ok(match (op, value) {
         (SortOp::BeginsWith, KeyValue::S(text)) => SortRange::BeginsWith(text),
         (SortOp::BeginsWith, KeyValue::N(_)) => {
             return Err(invalid(
+                entity,
                 "begins_with does not apply to a Number sort key attribute",
             ))
         }
@@ -58,8 +109,14 @@ pub(crate) fn resolve_attributes<S>(
         (SortOp::Le, value) => SortRange::Compare("<=", value),
         (SortOp::Gt, value) => SortRange::Compare(">", value),
         (SortOp::Ge | SortOp::Eq, value) => SortRange::Compare(">=", value),
-    };
-    Ok(SortCondition { equal, range })
+    })
+}
+
+fn invalid(entity: &'static str, reason: &str) -> Error {
+    Error::InvalidSortCondition {
+        entity,
+        reason: reason.to_owned(),
+    }
 }
 
 /// `between` on the first attribute of a multi-attribute sort key.
@@ -72,10 +129,10 @@ pub(crate) fn resolve_attributes_between<S>(
     let lo = resolve_attributes(entity, attributes, SortOp::Ge, low)?;
     let hi = resolve_attributes(entity, attributes, SortOp::Le, high)?;
     let (SortRange::Compare(_, lo), SortRange::Compare(_, hi)) = (lo.range, hi.range) else {
-        return Err(Error::InvalidSortCondition {
+        return Err(invalid(
             entity,
-            reason: "between takes two values of the sort key's first attribute".into(),
-        });
+            "between takes two values of the sort key's first attribute",
+        ));
     };
     in_order(entity, &lo, &hi)?;
     Ok(SortRange::Between(lo, hi).into())
@@ -104,6 +161,48 @@ pub(crate) fn resolve<S>(
     ))
 }
 
+/// A range on the template field after `leading`, whose values are held
+/// equal: the range is bounded by the text they and the literal after them
+/// write (`ORDER#<placed_at>#`), as a range on the first field is bounded
+/// by the entity's literal prefix.
+pub(crate) fn resolve_after_equal<S, L: EqualThen<S>>(
+    entity: &'static str,
+    template: &Template,
+    ty: ScalarType,
+    op: SortOp,
+    leading: &L,
+    value: &L::Next,
+) -> Result<SortRange, Error> {
+    let mut writer = SortWriter::new(entity, template, ty);
+    leading.write(&mut writer);
+    let prefix = format!("{}{}", writer.text, writer.next_literal().unwrap_or(""));
+    writer.field(value);
+    let writer = checked(entity, writer)?;
+    let complete = writer.complete();
+    let next = writer.next_literal();
+    Ok(resolve_in_template(
+        op,
+        &prefix,
+        writer.text,
+        complete,
+        next,
+    ))
+}
+
+/// `between` on the template field after `leading`.
+pub(crate) fn resolve_between_after_equal<S, L: EqualThen<S>>(
+    entity: &'static str,
+    template: &Template,
+    ty: ScalarType,
+    leading: &L,
+    low: &L::Next,
+    high: &L::Next,
+) -> Result<SortRange, Error> {
+    let lo = resolve_after_equal(entity, template, ty, SortOp::Ge, leading, low)?;
+    let hi = resolve_after_equal(entity, template, ty, SortOp::Le, leading, high)?;
+    between_of(entity, lo, hi)
+}
+
 /// The condition's values written into the template's text: an error when
 /// one cannot be written, or when the text is over the sort key limit.
 fn write_condition<'t, S>(
@@ -114,6 +213,12 @@ fn write_condition<'t, S>(
 ) -> Result<SortWriter<'t>, Error> {
     let mut writer = SortWriter::new(entity, template, ty);
     value.write(&mut writer);
+    checked(entity, writer)
+}
+
+/// The writer, once every value is written: an error when one could not
+/// be, or when the text is over the sort key limit.
+fn checked<'t>(entity: &'static str, mut writer: SortWriter<'t>) -> Result<SortWriter<'t>, Error> {
     if let Some(error) = writer.error.take() {
         return Err(error);
     }
@@ -235,6 +340,12 @@ pub(crate) fn resolve_between<S>(
 ) -> Result<SortRange, Error> {
     let lo = resolve(entity, template, ty, SortOp::Ge, low)?;
     let hi = resolve(entity, template, ty, SortOp::Le, high)?;
+    between_of(entity, lo, hi)
+}
+
+/// `BETWEEN` from the lower end of `lo` (a `>=` range) to the upper end of
+/// `hi` (a `<=` range).
+fn between_of(entity: &'static str, lo: SortRange, hi: SortRange) -> Result<SortRange, Error> {
     let lo = match lo {
         SortRange::Between(lo, _) | SortRange::Compare(_, lo) => lo,
         SortRange::Empty => return Ok(SortRange::Empty),
@@ -255,10 +366,10 @@ fn in_order(entity: &'static str, lo: &KeyValue, hi: &KeyValue) -> Result<(), Er
         (a, b) => a.as_str() <= b.as_str(),
     };
     if !in_order {
-        return Err(Error::InvalidSortCondition {
+        return Err(invalid(
             entity,
-            reason: "between: the low bound is above the high bound".into(),
-        });
+            "between: the low bound is above the high bound",
+        ));
     }
     Ok(())
 }

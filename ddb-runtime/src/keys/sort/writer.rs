@@ -180,3 +180,51 @@ impl<A: KeySegment> SortPrefix<(A,)> for &A {
 single_prefix!(B);
 single_prefix!(B, C);
 single_prefix!(B, C, D);
+
+/// The leading fields of a sort key `S` held equal, with a field left after
+/// them for a range: `&A` or `(&A,)` on `(A, B, ..)`, `(&A, &B)` on
+/// `(A, B, C, ..)`, ... The range applies to [`Next`](Self::Next).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a run of leading sort-key fields of `{S}` with a field left for the range",
+    label = "give the leading fields held equal, in key order, as `&a` or `(&a, &b)`",
+    note = "the range applies to the field after them; a condition on every field is `.eq(...)`, a range on the first field is `.gt(...)`, `.between(...)` and the others"
+)]
+pub trait EqualThen<S> {
+    /// The type of the field the range applies to.
+    type Next: KeySegment;
+    /// Writes the leading values, in key order.
+    fn write(&self, writer: &mut SortWriter<'_>);
+}
+
+macro_rules! equal_then {
+    // One impl per (full tuple, leading fields as a tuple, next field).
+    ($($full:ident),+ ; $($given:ident),+ ; $next:ident) => {
+        impl<$($full: KeySegment),+> EqualThen<($($full,)+)> for ($(&$given,)+) {
+            type Next = $next;
+            #[allow(non_snake_case)]
+            fn write(&self, writer: &mut SortWriter<'_>) {
+                let ($($given,)+) = self;
+                $(writer.field(*$given);)+
+            }
+        }
+    };
+    // The first field alone, as a reference.
+    ($($full:ident),+ ; $next:ident) => {
+        impl<$($full: KeySegment),+> EqualThen<($($full,)+)> for &A {
+            type Next = $next;
+            fn write(&self, writer: &mut SortWriter<'_>) {
+                writer.field(*self);
+            }
+        }
+    };
+}
+
+equal_then!(A, B; B);
+equal_then!(A, B; A; B);
+equal_then!(A, B, C; B);
+equal_then!(A, B, C; A; B);
+equal_then!(A, B, C; A, B; C);
+equal_then!(A, B, C, D; B);
+equal_then!(A, B, C, D; A; B);
+equal_then!(A, B, C, D; A, B; C);
+equal_then!(A, B, C, D; A, B, C; D);

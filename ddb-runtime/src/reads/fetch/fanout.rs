@@ -11,7 +11,7 @@ use crate::db::Db;
 use crate::error::Result;
 use crate::item::number::compare_numbers;
 use crate::item::Item;
-use crate::reads::cursor::{Cursor, Position};
+use crate::reads::cursor::{Cursor, Position, Reading};
 use crate::reads::fetch::{next_read, Plan, RawPage};
 use crate::telemetry::Capacity;
 
@@ -117,9 +117,12 @@ impl Plan {
         }
         self.move_resume_positions(fanout, last_taken, &items);
         let (cursor, has_more) = self.fanout_cursor(fanout);
+        // A merged page has no previous page: each shard would have to be
+        // read back from a position of its own before the page.
         Ok(RawPage {
             items,
             cursor,
+            previous: None,
             has_more,
             consumed_capacity: capacity,
             requests,
@@ -156,7 +159,7 @@ impl Plan {
                 Position::After(key) => Some(key),
                 _ => None,
             };
-            self.request(db, s, start, fanout.reads[s])
+            self.request(db, s, start, fanout.reads[s], Reading::Forward)
         });
         let responses = futures::future::try_join_all(fetches).await?;
         for (&s, response) in needed.iter().zip(responses) {
@@ -209,7 +212,7 @@ impl Plan {
             .resume
             .iter()
             .any(|p| *p != Position::Done)
-            .then(|| self.encode_cursor(&fanout.resume));
+            .then(|| self.encode_cursor(&fanout.resume, Reading::Forward));
         // A shard holding items the page did not take has more.
         let has_more = match cursor {
             None => Some(false),

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::expression::Condition;
 use crate::keys::key::KeyValue;
 use crate::keys::sort;
-use crate::keys::sort::{SortOp, SortPrefix, SortRange};
+use crate::keys::sort::{EqualThen, SortOp, SortPrefix, SortRange};
 use crate::reads::cursor::Cursor;
 use crate::reads::query::{IndexTarget, Query, QueryKey, TableIndex, Whole};
 
@@ -171,6 +171,103 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
         self
     }
 
+    fn range_after_equal<L: EqualThen<S>>(
+        mut self,
+        op: SortOp,
+        leading: &L,
+        value: &L::Next,
+    ) -> Self {
+        let entity = E::SCHEMA.entity_type;
+        self.sort = if I::MULTI_ATTRIBUTE {
+            sort_attributes::<E>(K).and_then(|attributes| {
+                sort::resolve_attributes_after_equal(entity, &attributes, op, leading, value)
+            })
+        } else {
+            match E::SCHEMA.keys[K].sk {
+                Some(template) => {
+                    let ty = sort_type::<E>(K);
+                    sort::resolve_after_equal(entity, &template, ty, op, leading, value)
+                        .map(Into::into)
+                }
+                None => Err(self.no_sort_key()),
+            }
+        };
+        self
+    }
+
+    /// Items whose leading sort-key fields equal `leading` and whose next
+    /// field is `>` `value`: `placed_at = x AND order_id > y`, one key
+    /// condition (on a multi-attribute sort key, equality on the leading
+    /// attributes and a comparison on the next, as DynamoDB takes them).
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> Result<(), ddb_runtime::Error> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{placed_at}#{order_id}", query = "by_customer")]
+    /// # struct Order { customer_id: String, placed_at: u64, order_id: String }
+    /// // The orders placed at one time after order A102, in order.
+    /// let rest: Vec<Order> = db
+    ///     .query(Order::by_customer(&"123".to_string()))
+    ///     .eq_then_gt(&1_700_000_000u64, &"A102".to_string())
+    ///     .collect()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn eq_then_gt<L: EqualThen<S>>(self, leading: L, value: &L::Next) -> Self {
+        self.range_after_equal(SortOp::Gt, &leading, value)
+    }
+    /// Leading fields equal to `leading`, the next one `>=` `value`.
+    pub fn eq_then_ge<L: EqualThen<S>>(self, leading: L, value: &L::Next) -> Self {
+        self.range_after_equal(SortOp::Ge, &leading, value)
+    }
+    /// Leading fields equal to `leading`, the next one `<` `value`.
+    pub fn eq_then_lt<L: EqualThen<S>>(self, leading: L, value: &L::Next) -> Self {
+        self.range_after_equal(SortOp::Lt, &leading, value)
+    }
+    /// Leading fields equal to `leading`, the next one `<=` `value`.
+    pub fn eq_then_le<L: EqualThen<S>>(self, leading: L, value: &L::Next) -> Self {
+        self.range_after_equal(SortOp::Le, &leading, value)
+    }
+    /// Leading fields equal to `leading`, the next one starting with the
+    /// text of `value` (a String field or attribute).
+    pub fn eq_then_begins_with<L: EqualThen<S>>(self, leading: L, value: &L::Next) -> Self {
+        self.range_after_equal(SortOp::BeginsWith, &leading, value)
+    }
+    /// Leading fields equal to `leading`, the next one between `low` and
+    /// `high`, both inclusive.
+    pub fn eq_then_between<L: EqualThen<S>>(
+        mut self,
+        leading: L,
+        low: &L::Next,
+        high: &L::Next,
+    ) -> Self {
+        let entity = E::SCHEMA.entity_type;
+        self.sort = if I::MULTI_ATTRIBUTE {
+            sort_attributes::<E>(K).and_then(|attributes| {
+                sort::resolve_attributes_between_after_equal(
+                    entity,
+                    &attributes,
+                    &leading,
+                    low,
+                    high,
+                )
+            })
+        } else {
+            match E::SCHEMA.keys[K].sk {
+                Some(template) => {
+                    let ty = sort_type::<E>(K);
+                    sort::resolve_between_after_equal(entity, &template, ty, &leading, low, high)
+                        .map(Into::into)
+                }
+                None => Err(self.no_sort_key()),
+            }
+        };
+        self
+    }
+
     /// Descending sort-key order when `true` (`ScanIndexForward = false`):
     /// newest first when the sort key starts with a timestamp.
     pub fn newest_first(mut self, newest_first: bool) -> Self {
@@ -229,7 +326,9 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
         self
     }
 
-    /// Resumes after the page that returned `cursor`.
+    /// Reads the page `cursor` points to: the page after the one that
+    /// returned it as its `cursor`, or before the one that returned it as
+    /// its [`previous`](crate::reads::query::Page::previous).
     pub fn after(mut self, cursor: Cursor) -> Self {
         self.cursor = Some(cursor);
         self

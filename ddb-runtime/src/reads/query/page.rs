@@ -51,6 +51,33 @@ pub struct Page<T> {
     pub items: Vec<T>,
     /// Where to resume, `None` when DynamoDB reported the end.
     pub cursor: Option<Cursor>,
+    /// Where the page before this one is read from, given to
+    /// [`Query::after`] like `cursor`: `None` on the first page. It reads
+    /// back from this page's first item (from the end of the range when
+    /// this page is empty) and returns the items in the query's order, one
+    /// item more read than returned to tell whether another page precedes
+    /// it. A page so read has a `cursor` forward again and `has_more`
+    /// `None`. A sharded index's merged pages have none.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}", query = "by_customer")]
+    /// # struct Order { customer_id: String, order_id: String }
+    /// let orders = || db.query(Order::by_customer(&"123".to_string())).limit(20);
+    /// let first = orders().send().await?;
+    /// let second = orders().after(first.cursor.clone().unwrap()).send().await?;
+    /// // Back to the first page, from the second page's previous-page cursor.
+    /// let back = orders().after(second.previous.clone().unwrap()).send().await?;
+    /// assert!(back.previous.is_none());
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// [`Query::after`]: crate::reads::query::Query::after
+    pub previous: Option<Cursor>,
     /// Whether more items follow this page, as far as the page's reads
     /// tell at no extra cost: `Some(false)` at the end (no cursor),
     /// `Some(true)` when the page read a matching item past its last one
