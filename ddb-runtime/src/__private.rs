@@ -50,5 +50,6 @@ pub use crate::reads::query::{
     query_key, query_key_of_attributes, IndexKindOf, MultiAttributeIndex, ProjectionOf, QueryKey,
     Select,
 };
+pub use crate::reads::scan::Scannable;
 pub use crate::reads::search::{vector_search, VectorSearch};
 pub use crate::reads::unique::{unique_key, UniqueKey};

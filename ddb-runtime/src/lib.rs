@@ -123,6 +123,7 @@ pub use projection::Projection;
 pub use query::{Page, Query, QueryKey};
 pub use reads::get::{GetItem, GetProjection};
 pub use reads::unique::{GetUnique, UniqueKey};
+pub use scan::{Scan, ScanPage, Scannable};
 pub use search::{Scored, Search, Searched, VectorSearch};
 pub use segment::{KeySegment, SegmentError};
 pub use telemetry::Capacity;
@@ -203,6 +204,13 @@ pub mod query {
         Decode, Full, GlobalIndex, Hydrate, IndexKindOf, IndexTarget, MultiAttributeIndex, Page,
         Partial, Project, ProjectionOf, Query, QueryKey, Ready, Select, TableIndex, Whole,
     };
+}
+
+/// Typed scans: every item of an entity declared with `#[ddb(scan)]`, read
+/// from the whole table in parallel segments, as a stream of pages with the
+/// scan's progress.
+pub mod scan {
+    pub use crate::reads::scan::{Scan, ScanPage, Scannable, MAX_SEGMENTS};
 }
 
 /// Vector search: SearchVectors on a table's vector index, from an

@@ -28,6 +28,7 @@ pub fn fallback(ident: &syn::Ident, table: Option<&syn::Path>) -> TokenStream {
                 schema_version: 1,
                 unique: &[],
                 searches: &[],
+                scan: false,
             };
             fn primary_key(&self) -> ::core::result::Result<#p::Key<Self>, #p::Error> {
                 ::core::unreachable!()
@@ -45,5 +46,9 @@ pub fn fallback(ident: &syn::Ident, table: Option<&syn::Path>) -> TokenStream {
                 ::core::unreachable!()
             }
         }
+
+        // A scan of it is not a second error to read.
+        #[automatically_derived]
+        impl #p::Scannable for #ident {}
     }
 }

@@ -62,8 +62,11 @@ pub fn expand(entity: &Entity) -> TokenStream {
     let vector_checks = vector::checks(entity);
     let entity_impl = entity_impl(entity, &key_code, &primary_args);
     let inherent_impl = inherent_impl(entity, key_code, parse_key);
+    let scannable = scannable(entity);
     quote! {
         #entity_impl
+
+        #scannable
 
         #fields_struct
 
@@ -73,6 +76,18 @@ pub fn expand(entity: &Entity) -> TokenStream {
         #multi_attribute_checks
         #unique_checks
         #(#vector_checks)*
+    }
+}
+
+/// `impl Scannable` for an entity declared with `scan`: what `Db::scan` needs.
+fn scannable(entity: &Entity) -> TokenStream {
+    let ident = entity.ident;
+    if !entity.scan {
+        return TokenStream::new();
+    }
+    quote! {
+        #[automatically_derived]
+        impl ::ddb_runtime::__private::Scannable for #ident {}
     }
 }
 
@@ -125,6 +140,7 @@ fn schema_const(entity: &Entity) -> TokenStream {
     let schema_version = migrate::version(entity);
     let unique_defs = unique::unique_defs(entity);
     let searches = vector::search_defs(entity);
+    let scan = entity.scan;
     quote! {
         const SCHEMA: #p::EntitySchema = #p::EntitySchema {
             rust_name: #rust_name,
@@ -136,6 +152,7 @@ fn schema_const(entity: &Entity) -> TokenStream {
             schema_version: #schema_version,
             unique: &[#(#unique_defs),*],
             searches: &[#(#searches),*],
+            scan: #scan,
         };
     }
 }

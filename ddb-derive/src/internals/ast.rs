@@ -33,6 +33,8 @@ pub struct Entity<'a> {
     /// The unique constraints: field-level `unique` first, in field order,
     /// then the container's `unique(a, b)`, in order.
     pub unique: Vec<Unique>,
+    /// `scan`: the entity is read by a Scan (`Db::scan`).
+    pub scan: bool,
 }
 
 /// Fields whose values, together, no two items of the entity share.
@@ -194,6 +196,7 @@ impl<'a> Entity<'a> {
             serde_refused: raw.serde_refused,
             serde_conversion: raw.conversion,
             unique,
+            scan: raw.scan.is_some(),
         })
     }
 }

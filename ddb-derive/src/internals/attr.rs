@@ -71,6 +71,8 @@ pub struct RawEntity {
     pub indexes: Vec<RawIndex>,
     /// `unique(a, b)`: the fields whose values together are unique.
     pub unique: Vec<Attr<Vec<syn::Ident>>>,
+    /// `scan`: the entity is read by a Scan.
+    pub scan: Option<Attr<()>>,
     pub serde_rename_all: Option<String>,
     /// Container serde attributes ddb cannot follow, with their tokens.
     pub serde_refused: Vec<Attr<String>>,
@@ -123,6 +125,12 @@ pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
             raw.migrations.push(parse_migration(cx, meta, tokens)?);
         } else if path.is_ident(UNIQUE) {
             raw.unique.push(parse_unique(meta, tokens)?);
+        } else if path.is_ident(SCAN) {
+            if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                cx.error_spanned_by(&meta.path, "#[ddb(scan)] takes no value");
+                skip_value(meta)?;
+            }
+            set_once(cx, &mut raw.scan, meta, (), tokens);
         } else {
             raw.had_unknown_key = true;
             unknown(cx, meta, "an entity", ENTITY_KEYS)?;

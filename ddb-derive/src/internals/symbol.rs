@@ -12,6 +12,7 @@ pub const INDEX: &str = "index";
 pub const SCHEMA_VERSION: &str = "schema_version";
 pub const MIGRATE: &str = "migrate";
 pub const UNIQUE: &str = "unique";
+pub const SCAN: &str = "scan";
 pub const ENTITY_KEYS: &[&str] = &[
     TABLE,
     PK,
@@ -22,6 +23,7 @@ pub const ENTITY_KEYS: &[&str] = &[
     SCHEMA_VERSION,
     MIGRATE,
     UNIQUE,
+    SCAN,
 ];
 
 // Entity migrate(...).

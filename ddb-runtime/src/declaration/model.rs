@@ -646,6 +646,10 @@ pub struct EntitySchema {
     /// The vector searches of the entity: one per `#[ddb(vector(...))]`
     /// field.
     pub searches: &'static [SearchDef],
+    /// Whether the entity is read by a Scan (`#[ddb(scan)]`): the
+    /// access-pattern report lists it and the IAM policy grants
+    /// `dynamodb:Scan` for it.
+    pub scan: bool,
 }
 
 /// A vector search an entity declares (`#[ddb(vector(index = "ByEmbedding",

@@ -85,7 +85,7 @@ const MAX_READ: usize = 1000;
 /// selective. Each request of one page reads four times the previous one
 /// (at least what is missing), so a page takes a few requests and reads at
 /// most about four times what it needed.
-pub(super) fn next_read(missing: usize, previous: Option<usize>) -> usize {
+pub(crate) fn next_read(missing: usize, previous: Option<usize>) -> usize {
     let grown = previous.map_or(0, |read| read.saturating_mul(4));
     missing.max(grown).min(MAX_READ.max(missing))
 }

@@ -1,5 +1,5 @@
-//! Reads: GetItem, the query engine and typed queries, item collections,
-//! projections, cursors, batch and transactional gets.
+//! Reads: GetItem, the query engine and typed queries, typed scans, item
+//! collections, projections, cursors, batch and transactional gets.
 
 pub mod batch_get;
 pub mod collection;
@@ -10,6 +10,7 @@ pub mod fetch;
 pub mod get;
 pub mod projection;
 pub mod query;
+pub mod scan;
 pub mod search;
 pub mod transact_get;
 pub mod unique;

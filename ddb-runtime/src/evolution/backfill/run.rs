@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use crate::db::Db;
 use crate::error::{Error, ExistingItem, Result};
 use crate::reads::cursor::Position;
-use tracing::Instrument;
+use crate::reads::scan::request::ScanRequest;
 
 use crate::entity::Entity;
 use crate::item::Item;
@@ -187,56 +187,30 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
         start: Option<Item>,
         pass: Pass,
     ) -> Result<ScannedPage> {
-        let table = &self.table;
-        let span = self.db.span("Scan", table, None, E::SCHEMA.entity_type);
-        let read = crate::telemetry::Read {
+        let (filter, names, values) = scan_filter::<E>(pass);
+        let request = ScanRequest {
+            entity: E::SCHEMA.entity_type,
+            table_name: self.table.clone(),
+            segment,
+            segments: self.segments,
             consistent: true,
+            filter: Some(filter.to_owned()),
+            names: Some(names),
+            values: Some(values),
             limit: self.page_size,
-            segment: Some((segment as i32, self.segments as i32)),
+            start,
             ..Default::default()
         };
-        span.reading(&read, None);
-        let (filter, names, values) = scan_filter::<E>(pass);
-        let request = |client: &aws_sdk_dynamodb::Client| {
-            client
-                .scan()
-                .table_name(table)
-                .segment(segment as i32)
-                .total_segments(self.segments as i32)
-                .consistent_read(true)
-                .filter_expression(filter)
-                .set_expression_attribute_names(Some(names))
-                .set_expression_attribute_values(Some(values))
-                .set_limit(self.page_size)
-                .set_exclusive_start_key(start)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        };
-        let attempts = crate::transport::attempts::Attempts::default();
-        let server = self.db.sdk().server();
-        let mut page = self
-            .db
-            .sdk()
-            .send(&attempts, request)
-            .instrument(span.span().clone())
-            .await
-            .map_err(|e| span.sdk_failure(server, "Scan", e, attempts.count()))?;
-        span.answered(
-            server,
-            &crate::telemetry::Answer {
-                capacity: page.consumed_capacity.as_slice(),
-                items: page.items.as_ref().map_or(0, Vec::len),
-                attempts: attempts.count(),
-                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&page),
-                scanned: Some((page.count, page.scanned_count)),
-            },
-        );
-        let capacity = Capacity::of(page.consumed_capacity.take());
-        let items = page.items.take().unwrap_or_default();
+        // Progress reports the capacity and `capacity_per_second` paces by
+        // it: every page asks for it.
+        let page = request
+            .send(&self.db, Some(ReturnConsumedCapacity::Total))
+            .await?;
         Ok(ScannedPage {
-            items,
-            capacity,
+            items: page.items,
+            capacity: page.capacity,
             scanned_count: page.scanned_count,
-            last_evaluated_key: page.last_evaluated_key,
+            last_evaluated_key: page.last_key,
         })
     }
 

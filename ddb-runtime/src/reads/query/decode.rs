@@ -17,7 +17,7 @@ use crate::reads::query::of_entity;
 #[derive(Debug, Clone, Copy)]
 pub struct Whole;
 /// Decode projection type `X`.
-pub struct Project<X>(pub(super) PhantomData<fn() -> X>);
+pub struct Project<X>(pub(crate) PhantomData<fn() -> X>);
 impl<X> Clone for Project<X> {
     fn clone(&self) -> Self {
         Project(PhantomData)

@@ -1,0 +1,173 @@
+//! A scan's segments read concurrently: each page takes what the segments
+//! read, lowest segment first, reading again only the segments it has
+//! nothing left of; what they read beyond the page is kept for the next
+//! page of a stream.
+
+use std::collections::VecDeque;
+
+use crate::db::Db;
+use crate::error::Result;
+use crate::item::Item;
+use crate::reads::cursor;
+use crate::reads::cursor::{Cursor, Position};
+use crate::reads::fetch::next_read;
+use crate::reads::scan::plan::ScanPlan;
+use crate::telemetry::Capacity;
+
+/// The most segments read at once: the lowest unfinished ones.
+pub(super) const CONCURRENT_SEGMENTS: usize = 32;
+
+/// A scan in progress: what each segment has read and not yet returned,
+/// where its next request starts, where a cursor resumes it, and how much
+/// its last request read.
+pub(crate) struct Reading {
+    buffers: Vec<VecDeque<Item>>,
+    next: Vec<Position>,
+    resume: Vec<Position>,
+    reads: Vec<Option<usize>>,
+}
+
+/// One page's items, before decoding, and the scan's progress.
+pub(super) struct RawScanPage {
+    pub items: Vec<Item>,
+    pub cursor: Option<Cursor>,
+    pub has_more: Option<bool>,
+    pub scanned: u64,
+    pub segments_done: u32,
+    pub segments: u32,
+    pub consumed_capacity: Capacity,
+    pub requests: u32,
+}
+
+impl ScanPlan {
+    /// Where each segment starts: the cursor's positions, checked against
+    /// this scan, or the start of every segment.
+    pub(super) fn start(&self, cursor: Option<&Cursor>) -> Result<Reading> {
+        let segments = self.request.segments as usize;
+        let positions = match cursor {
+            Some(cursor) => cursor::decode(
+                cursor,
+                &self.fingerprint,
+                segments,
+                &self.key_attributes,
+                self.cursor_keys.as_deref(),
+            )?,
+            None => vec![Position::Start; segments],
+        };
+        Ok(Reading {
+            buffers: vec![VecDeque::new(); segments],
+            next: positions.clone(),
+            resume: positions,
+            reads: vec![None; segments],
+        })
+    }
+
+    /// The table key of `item`, where its segment resumes after it.
+    fn key_of(&self, item: &Item) -> Item {
+        self.key_attributes
+            .iter()
+            .filter_map(|name| item.get(*name).map(|v| ((*name).to_owned(), v.clone())))
+            .collect()
+    }
+
+    /// Moves buffered items into `items`, lowest segment first, until it
+    /// holds `limit`; each segment resumes after the last item taken, or
+    /// where its reads stopped once everything it read is taken.
+    fn take(&self, reading: &mut Reading, items: &mut Vec<Item>, limit: Option<usize>) {
+        for (s, buffer) in reading.buffers.iter_mut().enumerate() {
+            while limit.is_none_or(|n| items.len() < n) {
+                let Some(item) = buffer.pop_front() else {
+                    break;
+                };
+                reading.resume[s] = Position::After(self.key_of(&item));
+                items.push(item);
+            }
+            if buffer.is_empty() {
+                reading.resume[s] = reading.next[s].clone();
+            }
+        }
+    }
+
+    /// One page of up to `limit` items (without a limit: one request of
+    /// each segment read, up to [`CONCURRENT_SEGMENTS`] of them).
+    pub(super) async fn page(
+        &self,
+        db: &Db,
+        reading: &mut Reading,
+        limit: Option<usize>,
+    ) -> Result<RawScanPage> {
+        let mut items = Vec::new();
+        let mut capacity = Capacity::default();
+        let mut requests = 0;
+        let mut scanned = 0u64;
+        let mut read_once = false;
+        loop {
+            self.take(reading, &mut items, limit);
+            let full = limit.is_some_and(|n| items.len() >= n);
+            if full || (limit.is_none() && read_once) {
+                break;
+            }
+            // The lowest unfinished segments; of them, those with nothing
+            // left to take.
+            let unfinished = (0..reading.next.len())
+                .filter(|&s| reading.next[s] != Position::Done || !reading.buffers[s].is_empty());
+            let to_read: Vec<usize> = unfinished
+                .take(CONCURRENT_SEGMENTS)
+                .filter(|&s| reading.buffers[s].is_empty())
+                .collect();
+            if to_read.is_empty() {
+                break;
+            }
+            let missing = limit.map(|n| n - items.len());
+            let sent = to_read.iter().map(|&s| {
+                let ask = missing.map(|m| next_read(m, reading.reads[s]));
+                let mut request = self.request.clone();
+                request.segment = s as u32;
+                request.limit = ask.map(|n| n.min(i32::MAX as usize) as i32);
+                request.start = match &reading.next[s] {
+                    Position::After(key) => Some(key.clone()),
+                    _ => None,
+                };
+                async move { request.send(db, None).await.map(|answer| (s, ask, answer)) }
+            });
+            for (s, ask, answer) in futures::future::try_join_all(sent).await? {
+                requests += 1;
+                scanned += answer.scanned_count.max(0) as u64;
+                capacity.add(&answer.capacity);
+                reading.reads[s] = ask;
+                reading.buffers[s].extend(answer.items);
+                reading.next[s] = match answer.last_key {
+                    Some(key) => Position::After(key),
+                    None => Position::Done,
+                };
+            }
+            read_once = true;
+        }
+        let done = |p: &Position| *p == Position::Done;
+        let finished = reading.resume.iter().all(done);
+        let has_more = if finished {
+            Some(false)
+        } else if reading.buffers.iter().any(|b| !b.is_empty()) {
+            Some(true)
+        } else {
+            None
+        };
+        let cursor = (!finished).then(|| {
+            cursor::encode(
+                &self.fingerprint,
+                &reading.resume,
+                self.cursor_keys.as_deref(),
+            )
+        });
+        Ok(RawScanPage {
+            items,
+            cursor,
+            has_more,
+            scanned,
+            segments_done: reading.resume.iter().filter(|p| done(p)).count() as u32,
+            segments: reading.resume.len() as u32,
+            consumed_capacity: capacity,
+            requests,
+        })
+    }
+}
