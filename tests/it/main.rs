@@ -29,6 +29,7 @@ mod modify;
 mod multi_attribute;
 mod previous_pages;
 mod reads;
+mod scan;
 mod schema;
 mod segments;
 mod store;

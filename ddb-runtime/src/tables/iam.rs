@@ -20,6 +20,11 @@
 //!   (the whole table, unscoped) be written. A read-only entity sharing
 //!   them with a writer is named in [`Policy::left_out`]; separate tables,
 //!   or partition keys of their own, keep it read-only.
+//! - `dynamodb:Scan` is granted on the table to an entity declared with
+//!   `#[ddb(scan)]`, and never in a scoped policy: a Scan names no
+//!   partition key, so `dynamodb:LeadingKeys` cannot limit it (a
+//!   `ForAllValues` condition over no keys holds, and would let the caller
+//!   read every partition). It is listed in [`Policy::left_out`] instead.
 //! - An application's policy holds its reads and writes only: the
 //!   backfill's Scan, and `create_table`, `sync_table` and time to live,
 //!   are in [`maintenance_policy`].
@@ -38,7 +43,8 @@ use crate::declaration::model::{
 /// What an entity's callers may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// GetItem, Query, BatchGetItem (transactions' gets included).
+    /// GetItem, Query, BatchGetItem (transactions' gets included), and Scan
+    /// for an entity declared with `#[ddb(scan)]` (unscoped only).
     Read,
     /// Read, plus PutItem, UpdateItem, DeleteItem, BatchWriteItem and
     /// ConditionCheckItem.
@@ -314,6 +320,13 @@ impl PolicyBuilder {
             None => None,
         };
         statements.push(self.items_statement(entity, access, leading.as_deref()));
+        if entity.scan && leading.is_some() {
+            left_out.push(format!(
+                "{name}: Scan (declared with #[ddb(scan)]): a Scan names no partition key, so \
+                 dynamodb:LeadingKeys cannot limit it to the caller's partitions; grant it in a \
+                 policy of its own if the caller may read every item of the table"
+            ));
+        }
         if leading.is_some() {
             statements.extend(guards_statement(&self.table_arn, entity, access));
             if !entity.unique.is_empty() {
@@ -354,7 +367,8 @@ impl PolicyBuilder {
     }
 
     /// The statement on the table: the item actions `access` allows (Query
-    /// too when the table key has a sort key or a declared query), limited
+    /// too when the table key has a sort key or a declared query, Scan when
+    /// the entity declares a scan and the statement is not scoped), limited
     /// to the `leading` partition keys when scoped.
     fn items_statement(
         &self,
@@ -365,6 +379,9 @@ impl PolicyBuilder {
         let mut actions = vec!["dynamodb:GetItem", "dynamodb:BatchGetItem"];
         if entity.keys[0].query.is_some() || entity.keys[0].sk.is_some() {
             actions.push("dynamodb:Query");
+        }
+        if entity.scan && leading.is_none() {
+            actions.push("dynamodb:Scan");
         }
         if access == Access::ReadWrite {
             actions.extend([

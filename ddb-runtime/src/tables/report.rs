@@ -1,4 +1,5 @@
-//! The access-pattern report: every GetItem and query the code declares.
+//! The access-pattern report: every GetItem, query, vector search and scan
+//! the code declares.
 
 use std::fmt::Write;
 
@@ -72,8 +73,10 @@ fn consistency(table: &TableDef, key: &KeyDef) -> &'static str {
 }
 
 /// The access-pattern report of a table's entities, as Markdown: one row per
-/// GetItem and per declared query (entity, pattern, operation, index, key
-/// condition, consistency), then each entity's write amplification.
+/// GetItem, per declared query and vector search, and per declared scan
+/// (entity, pattern, operation, index, key condition, consistency), then
+/// each entity's write amplification. A scan's row says what it costs: it
+/// reads every item of the table, so its cost grows with the table.
 ///
 /// ```
 /// # #[derive(ddb_runtime::Table)]
@@ -149,6 +152,13 @@ fn write_access_patterns(out: &mut String, entity: &EntitySchema) {
             hash.unwrap_or_default(),
             index.distance.as_str(),
             index.dimensions
+        );
+    }
+    if entity.scan {
+        let _ = writeln!(
+            out,
+            "| {} | scan | Scan (grows with the table: reads every item of every entity) | table | none: `{} = {}` filtered after reading | strong or eventual |",
+            entity.entity_type, table.entity_attribute, entity.entity_type
         );
     }
 }
