@@ -473,3 +473,42 @@ async fn the_maintenance_policy_allows_what_sync_and_backfill_send() {
     }
     assert!(strings(&policy["Statement"][1]["Action"]).contains(&"dynamodb:Scan"));
 }
+
+/// A Scan names no partition key: the statement of an entity declared with
+/// `#[ddb(scan)]` allows it, an entity without the declaration does not,
+/// and no scoped policy does (a `ForAllValues` condition over no leading
+/// keys holds, so a scoped statement granting Scan would allow the whole
+/// table).
+#[tokio::test]
+async fn a_scan_is_allowed_only_where_declared_and_never_under_a_scope() {
+    use crate::scan::{Member, Members};
+    let db = ddb_tests::db_with_table::<Members>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Members>(&db).await;
+    proxy.record("Scan");
+    through.scan::<Member>().collect().await.unwrap();
+    let requests: Vec<Authorization> = ddb_tests::recorded_json(&proxy, "Scan")
+        .iter()
+        .flat_map(|body| authorizations("Scan", body))
+        .collect();
+    assert!(!requests.is_empty(), "nothing was sent");
+    let member = HashMap::from([("aws:PrincipalTag/member", "1")]);
+    let declared = PolicyBuilder::new(ARN)
+        .entity(&Member::SCHEMA, Access::Read)
+        .build()
+        .document;
+    let scoped = PolicyBuilder::new(ARN)
+        .entity(&Member::SCHEMA, Access::ReadWrite)
+        .scoped_to("id", "${aws:PrincipalTag/member}")
+        .build()
+        .document;
+    let undeclared = PolicyBuilder::new(ARN)
+        .entity(&Customer::SCHEMA, Access::ReadWrite)
+        .entity(&Order::SCHEMA, Access::ReadWrite)
+        .build()
+        .document;
+    for request in &requests {
+        assert!(allowed(&declared, request, &member), "{request:?}");
+        assert!(!allowed(&scoped, request, &member), "{request:?}");
+        assert!(!allowed(&undeclared, request, &member), "{request:?}");
+    }
+}

@@ -13,14 +13,14 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
 #[ddb(name = "Members", pk = "PK", sk = "SK", ttl = "expiresAt")]
-struct Members;
+pub(crate) struct Members;
 
 /// Scanned, with a unique value (so the table holds guard items) and a
 /// time to live.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 #[ddb(table = Members, entity = "Member", pk = "MEMBER#{id}", sk = "PROFILE", scan)]
-struct Member {
+pub(crate) struct Member {
     id: u32,
     #[ddb(unique)]
     email: String,
