@@ -184,7 +184,10 @@ async fn segments_read_every_item_exactly_once() {
     assert_eq!(scanned.len(), 40, "no item twice");
     assert_eq!(ids(&scanned), (0..40).collect::<Vec<_>>());
     let sent = ddb_tests::recorded_json(&proxy, "Scan");
-    let segments: BTreeSet<i64> = sent.iter().map(|b| b["Segment"].as_i64().unwrap()).collect();
+    let segments: BTreeSet<i64> = sent
+        .iter()
+        .map(|b| b["Segment"].as_i64().unwrap())
+        .collect();
     assert_eq!(segments, BTreeSet::from([0, 1, 2, 3]));
     assert!(sent.iter().all(|b| b["TotalSegments"] == 4));
 }
@@ -372,8 +375,9 @@ fn the_report_lists_a_declared_scan_as_growing_with_the_table() {
         .find(|line| line.starts_with("| Member | scan |"))
         .unwrap_or_else(|| panic!("no scan row: {report}"));
     assert!(row.contains("| Scan (grows with the table"), "{row}");
-    let undeclared =
-        ddb_runtime::schema::access_pattern_report(&[&ddb_examples::single_table::Customer::SCHEMA]);
+    let undeclared = ddb_runtime::schema::access_pattern_report(&[
+        &ddb_examples::single_table::Customer::SCHEMA,
+    ]);
     assert!(!undeclared.contains("| Scan"), "{undeclared}");
     let cost = ddb_runtime::schema::cost::cost_report(
         &[(&Member::SCHEMA, member(1).to_item().unwrap())],
@@ -406,7 +410,10 @@ fn iam_grants_scan_only_where_declared_and_never_in_a_scoped_policy() {
         .entity(customer, Access::ReadWrite)
         .build();
     for statement in undeclared.document["Statement"].as_array().unwrap() {
-        assert!(!actions(statement).contains(&"dynamodb:Scan"), "{undeclared}");
+        assert!(
+            !actions(statement).contains(&"dynamodb:Scan"),
+            "{undeclared}"
+        );
     }
 
     let scoped = PolicyBuilder::new(TABLE)

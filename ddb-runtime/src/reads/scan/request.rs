@@ -46,9 +46,7 @@ pub(crate) struct Scanned {
 impl ScanRequest {
     /// `Select`: only the projected attributes, when projecting.
     fn select(&self) -> Option<Select> {
-        self.projection
-            .as_ref()
-            .map(|_| Select::SpecificAttributes)
+        self.projection.as_ref().map(|_| Select::SpecificAttributes)
     }
 
     /// The SDK request's settings, capacity as given: everything sent, and
