@@ -42,7 +42,7 @@ pub const MAX_SEGMENTS: u32 = 1_000_000;
 /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
 /// # struct Ecommerce;
 /// #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-/// #[ddb(table = Ecommerce, pk = "CUSTOMER#{customer_id}", sk = "PROFILE", scan)]
+/// #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE", scan)]
 /// struct Customer { customer_id: String }
 ///
 /// use ddb_runtime::Entity;
