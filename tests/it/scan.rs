@@ -139,6 +139,11 @@ async fn a_projection_reads_only_its_attributes() {
     assert!(!projected.contains("email"), "{projected:?}");
     assert!(projected.contains("points"), "{projected:?}");
     assert_eq!(sent[0]["Select"], "SPECIFIC_ATTRIBUTES");
+    assert!(
+        sent[0].get("TotalSegments").is_none() && sent[0].get("Segment").is_none(),
+        "one segment is a plain Scan: {}",
+        sent[0]
+    );
 }
 
 #[tokio::test]
@@ -190,6 +195,31 @@ async fn segments_read_every_item_exactly_once() {
         .collect();
     assert_eq!(segments, BTreeSet::from([0, 1, 2, 3]));
     assert!(sent.iter().all(|b| b["TotalSegments"] == 4));
+}
+
+#[tokio::test]
+async fn segments_are_read_concurrently() {
+    use std::time::{Duration, Instant};
+    let db = members(8).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Members>(&db).await;
+    let held = proxy.hold("Scan");
+    let scan = tokio::spawn(through.scan::<Member>().segments(4).send());
+    held.applied().await;
+    // The first segment's answer is held back: the others are asked all
+    // the same.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while proxy.seen("Scan") < 4 {
+        assert!(
+            Instant::now() < deadline,
+            "segments read one after another: {} asked",
+            proxy.seen("Scan")
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    held.release();
+    let page = scan.await.unwrap().unwrap();
+    assert_eq!(ids(&page.items), (0..8).collect::<Vec<_>>());
+    assert_eq!(page.requests, 4);
 }
 
 #[tokio::test]

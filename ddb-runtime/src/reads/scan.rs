@@ -142,7 +142,8 @@ impl<E: Entity, D> Scan<E, D> {
     /// [`MAX_SEGMENTS`]) read concurrently, up to 32 at a time, lowest
     /// segments first. Another number is an [`Error::InvalidRequest`]
     /// when sent, before any request. A cursor resumes only a scan of the
-    /// same number of segments.
+    /// same number of segments, and holds a position for each: keep to
+    /// hundreds of segments where cursors are handed out.
     ///
     /// [`Error::InvalidRequest`]: crate::Error::InvalidRequest
     pub fn segments(mut self, n: u32) -> Self {
