@@ -277,6 +277,32 @@ fn inherent_impl(entity: &Entity, key_code: keys::KeyCode, parse_key: TokenStrea
 #[cfg(test)]
 mod tests {
     use super::snake_case;
+    use crate::internals::ast::Entity;
+    use crate::internals::ctxt::Ctxt;
+
+    /// `scan` reaches the model and its schema, and the `Scannable` impl
+    /// that `Db::scan` needs is emitted only for an entity declaring it.
+    #[test]
+    fn only_a_declared_scan_is_scannable() {
+        let declared: syn::DeriveInput = syn::parse_quote! {
+            #[ddb(table = Shop, entity = "Order", pk = "ORDER#{id}", scan)]
+            struct Order { id: String }
+        };
+        let undeclared: syn::DeriveInput = syn::parse_quote! {
+            #[ddb(table = Shop, entity = "Order", pk = "ORDER#{id}")]
+            struct Order { id: String }
+        };
+        for (input, scan) in [(declared, true), (undeclared, false)] {
+            let cx = Ctxt::default();
+            let entity = Entity::from_input(&cx, &input).expect("a model");
+            assert!(!cx.has_errors());
+            assert_eq!(entity.scan, scan);
+            let code = super::expand(&entity).to_string();
+            assert_eq!(code.contains("Scannable for Order"), scan, "{code}");
+            assert!(code.contains(&format!("scan : {scan}")), "{code}");
+            drop(cx.into_compile_errors());
+        }
+    }
 
     #[test]
     fn index_names_become_snake_case() {
