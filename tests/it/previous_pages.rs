@@ -245,3 +245,15 @@ async fn merged_pages_of_a_sharded_index_have_no_previous_page() {
     assert_eq!(second.items.len(), 5);
     assert!(second.previous.is_none());
 }
+
+#[tokio::test]
+async fn a_page_without_a_limit_offers_no_previous_page() {
+    let db = orders().await;
+    let query = || db.query(Order::by_customer(&CustomerId(CUSTOMER.into())));
+    let first = query().limit(5).send().await.unwrap();
+    // One DynamoDB page read back from a page need not end where the page
+    // before it began: without a limit there is no previous page to offer.
+    let rest = query().after(first.cursor.unwrap()).send().await.unwrap();
+    assert_eq!(rest.items.len(), 18);
+    assert!(rest.previous.is_none());
+}

@@ -407,9 +407,17 @@ fn entity_type(cx: &Ctxt, input: &DeriveInput, raw: &attr::RawEntity) -> String 
         .as_ref()
         .map(|e| e.value.value())
         .unwrap_or_else(|| input.ident.to_string());
-    if entity_type.is_empty() {
-        if let Some(entity) = &raw.entity {
+    if let Some(entity) = &raw.entity {
+        if entity_type.is_empty() {
             cx.error_spanned_by(&entity.tokens, "the entity type cannot be empty");
+        } else if entity_type.starts_with("_ddb") {
+            cx.error_spanned_by(
+                &entity.tokens,
+                format!(
+                    "the entity type `{entity_type}` starts with `_ddb`, which ddb keeps for its own items \
+                     (the guards of unique values and idempotency keys are `_ddb.guard`); choose another name"
+                ),
+            );
         }
     }
     entity_type

@@ -480,9 +480,12 @@ impl Plan {
         };
         let cursor = (run.position != Position::Done)
             .then(|| self.encode_cursor(&[run.position], Reading::Forward));
-        // Before a page that did not start the range: the items before its
-        // first one or, when it found none, the last ones of the range.
-        let previous = (!from_start).then(|| {
+        // Before a limited page that did not start the range: the items
+        // before its first one or, when it found none (only the last page
+        // can be empty), the last ones of the range. An unlimited page is
+        // one DynamoDB page of up to 1 MB, and 1 MB read back from a page
+        // need not end where the page before it began: no previous page.
+        let previous = (!from_start && limit.is_some()).then(|| {
             let before = run
                 .items
                 .first()
@@ -517,8 +520,9 @@ impl Plan {
         if let Some(n) = limit {
             run.items.truncate(n);
         }
-        let earlier = more_read || (limit.is_none() && run.position != Position::Done);
-        let previous = earlier.then(|| {
+        // Without a limit (a cursor reused on a query without one), one
+        // DynamoDB page is read back, and no previous page is offered.
+        let previous = more_read.then(|| {
             let before = match run.items.last() {
                 Some(first) => Position::After(self.key_of(first)),
                 None => run.position.clone(),

@@ -85,6 +85,14 @@ impl Db {
     /// # Ok(()) }
     /// ```
     pub fn scan<E: Scannable>(&self) -> Scan<E, Whole> {
+        // A hand-written `Scannable` would scan what the report and the IAM
+        // policy, both read from the schema, do not grant.
+        const {
+            assert!(
+                E::SCHEMA.scan,
+                "the entity does not declare a scan: add `scan` to its #[ddb(...)]"
+            )
+        }
         Scan {
             db: self.clone(),
             segments: 1,

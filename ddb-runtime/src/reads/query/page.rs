@@ -52,7 +52,9 @@ pub struct Page<T> {
     /// Where to resume, `None` when DynamoDB reported the end.
     pub cursor: Option<Cursor>,
     /// Where the page before this one is read from, given to
-    /// [`Query::after`] like `cursor`: `None` on the first page. It reads
+    /// [`Query::after`] like `cursor`: on a query with a
+    /// [`limit`](crate::reads::query::Query::limit), `None` on the first
+    /// page. It reads
     /// back from this page's first item (from the end of the range when
     /// this page is empty) and returns the items in the query's order, one
     /// item more read than returned to tell whether another page precedes

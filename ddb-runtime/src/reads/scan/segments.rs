@@ -118,9 +118,13 @@ impl ScanPlan {
             if to_read.is_empty() {
                 break;
             }
-            let missing = limit.map(|n| n - items.len());
+            // The segments read at once share what the page misses, so
+            // that a page reads about what it returns (what a segment reads
+            // and the page does not take is read again by a page resumed
+            // from its cursor).
+            let share = limit.map(|n| (n - items.len()).div_ceil(to_read.len()));
             let sent = to_read.iter().map(|&s| {
-                let ask = missing.map(|m| next_read(m, reading.reads[s]));
+                let ask = share.map(|m| next_read(m, reading.reads[s]));
                 let mut request = self.request.clone();
                 request.segment = s as u32;
                 request.limit = ask.map(|n| n.min(i32::MAX as usize) as i32);
