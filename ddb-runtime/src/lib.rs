@@ -108,6 +108,7 @@ pub use ddb_derive::{Collection, Entity, KeySegment, Projection, Table};
 pub use collection::{Collection, CollectionQuery, UnknownItems};
 pub use cursor::Cursor;
 pub use db::Db;
+pub use dry_run::DryRun;
 pub use entity::{Entity, Table};
 pub use error::{
     ActionFailure, BatchOutcome, CancellationReason, Error, ExistingItem, Result, SdkErrorKind,
@@ -154,6 +155,14 @@ pub mod expr {
     pub use crate::expression::{
         Attr, AttributeType, Comparison, Condition, IntoValue, KeyPart, Value, EXPRESSION_LIMIT,
     };
+}
+
+/// Dry runs: the requests any ddb call would send, built by the code that
+/// sends them, returned instead of sent (`.dry_run()` on every request).
+/// Their reading resolves every placeholder and never prints a
+/// `#[ddb(sensitive)]` value.
+pub mod dry_run {
+    pub use crate::transport::dry_run::{DryRun, Request};
 }
 
 /// Keys: typed primary and index keys, their values, DynamoDB's key size

@@ -256,6 +256,18 @@ impl Db {
         wanted.then_some(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes)
     }
 
+    /// The capacity a dry run's request asks for: what [`consumed_capacity`]
+    /// asks, without a span (a dry run records none).
+    ///
+    /// [`consumed_capacity`]: Self::consumed_capacity
+    pub(crate) fn dry_capacity(
+        &self,
+        asked: bool,
+    ) -> Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity> {
+        let wanted = asked || self.inner.return_consumed_capacity;
+        wanted.then_some(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes)
+    }
+
     pub(crate) fn cursor_keys(&self) -> Option<Arc<CursorKeys>> {
         self.inner.cursor_keys.clone()
     }

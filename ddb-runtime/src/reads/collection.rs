@@ -243,6 +243,29 @@ impl<C: Collection> CollectionQuery<C> {
         })
     }
 
+    /// The Query request [`send`](Self::send) would send, not sent. Values
+    /// of every member's `#[ddb(sensitive)]` attributes are redacted in its
+    /// reading.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<C: ddb_runtime::Collection>(query: ddb_runtime::CollectionQuery<C>) -> ddb_runtime::Result<()> {
+    /// // let query = db.collection::<CustomerOrders>(KeyValue::from("CUSTOMER#123"));
+    /// println!("{}", query.dry_run()?);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        let plan = self.plan()?;
+        let requests = plan.dry_run(&self.db, self.cursor.as_ref(), self.limit)?;
+        let sensitive = C::MEMBERS
+            .iter()
+            .flat_map(|m| crate::transport::dry_run::sensitive_attributes(m))
+            .collect();
+        Ok(crate::DryRun::new(requests, sensitive))
+    }
+
     /// Sends the query and returns one page.
     pub async fn send(self) -> Result<Page<C>> {
         let plan = self.plan()?;

@@ -13,6 +13,7 @@ use crate::telemetry;
 use crate::telemetry::Capacity;
 use std::collections::HashMap;
 
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, Select};
 
 use crate::db::Db;
@@ -230,15 +231,9 @@ impl Plan {
         Ok(terms)
     }
 
-    /// One DynamoDB Query request, read in the query's order or against it.
-    async fn request(
-        &self,
-        db: &Db,
-        shard: usize,
-        start: Option<&Item>,
-        limit: Option<usize>,
-        reading: Reading,
-    ) -> Result<Response> {
+    /// The parts of one Query request: the key condition of `shard`, the
+    /// filter and projection, rendered with their placeholders.
+    fn rendered(&self, shard: usize, reading: Reading) -> Result<Rendered> {
         let forward = (reading == Reading::Forward) == self.forward;
         let mut p = Placeholders::default();
         let condition = Expression::render_all(&self.key_condition(shard)?, &mut p)
@@ -264,40 +259,113 @@ impl Plan {
             .map(|f| p.fit(self.entity, "projection", f))
             .transpose()?;
         let (names, values) = p.into_maps();
-        // The query's shape only: key values and items may be personal data.
-        let span = db.span("Query", &self.table_name, self.index, self.entity);
         let select = match projection {
             Some(_) => Some(Select::SpecificAttributes),
             None if self.all_attributes => Some(Select::AllAttributes),
             None => None,
         };
-        let read = telemetry::Read {
-            consistent: self.consistent,
-            limit: limit.map(clamped),
-            projection: projection.as_deref(),
-            forward: Some(forward),
-            select: select.as_ref().map(Select::as_str),
-            segment: None,
-        };
-        span.reading(&read, names.as_ref());
-        let capacity = db.consumed_capacity(&span, false);
-        let request = |client: &aws_sdk_dynamodb::Client| {
+        Ok(Rendered {
+            forward,
+            condition,
+            filter,
+            projection,
+            select,
+            names,
+            values,
+        })
+    }
+
+    /// The Query request of `parts`, as a client builds it: what is sent,
+    /// and what a dry run shows.
+    fn query_request<'a>(
+        &'a self,
+        parts: Rendered,
+        start: Option<&'a Item>,
+        limit: Option<usize>,
+        capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
+    ) -> impl FnOnce(&aws_sdk_dynamodb::Client) -> QueryFluentBuilder + 'a {
+        move |client| {
             client
                 .query()
                 .table_name(&self.table_name)
                 .set_index_name(self.index.map(str::to_owned))
-                .key_condition_expression(condition)
-                .set_filter_expression(filter)
-                .set_projection_expression(projection.clone())
-                .set_select(select.clone())
-                .set_expression_attribute_names(names)
-                .set_expression_attribute_values(values)
-                .scan_index_forward(forward)
+                .key_condition_expression(parts.condition)
+                .set_filter_expression(parts.filter)
+                .set_projection_expression(parts.projection)
+                .set_select(parts.select)
+                .set_expression_attribute_names(parts.names)
+                .set_expression_attribute_values(parts.values)
+                .scan_index_forward(parts.forward)
                 .set_consistent_read(self.consistent.then_some(true))
                 .set_exclusive_start_key(start.cloned())
                 .set_limit(limit.map(clamped))
                 .set_return_consumed_capacity(capacity)
+        }
+    }
+
+    /// The Query requests the first page from `cursor` sends first, not
+    /// sent: one per shard of a sharded query (none when the sort range is
+    /// empty or the cursor is at the end).
+    pub(crate) fn dry_run(
+        &self,
+        db: &Db,
+        cursor: Option<&Cursor>,
+        limit: Option<usize>,
+    ) -> Result<Vec<crate::transport::dry_run::Request>> {
+        if self.sort.range == SortRange::Empty {
+            return Ok(Vec::new());
+        }
+        let (positions, reading) = self.positions(cursor)?;
+        let sharded = self.partitions.len() > 1;
+        if sharded && reading == Reading::Backward {
+            return Err(Error::InvalidCursor {
+                reason: "a sharded query has no previous-page cursors".into(),
+            });
+        }
+        let target = match (sharded, reading) {
+            (true, _) => Some(limit.unwrap_or(DEFAULT_SHARDED_PAGE)),
+            (false, Reading::Forward) => limit.map(|n| n.saturating_add(usize::from(self.exact_end))),
+            (false, Reading::Backward) => limit.map(|n| n.saturating_add(1)),
         };
+        let ask = target.map(|n| next_read(n, None));
+        let capacity = db.dry_capacity(false);
+        let mut requests = Vec::with_capacity(positions.len());
+        for (shard, position) in positions.iter().enumerate() {
+            let start = match position {
+                Position::Done => continue,
+                Position::Start => None,
+                Position::After(key) => Some(key),
+            };
+            let parts = self.rendered(shard, reading)?;
+            let request = self.query_request(parts, start, ask, capacity.clone());
+            requests.push(db.sdk().dry(self.entity, request)?);
+        }
+        Ok(requests)
+    }
+
+    /// One DynamoDB Query request, read in the query's order or against it.
+    async fn request(
+        &self,
+        db: &Db,
+        shard: usize,
+        start: Option<&Item>,
+        limit: Option<usize>,
+        reading: Reading,
+    ) -> Result<Response> {
+        let parts = self.rendered(shard, reading)?;
+        // The query's shape only: key values and items may be personal data.
+        let span = db.span("Query", &self.table_name, self.index, self.entity);
+        let read = telemetry::Read {
+            consistent: self.consistent,
+            limit: limit.map(clamped),
+            projection: parts.projection.as_deref(),
+            forward: Some(parts.forward),
+            select: parts.select.as_ref().map(Select::as_str),
+            segment: None,
+        };
+        span.reading(&read, parts.names.as_ref());
+        let capacity = db.consumed_capacity(&span, false);
+        let request = self.query_request(parts, start, limit, capacity);
         let attempts = crate::transport::attempts::Attempts::default();
         let server = db.sdk().server();
         let output = db
@@ -557,6 +625,17 @@ struct Run {
     position: Position,
     capacity: Capacity,
     requests: u32,
+}
+
+/// The rendered parts of one Query request.
+struct Rendered {
+    forward: bool,
+    condition: String,
+    filter: Option<String>,
+    projection: Option<String>,
+    select: Option<Select>,
+    names: crate::expression::NameMap,
+    values: crate::expression::ValueMap,
 }
 
 struct Response {

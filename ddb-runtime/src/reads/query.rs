@@ -28,6 +28,7 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use futures::TryStreamExt;
 
+use crate::transport::dry_run::{sensitive_attributes, DryRun};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;
@@ -204,6 +205,32 @@ where
             consumed_capacity: raw.consumed_capacity,
             requests: raw.requests,
         })
+    }
+
+    /// The Query request [`send`](Self::send) would send first, not sent:
+    /// on a sharded index, one per shard (the first request of each for the
+    /// page). A query whose sort range is empty sends nothing: its dry run
+    /// holds no request. Bad input is the error `send` would return.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn demo<E, S, I, P, D, const K: usize>(query: ddb_runtime::Query<E, S, I, P, D, K>) -> ddb_runtime::Result<()>
+    /// # where E: ddb_runtime::Entity + Send + 'static, S: 'static, I: ddb_runtime::query::IndexTarget + 'static, P: 'static, D: ddb_runtime::query::Decode<E>, (P, D): ddb_runtime::query::Ready {
+    /// // let query = db.query(Order::by_customer(&customer)).limit(10);
+    /// let dry = query.dry_run()?;
+    /// println!("{dry}"); // KeyConditionExpression: PK = "CUSTOMER#123" ...
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(&self) -> Result<DryRun>
+    where
+        (P, D): Ready,
+    {
+        let plan = self.plan()?;
+        let requests = plan.dry_run(&self.db, self.cursor.as_ref(), self.limit)?;
+        let sensitive = sensitive_attributes(&E::SCHEMA).collect();
+        Ok(DryRun::new(requests, sensitive))
     }
 
     /// Sends the query and returns one page (see [`limit`](Self::limit)).

@@ -5,5 +5,6 @@
 pub mod attempts;
 pub mod batch;
 pub(crate) mod condition_items;
+pub mod dry_run;
 pub mod sdk;
 pub mod sent;

@@ -91,6 +91,21 @@ impl Sdk {
         &self.caller
     }
 
+    /// The input of the request `build` makes from a client, not sent: a
+    /// dry run of what [`send`](Self::send) would send.
+    pub(crate) fn dry<O: Operation>(
+        &self,
+        entity: &'static str,
+        build: impl FnOnce(&Client) -> O,
+    ) -> crate::error::Result<super::dry_run::Request> {
+        build(&self.caller)
+            .dry()
+            .map_err(|e| crate::error::Error::InvalidRequest {
+                entity,
+                reason: e.to_string(),
+            })
+    }
+
     /// Sends the request `build` makes from a client, its attempts recorded
     /// into `attempts`.
     pub(crate) async fn send<O: Operation>(
@@ -320,10 +335,14 @@ pub(crate) trait Operation: Sized {
         self,
         recorder: Recorder,
     ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send + 'static;
+
+    /// The input the request would send, for a dry run (the input is
+    /// copied out of the builder: never on the way to sending).
+    fn dry(self) -> Result<super::dry_run::Request, aws_sdk_dynamodb::error::BuildError>;
 }
 
 macro_rules! operation {
-    ($($op:ident: $builder:ident -> $output:ident, $error:ident;)*) => {$(
+    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $variant:ident;)*) => {$(
         impl Operation for aws_sdk_dynamodb::operation::$op::builders::$builder {
             type Output = aws_sdk_dynamodb::operation::$op::$output;
             type Error = aws_sdk_dynamodb::operation::$op::$error;
@@ -342,22 +361,26 @@ macro_rules! operation {
             {
                 self.customize().interceptor(recorder).send()
             }
+
+            fn dry(self) -> Result<super::dry_run::Request, aws_sdk_dynamodb::error::BuildError> {
+                self.as_input().clone().build().map(super::dry_run::Request::$variant)
+            }
         }
     )*};
 }
 
 operation! {
-    put_item: PutItemFluentBuilder -> PutItemOutput, PutItemError;
-    update_item: UpdateItemFluentBuilder -> UpdateItemOutput, UpdateItemError;
-    delete_item: DeleteItemFluentBuilder -> DeleteItemOutput, DeleteItemError;
-    get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError;
-    query: QueryFluentBuilder -> QueryOutput, QueryError;
-    transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError;
-    search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError;
-    scan: ScanFluentBuilder -> ScanOutput, ScanError;
-    batch_get_item: BatchGetItemFluentBuilder -> BatchGetItemOutput, BatchGetItemError;
-    batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError;
-    transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError;
+    put_item: PutItemFluentBuilder -> PutItemOutput, PutItemError, PutItem;
+    update_item: UpdateItemFluentBuilder -> UpdateItemOutput, UpdateItemError, UpdateItem;
+    delete_item: DeleteItemFluentBuilder -> DeleteItemOutput, DeleteItemError, DeleteItem;
+    get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError, GetItem;
+    query: QueryFluentBuilder -> QueryOutput, QueryError, Query;
+    transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError, TransactWriteItems;
+    search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError, SearchVectors;
+    scan: ScanFluentBuilder -> ScanOutput, ScanError, Scan;
+    batch_get_item: BatchGetItemFluentBuilder -> BatchGetItemOutput, BatchGetItemError, BatchGetItem;
+    batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError, BatchWriteItem;
+    transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError, TransactGetItems;
 }
 
 #[cfg(test)]
