@@ -322,6 +322,17 @@ impl Db {
         crate::telemetry::RequestSpan::of_tables(server, operation, tables, None, entity)
     }
 
+    /// The GetItem [`get_stored`](Self::get_stored) sends for the whole
+    /// item at `key`, strongly consistent: not sent.
+    pub(crate) fn dry_get_stored<T: Table + 'static>(
+        &self,
+        entity: &'static str,
+        key: crate::item::Item,
+    ) -> crate::error::Result<crate::transport::dry_run::Request> {
+        let request = stored_request(self.table_name::<T>(), key, true, None, None);
+        self.sdk().dry(entity, request)
+    }
+
     /// One GetItem of the item at `key` of table `T`, as DynamoDB stores
     /// it (`attributes` only, when given, each name through a placeholder
     /// where it needs one): the reads ddb makes for itself, of a guard or of
@@ -338,15 +349,6 @@ impl Db {
         let projection =
             (!attributes.is_empty()).then(|| placeholders.projection(attributes.iter().copied()));
         let (names, _) = placeholders.into_maps();
-        let request = |client: &Client| {
-            client
-                .get_item()
-                .table_name(name)
-                .set_key(Some(key.clone()))
-                .set_consistent_read(consistent.then_some(true))
-                .set_projection_expression(projection.clone())
-                .set_expression_attribute_names(names.clone())
-        };
         let span = self.span("GetItem", name, None, entity);
         let read = crate::telemetry::Read {
             consistent,
@@ -354,6 +356,7 @@ impl Db {
             ..Default::default()
         };
         span.reading(&read, names.as_ref());
+        let request = stored_request(name, key, consistent, projection, names);
         Ok(self.send_get_item(&span, request).await?.item)
     }
 
@@ -387,5 +390,26 @@ impl Db {
             },
         );
         Ok(output)
+    }
+}
+
+/// The GetItem of the stored item at `key` ddb reads for itself, as a
+/// client builds it: what is sent, and what a dry run shows.
+fn stored_request(
+    name: &str,
+    key: crate::item::Item,
+    consistent: bool,
+    projection: Option<String>,
+    names: crate::expression::NameMap,
+) -> impl FnOnce(&Client) -> aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder + '_
+{
+    move |client| {
+        client
+            .get_item()
+            .table_name(name)
+            .set_key(Some(key))
+            .set_consistent_read(consistent.then_some(true))
+            .set_projection_expression(projection)
+            .set_expression_attribute_names(names)
     }
 }

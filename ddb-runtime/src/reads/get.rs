@@ -3,6 +3,7 @@
 use crate::db::Db;
 use crate::telemetry::Capacity;
 
+use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
 use aws_sdk_dynamodb::Client;
 
 use crate::entity::Entity;
@@ -60,17 +61,9 @@ impl<E: Entity + 'static> GetItem<E> {
         }
     }
 
-    async fn fetch(&self) -> Result<Option<crate::item::Item>> {
-        self.fetch_with_capacity(false).await.map(|(item, _)| item)
-    }
-
-    /// The stored item, and its capacity, asked of DynamoDB when `asked`.
-    async fn fetch_with_capacity(
-        &self,
-        asked: bool,
-    ) -> Result<(Option<crate::item::Item>, Capacity)> {
-        let table = self.db.table_name::<E::Table>();
-        // The entity type to check, the ttl to leave expired items out.
+    /// The projection expression and its names, when projecting: the
+    /// entity type to check, the ttl to leave expired items out.
+    fn projection_parts(&self) -> Result<(Option<String>, crate::expression::NameMap)> {
         let projection = self.projection.map(|attributes| {
             let entity = E::SCHEMA.entity_type;
             let mut placeholders = crate::expression::Placeholders::default();
@@ -88,16 +81,19 @@ impl<E: Entity + 'static> GetItem<E> {
             Ok::<_, crate::error::Error>((expression, placeholders.into_maps().0))
         });
         let (projection, names) = projection.transpose()?.unzip();
-        let names = names.flatten();
-        let span = self.db.span("GetItem", table, None, E::SCHEMA.entity_type);
-        let read = crate::telemetry::Read {
-            consistent: self.consistent,
-            projection: projection.as_deref(),
-            ..Default::default()
-        };
-        span.reading(&read, names.as_ref());
-        let capacity = self.db.consumed_capacity(&span, asked);
-        let request = |client: &Client| {
+        Ok((projection, names.flatten()))
+    }
+
+    /// The GetItem, as a client builds it: what is sent, and what a dry
+    /// run shows.
+    fn request<'a>(
+        &'a self,
+        table: &'a str,
+        projection: Option<String>,
+        names: crate::expression::NameMap,
+        capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
+    ) -> impl FnOnce(&Client) -> GetItemFluentBuilder + 'a {
+        move |client| {
             client
                 .get_item()
                 .table_name(table)
@@ -107,7 +103,53 @@ impl<E: Entity + 'static> GetItem<E> {
                 .set_projection_expression(projection)
                 .set_expression_attribute_names(names)
                 .set_return_consumed_capacity(capacity)
+        }
+    }
+
+    /// The GetItem request [`send`](Self::send) would send, not sent.
+    pub(crate) fn dry_request(&self) -> Result<crate::dry_run::Request> {
+        let table = self.db.table_name::<E::Table>();
+        let (projection, names) = self.projection_parts()?;
+        let capacity = self.db.dry_capacity(false);
+        let request = self.request(table, projection, names, capacity);
+        self.db.sdk().dry(E::SCHEMA.entity_type, request)
+    }
+
+    /// The GetItem [`send`](Self::send) would send, not sent.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(db: ddb_runtime::Db, key: ddb_runtime::Key<E>) -> ddb_runtime::Result<()> {
+    /// let dry = db.get(key).consistent_read(true).dry_run()?;
+    /// println!("{dry}"); // GetItem, TableName, Key, ConsistentRead: true
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        Ok(crate::DryRun::of(self.dry_request()?, &E::SCHEMA))
+    }
+
+    async fn fetch(&self) -> Result<Option<crate::item::Item>> {
+        self.fetch_with_capacity(false).await.map(|(item, _)| item)
+    }
+
+    /// The stored item, and its capacity, asked of DynamoDB when `asked`.
+    async fn fetch_with_capacity(
+        &self,
+        asked: bool,
+    ) -> Result<(Option<crate::item::Item>, Capacity)> {
+        let table = self.db.table_name::<E::Table>();
+        let (projection, names) = self.projection_parts()?;
+        let span = self.db.span("GetItem", table, None, E::SCHEMA.entity_type);
+        let read = crate::telemetry::Read {
+            consistent: self.consistent,
+            projection: projection.as_deref(),
+            ..Default::default()
         };
+        span.reading(&read, names.as_ref());
+        let capacity = self.db.consumed_capacity(&span, asked);
+        let request = self.request(table, projection, names, capacity);
         let output = self.db.send_get_item(&span, request).await?;
         let capacity = crate::telemetry::Capacity::of(output.consumed_capacity);
         let item = output.item.filter(|item| {
@@ -155,6 +197,20 @@ impl<E: Entity + 'static, P: Projection<E>> GetProjection<E, P> {
     pub fn consistent_read(mut self, consistent: bool) -> Self {
         self.get.consistent = consistent;
         self
+    }
+
+    /// The GetItem [`send`](Self::send) would send, not sent.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static, P: ddb_runtime::Projection<E>>(get: ddb_runtime::GetProjection<E, P>) -> ddb_runtime::Result<()> {
+    /// println!("{}", get.dry_run()?); // ProjectionExpression: ...
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        self.get.dry_run()
     }
 
     /// Sends the GetItem: `None` when there is no such item.

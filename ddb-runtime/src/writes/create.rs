@@ -117,6 +117,31 @@ impl<E: Entity + 'static> Create<E> {
         self.sent(true).await
     }
 
+    /// The request [`send`](Self::send) would send, not sent: the PutItem
+    /// conditioned on no item having the key (or, [`exactly_once`](Self::exactly_once),
+    /// the one-action TransactWriteItems; for an entity with unique values,
+    /// the TransactWriteItems that also takes their guards).
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(db: ddb_runtime::Db, entity: E) -> ddb_runtime::Result<()> {
+    /// let dry = db.create(&entity).dry_run()?;
+    /// assert_eq!(dry.operation(), Some("PutItem"));
+    /// println!("{dry}"); // ConditionExpression: attribute_not_exists(PK) OR ...
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(self) -> Result<crate::DryRun> {
+        let db = self.db.clone();
+        let exactly_once = self.exactly_once;
+        let mut plan = self.plan()?;
+        if has_unique::<E>() {
+            return plan.dry_run_taking_guards(&db);
+        }
+        plan.dry_run_alone(&db, exactly_once, None)
+    }
+
     /// Sends the create, asking DynamoDB for its capacity when `capacity`.
     async fn sent(self, capacity: bool) -> Result<(Created, Capacity)> {
         let db = self.db.clone();

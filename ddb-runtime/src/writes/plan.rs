@@ -8,6 +8,10 @@ use aws_sdk_dynamodb::types::{
     ConditionCheck, Delete, DeleteRequest, Put, PutRequest, ReturnValue,
     ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update, WriteRequest,
 };
+use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use aws_sdk_dynamodb::Client;
 
 use tracing::Instrument;
@@ -24,6 +28,7 @@ use crate::telemetry::Capacity;
 use super::item::{key_text, same_value, stored_version, version_attribute};
 use crate::item::size::item_size;
 use crate::transport::attempts::Attempts;
+use crate::transport::dry_run::{DryRun, Request};
 
 /// What a write does to its item.
 pub(crate) enum Action {
@@ -191,23 +196,13 @@ impl<E: Entity + 'static> WritePlan<E> {
             }
         };
         let span = db.span(operation, table, None, E::SCHEMA.entity_type);
-        let Parts {
-            key,
-            condition,
-            names,
-            values,
-        } = self.take_parts();
+        let parts = self.take_parts();
         let capacity = db.consumed_capacity(&span, self.capacity_asked);
         let sdk = db.sdk();
         let sent = match &mut self.action {
             Action::Put(item) => {
                 let item = std::mem::take(item);
-                let request = |client: &Client| {
-                    let put = client.put_item().table_name(table).set_item(Some(item));
-                    conditioned!(put, condition, names, values)
-                        .set_return_values(return_values)
-                        .set_return_consumed_capacity(capacity.clone())
-                };
+                let request = put_request(table, item, parts, return_values, capacity);
                 self.answer(
                     (db, &span),
                     operation,
@@ -219,16 +214,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             }
             Action::Update(expression) => {
                 let expression = std::mem::take(expression);
-                let request = |client: &Client| {
-                    let update = client
-                        .update_item()
-                        .table_name(table)
-                        .set_key(Some(key))
-                        .update_expression(expression);
-                    conditioned!(update, condition, names, values)
-                        .set_return_values(return_values)
-                        .set_return_consumed_capacity(capacity.clone())
-                };
+                let request = update_request(table, expression, parts, return_values, capacity);
                 self.answer(
                     (db, &span),
                     operation,
@@ -239,12 +225,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                 .await
             }
             Action::Delete | Action::ConditionCheck => {
-                let request = |client: &Client| {
-                    let delete = client.delete_item().table_name(table).set_key(Some(key));
-                    conditioned!(delete, condition, names, values)
-                        .set_return_values(return_values)
-                        .set_return_consumed_capacity(capacity.clone())
-                };
+                let request = delete_request(table, parts, return_values, capacity);
                 self.answer(
                     (db, &span),
                     operation,
@@ -259,6 +240,57 @@ impl<E: Entity + 'static> WritePlan<E> {
             span.failed(sdk.server(), error, attempts.count());
         }
         sent
+    }
+
+    /// The PutItem, UpdateItem or DeleteItem [`send`](Self::send) would
+    /// send, not sent. A put's item moves into the request, as it does when
+    /// sent.
+    pub(crate) fn dry_run(
+        &mut self,
+        db: &Db,
+        return_values: Option<ReturnValue>,
+    ) -> Result<Request> {
+        let entity = E::SCHEMA.entity_type;
+        let table = db.table_name::<E::Table>();
+        let capacity = db.dry_capacity(self.capacity_asked);
+        if let Action::ConditionCheck = self.action {
+            return Err(Error::InvalidRequest {
+                entity,
+                reason: "a condition check is sent inside a transaction".into(),
+            });
+        }
+        let parts = self.take_parts();
+        let sdk = db.sdk();
+        match &mut self.action {
+            Action::Put(item) => {
+                let item = std::mem::take(item);
+                sdk.dry(entity, put_request(table, item, parts, return_values, capacity))
+            }
+            Action::Update(expression) => {
+                let expression = std::mem::take(expression);
+                let request = update_request(table, expression, parts, return_values, capacity);
+                sdk.dry(entity, request)
+            }
+            Action::Delete | Action::ConditionCheck => {
+                sdk.dry(entity, delete_request(table, parts, return_values, capacity))
+            }
+        }
+    }
+
+    /// The dry run of the plan sent alone: the one-action
+    /// TransactWriteItems when it is sent exactly once, else its PutItem,
+    /// UpdateItem or DeleteItem.
+    pub(crate) fn dry_run_alone(
+        mut self,
+        db: &Db,
+        exactly_once: bool,
+        return_values: Option<ReturnValue>,
+    ) -> Result<DryRun> {
+        if exactly_once {
+            return db.transact_write().plan(&mut self).dry_run();
+        }
+        let request = self.dry_run(db, return_values)?;
+        Ok(DryRun::of(request, &E::SCHEMA))
     }
 
     /// The answer of a single write: the attributes it returned and the
@@ -580,6 +612,76 @@ impl<E: Entity + 'static> WritePlan<E> {
             key,
             existing: existing.map(ExistingItem),
         }
+    }
+}
+
+/// A single write's PutItem of `item`, as a client builds it: what is sent,
+/// and what a dry run shows.
+fn put_request(
+    table: &str,
+    item: Item,
+    parts: Parts,
+    return_values: Option<ReturnValue>,
+    capacity: Option<ReturnConsumedCapacity>,
+) -> impl FnOnce(&Client) -> PutItemFluentBuilder + '_ {
+    move |client| {
+        let Parts {
+            condition,
+            names,
+            values,
+            ..
+        } = parts;
+        let put = client.put_item().table_name(table).set_item(Some(item));
+        conditioned!(put, condition, names, values)
+            .set_return_values(return_values)
+            .set_return_consumed_capacity(capacity)
+    }
+}
+
+/// A single write's UpdateItem of `expression`, as a client builds it.
+fn update_request(
+    table: &str,
+    expression: String,
+    parts: Parts,
+    return_values: Option<ReturnValue>,
+    capacity: Option<ReturnConsumedCapacity>,
+) -> impl FnOnce(&Client) -> UpdateItemFluentBuilder + '_ {
+    move |client| {
+        let Parts {
+            key,
+            condition,
+            names,
+            values,
+        } = parts;
+        let update = client
+            .update_item()
+            .table_name(table)
+            .set_key(Some(key))
+            .update_expression(expression);
+        conditioned!(update, condition, names, values)
+            .set_return_values(return_values)
+            .set_return_consumed_capacity(capacity)
+    }
+}
+
+/// A single write's DeleteItem, as a client builds it.
+fn delete_request(
+    table: &str,
+    parts: Parts,
+    return_values: Option<ReturnValue>,
+    capacity: Option<ReturnConsumedCapacity>,
+) -> impl FnOnce(&Client) -> DeleteItemFluentBuilder + '_ {
+    move |client| {
+        let Parts {
+            key,
+            condition,
+            names,
+            values,
+        } = parts;
+        let delete = client.delete_item().table_name(table).set_key(Some(key));
+        conditioned!(delete, condition, names, values)
+            .set_return_values(return_values)
+            .set_return_consumed_capacity(capacity)
     }
 }
 

@@ -77,6 +77,11 @@ impl<E: Entity + 'static> Put<E> {
     }
 
     /// The put as a write plan, its version check included.
+    /// The key of the item, unless it could not be made.
+    pub(crate) fn key(&self) -> Option<&Key<E>> {
+        self.prepared.as_ref().ok().map(|prepared| &prepared.key)
+    }
+
     pub(crate) fn plan(self) -> Result<WritePlan<E>> {
         let condition = self.full_condition();
         let Prepared { item, key, size } = self.prepared?;
@@ -109,6 +114,37 @@ impl<E: Entity + 'static> Put<E> {
     pub fn exactly_once(mut self, exactly_once: bool) -> Self {
         self.exactly_once = exactly_once;
         self
+    }
+
+    /// The request [`send`](Self::send) would send first, not sent: the
+    /// PutItem (or, [`exactly_once`](Self::exactly_once), the one-action
+    /// TransactWriteItems). The put of an entity with unique values reads
+    /// the item first (to move its guards): its dry run is that strongly
+    /// consistent GetItem, and
+    /// [`DryRun::reads_first`](crate::DryRun::reads_first) is true.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(db: ddb_runtime::Db, entity: E) -> ddb_runtime::Result<()> {
+    /// let dry = db.put(&entity).dry_run()?;
+    /// println!("{dry}"); // PutItem, Item: { ... }, sensitive values as <sensitive>
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(self) -> Result<crate::DryRun> {
+        let db = self.db.clone();
+        let (return_old, exactly_once) = (self.return_old, self.exactly_once);
+        if exactly_once || has_unique::<E>() {
+            no_return_values::<E>(return_old)?;
+        }
+        if has_unique::<E>() {
+            let key = self.guarded()?.key.to_item();
+            let read = db.dry_get_stored::<E::Table>(E::SCHEMA.entity_type, key)?;
+            return Ok(crate::DryRun::of(read, &E::SCHEMA).reading_first());
+        }
+        let return_values = return_old.then_some(ReturnValue::AllOld);
+        self.plan()?.dry_run_alone(&db, exactly_once, return_values)
     }
 
     /// Sends the PutItem (or, [`exactly_once`](Self::exactly_once), the

@@ -301,18 +301,38 @@ pub(crate) enum Guarded {
 impl<E: Entity + 'static> WritePlan<E> {
     /// Sends the plan with `guards`, in one TransactWriteItems under a
     /// ClientRequestToken (so a lost answer is not applied twice).
-    pub(crate) async fn send_guarded(
+    /// The plan and `guards` as one transaction, and what each guard is.
+    fn guarded_transaction(
         &mut self,
         db: &Db,
         guards: Vec<GuardWrite<E>>,
-        attempts: &Attempts,
-    ) -> Result<Guarded> {
+    ) -> (crate::TransactWrite, Vec<(GuardKind, KeyValues)>) {
         let mut transaction = db.transact_write().plan(self);
         let mut described = Vec::with_capacity(guards.len());
         for mut guard in guards {
             transaction = transaction.plan(&mut guard.plan);
             described.push((guard.kind, guard.plan.key.into_values()));
         }
+        (transaction, described)
+    }
+
+    /// The dry run of a create that takes its guards: the transaction
+    /// [`send_taking_guards`](Self::send_taking_guards) sends, not sent.
+    pub(crate) fn dry_run_taking_guards(&mut self, db: &Db) -> Result<crate::DryRun> {
+        let Action::Put(item) = &self.action else {
+            return Err(kept_changing(&self.key));
+        };
+        let guards = guard_writes::<E>(db, self.key.values(), None, Some(item))?;
+        self.guarded_transaction(db, guards).0.dry_run()
+    }
+
+    pub(crate) async fn send_guarded(
+        &mut self,
+        db: &Db,
+        guards: Vec<GuardWrite<E>>,
+        attempts: &Attempts,
+    ) -> Result<Guarded> {
+        let (transaction, described) = self.guarded_transaction(db, guards);
         let reasons = match transaction.send_recorded(attempts).await {
             Ok((_, capacity)) => return Ok(Guarded::Written(capacity)),
             Err(Error::TransactionCanceled { reasons }) => reasons,

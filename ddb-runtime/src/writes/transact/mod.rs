@@ -3,6 +3,7 @@
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use futures::future::BoxFuture;
+use futures::FutureExt;
 
 use crate::db::Db;
 use crate::entity::{Entity, Table};
@@ -13,6 +14,7 @@ use crate::keys::guard::shown_key;
 use crate::keys::key::{Key, KeyValues};
 use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
+use crate::transport::dry_run::{sensitive_attributes, DryRun, Request};
 use crate::writes::delete::Delete;
 use crate::writes::plan::{Action as WriteAction, WritePlan};
 use crate::writes::put::Put;
@@ -79,6 +81,11 @@ pub struct TransactWrite {
     capacity_asked: bool,
     /// The first failure of building the transaction, returned at send.
     error: Option<Error>,
+    /// The attributes of the `#[ddb(sensitive)]` fields of the entities
+    /// the actions write, for a dry run's reading.
+    sensitive: Vec<&'static str>,
+    /// The GetItem each write that reads first sends first, for a dry run.
+    reads: Vec<Result<Request>>,
 }
 
 impl Db {
@@ -94,6 +101,8 @@ impl Db {
             pinned: false,
             capacity_asked: false,
             error: None,
+            sensitive: Vec::new(),
+            reads: Vec::new(),
         }
     }
 }
@@ -131,6 +140,15 @@ impl TransactWrite {
         self.error.get_or_insert(error);
     }
 
+    /// Notes the sensitive attributes of `E`, which a dry run redacts.
+    fn writes<E: Entity>(&mut self) {
+        for attribute in sensitive_attributes(&E::SCHEMA) {
+            if !self.sensitive.contains(&attribute) {
+                self.sensitive.push(attribute);
+            }
+        }
+    }
+
     /// Adds an action and what describes it, at the same position; or
     /// keeps the failure of making it, returned at send.
     fn push(&mut self, action: Result<(TransactWriteItem, Action)>) {
@@ -146,6 +164,7 @@ impl TransactWrite {
     /// A write already planned (an exactly-once write sends itself this
     /// way); a put's item moves into the transaction, the plan keeps its key.
     pub(crate) fn plan<E: Entity + 'static>(mut self, plan: &mut WritePlan<E>) -> Self {
+        self.writes::<E>();
         self.capacity_asked |= plan.capacity_asked;
         let action = rendered(&self.db, plan)
             .map(|(item, size)| (item, Action::new::<E>(plan.key.values().clone(), size)));
@@ -162,7 +181,7 @@ impl TransactWrite {
             return self.push_plan(plan);
         }
         let db = self.db.clone();
-        self.push_later::<E>(async move {
+        self.push_later::<E>(None, async move {
             let plan = plan?;
             let item = match &plan.action {
                 WriteAction::Put(item) => Some(item.clone()),
@@ -183,7 +202,8 @@ impl TransactWrite {
             return self.push_plan(put.plan());
         }
         let db = self.db.clone();
-        self.push_later::<E>(async move {
+        let read = put.key().map(|key| stored_read(&db, key));
+        self.push_later::<E>(read, async move {
             guarded_actions(&db, put.plan_guarded(&db).await?, Compare::Guarded)
         })
     }
@@ -194,12 +214,21 @@ impl TransactWrite {
     pub fn update<E: Entity + 'static>(self, mut update: Update<E>) -> Self {
         let db = self.db.clone();
         if update.moves_guards() {
-            return self.push_later::<E>(async move {
+            let read = Some(stored_read(&db, update.key()));
+            return self.push_later::<E>(read, async move {
                 let (planned, _) = update.plan_moving_guards(&[]).await?;
                 guarded_actions(&db, planned, Compare::Whole)
             });
         }
-        self.push_later::<E>(async move {
+        // An update that needs no read is planned now; one that reads
+        // first, once it has read.
+        let update = match update.plan_unread() {
+            Ok(Ok(plan)) => return self.push_plan(Ok(plan)),
+            Ok(Err(update)) => update,
+            Err(error) => return self.push_plan::<E>(Err(error)),
+        };
+        let read = Some(update.first_read());
+        self.push_later::<E>(read, async move {
             let own = action(&db, update.plan().await?)?;
             let guards = Vec::new();
             Ok(Made { own, guards })
@@ -214,16 +243,22 @@ impl TransactWrite {
             return self.push_plan(delete.plan());
         }
         let db = self.db.clone();
-        self.push_later::<E>(async move {
+        let read = delete.key().map(|key| stored_read(&db, key));
+        self.push_later::<E>(read, async move {
             guarded_actions(&db, delete.plan_guarded(&db).await?, Compare::Guarded)
         })
     }
 
     /// Holds a place for the actions `later` makes once it has read.
+    /// `read` is the GetItem it sends first, if it reads (a dry run shows
+    /// it).
     fn push_later<E: Entity>(
         mut self,
+        read: Option<Result<Request>>,
         later: impl std::future::Future<Output = Result<Made>> + Send + 'static,
     ) -> Self {
+        self.writes::<E>();
+        self.reads.extend(read);
         self.later.push((self.items.len(), Box::pin(later)));
         self.items.push(TransactWriteItem::builder().build());
         self.actions.push(Action::new::<E>(
@@ -260,6 +295,7 @@ impl TransactWrite {
     /// `plan`, made when the action was added, as an action (or the error
     /// of making it, returned at send).
     fn push_plan<E: Entity + 'static>(mut self, plan: Result<WritePlan<E>>) -> Self {
+        self.writes::<E>();
         let action = plan.and_then(|plan| action(&self.db, plan));
         self.push(action);
         self
@@ -279,6 +315,60 @@ impl TransactWrite {
     pub async fn send(self) -> Result<String> {
         let sent = self.send_recorded(&Attempts::keeping_sent()).await;
         sent.map(|(token, _)| token)
+    }
+
+    /// The TransactWriteItems [`send`](Self::send) would send, not sent,
+    /// checked as `send` checks it (bad input is the same error). When an
+    /// action reads first (an update that recomputes an index key from
+    /// attributes it does not set, a put, delete or update of an entity
+    /// with unique values), the transaction cannot be known before those
+    /// reads: the dry run is then the GetItems they send first, and
+    /// [`DryRun::reads_first`] says so.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(db: ddb_runtime::Db, a: E, b: E) -> ddb_runtime::Result<()> {
+    /// let dry = db.transact_write().create(&a).put(db.put(&b)).dry_run()?;
+    /// println!("{dry}"); // TransactWriteItems: Put ..., Put ..., ClientRequestToken
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(self) -> Result<DryRun> {
+        let sensitive = self.sensitive.clone();
+        let request = self.dry_request()?;
+        Ok(match request {
+            Ok(request) => DryRun::new(vec![request], sensitive),
+            Err(reads) => DryRun::new(reads, sensitive).reading_first(),
+        })
+    }
+
+    /// The TransactWriteItems send would send, or, when actions read
+    /// first, the GetItems they send first.
+    pub(crate) fn dry_request(self) -> Result<std::result::Result<Request, Vec<Request>>> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        if !self.reads.is_empty() {
+            let reads = self.reads.into_iter().collect::<Result<Vec<_>>>()?;
+            return Ok(Err(reads));
+        }
+        check_action_count(self.items.len())?;
+        let (mut items, mut actions) = (self.items, self.actions);
+        // What is left to make reads nothing (creates of entities with
+        // unique values): it is made at once.
+        read_later(self.later, &mut items, &mut actions)
+            .now_or_never()
+            .unwrap_or_else(|| Err(invalid("transaction", "an action reads first".into())))?;
+        check_action_count(items.len())?;
+        check_actions(&actions, &items)?;
+        let transaction = Sending {
+            db: &self.db,
+            actions: &actions,
+            pinned: self.pinned,
+            capacity_asked: self.capacity_asked,
+        };
+        transaction.dry_run(&self.token, items).map(Ok)
     }
 
     /// [`send`](Self::send), with the capacity DynamoDB reported, summed
@@ -396,6 +486,12 @@ fn check_actions(actions: &[Action], items: &[TransactWriteItem]) -> Result<()> 
         ));
     }
     Ok(())
+}
+
+/// The GetItem a write of an entity with unique values sends first: the
+/// item at `key`, strongly consistent.
+fn stored_read<E: Entity + 'static>(db: &Db, key: &Key<E>) -> Result<Request> {
+    db.dry_get_stored::<E::Table>(E::SCHEMA.entity_type, key.to_item())
 }
 
 /// The plan as one action of a TransactWriteItems, and what describes it;

@@ -1,6 +1,7 @@
 //! Sending a checked transaction: again after a conflict or an unsettled
 //! attempt, and its cancellation read as one reason per action.
 
+use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use tracing::Instrument;
@@ -11,6 +12,7 @@ use crate::keys::guard::shown_key;
 use crate::telemetry;
 use crate::telemetry::{Capacity, RequestSpan};
 use crate::transport::attempts::Attempts;
+use crate::transport::dry_run::Request;
 use crate::transport::sent::transact_items as sent_transact_items;
 
 use super::token::request_token;
@@ -99,6 +101,13 @@ impl Sending<'_> {
         }
     }
 
+    /// The TransactWriteItems of `items` under `token`, not sent.
+    pub(super) fn dry_run(&self, token: &str, items: Vec<TransactWriteItem>) -> Result<Request> {
+        let capacity = self.db.dry_capacity(self.capacity_asked);
+        let request = request(Some(items), token, capacity);
+        self.db.sdk().dry("transaction", request)
+    }
+
     /// The span of the transaction: the tables and entity its actions name.
     fn span<'i>(&self, items: impl Iterator<Item = &'i TransactWriteItem>) -> RequestSpan {
         let named = self.actions.iter().zip(items);
@@ -120,13 +129,7 @@ impl Sending<'_> {
         span: &RequestSpan,
     ) -> Result<Capacity> {
         let capacity = self.db.consumed_capacity(span, self.capacity_asked);
-        let request = |client: &aws_sdk_dynamodb::Client| {
-            client
-                .transact_write_items()
-                .set_transact_items(sending)
-                .client_request_token(token)
-                .set_return_consumed_capacity(capacity)
-        };
+        let request = request(sending, token, capacity);
         let result = self
             .db
             .sdk()
@@ -150,6 +153,22 @@ impl Sending<'_> {
                 Err(canceled(error, self.actions))
             }
         }
+    }
+}
+
+/// The TransactWriteItems of `items` under `token`, as a client builds it:
+/// what is sent, and what a dry run shows.
+fn request(
+    items: Option<Vec<TransactWriteItem>>,
+    token: &str,
+    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
+) -> impl FnOnce(&aws_sdk_dynamodb::Client) -> TransactWriteItemsFluentBuilder + '_ {
+    move |client| {
+        client
+            .transact_write_items()
+            .set_transact_items(items)
+            .client_request_token(token)
+            .set_return_consumed_capacity(capacity)
     }
 }
 

@@ -296,6 +296,11 @@ impl Db {
 }
 
 impl<E: Entity + 'static> Update<E> {
+    /// The key of the item the update changes.
+    pub(crate) fn key(&self) -> &Key<E> {
+        &self.key
+    }
+
     fn push(mut self, op: Result<Op>) -> Self {
         let checked = op
             .and_then(attribute_key_op::<E>)

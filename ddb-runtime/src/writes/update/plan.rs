@@ -3,6 +3,8 @@
 
 use std::time::SystemTime;
 
+use futures::FutureExt;
+
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::entity::Entity;
@@ -30,7 +32,52 @@ impl<E: Entity + 'static> Update<E> {
     /// [`plan`](Self::plan), deciding the membership of a sparse index the
     /// update does not decide as `membership` says.
     pub(super) async fn plan_with(self, membership: Membership<'_>) -> Result<WritePlan<E>> {
-        if let Some(error) = self.error {
+        match self.planned(membership, true).await? {
+            Ok(plan) => Ok(plan),
+            Err(update) => Err(Error::InvalidRequest {
+                entity: E::SCHEMA.entity_type,
+                reason: format!("{} update planned without its read", update.key.pk().as_str()),
+            }),
+        }
+    }
+
+    /// [`plan`](Self::plan) without reading: the update back when it must
+    /// read the item first.
+    pub(crate) fn plan_unread(self) -> Result<std::result::Result<WritePlan<E>, Self>> {
+        self.plan_unread_with(Membership::Read)
+    }
+
+    /// [`plan_unread`](Self::plan_unread), deciding membership as
+    /// `membership` says.
+    pub(super) fn plan_unread_with(
+        self,
+        membership: Membership<'_>,
+    ) -> Result<std::result::Result<WritePlan<E>, Self>> {
+        // Without its read, planning awaits nothing: it is done at once.
+        self.planned(membership, false)
+            .now_or_never()
+            .unwrap_or_else(|| {
+                Err(Error::InvalidRequest {
+                    entity: E::SCHEMA.entity_type,
+                    reason: "an update planned without reading awaited".into(),
+                })
+            })
+    }
+
+    /// The GetItem an update that reads first sends first (strongly
+    /// consistent), not sent.
+    pub(crate) fn first_read(&self) -> Result<crate::transport::dry_run::Request> {
+        self.db.get(self.key.clone()).consistent_read(true).dry_request()
+    }
+
+    /// The plan; when the update must read first and `may_read` is false,
+    /// the update back, unread.
+    async fn planned(
+        mut self,
+        membership: Membership<'_>,
+        may_read: bool,
+    ) -> Result<std::result::Result<WritePlan<E>, Self>> {
+        if let Some(error) = self.error.take() {
             return Err(error);
         }
         check_changes::<E>(&self.ops)?;
@@ -66,7 +113,11 @@ impl<E: Entity + 'static> Update<E> {
             .copied()
             .filter(|&p| changes.leaves(p))
             .collect();
-        let (expected, read, read_keys) = if changes.needs_read(&stale, &leaving) {
+        let needs_read = changes.needs_read(&stale, &leaving);
+        if needs_read && !may_read {
+            return Ok(Err(self));
+        }
+        let (expected, read, read_keys) = if needs_read {
             let read = changes
                 .read_first(&self.db, &stale, self.expected_version)
                 .await?;
@@ -91,7 +142,7 @@ impl<E: Entity + 'static> Update<E> {
         plan.must_exist = true;
         plan.read = read;
         plan.markers = markers;
-        Ok(plan)
+        Ok(Ok(plan))
     }
 }
 

@@ -63,6 +63,49 @@ impl<E: Entity + 'static> Update<E> {
         }
     }
 
+    /// The request [`send`](Self::send) would send first, not sent: the
+    /// UpdateItem (or, [`exactly_once`](Self::exactly_once), the one-action
+    /// TransactWriteItems). An update that must read the item first (to
+    /// recompute an index key from attributes it does not set, or to move
+    /// the guards of unique values) cannot know its write before the read:
+    /// its dry run is the strongly consistent GetItem it sends first, and
+    /// [`DryRun::reads_first`](crate::DryRun::reads_first) is true. Bad
+    /// input is the error `send` would return.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(update: ddb_runtime::Update<E>) -> ddb_runtime::Result<()> {
+    /// // let update = db.update(key).set(Order::fields().total_cents, 2500);
+    /// let dry = update.dry_run()?;
+    /// println!("{dry}"); // UpdateExpression: SET total_cents = 2500, ...
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(self) -> Result<crate::DryRun> {
+        let schema = &E::SCHEMA;
+        if self.moves_guards() {
+            no_return_values::<E>(self.return_new)?;
+            if let Some(error) = self.error {
+                return Err(error);
+            }
+            let read = self
+                .db
+                .dry_get_stored::<E::Table>(schema.entity_type, self.key.to_item())?;
+            return Ok(crate::DryRun::of(read, schema).reading_first());
+        }
+        let db = self.db.clone();
+        let (return_new, exactly_once) = (self.return_new, self.exactly_once);
+        if exactly_once {
+            no_return_values::<E>(return_new)?;
+        }
+        let membership = Membership::Condition { absent: &[] };
+        match self.plan_unread_with(membership)? {
+            Ok(plan) => plan.dry_run_alone(&db, exactly_once, Some(returned(return_new))),
+            Err(update) => Ok(crate::DryRun::of(update.first_read()?, schema).reading_first()),
+        }
+    }
+
     /// The same update, to plan again; `None` when it cannot be sent.
     fn replan(&self) -> Option<Self> {
         if self.error.is_some() {
@@ -135,12 +178,7 @@ async fn send_update_item<E: Entity + 'static>(
     db: &Db,
     return_new: bool,
 ) -> Result<Written<E>> {
-    let returned = if return_new {
-        ReturnValue::AllNew
-    } else {
-        ReturnValue::UpdatedNew
-    };
-    plan.send(db, Some(returned))
+    plan.send(db, Some(returned(return_new)))
         .await
         .map(|(attributes, capacity)| {
             let attributes = attributes.unwrap_or_default();
@@ -151,6 +189,16 @@ async fn send_update_item<E: Entity + 'static>(
                 capacity,
             )
         })
+}
+
+/// What an update asks DynamoDB to return: the attributes it updated (or,
+/// `return_new`, the whole item).
+fn returned(return_new: bool) -> ReturnValue {
+    if return_new {
+        ReturnValue::AllNew
+    } else {
+        ReturnValue::UpdatedNew
+    }
 }
 
 /// How many times an update is sent at most when the membership it
