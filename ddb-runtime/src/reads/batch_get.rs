@@ -8,6 +8,7 @@ use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
 use std::collections::HashMap;
 
+use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
 use aws_sdk_dynamodb::types::KeysAndAttributes;
 
 use crate::db::Db;
@@ -60,6 +61,29 @@ pub(crate) async fn get_entities<E: crate::entity::Entity>(
     Ok(found.into_iter().flatten().collect())
 }
 
+/// The BatchGetItem of `keys` on `table`, as a client builds it: what is
+/// sent, and what a dry run shows.
+fn batch_get_request<'a>(
+    entity: &'static str,
+    table: &'a str,
+    keys: Vec<Item>,
+    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
+) -> Result<impl FnOnce(&aws_sdk_dynamodb::Client) -> BatchGetItemFluentBuilder + 'a> {
+    let request = KeysAndAttributes::builder()
+        .set_keys(Some(keys))
+        .build()
+        .map_err(|e| Error::InvalidRequest {
+            entity,
+            reason: e.to_string(),
+        })?;
+    Ok(move |client: &aws_sdk_dynamodb::Client| {
+        client
+            .batch_get_item()
+            .request_items(table, request)
+            .set_return_consumed_capacity(capacity)
+    })
+}
+
 /// One chunk of a batch get, each found item decoded as its answer arrives
 /// and matched to the position of its key (`positions`).
 async fn get_chunk<E: crate::entity::Entity>(
@@ -77,20 +101,8 @@ async fn get_chunk<E: crate::entity::Entity>(
     };
     let send = |keys: Vec<Item>| async move {
         let span = db.span("BatchGetItem", table, None, entity);
-        let request = KeysAndAttributes::builder()
-            .set_keys(Some(keys))
-            .build()
-            .map_err(|e| Error::InvalidRequest {
-                entity,
-                reason: e.to_string(),
-            })?;
         let capacity = db.consumed_capacity(&span, false);
-        let request = |client: &aws_sdk_dynamodb::Client| {
-            client
-                .batch_get_item()
-                .request_items(table, request)
-                .set_return_consumed_capacity(capacity)
-        };
+        let request = batch_get_request(entity, table, keys, capacity)?;
         let attempts = Attempts::default();
         let server = db.sdk().server();
         let output = db
@@ -157,5 +169,35 @@ impl Db {
             (!crate::item::timestamp::expired(&E::SCHEMA, &item)).then(|| E::from_item(item))
         };
         get_entities(self, self.table_name::<E::Table>(), keys, decode).await
+    }
+
+    /// The BatchGetItems [`batch_get`](Self::batch_get) would send first, one
+    /// per chunk of 100 keys, not sent; checked as `batch_get` checks them.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(db: ddb_runtime::Db, keys: Vec<ddb_runtime::Key<E>>) -> ddb_runtime::Result<()> {
+    /// println!("{}", db.batch_get_dry_run(keys)?);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn batch_get_dry_run<E: crate::entity::Entity + 'static>(
+        &self,
+        keys: Vec<crate::keys::key::Key<E>>,
+    ) -> Result<crate::DryRun> {
+        let entity = E::SCHEMA.entity_type;
+        let table = self.table_name::<E::Table>();
+        let values: Vec<&KeyValues> = keys.iter().map(crate::keys::key::Key::values).collect();
+        positions(entity, values)?;
+        let items: Vec<Item> = keys.iter().map(crate::keys::key::Key::to_item).collect();
+        let capacity = self.dry_capacity(false);
+        let sent = chunks(items, GET_CHUNK).into_iter().map(|chunk| {
+            let request = batch_get_request(entity, table, chunk, capacity.clone())?;
+            self.sdk().dry(entity, request)
+        });
+        let sent = sent.collect::<Result<Vec<_>>>()?;
+        let sensitive = crate::transport::dry_run::sensitive_attributes(&E::SCHEMA);
+        Ok(crate::DryRun::new(sent, sensitive.collect()))
     }
 }

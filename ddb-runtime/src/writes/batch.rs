@@ -7,6 +7,7 @@ use crate::telemetry;
 use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
 
+use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
 use aws_sdk_dynamodb::types::WriteRequest;
 
 use crate::db::Db;
@@ -17,6 +18,7 @@ use crate::keys::key::KeyValues;
 use crate::writes::plan::{Action, WritePlan};
 
 use crate::transport::batch::*;
+use crate::transport::dry_run::{sensitive_attributes, DryRun};
 
 /// Writes `requests` to `table` with BatchWriteItem: chunks of 25, a few
 /// chunks at once, unprocessed items retried. Every chunk is sent whatever
@@ -55,6 +57,39 @@ fn request_key(schema: &EntitySchema, request: &WriteRequest) -> Option<KeyValue
     }
 }
 
+/// The BatchWriteItem of `pending` on `table`, as a client builds it: what
+/// is sent, and what a dry run shows.
+fn batch_write_request(
+    table: &str,
+    pending: Vec<WriteRequest>,
+    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
+) -> impl FnOnce(&aws_sdk_dynamodb::Client) -> BatchWriteItemFluentBuilder + '_ {
+    move |client| {
+        client
+            .batch_write_item()
+            .request_items(table, pending)
+            .set_return_consumed_capacity(capacity)
+    }
+}
+
+/// The BatchWriteItems [`write_requests`] sends first, one a chunk, not
+/// sent.
+fn dry_run_requests(
+    db: &Db,
+    table: &str,
+    schema: &EntitySchema,
+    requests: Vec<(KeyValues, WriteRequest)>,
+) -> Result<DryRun> {
+    let capacity = db.dry_capacity(false);
+    let sent = chunks(requests, WRITE_CHUNK).into_iter().map(|chunk| {
+        let pending = chunk.into_iter().map(|(_, request)| request).collect();
+        let request = batch_write_request(table, pending, capacity.clone());
+        db.sdk().dry(schema.entity_type, request)
+    });
+    let sent = sent.collect::<Result<Vec<_>>>()?;
+    Ok(DryRun::new(sent, sensitive_attributes(schema).collect()))
+}
+
 async fn write_chunk(
     db: &Db,
     table: &str,
@@ -66,12 +101,7 @@ async fn write_chunk(
         let span = db.span("BatchWriteItem", table, None, schema.entity_type);
         let sent = pending.len();
         let capacity = db.consumed_capacity(&span, false);
-        let request = |client: &aws_sdk_dynamodb::Client| {
-            client
-                .batch_write_item()
-                .request_items(table, pending)
-                .set_return_consumed_capacity(capacity)
-        };
+        let request = batch_write_request(table, pending, capacity);
         let attempts = Attempts::default();
         let server = db.sdk().server();
         let output = db
@@ -128,24 +158,67 @@ impl Db {
         &self,
         entities: &[E],
     ) -> Result<Capacity> {
-        crate::writes::unique::refuse_batch::<E>()?;
-        let mut requests = Vec::with_capacity(entities.len());
-        for entity in entities {
-            // As a put: the created_at an entity carries is kept. BatchWriteItem
-            // takes no condition, so the version is written as it is.
-            let prepared = crate::writes::item::prepare(entity, false, None)?;
-            let plan = WritePlan::new(
-                prepared.key,
-                Action::Put(prepared.item),
-                None,
-                Placeholders::default(),
-            )?;
-            let key = plan.key.values().clone();
-            requests.push((key, plan.into_write_request()?));
-        }
-        positions(E::SCHEMA.entity_type, requests.iter().map(|(key, _)| key))?;
+        let requests = batch_put_requests(entities)?;
         write_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests).await
     }
+
+    /// The BatchWriteItems [`batch_put`](Self::batch_put) would send, one
+    /// per chunk of 25, not sent; checked as `batch_put` checks them.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(db: ddb_runtime::Db, entities: Vec<E>) -> ddb_runtime::Result<()> {
+    /// let dry = db.batch_put_dry_run(&entities)?;
+    /// println!("{dry}"); // BatchWriteItem, PutRequest.Item: { ... }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn batch_put_dry_run<E: crate::entity::Entity + 'static>(
+        &self,
+        entities: &[E],
+    ) -> Result<DryRun> {
+        let requests = batch_put_requests(entities)?;
+        dry_run_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests)
+    }
+
+    /// The BatchWriteItems [`batch_delete`](Self::batch_delete) would send,
+    /// one per chunk of 25, not sent.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(db: ddb_runtime::Db, keys: Vec<ddb_runtime::Key<E>>) -> ddb_runtime::Result<()> {
+    /// println!("{}", db.batch_delete_dry_run(keys)?);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn batch_delete_dry_run<E: crate::entity::Entity + 'static>(
+        &self,
+        keys: Vec<crate::keys::key::Key<E>>,
+    ) -> Result<DryRun> {
+        let requests = self.batch_delete_requests(keys)?;
+        dry_run_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests)
+    }
+
+    /// The delete requests of `keys`, checked: no key twice.
+    fn batch_delete_requests<E: crate::entity::Entity + 'static>(
+        &self,
+        keys: Vec<crate::keys::key::Key<E>>,
+    ) -> Result<Vec<(KeyValues, WriteRequest)>> {
+        crate::writes::unique::refuse_batch::<E>()?;
+        positions(
+            E::SCHEMA.entity_type,
+            keys.iter().map(crate::keys::key::Key::values),
+        )?;
+        keys.into_iter()
+            .map(|key| {
+                let values = key.values().clone();
+                Ok((values, self.delete(key).plan()?.into_write_request()?))
+            })
+            .collect()
+    }
+
 
     /// Deletes the items at `keys` with BatchWriteItem (as
     /// [`batch_put`](Self::batch_put)), returning the capacity reported.
@@ -153,18 +226,31 @@ impl Db {
         &self,
         keys: Vec<crate::keys::key::Key<E>>,
     ) -> Result<Capacity> {
-        crate::writes::unique::refuse_batch::<E>()?;
-        positions(
-            E::SCHEMA.entity_type,
-            keys.iter().map(crate::keys::key::Key::values),
-        )?;
-        let requests = keys
-            .into_iter()
-            .map(|key| {
-                let values = key.values().clone();
-                Ok((values, self.delete(key).plan()?.into_write_request()?))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let requests = self.batch_delete_requests(keys)?;
         write_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests).await
     }
+}
+
+/// The put requests of `entities`, checked: no key twice, every item
+/// within 400 KB.
+fn batch_put_requests<E: crate::entity::Entity + 'static>(
+    entities: &[E],
+) -> Result<Vec<(KeyValues, WriteRequest)>> {
+    crate::writes::unique::refuse_batch::<E>()?;
+    let mut requests = Vec::with_capacity(entities.len());
+    for entity in entities {
+        // As a put: the created_at an entity carries is kept. BatchWriteItem
+        // takes no condition, so the version is written as it is.
+        let prepared = crate::writes::item::prepare(entity, false, None)?;
+        let plan = WritePlan::new(
+            prepared.key,
+            Action::Put(prepared.item),
+            None,
+            Placeholders::default(),
+        )?;
+        let key = plan.key.values().clone();
+        requests.push((key, plan.into_write_request()?));
+    }
+    positions(E::SCHEMA.entity_type, requests.iter().map(|(key, _)| key))?;
+    Ok(requests)
 }
