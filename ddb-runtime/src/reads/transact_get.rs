@@ -74,8 +74,8 @@ impl TransactGet {
         self
     }
 
-    /// Sends the TransactGetItems.
-    pub async fn send(self) -> Result<TransactGetOutput> {
+    /// The actions of the request, checked: 1 to 100 gets.
+    fn items(&self) -> Result<Vec<TransactGetItem>> {
         if self.gets.is_empty() || self.gets.len() > MAX_ITEMS {
             return Err(invalid(
                 "transaction",
@@ -85,7 +85,7 @@ impl TransactGet {
                 ),
             ));
         }
-        let items = self
+        self
             .gets
             .iter()
             .map(|(entity, table, key)| {
@@ -96,7 +96,30 @@ impl TransactGet {
                     .map(|get| TransactGetItem::builder().get(get).build())
                     .map_err(|e| invalid(entity, e.to_string()))
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<Result<Vec<_>>>()
+    }
+
+    /// The TransactGetItems [`send`](Self::send) would send, not sent;
+    /// checked as `send` checks it.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(db: ddb_runtime::Db, a: ddb_runtime::Key<E>) -> ddb_runtime::Result<()> {
+    /// println!("{}", db.transact_get().get(a).dry_run()?);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        let request = request(self.items()?, self.db.dry_capacity(false));
+        let request = self.db.sdk().dry("transaction", request)?;
+        // A get names a key only, and no key holds a sensitive field.
+        Ok(crate::DryRun::new(vec![request], Vec::new()))
+    }
+
+    /// Sends the TransactGetItems.
+    pub async fn send(self) -> Result<TransactGetOutput> {
+        let items = self.items()?;
         let names = self
             .gets
             .iter()
@@ -105,12 +128,7 @@ impl TransactGet {
         let span = self.db.span_of_tables("TransactGetItems", &tables, entity);
         let read_at = crate::item::timestamp::now_epoch_seconds();
         let capacity = self.db.consumed_capacity(&span, false);
-        let request = |client: &aws_sdk_dynamodb::Client| {
-            client
-                .transact_get_items()
-                .set_transact_items(Some(items))
-                .set_return_consumed_capacity(capacity)
-        };
+        let request = request(items, capacity);
         let attempts = crate::transport::attempts::Attempts::default();
         let server = self.db.sdk().server();
         let output = self
@@ -144,4 +162,20 @@ impl TransactGet {
 
 fn invalid(entity: &'static str, reason: String) -> crate::error::Error {
     crate::error::Error::InvalidRequest { entity, reason }
+}
+
+/// The TransactGetItems of `items`, as a client builds it: what is sent,
+/// and what a dry run shows.
+fn request(
+    items: Vec<TransactGetItem>,
+    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
+) -> impl FnOnce(
+    &aws_sdk_dynamodb::Client,
+) -> aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder {
+    move |client| {
+        client
+            .transact_get_items()
+            .set_transact_items(Some(items))
+            .set_return_consumed_capacity(capacity)
+    }
 }

@@ -122,6 +122,24 @@ impl<E: Entity + 'static, F: FnMut(&mut E)> Modify<E, F> {
         self
     }
 
+    /// The GetItem [`send`](Self::send) sends first (strongly consistent),
+    /// not sent: the write depends on what it reads, so
+    /// [`DryRun::reads_first`](crate::DryRun::reads_first) is true.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(db: ddb_runtime::Db, key: ddb_runtime::Key<E>) -> ddb_runtime::Result<()> {
+    /// let dry = db.modify(key, |_entity: &mut E| {}).dry_run()?;
+    /// assert_eq!(dry.operation(), Some("GetItem"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        let read = self.db.get(self.key.clone()).consistent_read(true);
+        Ok(read.dry_run()?.reading_first())
+    }
+
     /// Reads, changes and writes, again on each conflict.
     pub async fn send(mut self) -> Result<Modified<E>> {
         let policy = self.db.retry_policy();
