@@ -8,6 +8,7 @@ mod compile;
 mod condition_read_back;
 mod convert;
 mod cursors;
+mod dry_run;
 mod encoding;
 mod equal_then_range;
 mod expiry;

@@ -324,7 +324,9 @@ impl Plan {
         }
         let target = match (sharded, reading) {
             (true, _) => Some(limit.unwrap_or(DEFAULT_SHARDED_PAGE)),
-            (false, Reading::Forward) => limit.map(|n| n.saturating_add(usize::from(self.exact_end))),
+            (false, Reading::Forward) => {
+                limit.map(|n| n.saturating_add(usize::from(self.exact_end)))
+            }
             (false, Reading::Backward) => limit.map(|n| n.saturating_add(1)),
         };
         let ask = target.map(|n| next_read(n, None));

@@ -28,7 +28,6 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use futures::TryStreamExt;
 
-use crate::transport::dry_run::{sensitive_attributes, DryRun};
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;
@@ -40,6 +39,7 @@ use crate::reads::cursor::Cursor;
 use crate::reads::fetch::Plan;
 use crate::reads::projection;
 use crate::reads::projection::Projection;
+use crate::transport::dry_run::{sensitive_attributes, DryRun};
 
 /// The partition a query reads, built by a generated entry point such as
 /// `Order::by_customer(&customer_id)`; run it with [`Db::query`].

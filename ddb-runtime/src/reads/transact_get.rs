@@ -85,8 +85,7 @@ impl TransactGet {
                 ),
             ));
         }
-        self
-            .gets
+        self.gets
             .iter()
             .map(|(entity, table, key)| {
                 Get::builder()
@@ -171,7 +170,7 @@ fn request(
     capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
 ) -> impl FnOnce(
     &aws_sdk_dynamodb::Client,
-) -> aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder {
+) -> aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder{
     move |client| {
         client
             .transact_get_items()

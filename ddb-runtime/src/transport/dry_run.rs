@@ -271,7 +271,10 @@ impl fmt::Debug for Request {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Without the entity, no attribute is known to be safe: every value
         // is redacted.
-        Reading { out: f, sensitive: None }
+        Reading {
+            out: f,
+            sensitive: None,
+        }
         .request(self)
     }
 }
@@ -291,7 +294,10 @@ impl Reading<'_, '_> {
         writeln!(self.out, "{}", request.operation())?;
         match request {
             Request::Query(q) => {
-                let (n, v) = (q.expression_attribute_names(), q.expression_attribute_values());
+                let (n, v) = (
+                    q.expression_attribute_names(),
+                    q.expression_attribute_values(),
+                );
                 self.text("TableName", q.table_name())?;
                 self.text("IndexName", q.index_name())?;
                 self.expr("KeyConditionExpression", q.key_condition_expression(), n, v)?;
@@ -308,7 +314,10 @@ impl Reading<'_, '_> {
                 )
             }
             Request::Scan(s) => {
-                let (n, v) = (s.expression_attribute_names(), s.expression_attribute_values());
+                let (n, v) = (
+                    s.expression_attribute_names(),
+                    s.expression_attribute_values(),
+                );
                 self.text("TableName", s.table_name())?;
                 self.text("IndexName", s.index_name())?;
                 self.expr("FilterExpression", s.filter_expression(), n, v)?;
@@ -335,7 +344,10 @@ impl Reading<'_, '_> {
                 )
             }
             Request::PutItem(p) => {
-                let (n, v) = (p.expression_attribute_names(), p.expression_attribute_values());
+                let (n, v) = (
+                    p.expression_attribute_names(),
+                    p.expression_attribute_values(),
+                );
                 self.text("TableName", p.table_name())?;
                 self.item("Item", p.item())?;
                 self.expr("ConditionExpression", p.condition_expression(), n, v)?;
@@ -351,7 +363,10 @@ impl Reading<'_, '_> {
                 )
             }
             Request::UpdateItem(u) => {
-                let (n, v) = (u.expression_attribute_names(), u.expression_attribute_values());
+                let (n, v) = (
+                    u.expression_attribute_names(),
+                    u.expression_attribute_values(),
+                );
                 self.text("TableName", u.table_name())?;
                 self.item("Key", u.key())?;
                 self.expr("UpdateExpression", u.update_expression(), n, v)?;
@@ -368,7 +383,10 @@ impl Reading<'_, '_> {
                 )
             }
             Request::DeleteItem(d) => {
-                let (n, v) = (d.expression_attribute_names(), d.expression_attribute_values());
+                let (n, v) = (
+                    d.expression_attribute_names(),
+                    d.expression_attribute_values(),
+                );
                 self.text("TableName", d.table_name())?;
                 self.item("Key", d.key())?;
                 self.expr("ConditionExpression", d.condition_expression(), n, v)?;
@@ -392,7 +410,12 @@ impl Reading<'_, '_> {
                         self.item("  Key", Some(key))?;
                     }
                     let n = keys.expression_attribute_names();
-                    self.expr("  ProjectionExpression", keys.projection_expression(), n, None)?;
+                    self.expr(
+                        "  ProjectionExpression",
+                        keys.projection_expression(),
+                        n,
+                        None,
+                    )?;
                     self.shown("  ConsistentRead", keys.consistent_read())?;
                 }
                 self.shown(
@@ -425,7 +448,12 @@ impl Reading<'_, '_> {
                     self.text("  TableName", Some(get.table_name()))?;
                     self.item("  Key", Some(get.key()))?;
                     let n = get.expression_attribute_names();
-                    self.expr("  ProjectionExpression", get.projection_expression(), n, None)?;
+                    self.expr(
+                        "  ProjectionExpression",
+                        get.projection_expression(),
+                        n,
+                        None,
+                    )?;
                 }
                 self.shown(
                     "ReturnConsumedCapacity",
@@ -443,7 +471,10 @@ impl Reading<'_, '_> {
                 )
             }
             Request::SearchVectors(s) => {
-                let (n, v) = (s.expression_attribute_names(), s.expression_attribute_values());
+                let (n, v) = (
+                    s.expression_attribute_names(),
+                    s.expression_attribute_values(),
+                );
                 self.text("TableName", s.table_name())?;
                 self.text("IndexName", s.index_name())?;
                 writeln!(
@@ -463,16 +494,25 @@ impl Reading<'_, '_> {
         }
     }
 
-    fn transact_action(&mut self, action: &aws_sdk_dynamodb::types::TransactWriteItem) -> fmt::Result {
+    fn transact_action(
+        &mut self,
+        action: &aws_sdk_dynamodb::types::TransactWriteItem,
+    ) -> fmt::Result {
         if let Some(p) = action.put() {
-            let (n, v) = (p.expression_attribute_names(), p.expression_attribute_values());
+            let (n, v) = (
+                p.expression_attribute_names(),
+                p.expression_attribute_values(),
+            );
             writeln!(self.out, "  Put")?;
             self.text("  TableName", Some(p.table_name()))?;
             self.item("  Item", Some(p.item()))?;
             self.expr("  ConditionExpression", p.condition_expression(), n, v)?;
         }
         if let Some(u) = action.update() {
-            let (n, v) = (u.expression_attribute_names(), u.expression_attribute_values());
+            let (n, v) = (
+                u.expression_attribute_names(),
+                u.expression_attribute_values(),
+            );
             writeln!(self.out, "  Update")?;
             self.text("  TableName", Some(u.table_name()))?;
             self.item("  Key", Some(u.key()))?;
@@ -480,18 +520,29 @@ impl Reading<'_, '_> {
             self.expr("  ConditionExpression", u.condition_expression(), n, v)?;
         }
         if let Some(d) = action.delete() {
-            let (n, v) = (d.expression_attribute_names(), d.expression_attribute_values());
+            let (n, v) = (
+                d.expression_attribute_names(),
+                d.expression_attribute_values(),
+            );
             writeln!(self.out, "  Delete")?;
             self.text("  TableName", Some(d.table_name()))?;
             self.item("  Key", Some(d.key()))?;
             self.expr("  ConditionExpression", d.condition_expression(), n, v)?;
         }
         if let Some(c) = action.condition_check() {
-            let (n, v) = (c.expression_attribute_names(), c.expression_attribute_values());
+            let (n, v) = (
+                c.expression_attribute_names(),
+                c.expression_attribute_values(),
+            );
             writeln!(self.out, "  ConditionCheck")?;
             self.text("  TableName", Some(c.table_name()))?;
             self.item("  Key", Some(c.key()))?;
-            self.expr("  ConditionExpression", Some(c.condition_expression()), n, v)?;
+            self.expr(
+                "  ConditionExpression",
+                Some(c.condition_expression()),
+                n,
+                v,
+            )?;
         }
         Ok(())
     }
@@ -602,9 +653,7 @@ pub(crate) fn resolve(
             }
         } else {
             let name = if word.starts_with('#') {
-                names
-                    .and_then(|n| n.get(word))
-                    .map_or(word, String::as_str)
+                names.and_then(|n| n.get(word)).map_or(word, String::as_str)
             } else {
                 word
             };
@@ -646,7 +695,9 @@ impl fmt::Display for Compact<'_> {
             AttributeValue::B(b) => write!(f, "<{} bytes>", b.as_ref().len()),
             AttributeValue::Bool(b) => write!(f, "{b}"),
             AttributeValue::Null(_) => f.write_str("null"),
-            AttributeValue::L(items) => list(f, ("[", "]"), items, |f, v| write!(f, "{}", Compact(v))),
+            AttributeValue::L(items) => {
+                list(f, ("[", "]"), items, |f, v| write!(f, "{}", Compact(v)))
+            }
             AttributeValue::M(map) => {
                 let mut entries: Vec<_> = map.iter().collect();
                 entries.sort_by(|a, b| a.0.cmp(b.0));
@@ -704,7 +755,10 @@ mod tests {
             &[("#n0", "email"), ("#n1", "tags")],
             &[
                 (":v0", AttributeValue::S("x".into())),
-                (":v1", AttributeValue::L(vec![AttributeValue::S("y".into())])),
+                (
+                    ":v1",
+                    AttributeValue::L(vec![AttributeValue::S("y".into())]),
+                ),
                 (":v2", AttributeValue::N("1".into())),
             ],
         );
@@ -719,7 +773,10 @@ mod tests {
     #[test]
     fn a_value_with_no_attribute_before_it_is_not_printed() {
         let (n, v) = maps(&[], &[(":v0", AttributeValue::S("secret".into()))]);
-        assert_eq!(resolve(":v0 = x", Some(&n), Some(&v), Some(&[])), "<value> = x");
+        assert_eq!(
+            resolve(":v0 = x", Some(&n), Some(&v), Some(&[])),
+            "<value> = x"
+        );
     }
 
     #[test]

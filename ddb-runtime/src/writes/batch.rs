@@ -219,7 +219,6 @@ impl Db {
             .collect()
     }
 
-
     /// Deletes the items at `keys` with BatchWriteItem (as
     /// [`batch_put`](Self::batch_put)), returning the capacity reported.
     pub async fn batch_delete<E: crate::entity::Entity + 'static>(

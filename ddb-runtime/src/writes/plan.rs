@@ -4,14 +4,14 @@
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::SdkError;
-use aws_sdk_dynamodb::types::{
-    ConditionCheck, Delete, DeleteRequest, Put, PutRequest, ReturnValue,
-    ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update, WriteRequest,
-};
 use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+use aws_sdk_dynamodb::types::{
+    ConditionCheck, Delete, DeleteRequest, Put, PutRequest, ReturnValue,
+    ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update, WriteRequest,
+};
 use aws_sdk_dynamodb::Client;
 
 use tracing::Instrument;
@@ -264,16 +264,20 @@ impl<E: Entity + 'static> WritePlan<E> {
         match &mut self.action {
             Action::Put(item) => {
                 let item = std::mem::take(item);
-                sdk.dry(entity, put_request(table, item, parts, return_values, capacity))
+                sdk.dry(
+                    entity,
+                    put_request(table, item, parts, return_values, capacity),
+                )
             }
             Action::Update(expression) => {
                 let expression = std::mem::take(expression);
                 let request = update_request(table, expression, parts, return_values, capacity);
                 sdk.dry(entity, request)
             }
-            Action::Delete | Action::ConditionCheck => {
-                sdk.dry(entity, delete_request(table, parts, return_values, capacity))
-            }
+            Action::Delete | Action::ConditionCheck => sdk.dry(
+                entity,
+                delete_request(table, parts, return_values, capacity),
+            ),
         }
     }
 

@@ -36,7 +36,10 @@ impl<E: Entity + 'static> Update<E> {
             Ok(plan) => Ok(plan),
             Err(update) => Err(Error::InvalidRequest {
                 entity: E::SCHEMA.entity_type,
-                reason: format!("{} update planned without its read", update.key.pk().as_str()),
+                reason: format!(
+                    "{} update planned without its read",
+                    update.key.pk().as_str()
+                ),
             }),
         }
     }
@@ -67,7 +70,10 @@ impl<E: Entity + 'static> Update<E> {
     /// The GetItem an update that reads first sends first (strongly
     /// consistent), not sent.
     pub(crate) fn first_read(&self) -> Result<crate::transport::dry_run::Request> {
-        self.db.get(self.key.clone()).consistent_read(true).dry_request()
+        self.db
+            .get(self.key.clone())
+            .consistent_read(true)
+            .dry_request()
     }
 
     /// The plan; when the update must read first and `may_read` is false,
