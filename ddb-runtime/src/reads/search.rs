@@ -4,6 +4,7 @@
 
 use std::marker::PhantomData;
 
+use aws_sdk_dynamodb::operation::search_vectors::builders::SearchVectorsFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use tracing::Instrument;
 
@@ -149,24 +150,7 @@ impl<E: Entity + 'static> Search<E> {
         if E::SCHEMA.schema_version > 1 {
             return self.hydrate().await;
         }
-        let index = self.index()?;
-        if index.projection != IndexProjection::All {
-            return Err(self.invalid(format!(
-                "vector index `{}` does not project every attribute: read it with \
-                 .project::<P>() or .hydrate()",
-                index.name
-            )));
-        }
-        // SearchVectors returns the vector only when it is asked for: every
-        // attribute the entity reads is.
-        let table = E::SCHEMA.table;
-        let mut attributes: Vec<&str> = E::SCHEMA.fields.iter().map(|f| f.attribute).collect();
-        attributes.extend(
-            [table.pk.name]
-                .into_iter()
-                .chain(table.sk.map(|sk| sk.name)),
-        );
-        attributes.extend(table.added_to_include());
+        let (index, attributes) = self.whole_attributes()?;
         let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
         let results = found
             .into_iter()
@@ -215,9 +199,7 @@ impl<E: Entity + 'static> Search<E> {
     /// project them. An item deleted since the index was read is left out.
     pub async fn hydrate(self) -> Result<Searched<E>> {
         let index = self.index()?;
-        let table = E::SCHEMA.table;
-        let mut attributes: Vec<&str> = vec![table.pk.name, table.entity_attribute];
-        attributes.extend(table.sk.map(|sk| sk.name));
+        let attributes = Self::key_attributes();
         let db = self.db.clone();
         let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
         let found: Vec<(Key<E>, f64)> = found
@@ -248,6 +230,59 @@ impl<E: Entity + 'static> Search<E> {
         })
     }
 
+    /// The index a whole-entity search reads, checked to project every
+    /// attribute, and the attributes it asks for.
+    fn whole_attributes(&self) -> Result<(&'static VectorIndexDef, Vec<&'static str>)> {
+        let index = self.index()?;
+            return Err(self.invalid(format!(
+                "vector index `{}` does not project every attribute: read it with \
+                 .project::<P>() or .hydrate()",
+                index.name
+            )));
+        }
+        // SearchVectors returns the vector only when it is asked for: every
+        // attribute the entity reads is.
+        let table = E::SCHEMA.table;
+        let mut attributes: Vec<&'static str> = E::SCHEMA.fields.iter().map(|f| f.attribute).collect();
+        attributes.extend(
+            [table.pk.name]
+                .into_iter()
+                .chain(table.sk.map(|sk| sk.name)),
+        );
+        attributes.extend(table.added_to_include());
+        Ok((index, attributes))
+    }
+
+    /// The attributes a hydrating search asks of the index: the keys.
+    fn key_attributes() -> Vec<&'static str> {
+        let table = E::SCHEMA.table;
+        let mut attributes: Vec<&'static str> = vec![table.pk.name, table.entity_attribute];
+        attributes.extend(table.sk.map(|sk| sk.name));
+        attributes
+    }
+
+    /// The SearchVectors [`send`](Self::send) (and [`hydrate`](Self::hydrate))
+    /// sends first, not sent; checked as `send` checks it.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(search: ddb_runtime::Search<E>) -> ddb_runtime::Result<()> {
+    /// println!("{}", search.top_k(5).dry_run()?); // SearchVectors, TopK: 5
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        let (index, attributes) = if E::SCHEMA.schema_version > 1 {
+            (self.index()?, Self::key_attributes())
+        } else {
+            self.whole_attributes()?
+        };
+        let request = self.search_request(index, Some(&attributes))?;
+        let request = self.db.sdk().dry(E::SCHEMA.entity_type, request)?;
+        Ok(crate::DryRun::of(request, &E::SCHEMA))
+    }
+
     /// The index the search names, as the table declares it.
     fn index(&self) -> Result<&'static VectorIndexDef> {
         let table = &<E::Table as Table>::DEF;
@@ -265,13 +300,13 @@ impl<E: Entity + 'static> Search<E> {
         }
     }
 
-    /// The SearchVectors request, checked, sent: each result's item and
-    /// score, and the search bytes consumed.
-    async fn request(
-        self,
+    /// The SearchVectors request, checked, as a client builds it: what is
+    /// sent, and what a dry run shows.
+    fn search_request(
+        &self,
         index: &'static VectorIndexDef,
         attributes: Option<&[&str]>,
-    ) -> Result<(Vec<(Item, f64)>, f64)> {
+    ) -> Result<impl FnOnce(&aws_sdk_dynamodb::Client) -> SearchVectorsFluentBuilder + '_> {
         let entity = E::SCHEMA.entity_type;
         if !(1..=MAX_TOP_K).contains(&self.top_k) {
             return Err(self.invalid(format!(
@@ -295,19 +330,31 @@ impl<E: Entity + 'static> Search<E> {
         p.check(entity)?;
         let (names, values) = p.into_maps();
         let name = self.db.table_name::<E::Table>();
-        let request = |client: &aws_sdk_dynamodb::Client| {
+        Ok(move |client: &aws_sdk_dynamodb::Client| {
             client
                 .search_vectors()
                 .table_name(name)
                 .index_name(index.name)
-                .set_search_vector(Some(vector.clone()))
+                .set_search_vector(Some(vector))
                 .top_k(self.top_k as i32)
-                .set_search_condition_expression(condition.clone())
-                .set_projection_expression(projection.clone())
-                .set_expression_attribute_names(names.clone())
-                .set_expression_attribute_values(values.clone())
+                .set_search_condition_expression(condition)
+                .set_projection_expression(projection)
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        };
+        })
+    }
+
+    /// The SearchVectors request, checked, sent: each result's item and
+    /// score, and the search bytes consumed.
+    async fn request(
+        self,
+        index: &'static VectorIndexDef,
+        attributes: Option<&[&str]>,
+    ) -> Result<(Vec<(Item, f64)>, f64)> {
+        let entity = E::SCHEMA.entity_type;
+        let name = self.db.table_name::<E::Table>();
+        let request = self.search_request(index, attributes)?;
         let span = self
             .db
             .span("SearchVectors", name, Some(index.name), entity);

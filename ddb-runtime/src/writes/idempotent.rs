@@ -123,6 +123,26 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
         self
     }
 
+    /// The TransactWriteItems [`send`](Self::send) sends first, not sent:
+    /// the create with its idempotency guard (and the guards of its unique
+    /// values).
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(db: ddb_runtime::Db, entity: E) -> ddb_runtime::Result<()> {
+    /// let dry = db.create(&entity).idempotency_key("req-42").dry_run()?;
+    /// assert_eq!(dry.operation(), Some("TransactWriteItems"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run(self) -> Result<crate::DryRun> {
+        let (db, request, keep) = (self.create.db.clone(), self.request, self.keep);
+        let mut plan = self.create.plan()?;
+        let (_, guards) = guards_of(&db, &plan, &request, keep)?;
+        plan.guarded_transaction(&db, guards).0.dry_run()
+    }
+
     /// Sends the create with its guard (and the guards of its unique
     /// values), then reports the first call's item when the key was used.
     pub async fn send(self) -> Result<Idempotent<E>> {
@@ -133,19 +153,11 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
         } = self;
         let db = create.db.clone();
         let mut plan = create.plan()?;
+        let (guard_key, guards) = guards_of(&db, &plan, &request, keep)?;
         let Action::Put(item) = &plan.action else {
             return Err(invalid::<E>("a create puts its item".into()));
         };
         let item = item.clone();
-        let guard = request_guard::<E>(&request, plan.key.values(), &item, keep)?;
-        let guard_key = guard.key.clone();
-        let mut guards = vec![GuardWrite::idempotency(guard, plan.key.values().clone())];
-        guards.extend(guard_writes::<E>(
-            &db,
-            plan.key.values(),
-            None,
-            Some(&item),
-        )?);
         let key = plan.key.clone();
         match plan
             .send_guarded(&db, guards, &Attempts::keeping_sent())
@@ -180,6 +192,24 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
             }
         }
     }
+}
+
+/// The guards a create of `plan` sends with it: the guard of `request`
+/// (its key returned too) and the guards of its unique values.
+fn guards_of<E: Entity + 'static>(
+    db: &Db,
+    plan: &WritePlan<E>,
+    request: &str,
+    keep: Duration,
+) -> Result<(Key<E>, Vec<GuardWrite<E>>)> {
+    let Action::Put(item) = &plan.action else {
+        return Err(invalid::<E>("a create puts its item".into()));
+    };
+    let guard = request_guard::<E>(request, plan.key.values(), item, keep)?;
+    let guard_key = guard.key.clone();
+    let mut guards = vec![GuardWrite::idempotency(guard, plan.key.values().clone())];
+    guards.extend(guard_writes::<E>(db, plan.key.values(), None, Some(item))?);
+    Ok((guard_key, guards))
 }
 
 /// The guard of request `request` for the item at `owner`: its fingerprint

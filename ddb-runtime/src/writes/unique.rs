@@ -302,7 +302,7 @@ impl<E: Entity + 'static> WritePlan<E> {
     /// Sends the plan with `guards`, in one TransactWriteItems under a
     /// ClientRequestToken (so a lost answer is not applied twice).
     /// The plan and `guards` as one transaction, and what each guard is.
-    fn guarded_transaction(
+    pub(crate) fn guarded_transaction(
         &mut self,
         db: &Db,
         guards: Vec<GuardWrite<E>>,
