@@ -234,6 +234,7 @@ impl<E: Entity + 'static> Search<E> {
     /// attribute, and the attributes it asks for.
     fn whole_attributes(&self) -> Result<(&'static VectorIndexDef, Vec<&'static str>)> {
         let index = self.index()?;
+        if index.projection != IndexProjection::All {
             return Err(self.invalid(format!(
                 "vector index `{}` does not project every attribute: read it with \
                  .project::<P>() or .hydrate()",
@@ -243,7 +244,8 @@ impl<E: Entity + 'static> Search<E> {
         // SearchVectors returns the vector only when it is asked for: every
         // attribute the entity reads is.
         let table = E::SCHEMA.table;
-        let mut attributes: Vec<&'static str> = E::SCHEMA.fields.iter().map(|f| f.attribute).collect();
+        let mut attributes: Vec<&'static str> =
+            E::SCHEMA.fields.iter().map(|f| f.attribute).collect();
         attributes.extend(
             [table.pk.name]
                 .into_iter()
