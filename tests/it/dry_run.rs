@@ -20,7 +20,7 @@ struct DryRuns;
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[ddb(table = DryRuns, entity = "Member", pk = "MEMBER#{member_id}", sk = "PROFILE",
       query = "by_member")]
-#[ddb(index(name = "GSI1", pk = "NAME#{name}", sk = "{visits}"))]
+#[ddb(index(name = "GSI1", pk = "NAME#{name}", sk = "{name}#{visits}"))]
 struct Member {
     member_id: String,
     name: String,

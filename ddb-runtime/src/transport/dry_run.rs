@@ -16,7 +16,9 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::declaration::model::EntitySchema;
 
 /// One request a call would send: the SDK's own input, exactly as ddb would
-/// send it.
+/// send it. Its `Debug` resolves placeholders but prints no value (without
+/// its [`DryRun`], no attribute is known not to be sensitive): print the
+/// `DryRun` to see the values that may be shown.
 ///
 /// # Example
 ///
@@ -573,7 +575,9 @@ impl Reading<'_, '_> {
         write!(self.out, "  {label}: {{")?;
         for (i, (name, value)) in attributes.into_iter().enumerate() {
             let sep = if i == 0 { " " } else { ", " };
-            if self.is_sensitive(name) {
+            if self.sensitive.is_none() {
+                write!(self.out, "{sep}{name}: <value>")?;
+            } else if self.is_sensitive(name) {
                 write!(self.out, "{sep}{name}: <sensitive>")?;
             } else {
                 write!(self.out, "{sep}{name}: {}", Compact(value))?;
@@ -648,6 +652,7 @@ pub(crate) fn resolve(
                 (Some(value), Some(name)) if !redacts(sensitive, name) => {
                     out.push_str(&Compact(value).to_string())
                 }
+                (Some(_), Some(_)) if sensitive.is_none() => out.push_str("<value>"),
                 (Some(_), Some(_)) => out.push_str("<sensitive>"),
                 (Some(_), None) => out.push_str("<value>"),
             }
@@ -777,6 +782,23 @@ mod tests {
             resolve(":v0 = x", Some(&n), Some(&v), Some(&[])),
             "<value> = x"
         );
+    }
+
+    #[test]
+    fn a_request_alone_prints_no_value() {
+        let secret = AttributeValue::S("a@b.c".into());
+        let input = PutItemInput::builder()
+            .table_name("T")
+            .item("email", secret.clone())
+            .condition_expression("#n0 <> :v0")
+            .expression_attribute_names("#n0", "email")
+            .expression_attribute_values(":v0", secret)
+            .build()
+            .unwrap();
+        let shown = format!("{:?}", Request::PutItem(input));
+        assert!(!shown.contains("a@b.c"), "{shown}");
+        assert!(shown.contains("email <> <value>"), "{shown}");
+        assert!(shown.contains("email: <value>"), "{shown}");
     }
 
     #[test]
