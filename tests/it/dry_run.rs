@@ -124,7 +124,7 @@ async fn a_query_dry_run_sends_nothing_and_is_the_query_send_sends() {
     let page = query().send().await.unwrap();
     assert_eq!(page.items.len(), 1);
     let sent = only(&proxy, "Query");
-    let Some(Request::Query(input)) = dry.input() else {
+    let Some(Request::QueryInput(input)) = dry.input() else {
         panic!("a Query: {dry}")
     };
     assert_eq!(sent["TableName"], text(input.table_name()));
@@ -161,7 +161,7 @@ async fn a_filter_on_a_sensitive_attribute_prints_sensitive_not_the_value() {
     assert_redacted(&dry);
     assert!(dry.to_string().contains("email = <sensitive>"), "{dry}");
     // The input itself is exact: the value is there for programmatic use.
-    let Some(Request::Query(input)) = dry.input() else {
+    let Some(Request::QueryInput(input)) = dry.input() else {
         panic!("a Query")
     };
     let values = input.expression_attribute_values().unwrap();
@@ -187,7 +187,7 @@ async fn a_get_dry_run_is_the_get_item_send_sends() {
         .unwrap()
         .unwrap();
     let sent = only(&proxy, "GetItem");
-    let Some(Request::GetItem(input)) = dry.input() else {
+    let Some(Request::GetItemInput(input)) = dry.input() else {
         panic!("a GetItem: {dry}")
     };
     assert_eq!(sent["TableName"], text(input.table_name()));
@@ -204,7 +204,7 @@ async fn a_create_dry_run_is_the_put_send_sends_and_never_prints_the_email() {
     assert_eq!(proxy.seen("PutItem"), 0, "a dry run sends nothing");
     through.create(&member("m1")).send().await.unwrap();
     let sent = only(&proxy, "PutItem");
-    let Some(Request::PutItem(input)) = dry.input() else {
+    let Some(Request::PutItemInput(input)) = dry.input() else {
         panic!("a PutItem: {dry}")
     };
     assert_eq!(sent["TableName"], text(input.table_name()));
@@ -246,7 +246,7 @@ async fn a_put_conditioned_on_the_email_is_sent_as_dry_run_and_redacted() {
     assert_eq!(proxy.seen("PutItem"), 0, "a dry run sends nothing");
     put().send().await.unwrap();
     let sent = only(&proxy, "PutItem");
-    let Some(Request::PutItem(input)) = dry.input() else {
+    let Some(Request::PutItemInput(input)) = dry.input() else {
         panic!("a PutItem: {dry}")
     };
     assert_eq!(sent["Item"], items(input.item()));
@@ -278,7 +278,7 @@ async fn an_update_setting_the_email_is_sent_as_dry_run_and_redacted() {
     assert!(!dry.reads_first());
     update().send().await.unwrap();
     let sent = only(&proxy, "UpdateItem");
-    let Some(Request::UpdateItem(input)) = dry.input() else {
+    let Some(Request::UpdateItemInput(input)) = dry.input() else {
         panic!("an UpdateItem: {dry}")
     };
     assert_eq!(sent["Key"], items(input.key()));
@@ -314,7 +314,7 @@ async fn a_delete_dry_run_is_the_delete_item_send_sends() {
     assert_eq!(proxy.seen("DeleteItem"), 0, "a dry run sends nothing");
     through.delete(key).send().await.unwrap();
     let sent = only(&proxy, "DeleteItem");
-    let Some(Request::DeleteItem(input)) = dry.input() else {
+    let Some(Request::DeleteItemInput(input)) = dry.input() else {
         panic!("a DeleteItem: {dry}")
     };
     assert_eq!(sent["TableName"], text(input.table_name()));
@@ -342,7 +342,7 @@ async fn a_transaction_dry_run_is_the_transaction_send_sends_and_redacted() {
     );
     transaction().send().await.unwrap();
     let sent = only(&proxy, "TransactWriteItems");
-    let Some(Request::TransactWriteItems(input)) = dry.input() else {
+    let Some(Request::TransactWriteItemsInput(input)) = dry.input() else {
         panic!("a TransactWriteItems: {dry}")
     };
     let actions = sent["TransactItems"].as_array().unwrap();
@@ -371,7 +371,7 @@ async fn a_batch_put_dry_run_is_the_batch_send_sends_and_redacted() {
     assert_eq!(proxy.seen("BatchWriteItem"), 0, "a dry run sends nothing");
     through.batch_put(&members).await.unwrap();
     let sent = only(&proxy, "BatchWriteItem");
-    let Some(Request::BatchWriteItem(input)) = dry.input() else {
+    let Some(Request::BatchWriteItemInput(input)) = dry.input() else {
         panic!("a BatchWriteItem: {dry}")
     };
     let (table, writes) = input.request_items().unwrap().iter().next().unwrap();
@@ -400,7 +400,7 @@ async fn batch_get_and_transact_get_dry_runs_are_what_they_send() {
     );
     through.batch_get(vec![key()]).await.unwrap();
     transaction.send().await.unwrap();
-    let Some(Request::BatchGetItem(input)) = batch.input() else {
+    let Some(Request::BatchGetItemInput(input)) = batch.input() else {
         panic!("a BatchGetItem: {batch}")
     };
     let (table, keys) = input.request_items().unwrap().iter().next().unwrap();
@@ -409,7 +409,7 @@ async fn batch_get_and_transact_get_dry_runs_are_what_they_send() {
         sent["RequestItems"][table]["Keys"][0],
         item(&keys.keys()[0])
     );
-    let Some(Request::TransactGetItems(input)) = transact.input() else {
+    let Some(Request::TransactGetItemsInput(input)) = transact.input() else {
         panic!("a TransactGetItems: {transact}")
     };
     let sent = only(&proxy, "TransactGetItems");
@@ -440,7 +440,7 @@ async fn modify_and_an_update_that_reads_first_show_the_consistent_get_they_send
     }
     for dry in [&update, &modify] {
         assert!(dry.reads_first(), "{dry}");
-        let Some(Request::GetItem(input)) = dry.input() else {
+        let Some(Request::GetItemInput(input)) = dry.input() else {
             panic!("a GetItem: {dry}")
         };
         assert_eq!(input.consistent_read(), Some(true));
@@ -453,7 +453,7 @@ async fn modify_and_an_update_that_reads_first_show_the_consistent_get_they_send
         .await
         .unwrap();
     let sent = ddb_tests::recorded_json(&proxy, "GetItem");
-    let Some(Request::GetItem(input)) = modify.input() else {
+    let Some(Request::GetItemInput(input)) = modify.input() else {
         unreachable!()
     };
     assert_eq!(sent[0]["Key"], items(input.key()));

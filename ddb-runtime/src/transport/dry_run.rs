@@ -25,7 +25,7 @@ use crate::declaration::model::EntitySchema;
 /// ```no_run
 /// # use ddb_runtime::dry_run::Request;
 /// # fn demo(request: &Request) {
-/// if let Request::Query(input) = request {
+/// if let Request::QueryInput(input) = request {
 ///     println!("{:?}", input.key_condition_expression());
 /// }
 /// # }
@@ -34,27 +34,27 @@ use crate::declaration::model::EntitySchema;
 #[non_exhaustive]
 pub enum Request {
     /// A Query.
-    Query(QueryInput),
+    QueryInput(QueryInput),
     /// A Scan.
-    Scan(ScanInput),
+    ScanInput(ScanInput),
     /// A GetItem.
-    GetItem(GetItemInput),
+    GetItemInput(GetItemInput),
     /// A PutItem.
-    PutItem(PutItemInput),
+    PutItemInput(PutItemInput),
     /// An UpdateItem.
-    UpdateItem(UpdateItemInput),
+    UpdateItemInput(UpdateItemInput),
     /// A DeleteItem.
-    DeleteItem(DeleteItemInput),
+    DeleteItemInput(DeleteItemInput),
     /// A BatchGetItem.
-    BatchGetItem(BatchGetItemInput),
+    BatchGetItemInput(BatchGetItemInput),
     /// A BatchWriteItem.
-    BatchWriteItem(BatchWriteItemInput),
+    BatchWriteItemInput(BatchWriteItemInput),
     /// A TransactGetItems.
-    TransactGetItems(TransactGetItemsInput),
+    TransactGetItemsInput(TransactGetItemsInput),
     /// A TransactWriteItems.
-    TransactWriteItems(TransactWriteItemsInput),
+    TransactWriteItemsInput(TransactWriteItemsInput),
     /// A SearchVectors.
-    SearchVectors(SearchVectorsInput),
+    SearchVectorsInput(SearchVectorsInput),
 }
 
 impl Request {
@@ -69,17 +69,17 @@ impl Request {
     /// ```
     pub fn operation(&self) -> &'static str {
         match self {
-            Self::Query(_) => "Query",
-            Self::Scan(_) => "Scan",
-            Self::GetItem(_) => "GetItem",
-            Self::PutItem(_) => "PutItem",
-            Self::UpdateItem(_) => "UpdateItem",
-            Self::DeleteItem(_) => "DeleteItem",
-            Self::BatchGetItem(_) => "BatchGetItem",
-            Self::BatchWriteItem(_) => "BatchWriteItem",
-            Self::TransactGetItems(_) => "TransactGetItems",
-            Self::TransactWriteItems(_) => "TransactWriteItems",
-            Self::SearchVectors(_) => "SearchVectors",
+            Self::QueryInput(_) => "Query",
+            Self::ScanInput(_) => "Scan",
+            Self::GetItemInput(_) => "GetItem",
+            Self::PutItemInput(_) => "PutItem",
+            Self::UpdateItemInput(_) => "UpdateItem",
+            Self::DeleteItemInput(_) => "DeleteItem",
+            Self::BatchGetItemInput(_) => "BatchGetItem",
+            Self::BatchWriteItemInput(_) => "BatchWriteItem",
+            Self::TransactGetItemsInput(_) => "TransactGetItems",
+            Self::TransactWriteItemsInput(_) => "TransactWriteItems",
+            Self::SearchVectorsInput(_) => "SearchVectors",
         }
     }
 }
@@ -179,7 +179,7 @@ impl DryRun {
     /// ```no_run
     /// # fn demo(dry: ddb_runtime::DryRun) {
     /// use ddb_runtime::dry_run::Request;
-    /// if let Some(Request::PutItem(put)) = dry.input() {
+    /// if let Some(Request::PutItemInput(put)) = dry.input() {
     ///     assert_eq!(put.condition_expression(), Some("attribute_not_exists(PK)"));
     /// }
     /// # }
@@ -295,7 +295,7 @@ impl Reading<'_, '_> {
     fn request(&mut self, request: &Request) -> fmt::Result {
         writeln!(self.out, "{}", request.operation())?;
         match request {
-            Request::Query(q) => {
+            Request::QueryInput(q) => {
                 let (n, v) = (
                     q.expression_attribute_names(),
                     q.expression_attribute_values(),
@@ -315,7 +315,7 @@ impl Reading<'_, '_> {
                     q.return_consumed_capacity().map(|c| c.as_str()),
                 )
             }
-            Request::Scan(s) => {
+            Request::ScanInput(s) => {
                 let (n, v) = (
                     s.expression_attribute_names(),
                     s.expression_attribute_values(),
@@ -334,7 +334,7 @@ impl Reading<'_, '_> {
                     s.return_consumed_capacity().map(|c| c.as_str()),
                 )
             }
-            Request::GetItem(g) => {
+            Request::GetItemInput(g) => {
                 let n = g.expression_attribute_names();
                 self.text("TableName", g.table_name())?;
                 self.item("Key", g.key())?;
@@ -345,7 +345,7 @@ impl Reading<'_, '_> {
                     g.return_consumed_capacity().map(|c| c.as_str()),
                 )
             }
-            Request::PutItem(p) => {
+            Request::PutItemInput(p) => {
                 let (n, v) = (
                     p.expression_attribute_names(),
                     p.expression_attribute_values(),
@@ -364,7 +364,7 @@ impl Reading<'_, '_> {
                     p.return_consumed_capacity().map(|c| c.as_str()),
                 )
             }
-            Request::UpdateItem(u) => {
+            Request::UpdateItemInput(u) => {
                 let (n, v) = (
                     u.expression_attribute_names(),
                     u.expression_attribute_values(),
@@ -384,7 +384,7 @@ impl Reading<'_, '_> {
                     u.return_consumed_capacity().map(|c| c.as_str()),
                 )
             }
-            Request::DeleteItem(d) => {
+            Request::DeleteItemInput(d) => {
                 let (n, v) = (
                     d.expression_attribute_names(),
                     d.expression_attribute_values(),
@@ -403,7 +403,7 @@ impl Reading<'_, '_> {
                     d.return_consumed_capacity().map(|c| c.as_str()),
                 )
             }
-            Request::BatchGetItem(b) => {
+            Request::BatchGetItemInput(b) => {
                 let mut tables: Vec<_> = b.request_items().into_iter().flatten().collect();
                 tables.sort_by(|a, b| a.0.cmp(b.0));
                 for (table, keys) in tables {
@@ -425,7 +425,7 @@ impl Reading<'_, '_> {
                     b.return_consumed_capacity().map(|c| c.as_str()),
                 )
             }
-            Request::BatchWriteItem(b) => {
+            Request::BatchWriteItemInput(b) => {
                 let mut tables: Vec<_> = b.request_items().into_iter().flatten().collect();
                 tables.sort_by(|a, b| a.0.cmp(b.0));
                 for (table, writes) in tables {
@@ -444,7 +444,7 @@ impl Reading<'_, '_> {
                     b.return_consumed_capacity().map(|c| c.as_str()),
                 )
             }
-            Request::TransactGetItems(t) => {
+            Request::TransactGetItemsInput(t) => {
                 for get in t.transact_items().iter().filter_map(|i| i.get()) {
                     writeln!(self.out, "  Get")?;
                     self.text("  TableName", Some(get.table_name()))?;
@@ -462,7 +462,7 @@ impl Reading<'_, '_> {
                     t.return_consumed_capacity().map(|c| c.as_str()),
                 )
             }
-            Request::TransactWriteItems(t) => {
+            Request::TransactWriteItemsInput(t) => {
                 for action in t.transact_items() {
                     self.transact_action(action)?;
                 }
@@ -472,7 +472,7 @@ impl Reading<'_, '_> {
                     t.return_consumed_capacity().map(|c| c.as_str()),
                 )
             }
-            Request::SearchVectors(s) => {
+            Request::SearchVectorsInput(s) => {
                 let (n, v) = (
                     s.expression_attribute_names(),
                     s.expression_attribute_values(),
@@ -795,7 +795,7 @@ mod tests {
             .expression_attribute_values(":v0", secret)
             .build()
             .unwrap();
-        let shown = format!("{:?}", Request::PutItem(input));
+        let shown = format!("{:?}", Request::PutItemInput(input));
         assert!(!shown.contains("a@b.c"), "{shown}");
         assert!(shown.contains("email <> <value>"), "{shown}");
         assert!(shown.contains("email: <value>"), "{shown}");

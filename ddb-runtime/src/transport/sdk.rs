@@ -370,17 +370,17 @@ macro_rules! operation {
 }
 
 operation! {
-    put_item: PutItemFluentBuilder -> PutItemOutput, PutItemError, PutItem;
-    update_item: UpdateItemFluentBuilder -> UpdateItemOutput, UpdateItemError, UpdateItem;
-    delete_item: DeleteItemFluentBuilder -> DeleteItemOutput, DeleteItemError, DeleteItem;
-    get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError, GetItem;
-    query: QueryFluentBuilder -> QueryOutput, QueryError, Query;
-    transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError, TransactWriteItems;
-    search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError, SearchVectors;
-    scan: ScanFluentBuilder -> ScanOutput, ScanError, Scan;
-    batch_get_item: BatchGetItemFluentBuilder -> BatchGetItemOutput, BatchGetItemError, BatchGetItem;
-    batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError, BatchWriteItem;
-    transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError, TransactGetItems;
+    put_item: PutItemFluentBuilder -> PutItemOutput, PutItemError, PutItemInput;
+    update_item: UpdateItemFluentBuilder -> UpdateItemOutput, UpdateItemError, UpdateItemInput;
+    delete_item: DeleteItemFluentBuilder -> DeleteItemOutput, DeleteItemError, DeleteItemInput;
+    get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError, GetItemInput;
+    query: QueryFluentBuilder -> QueryOutput, QueryError, QueryInput;
+    transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError, TransactWriteItemsInput;
+    search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError, SearchVectorsInput;
+    scan: ScanFluentBuilder -> ScanOutput, ScanError, ScanInput;
+    batch_get_item: BatchGetItemFluentBuilder -> BatchGetItemOutput, BatchGetItemError, BatchGetItemInput;
+    batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError, BatchWriteItemInput;
+    transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError, TransactGetItemsInput;
 }
 
 #[cfg(test)]
