@@ -459,3 +459,155 @@ async fn modify_and_an_update_that_reads_first_show_the_consistent_get_they_send
     assert_eq!(sent[0]["Key"], items(input.key()));
     assert_eq!(sent[0]["ConsistentRead"], json!(true));
 }
+
+#[tokio::test]
+async fn a_sharded_query_dry_run_is_one_query_per_shard_as_sent() {
+    use ddb_examples::single_table::{Ecommerce, Order};
+    use ddb_examples::OrderStatus;
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    proxy.record("Query");
+    let query = || {
+        through
+            .query(Order::open_orders(&OrderStatus::Open))
+            .hydrate()
+            .limit(5)
+    };
+    let dry = query().dry_run().unwrap();
+    assert_eq!(proxy.seen("Query"), 0, "a dry run sends nothing");
+    let shards = Order::SCHEMA.keys[2].shards as usize;
+    assert_eq!(dry.requests().len(), shards, "{dry}");
+    query().send().await.unwrap();
+    let sent = ddb_tests::recorded_json(&proxy, "Query");
+    assert_eq!(
+        sent.len(),
+        shards,
+        "one Query a shard, none more on an empty index"
+    );
+    // The shards are read concurrently: matched by their values.
+    let mut dry_values: Vec<String> = dry
+        .requests()
+        .iter()
+        .map(|request| {
+            let Request::QueryInput(input) = request else {
+                panic!("a Query: {dry}")
+            };
+            assert_eq!(input.limit(), Some(5));
+            items(input.expression_attribute_values()).to_string()
+        })
+        .collect();
+    let mut sent_values: Vec<String> = sent
+        .iter()
+        .map(|body| body["ExpressionAttributeValues"].to_string())
+        .collect();
+    dry_values.sort();
+    sent_values.sort();
+    assert_eq!(dry_values, sent_values);
+    let shown = dry.to_string();
+    for shard in 0..shards {
+        assert!(
+            shown.contains(&format!("\"STATUS#OPEN#{shard}\"")),
+            "{shown}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_collection_dry_run_is_the_query_send_sends() {
+    use ddb_examples::single_table::{Customer, CustomerItem, Ecommerce};
+    use ddb_examples::CustomerId;
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    proxy.record("Query");
+    let partition = Customer::pk(&CustomerId("C1".into())).unwrap();
+    let collection = || {
+        through
+            .collection::<CustomerItem>(partition.clone())
+            .limit(10)
+    };
+    let dry = collection().dry_run().unwrap();
+    assert_eq!(proxy.seen("Query"), 0, "a dry run sends nothing");
+    collection().send().await.unwrap();
+    let sent = only(&proxy, "Query");
+    let Some(Request::QueryInput(input)) = dry.input() else {
+        panic!("a Query: {dry}")
+    };
+    assert_eq!(
+        sent["KeyConditionExpression"],
+        text(input.key_condition_expression())
+    );
+    assert_eq!(
+        sent["ExpressionAttributeValues"],
+        items(input.expression_attribute_values())
+    );
+    assert_eq!(sent["Limit"], json!(input.limit()));
+    assert!(dry.to_string().contains("\"CUSTOMER#C1\""), "{dry}");
+}
+
+#[tokio::test]
+async fn an_idempotent_create_dry_run_is_its_transaction_and_redacted() {
+    let (_db, proxy, through) = recorded(&["TransactWriteItems"]).await;
+    let create = || through.create(&member("m1")).idempotency_key("req-1");
+    let dry = create().dry_run().unwrap();
+    assert_eq!(
+        proxy.seen("TransactWriteItems"),
+        0,
+        "a dry run sends nothing"
+    );
+    create().send().await.unwrap();
+    let sent = only(&proxy, "TransactWriteItems");
+    let Some(Request::TransactWriteItemsInput(input)) = dry.input() else {
+        panic!("a TransactWriteItems: {dry}")
+    };
+    let actions = sent["TransactItems"].as_array().unwrap();
+    assert_eq!(
+        actions.len(),
+        input.transact_items().len(),
+        "the item and its guard"
+    );
+    let own = input.transact_items()[0].put().unwrap();
+    assert_eq!(actions[0]["Put"]["Item"], item(own.item()));
+    assert_eq!(
+        actions[0]["Put"]["ConditionExpression"],
+        text(own.condition_expression())
+    );
+    assert_redacted(&dry);
+}
+
+#[tokio::test]
+async fn a_vector_search_dry_run_is_the_search_send_sends() {
+    use crate::vector::{Catalog, Product};
+    ddb_tests::requires!(VectorSearch);
+    let db = ddb_tests::db_with_table::<Catalog>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Catalog>(&db).await;
+    proxy.record("SearchVectors");
+    let query = [0.3, -0.2, 0.9, 0.1];
+    let search = || {
+        through
+            .search(Product::similar(&"lamps".to_string(), &query))
+            .top_k(3)
+    };
+    let dry = search().dry_run().unwrap();
+    assert_eq!(proxy.seen("SearchVectors"), 0, "a dry run sends nothing");
+    search().send().await.unwrap();
+    let sent = only(&proxy, "SearchVectors");
+    let Some(Request::SearchVectorsInput(input)) = dry.input() else {
+        panic!("a SearchVectors: {dry}")
+    };
+    assert_eq!(sent["IndexName"], text(input.index_name()));
+    assert_eq!(sent["TopK"], json!(input.top_k()));
+    assert_eq!(
+        sent["SearchConditionExpression"],
+        text(input.search_condition_expression())
+    );
+    assert_eq!(
+        sent["ProjectionExpression"],
+        text(input.projection_expression())
+    );
+    assert_eq!(
+        sent["ExpressionAttributeValues"],
+        items(input.expression_attribute_values())
+    );
+    assert_resolved(&dry);
+    assert!(dry.to_string().contains("<4 dimensions>"), "{dry}");
+}
