@@ -104,11 +104,10 @@ impl Request {
 /// # Example
 ///
 /// ```no_run
-/// # async fn demo(db: ddb_runtime::Db, key: ddb_runtime::Key<()>) -> ddb_runtime::Result<()> {
-/// # let dry: ddb_runtime::DryRun = todo!();
-/// // let dry = db.query(Order::by_customer(&customer)).limit(10).dry_run()?;
-/// println!("{dry}");
-/// assert_eq!(dry.operation(), Some("Query"));
+/// # fn demo<E: ddb_runtime::Entity + 'static>(db: ddb_runtime::Db, key: ddb_runtime::Key<E>) -> ddb_runtime::Result<()> {
+/// let dry = db.get(key).dry_run()?;
+/// println!("{dry}"); // GetItem, its table and key, values shown compactly
+/// assert_eq!(dry.operation(), Some("GetItem"));
 /// # Ok(())
 /// # }
 /// ```
