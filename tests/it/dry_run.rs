@@ -19,7 +19,7 @@ struct DryRuns;
 // does not set: that update reads the item first.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[ddb(table = DryRuns, entity = "Member", pk = "MEMBER#{member_id}", sk = "PROFILE",
-      query = "by_member")]
+      query = "by_member", scan)]
 #[ddb(index(name = "GSI1", pk = "NAME#{name}", sk = "{name}#{visits}"))]
 struct Member {
     member_id: String,
@@ -610,4 +610,43 @@ async fn a_vector_search_dry_run_is_the_search_send_sends() {
     );
     assert_resolved(&dry);
     assert!(dry.to_string().contains("<4 dimensions>"), "{dry}");
+}
+
+#[tokio::test]
+async fn a_scan_dry_run_is_the_first_round_of_scans_send_sends() {
+    let (db, proxy, through) = recorded(&["Scan"]).await;
+    db.create(&member("m1")).send().await.unwrap();
+    let fields = Member::fields();
+    let scan = || {
+        through
+            .scan::<Member>()
+            .segments(2)
+            .filter(fields.email.eq(EMAIL.to_string()))
+            .limit(4)
+    };
+    let dry = scan().dry_run().unwrap();
+    assert_eq!(proxy.seen("Scan"), 0, "a dry run sends nothing");
+    assert_eq!(dry.requests().len(), 2, "one Scan a segment read at once");
+    let page = scan().send().await.unwrap();
+    assert_eq!(page.items.len(), 1);
+    let sent = ddb_tests::recorded_json(&proxy, "Scan");
+    for request in dry.requests() {
+        let Request::ScanInput(input) = request else {
+            panic!("a Scan: {dry}")
+        };
+        let body = sent
+            .iter()
+            .find(|b| b["Segment"] == json!(input.segment()))
+            .expect("the segment was sent");
+        assert_eq!(body["TableName"], text(input.table_name()));
+        assert_eq!(body["TotalSegments"], json!(input.total_segments()));
+        assert_eq!(body["FilterExpression"], text(input.filter_expression()));
+        assert_eq!(
+            body["ExpressionAttributeValues"],
+            items(input.expression_attribute_values())
+        );
+        assert_eq!(body["Limit"], json!(input.limit()));
+    }
+    assert_resolved(&dry);
+    assert_redacted(&dry);
 }

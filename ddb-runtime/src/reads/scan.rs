@@ -227,6 +227,32 @@ where
     E: Entity + Send + 'static,
     D: Decode<E>,
 {
+    /// The Scan requests the first page would send first, not sent: one
+    /// per segment read at once (up to 32, the lowest unfinished ones),
+    /// printed with every placeholder resolved and `#[ddb(sensitive)]`
+    /// values as `<sensitive>` (see [`DryRun`](crate::DryRun)). Bad input is
+    /// the error [`send`](Self::send) would return.
+    ///
+    /// ```no_run
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}", scan)]
+    /// # struct Order { customer_id: String, order_id: String }
+    /// # fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// let dry = db.scan::<Order>().segments(4).limit(100).dry_run()?;
+    /// assert_eq!(dry.requests().len(), 4);
+    /// println!("{dry}");
+    /// # Ok(()) }
+    /// ```
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        let plan = self.plan()?;
+        let requests = plan.dry_run(&self.db, self.cursor.as_ref(), self.limit)?;
+        let sensitive = crate::transport::dry_run::sensitive_attributes(&E::SCHEMA).collect();
+        Ok(crate::DryRun::new(requests, sensitive))
+    }
+
     /// Sends the scan and returns one page (see [`limit`](Self::limit)).
     pub fn send(self) -> BoxFuture<'static, Result<ScanPage<D::Output>>> {
         Box::pin(async move {

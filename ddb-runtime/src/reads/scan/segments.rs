@@ -12,6 +12,7 @@ use crate::reads::cursor;
 use crate::reads::cursor::{Cursor, Position};
 use crate::reads::fetch::next_read;
 use crate::reads::scan::plan::ScanPlan;
+use crate::reads::scan::request::ScanRequest;
 use crate::telemetry::Capacity;
 
 /// The most segments read at once: the lowest unfinished ones.
@@ -88,6 +89,60 @@ impl ScanPlan {
         }
     }
 
+    /// The requests of the next round of reads: the lowest unfinished
+    /// segments (up to [`CONCURRENT_SEGMENTS`]) that have nothing left to
+    /// take, each with its segment and how many items it asks for. They
+    /// share what the page misses (`missing`), so that a page reads about
+    /// what it returns: what a segment reads and the page does not take is
+    /// read again by a page resumed from its cursor.
+    fn round(
+        &self,
+        reading: &Reading,
+        missing: Option<usize>,
+    ) -> Vec<(usize, Option<usize>, ScanRequest)> {
+        let unfinished = (0..reading.next.len())
+            .filter(|&s| reading.next[s] != Position::Done || !reading.buffers[s].is_empty());
+        let to_read: Vec<usize> = unfinished
+            .take(CONCURRENT_SEGMENTS)
+            .filter(|&s| reading.buffers[s].is_empty())
+            .collect();
+        let share = missing.map(|m| m.div_ceil(to_read.len().max(1)));
+        to_read
+            .into_iter()
+            .map(|s| {
+                let ask = share.map(|m| next_read(m, reading.reads[s]));
+                let mut request = self.request.clone();
+                request.segment = s as u32;
+                request.limit = ask.map(|n| n.min(i32::MAX as usize) as i32);
+                request.start = match &reading.next[s] {
+                    Position::After(key) => Some(key.clone()),
+                    _ => None,
+                };
+                (s, ask, request)
+            })
+            .collect()
+    }
+
+    /// The requests the first page from `cursor` sends first, not sent.
+    pub(super) fn dry_run(
+        &self,
+        db: &Db,
+        cursor: Option<&Cursor>,
+        limit: Option<usize>,
+    ) -> Result<Vec<crate::transport::dry_run::Request>> {
+        let reading = self.start(cursor)?;
+        let capacity = db.dry_capacity(false);
+        self.round(&reading, limit)
+            .into_iter()
+            .map(|(_, _, request)| {
+                let build = |client: &aws_sdk_dynamodb::Client| {
+                    request.settings(client.scan(), capacity.clone())
+                };
+                db.sdk().dry(request.entity, build)
+            })
+            .collect()
+    }
+
     /// One page of up to `limit` items (without a limit: one request of
     /// each segment read, up to [`CONCURRENT_SEGMENTS`] of them).
     pub(super) async fn page(
@@ -107,32 +162,12 @@ impl ScanPlan {
             if full || (limit.is_none() && read_once) {
                 break;
             }
-            // The lowest unfinished segments; of them, those with nothing
-            // left to take.
-            let unfinished = (0..reading.next.len())
-                .filter(|&s| reading.next[s] != Position::Done || !reading.buffers[s].is_empty());
-            let to_read: Vec<usize> = unfinished
-                .take(CONCURRENT_SEGMENTS)
-                .filter(|&s| reading.buffers[s].is_empty())
-                .collect();
-            if to_read.is_empty() {
+            let round = self.round(reading, limit.map(|n| n - items.len()));
+            if round.is_empty() {
                 break;
             }
-            // The segments read at once share what the page misses, so
-            // that a page reads about what it returns (what a segment reads
-            // and the page does not take is read again by a page resumed
-            // from its cursor).
-            let share = limit.map(|n| (n - items.len()).div_ceil(to_read.len()));
-            let sent = to_read.iter().map(|&s| {
-                let ask = share.map(|m| next_read(m, reading.reads[s]));
-                let mut request = self.request.clone();
-                request.segment = s as u32;
-                request.limit = ask.map(|n| n.min(i32::MAX as usize) as i32);
-                request.start = match &reading.next[s] {
-                    Position::After(key) => Some(key.clone()),
-                    _ => None,
-                };
-                async move { request.send(db, None).await.map(|answer| (s, ask, answer)) }
+            let sent = round.into_iter().map(|(s, ask, request)| async move {
+                request.send(db, None).await.map(|answer| (s, ask, answer))
             });
             for (s, ask, answer) in futures::future::try_join_all(sent).await? {
                 requests += 1;
