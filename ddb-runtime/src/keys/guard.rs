@@ -23,6 +23,10 @@ pub const OWNER_PK: &str = "_ddb_owner_pk";
 /// See [`OWNER_PK`].
 pub const OWNER_SK: &str = "_ddb_owner_sk";
 
+/// The attribute an idempotency guard keeps its item's fingerprint in: a
+/// hash of the whole item, `sensitive` fields included, so never printed.
+pub(crate) const FINGERPRINT: &str = "_ddb_fingerprint";
+
 /// The value of a unique constraint, from the attribute values of its
 /// fields in order (as the item stores them): each typed and escaped as in
 /// a key, joined by `#`; `None` when one is missing or NULL (the constraint

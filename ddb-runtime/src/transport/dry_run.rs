@@ -562,8 +562,11 @@ impl Reading<'_, '_> {
         }
     }
 
+    /// A sensitive attribute, or an idempotency guard's fingerprint (a hash
+    /// of the whole item: printed beside the other attributes, it would let
+    /// a reader confirm a guessed sensitive value).
     fn is_sensitive(&self, attribute: &str) -> bool {
-        redacts(self.sensitive, attribute)
+        attribute == crate::keys::guard::FINGERPRINT || redacts(self.sensitive, attribute)
     }
 
     /// An item or key, each sensitive attribute's value redacted.

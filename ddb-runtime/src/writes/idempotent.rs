@@ -29,8 +29,7 @@ use super::unique::{check_guard_size, guard_writes, read_stored, taken, GuardWri
 /// [`keep_for`](IdempotentCreate::keep_for) says otherwise: 24 hours.
 pub const DEFAULT_KEEP: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// The attribute a guard keeps its item's fingerprint in.
-const FINGERPRINT: &str = "_ddb_fingerprint";
+use crate::keys::guard::FINGERPRINT;
 
 /// The attribute an idempotency guard expires at (epoch seconds) on a table
 /// without time to live; on a table with one, its time-to-live attribute,

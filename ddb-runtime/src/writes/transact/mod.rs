@@ -349,11 +349,12 @@ impl TransactWrite {
         if let Some(error) = self.error {
             return Err(error);
         }
+        // Refused before any read, as send refuses it.
+        check_action_count(self.items.len())?;
         if !self.reads.is_empty() {
             let reads = self.reads.into_iter().collect::<Result<Vec<_>>>()?;
             return Ok(Err(reads));
         }
-        check_action_count(self.items.len())?;
         let (mut items, mut actions) = (self.items, self.actions);
         // What is left to make reads nothing (creates of entities with
         // unique values): it is made at once.
