@@ -717,3 +717,35 @@ async fn a_printout_does_not_change_when_only_a_sensitive_value_does() {
         assert_eq!(a, b, "a sensitive value shows through");
     }
 }
+
+#[tokio::test]
+async fn a_get_unique_dry_run_is_the_guard_read_send_sends_first() {
+    use crate::unique::{Accounts, User};
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
+    proxy.record("GetItem");
+    let ada = User {
+        id: "u1".into(),
+        email: "ada@example.com".into(),
+        tenant: "acme".into(),
+        handle: "@ada".into(),
+        name: "Ada".into(),
+    };
+    db.create(&ada).send().await.unwrap();
+    let lookup = || through.get_unique(User::by_email(&"ada@example.com".to_string()));
+    let dry = lookup().dry_run().unwrap();
+    assert_eq!(proxy.seen("GetItem"), 0, "a dry run sends nothing");
+    assert_eq!(lookup().send().await.unwrap(), Some(ada));
+    let sent = ddb_tests::recorded_json(&proxy, "GetItem");
+    assert_eq!(sent.len(), 2, "the guard, then the user it names");
+    let Some(Request::GetItemInput(input)) = dry.input() else {
+        panic!("a GetItem: {dry}")
+    };
+    assert_eq!(sent[0]["Key"], items(input.key()));
+    assert_eq!(
+        sent[0]["ProjectionExpression"],
+        text(input.projection_expression())
+    );
+    assert_eq!(sent[0]["ConsistentRead"], json!(input.consistent_read()));
+    assert_resolved(&dry);
+}

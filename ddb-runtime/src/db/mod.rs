@@ -329,7 +329,20 @@ impl Db {
         entity: &'static str,
         key: crate::item::Item,
     ) -> crate::error::Result<crate::transport::dry_run::Request> {
-        let request = stored_request(self.table_name::<T>(), key, true, None, None);
+        self.dry_get_stored_of::<T>(entity, key, true, &[])
+    }
+
+    /// The GetItem [`get_stored`](Self::get_stored) sends with these
+    /// arguments: not sent.
+    pub(crate) fn dry_get_stored_of<T: Table + 'static>(
+        &self,
+        entity: &'static str,
+        key: crate::item::Item,
+        consistent: bool,
+        attributes: &[&str],
+    ) -> crate::error::Result<crate::transport::dry_run::Request> {
+        let (projection, names) = stored_projection(attributes);
+        let request = stored_request(self.table_name::<T>(), key, consistent, projection, names);
         self.sdk().dry(entity, request)
     }
 
@@ -345,10 +358,7 @@ impl Db {
         attributes: &[&str],
     ) -> crate::error::Result<Option<crate::item::Item>> {
         let name = self.table_name::<T>();
-        let mut placeholders = crate::expression::Placeholders::default();
-        let projection =
-            (!attributes.is_empty()).then(|| placeholders.projection(attributes.iter().copied()));
-        let (names, _) = placeholders.into_maps();
+        let (projection, names) = stored_projection(attributes);
         let span = self.span("GetItem", name, None, entity);
         let read = crate::telemetry::Read {
             consistent,
@@ -394,6 +404,16 @@ impl Db {
 }
 
 /// The GetItem of the stored item at `key` ddb reads for itself, as a
+/// The projection expression of a stored read of `attributes` (none when
+/// empty), each name through a placeholder where it needs one.
+fn stored_projection(attributes: &[&str]) -> (Option<String>, crate::expression::NameMap) {
+    let mut placeholders = crate::expression::Placeholders::default();
+    let projection =
+        (!attributes.is_empty()).then(|| placeholders.projection(attributes.iter().copied()));
+    let (names, _) = placeholders.into_maps();
+    (projection, names)
+}
+
 /// client builds it: what is sent, and what a dry run shows.
 fn stored_request(
     name: &str,

@@ -67,8 +67,46 @@ impl<E: Entity + 'static> GetUnique<E> {
         self
     }
 
-    /// Reads the guard, then the entity it names.
-    pub async fn send(self) -> Result<Option<E>> {
+    /// The GetItem of the guard, the first of the two reads, not sent (the
+    /// second names the item the guard's answer names); no request for a
+    /// value that is NULL, which has no guard. The guard key shows the
+    /// value as the table stores it: a keyed hash for a `sensitive` field.
+    ///
+    /// ```no_run
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Accounts", pk = "PK", sk = "SK")]
+    /// # struct Accounts;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Accounts, entity = "User", pk = "USER#{id}", sk = "PROFILE")]
+    /// # struct User { id: String, #[ddb(unique)] handle: String }
+    /// # fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// let dry = db.get_unique(User::by_handle(&"ada".to_string())).dry_run()?;
+    /// println!("{dry}");
+    /// # Ok(()) }
+    /// ```
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        let schema = &E::SCHEMA;
+        let requests = match self.guard_key()? {
+            Some(guard) => {
+                let table = <E::Table as Table>::DEF;
+                let key = guard.to_item(&table);
+                let read = self.db.dry_get_stored_of::<E::Table>(
+                    schema.entity_type,
+                    key,
+                    self.consistent,
+                    &[OWNER_PK, OWNER_SK],
+                )?;
+                vec![read]
+            }
+            None => Vec::new(),
+        };
+        let sensitive = crate::transport::dry_run::sensitive_attributes(schema).collect();
+        Ok(crate::DryRun::new(requests, sensitive))
+    }
+
+    /// The key of the value's guard, with the value; `None` for a NULL
+    /// value, which has no guard.
+    fn guard_and_value(&self) -> Result<Option<(KeyValues, String)>> {
         let schema = &E::SCHEMA;
         let Some(unique) = schema.unique.get(self.key.position) else {
             return Err(crate::entity::no_such_index(
@@ -76,16 +114,29 @@ impl<E: Entity + 'static> GetUnique<E> {
                 self.key.position,
             ));
         };
-        let GetUnique {
-            db,
-            key,
-            consistent,
-        } = self;
-        let values = key.values?;
+        let values = match &self.key.values {
+            Ok(values) => values,
+            Err(error) => return Err(error.clone_input()),
+        };
         let Some(value) = unique_value(schema.entity_type, unique, values.iter().map(Some))? else {
+            return Ok(None);
+        };
+        let guard = unique_guard_key(schema, unique, &value, |v| self.db.guard_hash(v))?;
+        Ok(Some((guard, value)))
+    }
+
+    fn guard_key(&self) -> Result<Option<KeyValues>> {
+        Ok(self.guard_and_value()?.map(|(guard, _)| guard))
+    }
+
+    /// Reads the guard, then the entity it names.
+    pub async fn send(self) -> Result<Option<E>> {
+        let schema = &E::SCHEMA;
+        let Some((guard, value)) = self.guard_and_value()? else {
             return Ok(None); // a NULL value has no guard
         };
-        let guard = unique_guard_key(schema, unique, &value, |v| db.guard_hash(v))?;
+        let unique = &schema.unique[self.key.position];
+        let GetUnique { db, consistent, .. } = self;
         let Some(owner) = owner::<E>(&db, guard, consistent).await? else {
             return Ok(None);
         };
