@@ -610,6 +610,25 @@ async fn a_vector_search_dry_run_is_the_search_send_sends() {
     );
     assert_resolved(&dry);
     assert!(dry.to_string().contains("<4 dimensions>"), "{dry}");
+    // Hydrated, the search asks only for the keys (and the entity type).
+    let hydrate = search().dry_run_hydrate().unwrap();
+    search().hydrate().await.unwrap();
+    let sent = ddb_tests::recorded_json(&proxy, "SearchVectors");
+    let Some(Request::SearchVectorsInput(input)) = hydrate.input() else {
+        panic!("a SearchVectors: {hydrate}")
+    };
+    assert_eq!(
+        sent.last().unwrap()["ProjectionExpression"],
+        text(input.projection_expression())
+    );
+    assert_ne!(
+        input.projection_expression(),
+        dry.input().and_then(|r| match r {
+            Request::SearchVectorsInput(i) => i.projection_expression(),
+            _ => None,
+        }),
+        "the keys only, not the whole entity"
+    );
 }
 
 #[tokio::test]

@@ -168,18 +168,7 @@ impl<E: Entity + 'static> Search<E> {
     /// sending. Items past their time to live are left out (when the index
     /// carries the time to live).
     pub async fn project<P: Projection<E>>(self) -> Result<Searched<P>> {
-        let index = self.index()?;
-        let table = E::SCHEMA.table;
-        if let Some(missing) = P::ATTRIBUTES.iter().find(|a| !index.holds(table, a)) {
-            return Err(self.invalid(format!(
-                "the projection reads `{missing}`, which vector index `{}` does not carry",
-                index.name
-            )));
-        }
-        let mut attributes: Vec<&str> = P::ATTRIBUTES.to_vec();
-        attributes.extend(table.added_to_include());
-        let ttl = crate::item::timestamp::ttl_attribute(&E::SCHEMA);
-        attributes.extend(ttl.filter(|ttl| index.holds(table, ttl)));
+        let (index, attributes) = self.projected_attributes::<P>()?;
         let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
         let results = found
             .into_iter()
@@ -230,6 +219,26 @@ impl<E: Entity + 'static> Search<E> {
         })
     }
 
+    /// The index a search decoding projection `P` reads, checked to carry
+    /// its attributes, and the attributes it asks for.
+    fn projected_attributes<P: Projection<E>>(
+        &self,
+    ) -> Result<(&'static VectorIndexDef, Vec<&'static str>)> {
+        let index = self.index()?;
+        let table = E::SCHEMA.table;
+        if let Some(missing) = P::ATTRIBUTES.iter().find(|a| !index.holds(table, a)) {
+            return Err(self.invalid(format!(
+                "the projection reads `{missing}`, which vector index `{}` does not carry",
+                index.name
+            )));
+        }
+        let mut attributes: Vec<&'static str> = P::ATTRIBUTES.to_vec();
+        attributes.extend(table.added_to_include());
+        let ttl = crate::item::timestamp::ttl_attribute(&E::SCHEMA);
+        attributes.extend(ttl.filter(|ttl| index.holds(table, ttl)));
+        Ok((index, attributes))
+    }
+
     /// The index a whole-entity search reads, checked to project every
     /// attribute, and the attributes it asks for.
     fn whole_attributes(&self) -> Result<(&'static VectorIndexDef, Vec<&'static str>)> {
@@ -275,12 +284,46 @@ impl<E: Entity + 'static> Search<E> {
     /// # }
     /// ```
     pub fn dry_run(&self) -> Result<crate::DryRun> {
-        let (index, attributes) = if E::SCHEMA.schema_version > 1 {
-            (self.index()?, Self::key_attributes())
-        } else {
-            self.whole_attributes()?
-        };
-        let request = self.search_request(index, Some(&attributes))?;
+        if E::SCHEMA.schema_version > 1 {
+            return self.dry_run_hydrate();
+        }
+        let (index, attributes) = self.whole_attributes()?;
+        self.dry_run_of(index, &attributes)
+    }
+
+    /// The SearchVectors [`project::<P>()`](Self::project) sends, not sent;
+    /// checked as `project` checks it.
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static, P: ddb_runtime::Projection<E>>(search: ddb_runtime::Search<E>) -> ddb_runtime::Result<()> {
+    /// println!("{}", search.dry_run_project::<P>()?); // ProjectionExpression: P's attributes
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run_project<P: Projection<E>>(&self) -> Result<crate::DryRun> {
+        let (index, attributes) = self.projected_attributes::<P>()?;
+        self.dry_run_of(index, &attributes)
+    }
+
+    /// The SearchVectors [`hydrate`](Self::hydrate) sends first (for the
+    /// keys; the BatchGetItem after it reads what it finds), not sent.
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + 'static>(search: ddb_runtime::Search<E>) -> ddb_runtime::Result<()> {
+    /// println!("{}", search.dry_run_hydrate()?); // ProjectionExpression: the keys
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dry_run_hydrate(&self) -> Result<crate::DryRun> {
+        self.dry_run_of(self.index()?, &Self::key_attributes())
+    }
+
+    fn dry_run_of(
+        &self,
+        index: &'static VectorIndexDef,
+        attributes: &[&str],
+    ) -> Result<crate::DryRun> {
+        let request = self.search_request(index, Some(attributes))?;
         let request = self.db.sdk().dry(E::SCHEMA.entity_type, request)?;
         Ok(crate::DryRun::of(request, &E::SCHEMA))
     }
