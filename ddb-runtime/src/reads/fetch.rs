@@ -322,12 +322,9 @@ impl Plan {
                 reason: "a sharded query has no previous-page cursors".into(),
             });
         }
-        let target = match (sharded, reading) {
-            (true, _) => Some(limit.unwrap_or(DEFAULT_SHARDED_PAGE)),
-            (false, Reading::Forward) => {
-                limit.map(|n| n.saturating_add(usize::from(self.exact_end)))
-            }
-            (false, Reading::Backward) => limit.map(|n| n.saturating_add(1)),
+        let target = match sharded {
+            true => Some(limit.unwrap_or(DEFAULT_SHARDED_PAGE)),
+            false => self.items_to_read(limit, reading),
         };
         let ask = target.map(|n| next_read(n, None));
         let capacity = db.dry_capacity(false);
@@ -520,6 +517,17 @@ impl Plan {
         }
     }
 
+    /// How many items an unsharded page of `limit` reads: one more than it
+    /// returns with `exact_end` (if it is there, more follow) and always
+    /// backward (if it is there, another page precedes).
+    fn items_to_read(&self, limit: Option<usize>, reading: Reading) -> Option<usize> {
+        let extra = match reading {
+            Reading::Forward => self.exact_end,
+            Reading::Backward => true,
+        };
+        limit.map(|n| n.saturating_add(usize::from(extra)))
+    }
+
     /// The page after `position` (the first page from [`Position::Start`]).
     async fn next_page(
         &self,
@@ -528,9 +536,7 @@ impl Plan {
         limit: Option<usize>,
     ) -> Result<RawPage> {
         let from_start = position == Position::Start;
-        // With `exact_end`, the page reads one item more than it returns:
-        // if it is there, more follow.
-        let target = limit.map(|n| n.saturating_add(usize::from(self.exact_end)));
+        let target = self.items_to_read(limit, Reading::Forward);
         let mut run = self
             .read_run(db, position, target, Reading::Forward)
             .await?;
@@ -582,7 +588,7 @@ impl Plan {
         position: Position,
         limit: Option<usize>,
     ) -> Result<RawPage> {
-        let target = limit.map(|n| n.saturating_add(1));
+        let target = self.items_to_read(limit, Reading::Backward);
         let mut run = self
             .read_run(db, position, target, Reading::Backward)
             .await?;
