@@ -4,10 +4,12 @@
 //! once, until the server has shown that it returns them.
 
 use ddb_examples::single_table::{Ecommerce, Order};
-use ddb_runtime::{Db, Entity, Error};
+use ddb_runtime::{Db, Entity, Error, Item, Table};
 use ddb_tests::proxy::Fault;
+use serde::{Deserialize, Serialize};
 
 use crate::fixtures::open_order;
+use crate::unique::{Accounts, User};
 
 /// A ConditionalCheckFailedException without the item, as a server that
 /// ignores ALL_OLD answers it.
@@ -129,4 +131,95 @@ async fn once_the_server_returns_an_item_an_empty_answer_is_not_read_back() {
         "the answer is trusted: {failed:?}"
     );
     assert_eq!(proxy.seen("GetItem"), 0, "nothing read back");
+}
+
+#[tokio::test]
+async fn a_guarded_write_in_a_transaction_answered_without_the_item_reads_it_back() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
+    let ada = User {
+        id: "1".into(),
+        email: "ada@example.com".into(),
+        tenant: "acme".into(),
+        handle: "@ada".into(),
+        name: "Ada".into(),
+    };
+    db.create(&ada).send().await.unwrap();
+
+    // The caller's condition fails on the item as it was read: the server
+    // leaves the item out, and without it the put would look changed since
+    // its read.
+    proxy.fail(
+        "TransactWriteItems",
+        1,
+        transaction_condition_failed_without_item(),
+    );
+    let put = through
+        .put(&ada)
+        .condition(User::fields().name.eq("nobody"));
+    let sent = through.transact_write().put(put).send().await;
+    match sent {
+        Err(Error::TransactionCanceled { reasons }) => {
+            let existing = reasons[0].existing.as_ref().expect("read back");
+            let stored: User = existing.decode().unwrap();
+            assert_eq!(stored, ada);
+        }
+        other => panic!("the caller's condition failed: {other:?}"),
+    }
+    assert_eq!(
+        proxy.seen("GetItem"),
+        2,
+        "the put's read, then the read-back"
+    );
+}
+
+#[derive(Table)]
+#[ddb(name = "Profiles", pk = "PK", sk = "SK")]
+struct Profiles;
+
+/// A profile as first stored, under the sort key `V1`.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Profiles, entity = "Profile", pk = "PROFILE#{id}", sk = "V1")]
+struct ProfileV1 {
+    id: String,
+    name: String,
+}
+
+/// The profile moved to the sort key `V2`.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Profiles, entity = "Profile", pk = "PROFILE#{id}", sk = "V2")]
+#[ddb(schema_version = 2, migrate(from = 1, with = unchanged))]
+struct Profile {
+    id: String,
+    name: String,
+}
+
+fn unchanged(_: &mut Item) -> Result<(), String> {
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_backfill_move_answered_without_the_item_reads_it_back_and_moves_it() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    let id = "p1".to_string();
+    let old = ProfileV1 {
+        id: id.clone(),
+        name: "Ada".into(),
+    };
+    db.create(&old).send().await.unwrap();
+
+    // The move's transaction fails its condition, answered without the
+    // item: read back, the item is still there to move, not gone.
+    proxy.fail(
+        "TransactWriteItems",
+        1,
+        transaction_condition_failed_without_item(),
+    );
+    let moved = through.backfill::<Profile>().send().await.unwrap();
+    assert_eq!(moved.updated, 1, "{moved:?}");
+    let items = ddb_tests::scan_raw::<Profiles>(&db).await;
+    assert_eq!(items.len(), 1, "{items:?}");
+    let found = db.get(Profile::key(&id).unwrap()).send().await.unwrap();
+    assert_eq!(found.map(|p| p.name), Some(old.name));
 }

@@ -197,7 +197,14 @@ async fn every_operation(db: &ddb_runtime::Db) {
     };
     db.transact_write().create(&customer).send().await.unwrap();
     db.transact_get().get(key.clone()).send().await.unwrap();
-    db.backfill::<Order>().segments(2).send().await.unwrap();
+    // Reporting progress, the backfill asks DescribeTable for the table's
+    // item count.
+    db.backfill::<Order>()
+        .segments(2)
+        .on_progress(|_| {})
+        .send()
+        .await
+        .unwrap();
     db.delete(order("T3").primary_key().unwrap())
         .send()
         .await
@@ -394,6 +401,18 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
     assert!(
         by("PutItem", "aws.dynamodb.consumed_capacity") >= 1,
         "a write reports its capacity"
+    );
+    let entity_of = |operation: &str| {
+        let named = spans.iter().map(attributes).filter(|a| {
+            a["rpc.method"].as_str() == operation
+                && a.get("ddb.entity").is_some_and(|e| e.as_str() == "Order")
+        });
+        named.count()
+    };
+    assert_eq!(
+        entity_of("DescribeTable"),
+        1,
+        "the backfill's DescribeTable names the entity it backfills"
     );
 
     // The failure: the create that met another item.

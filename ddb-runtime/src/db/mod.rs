@@ -358,6 +358,19 @@ impl Db {
         attributes: &[&str],
     ) -> crate::error::Result<Option<crate::item::Item>> {
         let name = self.table_name::<T>();
+        self.get_stored_in(name, entity, key, consistent, attributes)
+            .await
+    }
+
+    /// [`get_stored`](Self::get_stored) from the table named `name`.
+    pub(crate) async fn get_stored_in(
+        &self,
+        name: &str,
+        entity: &'static str,
+        key: crate::item::Item,
+        consistent: bool,
+        attributes: &[&str],
+    ) -> crate::error::Result<Option<crate::item::Item>> {
         let (projection, names) = stored_projection(attributes);
         let span = self.span("GetItem", name, None, entity);
         let read = crate::telemetry::Read {

@@ -35,9 +35,20 @@ pub(crate) trait TableOperation: Sized {
         client: &Client,
         table: &str,
     ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> {
+        self.send_spanned_for(client, table, "")
+    }
+
+    /// [`send_spanned`](Self::send_spanned) for the work of `entity` (a
+    /// backfill's), which its span names.
+    fn send_spanned_for(
+        self,
+        client: &Client,
+        table: &str,
+        entity: &'static str,
+    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> {
         let region = client.config().region().map(ToString::to_string);
         let server = Arc::new(Server::new(region));
-        let span = RequestSpan::new(&server, Self::OPERATION, table, None, "");
+        let span = RequestSpan::new(&server, Self::OPERATION, table, None, entity);
         async move {
             let sent = self.send_to(server.clone());
             span.table_request(&server, sent).await

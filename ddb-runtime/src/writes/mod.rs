@@ -2,6 +2,7 @@
 //! requests, transactions and batches send.
 
 pub mod batch;
+pub(crate) mod condition_met;
 pub mod create;
 pub mod delete;
 pub mod idempotent;

@@ -337,45 +337,10 @@ impl<E: Entity + 'static> WritePlan<E> {
         }
     }
 
-    /// The item a failed condition met: the one the answer returned, or,
-    /// when it returned none and the server has not shown what it does,
-    /// the item read back once (strongly consistent; see
-    /// `transport::condition_items`). A read-back that fails is logged and
-    /// leaves the answer as it was.
-    pub(crate) async fn item_met(&self, db: &Db, returned: Option<Item>) -> Option<Item> {
-        let items = db.sdk().condition_items();
-        if !items.read_back(returned.is_some()) {
-            return returned;
-        }
-        let entity = E::SCHEMA.entity_type;
-        let read = db
-            .get_stored::<E::Table>(entity, self.key.to_item(), true, &[])
-            .await;
-        match read {
-            Ok(Some(item)) => {
-                items.read(true);
-                tracing::warn!(
-                    entity,
-                    "the server returned no item for a failed condition, though one is stored: \
-                     ddb reads it back (DynamoDB returns it; see docs/compatibility.md)"
-                );
-                Some(item)
-            }
-            Ok(None) => {
-                items.read(false);
-                None
-            }
-            // A read that failed showed nothing of the server.
-            Err(error) => {
-                tracing::warn!(
-                    entity,
-                    %error,
-                    "the item a failed condition met could not be read back; \
-                     the failure is mapped as the server answered it"
-                );
-                None
-            }
-        }
+    /// The item a failed condition met (see `writes::condition_met`).
+    async fn item_met(&self, db: &Db, returned: Option<Item>) -> Option<Item> {
+        let at = (db.table_name::<E::Table>(), E::SCHEMA.entity_type);
+        super::condition_met::item_met(db, at, self.key.to_item(), returned).await
     }
 
     /// A failed request: the condition failure, given the item it met
@@ -445,11 +410,10 @@ impl<E: Entity + 'static> WritePlan<E> {
             Err(error) => return Err(error),
         };
         // The item that failed the condition, as DynamoDB returned it
-        // (ALL_OLD): none when there is no item.
-        let returned = failed
-            .and_then(|r| r.existing)
-            .map(|ExistingItem(item)| item);
-        Err(self.failure(self.item_met(db, returned).await))
+        // (ALL_OLD) or read back (see `condition_met`): none when there is
+        // no item.
+        let met = failed.and_then(|r| r.existing);
+        Err(self.failure(met.map(|ExistingItem(item)| item)))
     }
 
     /// The plan as one action of a TransactWriteItems on `table`. A put's

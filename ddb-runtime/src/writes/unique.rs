@@ -345,8 +345,9 @@ impl<E: Entity + 'static> WritePlan<E> {
             r.reason() == crate::error::CancellationReason::ConditionFailed
         };
         if let Some(own) = reasons.first().filter(|r| failed(r)) {
-            let returned = own.existing.clone().map(|ExistingItem(item)| item);
-            return Ok(Guarded::ItemCondition(self.item_met(db, returned).await));
+            // As DynamoDB returned it, or read back (see `condition_met`).
+            let met = own.existing.clone().map(|ExistingItem(item)| item);
+            return Ok(Guarded::ItemCondition(met));
         }
         let guard = reasons.iter().skip(1).position(failed);
         match guard.and_then(|g| described.into_iter().nth(g)) {

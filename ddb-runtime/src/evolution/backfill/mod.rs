@@ -377,7 +377,7 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
         let described = client
             .describe_table()
             .table_name(table)
-            .send_spanned(client, table)
+            .send_spanned_for(client, table, E::SCHEMA.entity_type)
             .await
             .ok()?;
         described

@@ -6,6 +6,7 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 
 use crate::db::Db;
+use crate::declaration::model::TableDef;
 use crate::entity::{Entity, Table};
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
@@ -31,13 +32,16 @@ mod send;
 mod token;
 
 use guards::{guard_actions, guarded_actions, through_guards, Compare, Made, Role};
-use send::Sending;
+use send::{items_met, Sending};
 use token::request_token;
 
 /// What to say about one prepared action.
 struct Action {
     entity: &'static str,
     key: KeyValues,
+    /// The table the action writes: its key attributes, and its name
+    /// under the handle that sends it.
+    table: (&'static TableDef, fn(&Db) -> &str),
     size: usize,
     /// What the action is to the transaction.
     role: Role,
@@ -252,7 +256,7 @@ impl TransactWrite {
     /// Holds a place for the actions `later` makes once it has read.
     /// `read` is the GetItem it sends first, if it reads (a dry run shows
     /// it).
-    fn push_later<E: Entity>(
+    fn push_later<E: Entity + 'static>(
         mut self,
         read: Option<Result<Request>>,
         later: impl std::future::Future<Output = Result<Made>> + Send + 'static,
@@ -403,8 +407,13 @@ impl TransactWrite {
             pinned: self.pinned,
             capacity_asked: self.capacity_asked,
         };
-        let sent = transaction.send(self.token, items, attempts).await;
-        sent.map_err(|error| through_guards(&actions, error))
+        match transaction.send(self.token, items, attempts).await {
+            Ok(sent) => Ok(sent),
+            Err(error) => {
+                let error = items_met(&self.db, &actions, error).await;
+                Err(through_guards(&actions, error))
+            }
+        }
     }
 }
 
@@ -517,10 +526,11 @@ fn rendered<E: Entity + 'static>(
 }
 
 impl Action {
-    fn new<E: Entity>(key: KeyValues, size: usize) -> Self {
+    fn new<E: Entity + 'static>(key: KeyValues, size: usize) -> Self {
         Self {
             entity: E::SCHEMA.entity_type,
             key,
+            table: (E::SCHEMA.table, Db::table_name::<E::Table>),
             size,
             role: Role::Plain,
             guarded: Vec::new(),

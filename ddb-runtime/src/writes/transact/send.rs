@@ -14,6 +14,7 @@ use crate::telemetry::{Capacity, RequestSpan};
 use crate::transport::attempts::Attempts;
 use crate::transport::dry_run::Request;
 use crate::transport::sent::transact_items as sent_transact_items;
+use crate::writes::condition_met::item_met;
 
 use super::token::request_token;
 use super::{table_of, Action};
@@ -183,6 +184,24 @@ fn read_back_sent(attempts: &Attempts) -> Option<Vec<TransactWriteItem>> {
         );
     }
     items
+}
+
+/// `error` with the item each failed condition met: the one DynamoDB
+/// returned, or, on a server that left it out, the item read back (see
+/// `writes::condition_met`).
+pub(super) async fn items_met(db: &Db, actions: &[Action], mut error: Error) -> Error {
+    let Error::TransactionCanceled { reasons } = &mut error else {
+        return error;
+    };
+    let failed = actions.iter().zip(reasons.iter_mut());
+    for (action, reason) in failed.filter(|(_, r)| r.code == "ConditionalCheckFailed") {
+        let (keys, name) = action.table;
+        let at = (name(db), action.entity);
+        let returned = reason.existing.take().map(|ExistingItem(item)| item);
+        let met = item_met(db, at, action.key.to_item(keys), returned).await;
+        reason.existing = met.map(ExistingItem);
+    }
+    error
 }
 
 /// Maps a TransactWriteItems error, with one reason per action.
