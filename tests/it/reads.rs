@@ -598,3 +598,110 @@ async fn every_kind_of_filter_condition_is_accepted_by_dynamodb() {
     );
     assert_eq!(of_123(fields.status.not_exists()).await.len(), 0);
 }
+
+/// A table where another entity's keys fall inside an entity's own range:
+/// a note's sort key `NOTE#<id>#<n>` begins with the entry's `NOTE#`.
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Journal", pk = "PK", sk = "SK")]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK", include("id", "title")))]
+struct Journal;
+
+#[derive(ddb_runtime::Entity, serde::Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Journal, entity = "Entry", pk = "BOOK#{book}", sk = "NOTE#{id}", query = "in_book")]
+#[ddb(index(name = "GSI1", pk = "TITLED#{book}", sk = "{id}", query = "titled"))]
+struct Entry {
+    book: String,
+    id: String,
+    title: String,
+    body: String,
+}
+
+#[derive(ddb_runtime::Entity, serde::Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Journal, entity = "Remark", pk = "BOOK#{book}", sk = "NOTE#{entry}#{n}")]
+#[ddb(index(name = "GSI1", pk = "TITLED#{book}", sk = "{entry}#{n}"))]
+struct Remark {
+    book: String,
+    entry: String,
+    n: u32,
+    title: String,
+}
+
+/// The titles of entries: all GSI1 projects.
+#[derive(Projection, Deserialize, Debug, PartialEq)]
+#[ddb(entity = Entry)]
+struct Title {
+    id: String,
+    title: String,
+}
+
+#[tokio::test]
+async fn a_query_sends_no_type_filter_and_returns_only_its_entity() {
+    let db = ddb_tests::db_with_table::<Journal>().await;
+    let book = "b".to_string();
+    for id in ["e1", "e2", "e3"] {
+        let entry = Entry {
+            book: book.clone(),
+            id: id.into(),
+            title: format!("title {id}"),
+            body: "text".into(),
+        };
+        db.create(&entry).send().await.unwrap();
+        for n in 0..3 {
+            let remark = Remark {
+                book: book.clone(),
+                entry: id.into(),
+                n,
+                title: format!("remark {n}"),
+            };
+            db.create(&remark).send().await.unwrap();
+        }
+    }
+    let (proxy, through) = ddb_tests::through_proxy::<Journal>(&db).await;
+    proxy.record("Query");
+
+    // Pages of two, both ways: each entry once, no remark, though the
+    // remarks are inside the range read and nothing filters them there.
+    for newest_first in [false, true] {
+        let query = || {
+            through
+                .query(Entry::in_book(&book))
+                .limit(2)
+                .newest_first(newest_first)
+        };
+        let read: Vec<Entry> = query().items().try_collect().await.unwrap();
+        let mut ids: Vec<&str> = read.iter().map(|e| e.id.as_str()).collect();
+        if newest_first {
+            ids.reverse();
+        }
+        assert_eq!(ids, ["e1", "e2", "e3"]);
+        let first = query().send().await.unwrap();
+        assert_eq!(first.items.len(), 2, "a page of two entries");
+    }
+    // The index read returns what the index projects; the projection
+    // decodes from it.
+    let titles: Vec<Title> = through
+        .query(Entry::titled(&book))
+        .project::<Title>()
+        .items()
+        .try_collect()
+        .await
+        .unwrap();
+    let titles: Vec<&str> = titles.iter().map(|t| t.title.as_str()).collect();
+    assert_eq!(titles, ["title e1", "title e2", "title e3"]);
+
+    // The requests: the key condition and the limit, no filter, no
+    // `Select` beside a projection, and no direction when it is DynamoDB's
+    // default.
+    let sent = ddb_tests::recorded_json(&proxy, "Query");
+    for body in &sent {
+        assert!(body.get("FilterExpression").is_none(), "{body}");
+        assert!(body.get("Select").is_none(), "{body}");
+        assert_ne!(
+            body.get("ScanIndexForward"),
+            Some(&serde_json::json!(true)),
+            "{body}"
+        );
+    }
+    let backward = sent.iter().filter(|b| b.get("ScanIndexForward").is_some());
+    assert!(backward.count() > 0, "newest first is sent");
+}

@@ -68,9 +68,9 @@ pub(crate) struct Plan {
     pub fingerprint: String,
     /// The keys cursors are signed with, when the `Db` has them.
     pub cursor_keys: Option<std::sync::Arc<crate::db::CursorKeys>>,
-    /// Items to keep, when DynamoDB cannot filter them: an index that does
-    /// not carry the entity type tells entities apart by their table key;
-    /// one keyed on the entity type (which a filter may not name), by it.
+    /// Which items read to keep, when not all are: a query of one entity
+    /// keeps its items, by their entity type or, on an index that does not
+    /// carry it, by their table key.
     pub keep: Option<fn(&Item) -> bool>,
     /// Read one item past a limited page, so that the page knows whether
     /// more follow.
@@ -259,11 +259,8 @@ impl Plan {
             .map(|f| p.fit(self.entity, "projection", f))
             .transpose()?;
         let (names, values) = p.into_maps();
-        let select = match projection {
-            Some(_) => Some(Select::SpecificAttributes),
-            None if self.all_attributes => Some(Select::AllAttributes),
-            None => None,
-        };
+        // A projection expression selects its attributes without `Select`.
+        let select = (projection.is_none() && self.all_attributes).then_some(Select::AllAttributes);
         Ok(Rendered {
             forward,
             condition,
@@ -295,7 +292,8 @@ impl Plan {
                 .set_select(parts.select)
                 .set_expression_attribute_names(parts.names)
                 .set_expression_attribute_values(parts.values)
-                .scan_index_forward(parts.forward)
+                // Forward is DynamoDB's default.
+                .set_scan_index_forward((!parts.forward).then_some(false))
                 .set_consistent_read(self.consistent.then_some(true))
                 .set_exclusive_start_key(start.cloned())
                 .set_limit(limit.map(clamped))

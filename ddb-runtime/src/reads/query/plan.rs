@@ -52,21 +52,13 @@ where
         let key_attributes = item_key_attributes(table, &pk_attributes, &sk_attributes);
         let partitions =
             shard_partitions(schema.entity_type, &partition, pk_attributes.len(), shards)?;
-        let entity_attribute = table.entity_attribute;
-        let check_type = projection::carries(schema, index_name, entity_attribute);
-        // DynamoDB refuses a filter on a key attribute of what is queried
-        // (an index keyed on the entity type): there, each item read is
-        // checked instead.
-        let type_is_key = pk_attributes
-            .iter()
-            .chain(&sk_attributes)
-            .any(|&name| name == entity_attribute);
-        let filter = self.filter_expression(index_name, check_type && !type_is_key);
+        let check_type = projection::carries(schema, index_name, table.entity_attribute);
+        let filter = self.filter_expression(index_name);
         let projection = self.projected_attributes(index_name, check_type);
         let fingerprint = self.fingerprint(index_name, &partition, shards, &sort);
         let consistent =
             self.consistent && !matches!(index.map(|i| i.kind), Some(IndexKind::Global));
-        let all_attributes = projection.is_none()
+        let all_attributes = self.decode.attributes().is_none()
             && index.is_some_and(|i| {
                 i.kind == IndexKind::Local
                     && i.projection != crate::declaration::model::IndexProjection::All
@@ -87,33 +79,25 @@ where
             consistent,
             fingerprint,
             cursor_keys: self.db.cursor_keys(),
-            keep: items_to_keep::<E>(check_type, type_is_key),
+            keep: items_to_keep::<E>(check_type),
             exact_end: self.exact_end,
         })
     }
 
-    /// The filter expression: the entity type (when `type_filter`), the time
-    /// to live, and the caller's condition, joined with `AND`.
-    fn filter_expression(
-        &self,
-        index_name: Option<&'static str>,
-        type_filter: bool,
-    ) -> Option<Expression> {
+    /// The filter expression: the time to live and the caller's condition,
+    /// joined with `AND`. The entity type is checked on each item read
+    /// instead ([`items_to_keep`]): DynamoDB bills the items a filter drops
+    /// as read, so a filter on it would add to every request and save only
+    /// the transfer of another entity's items met in the range read.
+    fn filter_expression(&self, index_name: Option<&'static str>) -> Option<Expression> {
         let schema = &E::SCHEMA;
-        let type_filter = type_filter.then(|| {
-            Expression::compare(
-                schema.table.entity_attribute,
-                "=",
-                aws_sdk_dynamodb::types::AttributeValue::S(schema.entity_type.to_owned()),
-            )
-        });
         // Expired items stay readable until DynamoDB's background deletion gets
         // to them (days): leave them out unless asked for.
         let ttl_filter = crate::item::timestamp::ttl_attribute(schema)
             .filter(|ttl| !self.include_expired && projection::carries(schema, index_name, ttl))
             .map(|ttl| Expression::not_expired(ttl, crate::item::timestamp::now_epoch_seconds()));
         let user_filter = self.filter.clone().map(Expression::from);
-        [type_filter, ttl_filter, user_filter]
+        [ttl_filter, user_filter]
             .into_iter()
             .flatten()
             .reduce(Expression::and)
@@ -121,7 +105,11 @@ where
 
     /// The attributes of the projection expression, when the decoding reads
     /// only some: its own, the entity type when items are checked by it, and
-    /// the schema version when the index carries it.
+    /// the schema version when the index carries it. It is sent even where
+    /// the index projects no more (a global index that projects some
+    /// attributes): a policy that limits a caller to an index's attributes
+    /// (`dynamodb:Attributes`, as `schema::iam` writes it) is
+    /// checked against the attributes a request names.
     fn projected_attributes(
         &self,
         index_name: Option<&'static str>,
@@ -238,13 +226,12 @@ fn shard_partitions(
     }
 }
 
-/// Which items read the query keeps, when DynamoDB cannot filter them.
-fn items_to_keep<E: Entity>(check_type: bool, type_is_key: bool) -> Option<fn(&Item) -> bool> {
-    // Without the entity type to filter on, the table key tells;
-    // with the type a key attribute of the index, each item's type.
-    match (check_type, type_is_key) {
-        (false, _) => Some(owns_key::<E> as fn(&Item) -> bool),
-        (true, true) => Some(of_entity::<E>),
-        (true, false) => None,
+/// Which items read the query keeps: those of the entity type, or, where
+/// the index does not carry the type, those whose table key is the
+/// entity's.
+fn items_to_keep<E: Entity>(check_type: bool) -> Option<fn(&Item) -> bool> {
+    match check_type {
+        true => Some(of_entity::<E>),
+        false => Some(owns_key::<E> as fn(&Item) -> bool),
     }
 }
