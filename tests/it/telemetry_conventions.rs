@@ -179,6 +179,7 @@ async fn every_operation(db: &ddb_runtime::Db) {
     let ada = CustomerId("Ada".into());
     db.query(Order::by_customer(&ada))
         .limit(1)
+        .newest_first(true)
         .send()
         .await
         .unwrap();
@@ -312,11 +313,15 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
         let has = |name: &str| attributes.contains_key(name);
         let reads = ["GetItem", "Query", "Scan"].contains(&operation.as_str());
         assert_eq!(has("aws.dynamodb.consistent_read"), reads, "{context}");
-        assert_eq!(
-            has("aws.dynamodb.scan_forward"),
-            operation == "Query",
-            "{context}"
-        );
+        if has("aws.dynamodb.scan_forward") {
+            // Sent, and so recorded, only when not DynamoDB's default.
+            assert_eq!(operation, "Query", "{context}");
+            assert_eq!(
+                attributes["aws.dynamodb.scan_forward"],
+                Value::Bool(false),
+                "{context}"
+            );
+        }
         for scan in [
             "aws.dynamodb.count",
             "aws.dynamodb.scanned_count",
@@ -393,6 +398,11 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
         by("Query", "aws.dynamodb.limit"),
         1,
         "the limited query sends its limit"
+    );
+    assert_eq!(
+        by("Query", "aws.dynamodb.scan_forward"),
+        1,
+        "the query read newest first sends its direction"
     );
     assert!(
         by("GetItem", "aws.dynamodb.projection") >= 1,

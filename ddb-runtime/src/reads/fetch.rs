@@ -53,7 +53,7 @@ pub(crate) struct Plan {
     /// partition key attribute.
     pub partitions: Vec<Vec<KeyValue>>,
     pub sort: SortCondition,
-    /// The filter: entity type, time to live, the caller's condition.
+    /// The filter: time to live and the caller's condition.
     pub filter: Option<Expression>,
     /// Only these attributes (plus the keys), when projecting.
     pub projection: Option<Vec<&'static str>>,
@@ -130,8 +130,8 @@ impl Plan {
                     });
                 }
                 // The last item DynamoDB read may be another entity's (one
-                // the entity-type filter then dropped): any full key of the
-                // partition is a position.
+                // the query did not keep): any full key of the partition is
+                // a position.
                 let complete = self.key_attributes.iter().all(|name| {
                     key.get(*name)
                         .and_then(KeyValue::from_attribute_value)
@@ -356,7 +356,8 @@ impl Plan {
             consistent: self.consistent,
             limit: limit.map(clamped),
             projection: parts.projection.as_deref(),
-            forward: Some(parts.forward),
+            // As sent: only when it is not DynamoDB's default.
+            forward: (!parts.forward).then_some(false),
             select: parts.select.as_ref().map(Select::as_str),
             segment: None,
         };
