@@ -9,6 +9,7 @@ use aws_sdk_dynamodb::Client;
 
 use crate::entity::Table;
 mod cursor_keys;
+mod send;
 
 use crate::transport::batch::RetryPolicy;
 pub(crate) use cursor_keys::{CursorKeys, SEALED};
@@ -393,26 +394,10 @@ impl Db {
         )
             -> aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder,
     ) -> crate::error::Result<aws_sdk_dynamodb::operation::get_item::GetItemOutput> {
-        use tracing::Instrument;
-        let attempts = crate::transport::attempts::Attempts::default();
-        let server = self.sdk().server();
-        let output = self
-            .sdk()
-            .send(&attempts, request)
-            .instrument(span.span().clone())
-            .await
-            .map_err(|e| span.sdk_failure(server, "GetItem", e, attempts.count()))?;
-        span.answered(
-            server,
-            &crate::telemetry::Answer {
-                capacity: output.consumed_capacity.as_slice(),
-                items: usize::from(output.item.is_some()),
-                attempts: attempts.count(),
-                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
-                scanned: None,
-            },
-        );
-        Ok(output)
+        let found = |output: &aws_sdk_dynamodb::operation::get_item::GetItemOutput| {
+            usize::from(output.item.is_some())
+        };
+        self.send_in_span(span, request, found).await
     }
 }
 

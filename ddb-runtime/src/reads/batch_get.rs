@@ -1,14 +1,11 @@
 //! BatchGetItem: entities read by key in chunks of 100, unprocessed keys
 //! read again.
 
-use tracing::Instrument;
-
-use crate::telemetry;
 use crate::telemetry::Capacity;
-use crate::transport::attempts::Attempts;
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
+use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
 use aws_sdk_dynamodb::types::KeysAndAttributes;
 
 use crate::db::Db;
@@ -103,28 +100,14 @@ async fn get_chunk<E: crate::entity::Entity>(
         let span = db.span("BatchGetItem", table, None, entity);
         let capacity = db.consumed_capacity(&span, false);
         let request = batch_get_request(entity, table, keys, capacity)?;
-        let attempts = Attempts::default();
-        let server = db.sdk().server();
-        let output = db
-            .sdk()
-            .send(&attempts, request)
-            .instrument(span.span().clone())
-            .await
-            .map_err(|e| span.sdk_failure(server, "BatchGetItem", e, attempts.count()))?;
-        span.answered(
-            server,
-            &telemetry::Answer {
-                capacity: output.consumed_capacity.as_deref().unwrap_or_default(),
-                items: output
-                    .responses
-                    .as_ref()
-                    .and_then(|responses| responses.get(table))
-                    .map_or(0, Vec::len),
-                attempts: attempts.count(),
-                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
-                scanned: None,
-            },
-        );
+        let returned = |output: &BatchGetItemOutput| {
+            output
+                .responses
+                .as_ref()
+                .and_then(|responses| responses.get(table))
+                .map_or(0, Vec::len)
+        };
+        let output = db.send_in_span(&span, request, returned).await?;
         let found = output
             .responses
             .and_then(|mut responses| responses.remove(table))

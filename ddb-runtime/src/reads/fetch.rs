@@ -7,13 +7,12 @@ mod fanout;
 pub(crate) use fanout::Fanout;
 use fanout::{DEFAULT_SHARDED_PAGE, WHOLE_PAGE_SHARDS};
 
-use tracing::Instrument;
-
 use crate::telemetry;
 use crate::telemetry::Capacity;
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::query::QueryOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, Select};
 
 use crate::db::Db;
@@ -364,24 +363,8 @@ impl Plan {
         span.reading(&read, parts.names.as_ref());
         let capacity = db.consumed_capacity(&span, false);
         let request = self.query_request(parts, start, limit, capacity);
-        let attempts = crate::transport::attempts::Attempts::default();
-        let server = db.sdk().server();
-        let output = db
-            .sdk()
-            .send(&attempts, request)
-            .instrument(span.span().clone())
-            .await
-            .map_err(|e| span.sdk_failure(server, "Query", e, attempts.count()))?;
-        span.answered(
-            server,
-            &telemetry::Answer {
-                capacity: output.consumed_capacity.as_slice(),
-                items: output.items.as_ref().map_or(0, Vec::len),
-                attempts: attempts.count(),
-                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
-                scanned: None,
-            },
-        );
+        let returned = |output: &QueryOutput| output.items.as_ref().map_or(0, Vec::len);
+        let output = db.send_in_span(&span, request, returned).await?;
         let items = output.items.unwrap_or_default();
         let capacity = Capacity::of(output.consumed_capacity);
         Ok(Response {

@@ -1,15 +1,13 @@
 //! TransactGetItems: consistent reads of up to 100 items of any entities.
 
+use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsOutput;
 use aws_sdk_dynamodb::types::{Get, TransactGetItem};
-
-use tracing::Instrument;
 
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::item::Item;
 use crate::keys::key::Key;
-use crate::telemetry;
 
 /// DynamoDB's limit on items in one TransactGetItems.
 const MAX_ITEMS: usize = 100;
@@ -128,26 +126,11 @@ impl TransactGet {
         let read_at = crate::item::timestamp::now_epoch_seconds();
         let capacity = self.db.consumed_capacity(&span, false);
         let request = request(items, capacity);
-        let attempts = crate::transport::attempts::Attempts::default();
-        let server = self.db.sdk().server();
-        let output = self
-            .db
-            .sdk()
-            .send(&attempts, request)
-            .instrument(span.span().clone())
-            .await
-            .map_err(|e| span.sdk_failure(server, "TransactGetItems", e, attempts.count()))?;
-        let responses = output.responses.as_deref().unwrap_or_default();
-        span.answered(
-            server,
-            &telemetry::Answer {
-                capacity: output.consumed_capacity.as_deref().unwrap_or_default(),
-                items: responses.iter().filter(|r| r.item.is_some()).count(),
-                attempts: attempts.count(),
-                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
-                scanned: None,
-            },
-        );
+        let found = |output: &TransactGetItemsOutput| {
+            let responses = output.responses.as_deref().unwrap_or_default();
+            responses.iter().filter(|r| r.item.is_some()).count()
+        };
+        let output = self.db.send_in_span(&span, request, found).await?;
         let mut items: Vec<Option<Item>> = output
             .responses
             .unwrap_or_default()

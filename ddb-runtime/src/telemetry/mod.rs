@@ -44,10 +44,12 @@ mod capacity;
 mod error_type;
 #[cfg(feature = "opentelemetry")]
 mod opentelemetry;
+mod reported;
 mod span;
 mod table_operation;
 
 pub use capacity::Capacity;
 pub(crate) use error_type::error_type;
+pub(crate) use reported::Reported;
 pub(crate) use span::{span_names, Answer, Read, RequestSpan, Server};
 pub(crate) use table_operation::TableOperation;

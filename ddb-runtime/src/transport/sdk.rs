@@ -326,6 +326,8 @@ impl Intercept for Recorder {
 pub(crate) trait Operation: Sized {
     type Output;
     type Error;
+    /// DynamoDB's name of the operation (`GetItem`).
+    const OPERATION: &'static str;
 
     fn send_request(
         self,
@@ -342,10 +344,11 @@ pub(crate) trait Operation: Sized {
 }
 
 macro_rules! operation {
-    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $variant:ident;)*) => {$(
+    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $variant:ident, $name:literal;)*) => {$(
         impl Operation for aws_sdk_dynamodb::operation::$op::builders::$builder {
             type Output = aws_sdk_dynamodb::operation::$op::$output;
             type Error = aws_sdk_dynamodb::operation::$op::$error;
+            const OPERATION: &'static str = $name;
 
             fn send_request(
                 self,
@@ -370,17 +373,17 @@ macro_rules! operation {
 }
 
 operation! {
-    put_item: PutItemFluentBuilder -> PutItemOutput, PutItemError, PutItemInput;
-    update_item: UpdateItemFluentBuilder -> UpdateItemOutput, UpdateItemError, UpdateItemInput;
-    delete_item: DeleteItemFluentBuilder -> DeleteItemOutput, DeleteItemError, DeleteItemInput;
-    get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError, GetItemInput;
-    query: QueryFluentBuilder -> QueryOutput, QueryError, QueryInput;
-    transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError, TransactWriteItemsInput;
-    search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError, SearchVectorsInput;
-    scan: ScanFluentBuilder -> ScanOutput, ScanError, ScanInput;
-    batch_get_item: BatchGetItemFluentBuilder -> BatchGetItemOutput, BatchGetItemError, BatchGetItemInput;
-    batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError, BatchWriteItemInput;
-    transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError, TransactGetItemsInput;
+    put_item: PutItemFluentBuilder -> PutItemOutput, PutItemError, PutItemInput, "PutItem";
+    update_item: UpdateItemFluentBuilder -> UpdateItemOutput, UpdateItemError, UpdateItemInput, "UpdateItem";
+    delete_item: DeleteItemFluentBuilder -> DeleteItemOutput, DeleteItemError, DeleteItemInput, "DeleteItem";
+    get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError, GetItemInput, "GetItem";
+    query: QueryFluentBuilder -> QueryOutput, QueryError, QueryInput, "Query";
+    transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError, TransactWriteItemsInput, "TransactWriteItems";
+    search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError, SearchVectorsInput, "SearchVectors";
+    scan: ScanFluentBuilder -> ScanOutput, ScanError, ScanInput, "Scan";
+    batch_get_item: BatchGetItemFluentBuilder -> BatchGetItemOutput, BatchGetItemError, BatchGetItemInput, "BatchGetItem";
+    batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError, BatchWriteItemInput, "BatchWriteItem";
+    transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError, TransactGetItemsInput, "TransactGetItems";
 }
 
 #[cfg(test)]
@@ -437,6 +440,30 @@ mod tests {
         assert!(kept
             .iter()
             .any(|slot| slot.is::<Slot<std::future::Ready<()>>>()));
+    }
+
+    /// Each operation's name is the one its dry run gives.
+    #[test]
+    fn an_operation_is_named_as_its_dry_run_names_it() {
+        fn named<O: Operation>(request: O) {
+            let input = request.dry().expect("an empty input builds");
+            assert_eq!(O::OPERATION, input.operation());
+        }
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"));
+        let client = Client::from_conf(config.build());
+        named(client.put_item());
+        named(client.update_item());
+        named(client.delete_item());
+        named(client.get_item());
+        named(client.query());
+        named(client.transact_write_items());
+        named(client.search_vectors());
+        named(client.scan());
+        named(client.batch_get_item());
+        named(client.batch_write_item());
+        named(client.transact_get_items());
     }
 
     /// Only the caller's own interceptors make transactions keep copies: a plain

@@ -1,13 +1,10 @@
 //! BatchWriteItem: puts and deletes in chunks of 25, unprocessed requests
 //! sent again.
 
-use tracing::Instrument;
-
-use crate::telemetry;
 use crate::telemetry::Capacity;
-use crate::transport::attempts::Attempts;
 
 use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
 use aws_sdk_dynamodb::types::WriteRequest;
 
 use crate::db::Db;
@@ -102,30 +99,16 @@ async fn write_chunk(
         let sent = pending.len();
         let capacity = db.consumed_capacity(&span, false);
         let request = batch_write_request(table, pending, capacity);
-        let attempts = Attempts::default();
-        let server = db.sdk().server();
-        let output = db
-            .sdk()
-            .send(&attempts, request)
-            .instrument(span.span().clone())
-            .await
-            .map_err(|e| span.sdk_failure(server, "BatchWriteItem", e, attempts.count()))?;
         // Matched by key: DynamoDB returns the requests it did not process.
-        let left_count = output
-            .unprocessed_items
-            .as_ref()
-            .and_then(|items| items.get(table))
-            .map_or(0, Vec::len);
-        span.answered(
-            server,
-            &telemetry::Answer {
-                capacity: output.consumed_capacity.as_deref().unwrap_or_default(),
-                items: sent.saturating_sub(left_count),
-                attempts: attempts.count(),
-                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
-                scanned: None,
-            },
-        );
+        let written = |output: &BatchWriteItemOutput| {
+            let left_count = output
+                .unprocessed_items
+                .as_ref()
+                .and_then(|items| items.get(table))
+                .map_or(0, Vec::len);
+            sent.saturating_sub(left_count)
+        };
+        let output = db.send_in_span(&span, request, written).await?;
         let left = output
             .unprocessed_items
             .and_then(|mut items| items.remove(table))

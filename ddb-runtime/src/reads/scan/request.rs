@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::ScanOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
-use tracing::Instrument;
 
 use crate::db::Db;
 use crate::error::Result;
@@ -98,24 +98,8 @@ impl ScanRequest {
         let capacity = capacity.or_else(|| db.consumed_capacity(&span, false));
         let request =
             |client: &aws_sdk_dynamodb::Client| self.settings(client.scan(), capacity.clone());
-        let attempts = crate::transport::attempts::Attempts::default();
-        let server = db.sdk().server();
-        let mut output = db
-            .sdk()
-            .send(&attempts, request)
-            .instrument(span.span().clone())
-            .await
-            .map_err(|e| span.sdk_failure(server, "Scan", e, attempts.count()))?;
-        span.answered(
-            server,
-            &telemetry::Answer {
-                capacity: output.consumed_capacity.as_slice(),
-                items: output.items.as_ref().map_or(0, Vec::len),
-                attempts: attempts.count(),
-                request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
-                scanned: Some((output.count, output.scanned_count)),
-            },
-        );
+        let returned = |output: &ScanOutput| output.items.as_ref().map_or(0, Vec::len);
+        let mut output = db.send_in_span(&span, request, returned).await?;
         Ok(Scanned {
             capacity: Capacity::of(output.consumed_capacity.take()),
             items: output.items.take().unwrap_or_default(),
