@@ -401,7 +401,6 @@ impl Db {
     }
 }
 
-/// The GetItem of the stored item at `key` ddb reads for itself, as a
 /// The projection expression of a stored read of `attributes` (none when
 /// empty), each name through a placeholder where it needs one.
 fn stored_projection(attributes: &[&str]) -> (Option<String>, crate::expression::NameMap) {
@@ -412,6 +411,7 @@ fn stored_projection(attributes: &[&str]) -> (Option<String>, crate::expression:
     (projection, names)
 }
 
+/// The GetItem of the stored item at `key` ddb reads for itself, as a
 /// client builds it: what is sent, and what a dry run shows.
 fn stored_request(
     name: &str,
