@@ -12,20 +12,20 @@ use crate::item::Item;
 
 /// The item a failed condition met: `returned`, the one the answer held,
 /// or, when it held none and the server has not shown what it does, the
-/// item at `key` of the table named `table` read back once, strongly
-/// consistent. A read-back that fails is logged and leaves the answer as
+/// item at `key()` of the table named `table` read back once, strongly
+/// consistent (the key is built only then). A read-back that fails is logged and leaves the answer as
 /// it was.
 pub(crate) async fn item_met(
     db: &Db,
     (table, entity): (&str, &'static str),
-    key: Item,
+    key: impl FnOnce() -> Item,
     returned: Option<Item>,
 ) -> Option<Item> {
     let items = db.sdk().condition_items();
     if !items.read_back(returned.is_some()) {
         return returned;
     }
-    match db.get_stored_in(table, entity, key, true, &[]).await {
+    match db.get_stored_in(table, entity, key(), true, &[]).await {
         Ok(Some(item)) => {
             items.read(true);
             tracing::warn!(

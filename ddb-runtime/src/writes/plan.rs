@@ -340,7 +340,7 @@ impl<E: Entity + 'static> WritePlan<E> {
     /// The item a failed condition met (see `writes::condition_met`).
     async fn item_met(&self, db: &Db, returned: Option<Item>) -> Option<Item> {
         let at = (db.table_name::<E::Table>(), E::SCHEMA.entity_type);
-        super::condition_met::item_met(db, at, self.key.to_item(), returned).await
+        super::condition_met::item_met(db, at, || self.key.to_item(), returned).await
     }
 
     /// A failed request: the condition failure, given the item it met

@@ -198,7 +198,7 @@ pub(super) async fn items_met(db: &Db, actions: &[Action], mut error: Error) -> 
         let (keys, name) = action.table;
         let at = (name(db), action.entity);
         let returned = reason.existing.take().map(|ExistingItem(item)| item);
-        let met = item_met(db, at, action.key.to_item(keys), returned).await;
+        let met = item_met(db, at, || action.key.to_item(keys), returned).await;
         reason.existing = met.map(ExistingItem);
     }
     error
