@@ -79,7 +79,7 @@ where
             consistent,
             fingerprint,
             cursor_keys: self.db.cursor_keys(),
-            keep: items_to_keep::<E>(check_type),
+            keep: Some(items_to_keep::<E>(check_type)),
             exact_end: self.exact_end,
         })
     }
@@ -229,9 +229,9 @@ fn shard_partitions(
 /// Which items read the query keeps: those of the entity type, or, where
 /// the index does not carry the type, those whose table key is the
 /// entity's.
-fn items_to_keep<E: Entity>(check_type: bool) -> Option<fn(&Item) -> bool> {
+fn items_to_keep<E: Entity>(check_type: bool) -> fn(&Item) -> bool {
     match check_type {
-        true => Some(of_entity::<E>),
-        false => Some(owns_key::<E> as fn(&Item) -> bool),
+        true => of_entity::<E>,
+        false => owns_key::<E>,
     }
 }
