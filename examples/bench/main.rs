@@ -111,7 +111,7 @@ fn repeats(workload: Workload) -> usize {
         Workload::Creates | Workload::ExactlyOnceCreates | Workload::Gets => 300,
         Workload::Latest20 | Workload::Ship => 100,
         Workload::Transactions => 50,
-        Workload::Collection | Workload::Backfill => 10,
+        Workload::Collection | Workload::Backfill | Workload::OpenOrders | Workload::BatchGet => 10,
         Workload::AllPages => 5,
         _ => 1,
     }
@@ -348,13 +348,16 @@ const WORKLOADS: [(Workload, &str); 13] = [
     ),
     (Workload::Latest20, "latest 20 orders, newest first, x100"),
     (Workload::Ship, "ship 100 open orders"),
-    (Workload::OpenOrders, "all open orders of a 4-shard index"),
+    (
+        Workload::OpenOrders,
+        "all open orders of a 4-shard index, x10",
+    ),
     (
         Workload::Collection,
         "a profile and its 500 orders (collection), x10",
     ),
     (Workload::Transactions, "50 transactions of 4 creates"),
-    (Workload::BatchGet, "batch get of 1,000 keys"),
+    (Workload::BatchGet, "batch get of 1,000 keys, x10"),
     (Workload::Stream, "a 10,000-order partition streamed"),
     (
         Workload::Backfill,
@@ -591,13 +594,15 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
             run.items = part.len();
         }
         Workload::OpenOrders => {
-            let mut pages = db
-                .query(Order::open_orders(&OrderStatus::Open))
-                .project::<OpenOrder>()
-                .pages();
-            while let Some(page) = pages.try_next().await? {
-                run.items += page.items.len();
-                run.read_units += page.consumed_capacity.total;
+            for _ in part.clone() {
+                let mut pages = db
+                    .query(Order::open_orders(&OrderStatus::Open))
+                    .project::<OpenOrder>()
+                    .pages();
+                while let Some(page) = pages.try_next().await? {
+                    run.items += page.items.len();
+                    run.read_units += page.consumed_capacity.total;
+                }
             }
         }
         Workload::Collection => {
@@ -621,13 +626,15 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
             run.items = part.len() * 4;
         }
         Workload::BatchGet => {
-            let keys = (0..1000)
-                .map(|i| {
-                    let o = order("C1", i, OrderStatus::Shipped);
-                    Order::key(&o.customer_id, &o.placed_at, &o.order_id)
-                })
-                .collect::<ddb_runtime::Result<Vec<_>>>()?;
-            run.items = db.batch_get(keys).await?.len();
+            for _ in part.clone() {
+                let keys = (0..1000)
+                    .map(|i| {
+                        let o = order("C1", i, OrderStatus::Shipped);
+                        Order::key(&o.customer_id, &o.placed_at, &o.order_id)
+                    })
+                    .collect::<ddb_runtime::Result<Vec<_>>>()?;
+                run.items += db.batch_get(keys).await?.len();
+            }
         }
         Workload::Stream => {
             let mut items = db
@@ -791,50 +798,52 @@ async fn run_raw(
             run.items = part.len();
         }
         Workload::OpenOrders => {
-            let shards = (0..4).map(|shard| async move {
-                let mut items = Vec::new();
-                let mut read_units = 0.0;
-                let mut start = None;
-                loop {
-                    let query = client
-                        .query()
-                        .table_name(table)
-                        .index_name("GSI2")
-                        .key_condition_expression("GSI2PK = :pk")
-                        .expression_attribute_values(":pk", s(format!("STATUS#OPEN#{shard}")))
-                        .set_exclusive_start_key(start)
-                        .set_return_consumed_capacity(read_capacity());
-                    // ddb reads the projection's attributes, with the keys
-                    // its cursors need and the type and schema it checks.
-                    let query = if same_requests() {
-                        query
-                            .projection_expression(
-                                "customer_id, order_id, placed_at, total_cents, #t, #sv, \
-                                 PK, SK, GSI2PK, GSI2SK",
-                            )
-                            .expression_attribute_names("#t", "_type")
-                            .expression_attribute_names("#sv", "_schema")
-                    } else {
-                        query
-                    };
-                    let output = query.send().await?;
-                    read_units += units(output.consumed_capacity());
-                    items.extend(output.items.unwrap_or_default());
-                    start = output.last_evaluated_key;
-                    if start.is_none() {
-                        break;
+            for _ in part.clone() {
+                let shards = (0..4).map(|shard| async move {
+                    let mut items = Vec::new();
+                    let mut read_units = 0.0;
+                    let mut start = None;
+                    loop {
+                        let query = client
+                            .query()
+                            .table_name(table)
+                            .index_name("GSI2")
+                            .key_condition_expression("GSI2PK = :pk")
+                            .expression_attribute_values(":pk", s(format!("STATUS#OPEN#{shard}")))
+                            .set_exclusive_start_key(start)
+                            .set_return_consumed_capacity(read_capacity());
+                        // ddb reads the projection's attributes, with the keys
+                        // its cursors need and the type and schema it checks.
+                        let query = if same_requests() {
+                            query
+                                .projection_expression(
+                                    "customer_id, order_id, placed_at, total_cents, #t, #sv, \
+                                     PK, SK, GSI2PK, GSI2SK",
+                                )
+                                .expression_attribute_names("#t", "_type")
+                                .expression_attribute_names("#sv", "_schema")
+                        } else {
+                            query
+                        };
+                        let output = query.send().await?;
+                        read_units += units(output.consumed_capacity());
+                        items.extend(output.items.unwrap_or_default());
+                        start = output.last_evaluated_key;
+                        if start.is_none() {
+                            break;
+                        }
                     }
+                    Ok::<_, BoxError>((items, read_units))
+                });
+                let mut all = Vec::new();
+                for (items, read_units) in futures::future::try_join_all(shards).await? {
+                    all.extend(items);
+                    run.read_units += read_units;
                 }
-                Ok::<_, BoxError>((items, read_units))
-            });
-            let mut all = Vec::new();
-            for (items, read_units) in futures::future::try_join_all(shards).await? {
-                all.extend(items);
-                run.read_units += read_units;
+                all.sort_by_cached_key(|item| text(item, "GSI2SK").ok());
+                let orders = decode_all(&all, raw_open_order)?;
+                run.items += orders.len();
             }
-            all.sort_by_cached_key(|item| text(item, "GSI2SK").ok());
-            let orders = decode_all(&all, raw_open_order)?;
-            run.items = orders.len();
         }
         Workload::Collection => {
             for _ in part.clone() {
@@ -889,44 +898,49 @@ async fn run_raw(
             run.items = part.len() * 4;
         }
         Workload::BatchGet => {
-            let keys: Vec<Item> = (0..1000)
-                .map(|i| raw_key(&order("C1", i, OrderStatus::Shipped)))
-                .collect();
-            let chunks: Vec<Vec<Item>> = keys.chunks(100).map(<[Item]>::to_vec).collect();
-            // Each chunk's orders, decoded as they arrive (ddb returns them
-            // all, in the order asked).
-            let found: Vec<Vec<Order>> = futures::stream::iter(chunks)
-                .map(|mut pending| async move {
-                    let mut found = Vec::with_capacity(pending.len());
-                    while !pending.is_empty() {
-                        let request = aws_sdk_dynamodb::types::KeysAndAttributes::builder()
-                            .set_keys(Some(pending))
-                            .build()?;
-                        let output = client
-                            .batch_get_item()
-                            .request_items(table, request)
-                            .set_return_consumed_capacity(indexes())
-                            .send()
-                            .await?;
-                        for item in output
-                            .responses
-                            .and_then(|mut r| r.remove(table))
-                            .unwrap_or_default()
-                        {
-                            found.push(raw_order(&item)?);
+            for _ in part.clone() {
+                let chunks: Vec<Vec<Item>> = (0..10)
+                    .map(|chunk| {
+                        (chunk * 100..(chunk + 1) * 100)
+                            .map(|i| raw_key(&order("C1", i, OrderStatus::Shipped)))
+                            .collect()
+                    })
+                    .collect();
+                // Each chunk's orders, decoded as they arrive (ddb returns them
+                // all, in the order asked).
+                let found: Vec<Vec<Order>> = futures::stream::iter(chunks)
+                    .map(|mut pending| async move {
+                        let mut found = Vec::with_capacity(pending.len());
+                        while !pending.is_empty() {
+                            let request = aws_sdk_dynamodb::types::KeysAndAttributes::builder()
+                                .set_keys(Some(pending))
+                                .build()?;
+                            let output = client
+                                .batch_get_item()
+                                .request_items(table, request)
+                                .set_return_consumed_capacity(indexes())
+                                .send()
+                                .await?;
+                            for item in output
+                                .responses
+                                .and_then(|mut r| r.remove(table))
+                                .unwrap_or_default()
+                            {
+                                found.push(raw_order(&item)?);
+                            }
+                            pending = output
+                                .unprocessed_keys
+                                .and_then(|mut u| u.remove(table))
+                                .map(|k| k.keys)
+                                .unwrap_or_default();
                         }
-                        pending = output
-                            .unprocessed_keys
-                            .and_then(|mut u| u.remove(table))
-                            .map(|k| k.keys)
-                            .unwrap_or_default();
-                    }
-                    Ok::<Vec<Order>, BoxError>(found)
-                })
-                .buffer_unordered(4)
-                .try_collect()
-                .await?;
-            run.items = found.iter().map(Vec::len).sum();
+                        Ok::<Vec<Order>, BoxError>(found)
+                    })
+                    .buffer_unordered(4)
+                    .try_collect()
+                    .await?;
+                run.items += found.iter().map(Vec::len).sum::<usize>();
+            }
         }
         Workload::Stream => {
             let mut start = None;
