@@ -2,10 +2,10 @@
 //! declarations, their JSON shape, and the LeadingKeys pattern checked
 //! against the keys ddb actually writes.
 
-use ddb_examples::single_table::{Customer, Order, OrderItem};
+use ddb_examples::single_table::{Customer, Ecommerce, Order, OrderItem};
 use ddb_examples::{CustomerId, OrderId, OrderStatus};
 use ddb_runtime::schema::iam::{Access, PolicyBuilder};
-use ddb_runtime::Entity;
+use ddb_runtime::{Entity, Table};
 use serde_json::Value;
 
 const TABLE: &str = "arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce";
@@ -189,11 +189,11 @@ fn literals_are_escaped_and_other_fields_become_wildcards() {
     );
 }
 
-/// The attributes a policy lets a caller read from an index are those ddb's
-/// own projected queries of it name: every name in the ProjectionExpression
-/// of a `.project::<OpenOrder>()` query of GSI2 (INCLUDE), the entity type
-/// and schema version ddb adds included, is in the statement's
-/// `dynamodb:Attributes`; else IAM would deny the query ddb sends.
+/// The attributes a policy lets a caller read from an index hold what ddb's
+/// own projected queries of it return: GSI2 (INCLUDE) holds every attribute
+/// `OpenOrder` reads, so its query names none and returns what GSI2
+/// projects, all of it in the statement's `dynamodb:Attributes`; any name
+/// a query of it sends must be there too, else IAM would deny the query.
 #[tokio::test]
 async fn a_projected_index_query_names_only_attributes_its_policy_allows() {
     let policy = PolicyBuilder::new(TABLE)
@@ -211,9 +211,8 @@ async fn a_projected_index_query_names_only_attributes_its_policy_allows() {
         .map(|a| a.as_str().unwrap())
         .collect();
 
-    let db = ddb_tests::db_with_table::<ddb_examples::single_table::Ecommerce>().await;
-    let (proxy, through) =
-        ddb_tests::through_proxy::<ddb_examples::single_table::Ecommerce>(&db).await;
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     proxy.record("Query");
     through
         .query(Order::open_orders(&OrderStatus::Open))
@@ -223,10 +222,32 @@ async fn a_projected_index_query_names_only_attributes_its_policy_allows() {
         .unwrap();
     let sent = ddb_tests::recorded_json(&proxy, "Query");
     assert!(!sent.is_empty());
+    // What a query naming no attribute returns: GSI2's projection, with the
+    // keys, the entity type and the schema version ddb adds to it.
+    let ddb_runtime::model::IndexProjection::Include(included) =
+        Ecommerce::DEF.index("GSI2").unwrap().projection
+    else {
+        panic!("GSI2 includes some attributes")
+    };
+    let keys = ["PK", "SK", "GSI2PK", "GSI2SK", "_type", "_schema"];
+    for name in included.iter().chain(&keys) {
+        assert!(
+            allowed.contains(name),
+            "{name} is returned but not allowed: {allowed:?}"
+        );
+    }
+    assert!(
+        !allowed.contains(&"version"),
+        "GSI2 does not project the version"
+    );
     for body in sent {
         let names = &body["ExpressionAttributeNames"];
-        let projection = body["ProjectionExpression"].as_str().unwrap();
-        for name in projection.split(',').map(str::trim) {
+        let projection = body["ProjectionExpression"].as_str().unwrap_or_default();
+        for name in projection
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+        {
             let name = names[name].as_str().unwrap_or(name);
             assert!(
                 allowed.contains(&name),

@@ -319,6 +319,71 @@ async fn a_keys_only_index_hydrates_and_projects() {
     assert_eq!(ids, ["s1", "s2"]);
 }
 
+/// The ProjectionExpression of each projected query, as sent: `None` where
+/// none was.
+async fn projection_sent<P: std::fmt::Debug>(
+    db: &ddb_runtime::Db,
+    read: impl AsyncFnOnce(&ddb_runtime::Db) -> Vec<P>,
+) -> (Vec<P>, Vec<Option<String>>) {
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(db).await;
+    proxy.record("Query");
+    let items = read(&through).await;
+    let sent = ddb_tests::recorded_json(&proxy, "Query");
+    assert!(!sent.is_empty(), "a Query was sent");
+    let projections = sent
+        .iter()
+        .map(|body| body["ProjectionExpression"].as_str().map(str::to_owned))
+        .collect();
+    (items, projections)
+}
+
+/// A projection an index holds whole (GSI2 includes every attribute of
+/// `OpenOrderSummary`) is read from the index's own projection, with no
+/// ProjectionExpression for the server to apply: it returns what the index
+/// projects, at the same capacity. Where the index or the table holds more
+/// (GSI1 projects all, the table holds all), the query names its attributes.
+#[tokio::test]
+async fn a_projection_its_index_holds_sends_no_projection_expression() {
+    let db = store().await;
+    let (open, sent) = projection_sent(&db, async |db: &ddb_runtime::Db| {
+        db.query(Order::open_orders(&OrderStatus::Open))
+            .project::<OpenOrderSummary>()
+            .collect()
+            .await
+            .unwrap()
+    })
+    .await;
+    let ids: Vec<&str> = open.iter().map(|o| o.order_id.0.as_str()).collect();
+    assert_eq!(ids, ["A145"], "the open order, decoded from GSI2");
+    assert_eq!(open[0].total_cents, seed_orders()[2].total_cents);
+    assert!(sent.iter().all(Option::is_none), "{sent:?}");
+
+    let (by_id, sent) = projection_sent(&db, async |db: &ddb_runtime::Db| {
+        db.query(Order::by_order_id(&OrderId("A145".into())))
+            .project::<OpenOrderSummary>()
+            .collect()
+            .await
+            .unwrap()
+    })
+    .await;
+    assert_eq!(by_id, open);
+    assert!(
+        sent.iter().all(Option::is_some),
+        "GSI1 projects all: {sent:?}"
+    );
+
+    let (of_customer, sent) = projection_sent(&db, async |db: &ddb_runtime::Db| {
+        db.query(Order::by_customer(&CustomerId("123".into())))
+            .project::<OpenOrderSummary>()
+            .collect()
+            .await
+            .unwrap()
+    })
+    .await;
+    assert!(of_customer.contains(&open[0]), "{of_customer:?}");
+    assert!(sent.iter().all(Option::is_some), "the table: {sent:?}");
+}
+
 #[derive(Table)]
 #[ddb(name = "Threads", pk = "PK", sk = "SK")]
 #[ddb(local_index(name = "ByActivity", sk = "LSI1SK", projection = "keys_only"))]

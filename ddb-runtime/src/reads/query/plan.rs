@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::declaration::model::{IndexDef, IndexKind, TableDef};
+use crate::declaration::model::{IndexDef, IndexKind, IndexProjection, TableDef};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expression::Expression;
@@ -54,14 +54,15 @@ where
             shard_partitions(schema.entity_type, &partition, pk_attributes.len(), shards)?;
         let check_type = projection::carries(schema, index_name, table.entity_attribute);
         let filter = self.filter_expression(index_name);
-        let projection = self.projected_attributes(index_name, check_type);
+        let projection = self
+            .projected_attributes(index_name, check_type)
+            .filter(|attributes| !index.is_some_and(|i| returns_only(table, i, attributes)));
         let fingerprint = self.fingerprint(index_name, &partition, shards, &sort);
         let consistent =
             self.consistent && !matches!(index.map(|i| i.kind), Some(IndexKind::Global));
         let all_attributes = self.decode.attributes().is_none()
             && index.is_some_and(|i| {
-                i.kind == IndexKind::Local
-                    && i.projection != crate::declaration::model::IndexProjection::All
+                i.kind == IndexKind::Local && i.projection != IndexProjection::All
             });
         Ok(Plan {
             entity: schema.entity_type,
@@ -105,11 +106,7 @@ where
 
     /// The attributes of the projection expression, when the decoding reads
     /// only some: its own, the entity type when items are checked by it, and
-    /// the schema version when the index carries it. It is sent even where
-    /// the index projects no more (a global index that projects some
-    /// attributes): a policy that limits a caller to an index's attributes
-    /// (`dynamodb:Attributes`, as `schema::iam` writes it) is
-    /// checked against the attributes a request names.
+    /// the schema version when the index carries it.
     fn projected_attributes(
         &self,
         index_name: Option<&'static str>,
@@ -159,6 +156,19 @@ where
         print.part(if self.forward { "asc" } else { "desc" });
         print.finish()
     }
+}
+
+/// Whether a query of `index` without a projection expression returns only
+/// what `attributes` asks, or a few attributes more: the index projects some
+/// attributes, `attributes` among them. Such a query reads the index's own
+/// projection, which the declaration chose to hold what its reads need, at
+/// the same capacity (DynamoDB bills the index entries read, whatever the
+/// projection expression keeps), and names no attribute a policy from
+/// `schema::iam` could refuse (it lists every attribute the index projects).
+/// A local index then reads no attribute from the table.
+fn returns_only(table: &TableDef, index: &IndexDef, attributes: &[&'static str]) -> bool {
+    index.projection != IndexProjection::All
+        && attributes.iter().all(|name| index.projects(table, name))
 }
 
 /// The partition and sort key attributes of what is queried: the index's,
