@@ -807,28 +807,16 @@ async fn run_raw(
                     let mut read_units = 0.0;
                     let mut start = None;
                     loop {
-                        let query = client
+                        let output = client
                             .query()
                             .table_name(table)
                             .index_name("GSI2")
                             .key_condition_expression("GSI2PK = :pk")
                             .expression_attribute_values(":pk", s(format!("STATUS#OPEN#{shard}")))
                             .set_exclusive_start_key(start)
-                            .set_return_consumed_capacity(read_capacity());
-                        // ddb reads the projection's attributes, with the keys
-                        // its cursors need and the type and schema it checks.
-                        let query = if same_requests() {
-                            query
-                                .projection_expression(
-                                    "customer_id, order_id, placed_at, total_cents, #t, #sv, \
-                                     PK, SK, GSI2PK, GSI2SK",
-                                )
-                                .expression_attribute_names("#t", "_type")
-                                .expression_attribute_names("#sv", "_schema")
-                        } else {
-                            query
-                        };
-                        let output = query.send().await?;
+                            .set_return_consumed_capacity(read_capacity())
+                            .send()
+                            .await?;
                         read_units += units(output.consumed_capacity());
                         items.extend(output.items.unwrap_or_default());
                         start = output.last_evaluated_key;

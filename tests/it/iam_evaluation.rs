@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use ddb_examples::single_table::{Customer, Ecommerce, OpenOrder, Order, OrderItem};
 use ddb_examples::{CustomerId, OrderId, OrderStatus, ProductId};
 use ddb_runtime::schema::iam::{maintenance_policy, Access, PolicyBuilder};
-use ddb_runtime::Entity;
+use ddb_runtime::{Entity, Projection};
 use serde_json::Value;
 
 const ARN: &str = "arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce";
@@ -396,6 +396,21 @@ async fn an_index_read_is_allowed_its_projected_attributes_only() {
         assert!(
             allowed(&policy, query, &none),
             "ddb's own projected query denied: {query:?}"
+        );
+        // A query naming no attribute, as IAM may read it: what DynamoDB
+        // returns for it, the index's projection.
+        let mut as_run = (*query).clone();
+        as_run.select = Some("ALL_PROJECTED_ATTRIBUTES".into());
+        as_run.attributes = OpenOrder::ATTRIBUTES
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+        as_run
+            .attributes
+            .extend(["status", "_type", "_schema", "GSI2PK"].map(String::from));
+        assert!(
+            allowed(&policy, &as_run, &none),
+            "the index's projection denied: {as_run:?}"
         );
         let mut unprojected = (*query).clone();
         unprojected.attributes.push("email".into());

@@ -434,6 +434,56 @@ async fn a_keys_only_local_index_reads_whole_entities() {
     assert_eq!(found[0].note.as_deref(), Some("pinned"));
 }
 
+/// What a forum's list shows of a thread: its title, which the KEYS_ONLY
+/// local index does not hold.
+#[derive(ddb_runtime::Projection, Deserialize, Debug, PartialEq)]
+#[ddb(entity = Thread)]
+struct ThreadTitle {
+    id: String,
+    title: String,
+}
+
+/// A projection read through a local index that lacks some of its
+/// attributes (KEYS_ONLY: all but the keys) reads the items whole, which
+/// the index fetches from the table.
+#[tokio::test]
+async fn a_local_index_lacking_a_projected_attribute_is_read_whole() {
+    ddb_tests::requires!(LocalIndexFetches);
+    let db = ddb_tests::db_with_table::<Threads>().await;
+    db.create(&Thread {
+        forum: "rust".into(),
+        id: "t1".into(),
+        active_at: 5,
+        title: "Keys".into(),
+        note: None,
+        updated_at: None,
+    })
+    .send()
+    .await
+    .unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Threads>(&db).await;
+    proxy.record("Query");
+    let titles: Vec<ThreadTitle> = through
+        .query(Thread::by_activity(&"rust".to_string()))
+        .project::<ThreadTitle>()
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        titles,
+        [ThreadTitle {
+            id: "t1".into(),
+            title: "Keys".into()
+        }]
+    );
+    let sent = ddb_tests::recorded_json(&proxy, "Query");
+    assert!(!sent.is_empty());
+    for body in sent {
+        assert_eq!(body["Select"], "ALL_ATTRIBUTES", "{body}");
+        assert!(body.get("ProjectionExpression").is_none(), "{body}");
+    }
+}
+
 #[derive(Table)]
 #[ddb(name = "Racks", pk = "PK", sk = "SK")]
 #[ddb(index(name = "ByRank", pk = "aisle", sk = "rank", projection = "keys_only"))]

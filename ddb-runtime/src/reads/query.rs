@@ -137,7 +137,9 @@ pub(crate) fn of_entity<E: Entity>(item: &Item) -> bool {
 }
 
 impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K> {
-    /// Decodes projection type `X`, reading only its attributes. A type that
+    /// Decodes projection type `X`, asking only for its attributes (a
+    /// global index that projects some attributes, all of `X`'s among
+    /// them, returns its projection: no expression is needed). A type that
     /// asks for an attribute the index does not carry is a compile error.
     pub fn project<X: Projection<E>>(self) -> Query<E, S, I, P, Project<X>, K> {
         const {

@@ -28,8 +28,12 @@
 //! - An application's policy holds its reads and writes only: the
 //!   backfill's Scan, and `create_table`, `sync_table` and time to live,
 //!   are in [`maintenance_policy`].
-//! - `dynamodb:Attributes`/`dynamodb:Select` limit the reads of an index
-//!   that projects some attributes to those attributes (and the keys).
+//! - `dynamodb:Attributes`/`dynamodb:Select` limit the reads of a global
+//!   index that projects some attributes to those attributes (and the
+//!   keys): a request names some of them (`SPECIFIC_ATTRIBUTES`), or reads
+//!   the index's projection (`ALL_PROJECTED_ATTRIBUTES`, DynamoDB's
+//!   default on an index), as ddb's projected queries of an index that
+//!   holds all they read do.
 //! - Transactions need no action of their own: TransactWriteItems is
 //!   authorized by each item's PutItem/UpdateItem/DeleteItem and
 //!   ConditionCheckItem, TransactGetItems by GetItem.
@@ -438,7 +442,7 @@ impl PolicyBuilder {
             );
             condition.insert(
                 "StringEqualsIfExists".into(),
-                json!({ "dynamodb:Select": "SPECIFIC_ATTRIBUTES" }),
+                json!({ "dynamodb:Select": ["SPECIFIC_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"] }),
             );
         }
         if !condition.is_empty() {

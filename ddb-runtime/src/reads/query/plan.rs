@@ -54,16 +54,14 @@ where
             shard_partitions(schema.entity_type, &partition, pk_attributes.len(), shards)?;
         let check_type = projection::carries(schema, index_name, table.entity_attribute);
         let filter = self.filter_expression(index_name);
-        let projection = self
-            .projected_attributes(index_name, check_type)
-            .filter(|attributes| !index.is_some_and(|i| returns_only(table, i, attributes)));
+        let (projection, all_attributes) = request_attributes(
+            table,
+            index,
+            self.projected_attributes(index_name, check_type),
+        );
         let fingerprint = self.fingerprint(index_name, &partition, shards, &sort);
         let consistent =
             self.consistent && !matches!(index.map(|i| i.kind), Some(IndexKind::Global));
-        let all_attributes = self.decode.attributes().is_none()
-            && index.is_some_and(|i| {
-                i.kind == IndexKind::Local && i.projection != IndexProjection::All
-            });
         Ok(Plan {
             entity: schema.entity_type,
             table_name: self.db.table_name::<E::Table>().to_owned(),
@@ -158,17 +156,36 @@ where
     }
 }
 
-/// Whether a query of `index` without a projection expression returns only
-/// what `attributes` asks, or a few attributes more: the index projects some
-/// attributes, `attributes` among them. Such a query reads the index's own
-/// projection, which the declaration chose to hold what its reads need, at
-/// the same capacity (DynamoDB bills the index entries read, whatever the
-/// projection expression keeps), and names no attribute a policy from
-/// `schema::iam` could refuse (it lists every attribute the index projects).
-/// A local index then reads no attribute from the table.
-fn returns_only(table: &TableDef, index: &IndexDef, attributes: &[&'static str]) -> bool {
-    index.projection != IndexProjection::All
-        && attributes.iter().all(|name| index.projects(table, name))
+/// What a query asks for of the `attributes` it reads (`None`: all): the
+/// projection expression, and whether to send `Select: ALL_ATTRIBUTES`.
+///
+/// On an index that projects only some attributes:
+/// - a global index that holds them all needs no expression: it returns its
+///   own projection (with the attributes the query does not read), at the
+///   same capacity, since DynamoDB bills the index entries read whatever
+///   the expression keeps; and it can return nothing else, so a live index
+///   that projects less than declared changes nothing either;
+/// - a local index keeps the expression when it holds them all (it fetches
+///   from the table what the live index lacks), and is read whole when it
+///   does not (it fetches the item from the table, as it would the
+///   attributes an expression names), which every engine does alike.
+fn request_attributes(
+    table: &TableDef,
+    index: Option<&IndexDef>,
+    attributes: Option<Vec<&'static str>>,
+) -> (Option<Vec<&'static str>>, bool) {
+    let Some(index) = index.filter(|i| i.projection != IndexProjection::All) else {
+        return (attributes, false);
+    };
+    let local = index.kind == IndexKind::Local;
+    match attributes {
+        None => (None, local),
+        Some(list) if list.iter().all(|name| index.projects(table, name)) => {
+            (Some(list).filter(|_| local), false)
+        }
+        Some(_) if local => (None, true),
+        Some(list) => (Some(list), false),
+    }
 }
 
 /// The partition and sort key attributes of what is queried: the index's,
