@@ -113,6 +113,7 @@ fn repeats(workload: Workload) -> usize {
         Workload::Transactions => 50,
         Workload::Collection | Workload::Backfill | Workload::OpenOrders | Workload::BatchGet => 10,
         Workload::AllPages => 5,
+        Workload::BatchPut => 4,
         _ => 1,
     }
 }
@@ -139,6 +140,13 @@ fn order(customer: &str, i: usize, status: OrderStatus) -> Order {
         total_cents: 1000 + i as u64,
         version: 1,
     }
+}
+
+/// The 2,500 orders of the batch put's `batch`-th batch, each batch its own.
+fn batch_of_orders(batch: usize) -> Vec<Order> {
+    (batch * 2500..(batch + 1) * 2500)
+        .map(|i| order("C1", i, OrderStatus::Open))
+        .collect()
 }
 
 fn s(text: impl Into<String>) -> AttributeValue {
@@ -343,7 +351,7 @@ const WORKLOADS: [(Workload, &str); 13] = [
     (Workload::Gets, "300 GetItems"),
     (
         Workload::BatchPut,
-        "batch put of 2,500 orders, 4 concurrent",
+        "batch put of 2,500 orders, 4 concurrent, x4",
     ),
     (
         Workload::AllPages,
@@ -557,11 +565,11 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
             }
         }
         Workload::BatchPut => {
-            let orders: Vec<Order> = (0..2500)
-                .map(|i| order("C1", i, OrderStatus::Open))
-                .collect();
-            db.batch_put(&orders).await?;
-            run.items = orders.len();
+            for batch in part.clone() {
+                let orders = batch_of_orders(batch);
+                db.batch_put(&orders).await?;
+                run.items += orders.len();
+            }
         }
         Workload::AllPages => {
             for _ in part.clone() {
@@ -731,11 +739,11 @@ async fn run_raw(
             }
         }
         Workload::BatchPut => {
-            let orders: Vec<Order> = (0..2500)
-                .map(|i| order("C1", i, OrderStatus::Open))
-                .collect();
-            raw_put_all(client, table, orders.iter().map(raw_item).collect()).await?;
-            run.items = orders.len();
+            for batch in part.clone() {
+                let orders = batch_of_orders(batch);
+                raw_put_all(client, table, orders.iter().map(raw_item).collect()).await?;
+                run.items += orders.len();
+            }
         }
         Workload::AllPages | Workload::Latest20 => {
             let (rounds, limit, forward) = match workload {

@@ -327,7 +327,10 @@ impl TransactWrite {
     /// attributes it does not set, a put, delete or update of an entity
     /// with unique values), the transaction cannot be known before those
     /// reads: the dry run is then the GetItems they send first, and
-    /// [`DryRun::reads_first`] says so.
+    /// [`DryRun::reads_first`] says so. The ClientRequestToken shown is this
+    /// transaction's ([`token`](Self::token)); one built again generates its
+    /// own unless given this one with
+    /// [`client_request_token`](Self::client_request_token).
     ///
     /// # Example
     ///
