@@ -177,14 +177,14 @@ fn request_attributes(
     let Some(index) = index.filter(|i| i.projection != IndexProjection::All) else {
         return (attributes, false);
     };
-    let local = index.kind == IndexKind::Local;
-    match attributes {
-        None => (None, local),
-        Some(list) if list.iter().all(|name| index.projects(table, name)) => {
-            (Some(list).filter(|_| local), false)
-        }
-        Some(_) if local => (None, true),
-        Some(list) => (Some(list), false),
+    let Some(list) = attributes else {
+        return (None, index.kind == IndexKind::Local);
+    };
+    let holds_all = list.iter().all(|name| index.projects(table, name));
+    match (index.kind, holds_all) {
+        (IndexKind::Global, true) => (None, false),
+        (IndexKind::Local, false) => (None, true),
+        (IndexKind::Global, false) | (IndexKind::Local, true) => (Some(list), false),
     }
 }
 
