@@ -292,7 +292,6 @@ mod raw {
             .expression_attribute_values(":v0", AttributeValue::S("SHIPPED".into()))
             .expression_attribute_values(":v1", AttributeValue::N("1".into()))
             .expression_attribute_values(":v2", AttributeValue::N("1".into()))
-            .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
             .await

@@ -33,8 +33,7 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::{
-    AttributeValue, ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure,
-    WriteRequest,
+    AttributeValue, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
 use ddb_examples::single_table::{Customer, CustomerItem, Ecommerce, OpenOrder, Order};
@@ -788,7 +787,7 @@ async fn run_raw(
                     .expression_attribute_names("#s", "status")
                     .expression_attribute_values(":s", s("SHIPPED"))
                     .expression_attribute_values(":one", n(1));
-                // ddb's schema-version guard, and the new version back.
+                // ddb's schema-version guard.
                 let update = if same_requests() {
                     update
                         .condition_expression(
@@ -796,7 +795,6 @@ async fn run_raw(
                         )
                         .expression_attribute_names("#sv", "_schema")
                         .expression_attribute_values(":sv", n(1))
-                        .return_values(ReturnValue::UpdatedNew)
                 } else {
                     update.condition_expression("attribute_exists(PK)")
                 };

@@ -87,6 +87,44 @@ async fn shipping_an_order_takes_it_out_of_the_open_orders_index() {
     assert!(raw_item(&db, ghost.to_item()).await.is_none());
 }
 
+/// The stored version of `key`'s item.
+async fn stored_version(db: &Db, key: &ddb_runtime::Item) -> String {
+    let item = raw_item(db, key.clone()).await.unwrap();
+    item["version"].as_n().unwrap().clone()
+}
+
+#[tokio::test]
+async fn an_update_asks_for_the_item_back_only_when_its_caller_reads_it() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    proxy.record("UpdateItem");
+    let order = open_order("A146");
+    db.create(&order).send().await.unwrap();
+    let key = order.primary_key().unwrap();
+    let fields = Order::fields();
+    let update = || through.update(key.clone()).set(fields.total_cents, 7u64);
+
+    // A plain update: nothing comes back, and its version is not known.
+    let plain = update().send().await.unwrap();
+    assert_eq!((plain.version, &plain.raw), (None, &None));
+    assert_eq!(stored_version(&db, &key.to_item()).await, "2");
+    // Expecting a version: the version written is that one plus 1.
+    let expected = update().expect_version(2).send().await.unwrap();
+    assert_eq!((expected.version, &expected.raw), (Some(3), &None));
+    assert_eq!(stored_version(&db, &key.to_item()).await, "3");
+    // Asking for the new item: it comes back, its version with it.
+    let new = update().return_new(true).send().await.unwrap();
+    assert_eq!(new.version, Some(4));
+    assert_eq!(new.item.unwrap().version, 4);
+
+    let asked: Vec<_> = ddb_tests::recorded_json(&proxy, "UpdateItem")
+        .iter()
+        .map(|sent| sent.get("ReturnValues").cloned())
+        .collect();
+    let all_new = Some(serde_json::json!("ALL_NEW"));
+    assert_eq!(asked, [None, None, all_new]);
+}
+
 #[tokio::test]
 async fn updates_without_index_fields_are_one_request() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;

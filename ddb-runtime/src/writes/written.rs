@@ -10,7 +10,12 @@ use super::item::version_attribute;
 /// What a put, delete or update left behind.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Written<E> {
-    /// The version now stored, for entities with `#[ddb(version)]`.
+    /// The version now stored, for entities with `#[ddb(version)]`, when the
+    /// write knows it without asking DynamoDB for more: a put (the entity's
+    /// version plus 1), an update that expected a version or read the item
+    /// first (the one it replaced plus 1), or an update with
+    /// [`return_new`](crate::Update::return_new). `None` on a delete, and on
+    /// any other update, which asks DynamoDB to return nothing.
     pub version: Option<u64>,
     /// The item before the write (put and delete with `return_old`) or after
     /// it (update with `return_new`), decoded. `None` when none was asked

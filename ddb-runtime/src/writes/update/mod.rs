@@ -396,7 +396,10 @@ impl<E: Entity + 'static> Update<E> {
     }
 
     /// Returns the item as it is after the update when `true`
-    /// (`ReturnValues = ALL_NEW`).
+    /// (`ReturnValues = ALL_NEW`), its version in
+    /// [`Written::version`](crate::writes::written::Written::version).
+    /// Without it an update asks DynamoDB to return nothing, and the version
+    /// written is known only when the update knew the one it replaced.
     pub fn return_new(mut self, return_new: bool) -> Self {
         self.return_new = return_new;
         self

@@ -101,7 +101,9 @@ impl<E: Entity + 'static> Update<E> {
         }
         let membership = Membership::Condition { absent: &[] };
         match self.plan_unread_with(membership)? {
-            Ok(plan) => plan.dry_run_alone(&db, exactly_once, Some(returned(return_new))),
+            Ok(plan) => {
+                plan.dry_run_alone(&db, exactly_once, return_new.then_some(ReturnValue::AllNew))
+            }
             Err(update) => Ok(crate::DryRun::of(update.first_read()?, schema).reading_first()),
         }
     }
@@ -155,50 +157,45 @@ impl<E: Entity + 'static> Update<E> {
     }
 }
 
-/// Sends `plan` as a one-action transaction. The version written is known
-/// when the update knew the one it replaced (an expected version, or one it
-/// read first).
+/// Sends `plan` as a one-action transaction.
 async fn send_exactly_once<E: Entity + 'static>(
     mut plan: WritePlan<E>,
     db: &Db,
 ) -> Result<Written<E>> {
-    plan.send_exactly_once(db).await.map(|capacity| {
-        let replaced = plan.expected_version.or_else(|| {
-            let read = plan.read.as_ref()?;
-            stored_version(&E::SCHEMA, Some(&read.item))
-        });
-        Written::applied(replaced.map(|v| v + 1), None, false, capacity)
-    })
+    let capacity = plan.send_exactly_once(db).await?;
+    Ok(Written::applied(
+        version_written(&plan),
+        None,
+        false,
+        capacity,
+    ))
 }
 
-/// Sends `plan` as an UpdateItem returning the attributes it updated (or,
-/// `return_new`, the whole item), the version written among them.
+/// Sends `plan` as an UpdateItem. It asks DynamoDB for the item only
+/// `return_new`: the version written is otherwise known from the one the
+/// update replaced, or not at all.
 async fn send_update_item<E: Entity + 'static>(
     mut plan: WritePlan<E>,
     db: &Db,
     return_new: bool,
 ) -> Result<Written<E>> {
-    plan.send(db, Some(returned(return_new)))
-        .await
-        .map(|(attributes, capacity)| {
-            let attributes = attributes.unwrap_or_default();
-            Written::applied(
-                stored_version(&E::SCHEMA, Some(&attributes)),
-                Some(attributes),
-                return_new,
-                capacity,
-            )
-        })
+    let asked = return_new.then_some(ReturnValue::AllNew);
+    let (returned, capacity) = plan.send(db, asked).await?;
+    let version = match &returned {
+        Some(item) => stored_version(&E::SCHEMA, Some(item)),
+        None => version_written(&plan),
+    };
+    Ok(Written::applied(version, returned, return_new, capacity))
 }
 
-/// What an update asks DynamoDB to return: the attributes it updated (or,
-/// `return_new`, the whole item).
-fn returned(return_new: bool) -> ReturnValue {
-    if return_new {
-        ReturnValue::AllNew
-    } else {
-        ReturnValue::UpdatedNew
-    }
+/// The version an applied update wrote, when it knew the one it replaced:
+/// the version it expected, or the one it read first.
+fn version_written<E: Entity>(plan: &WritePlan<E>) -> Option<u64> {
+    let replaced = plan.expected_version.or_else(|| {
+        let read = plan.read.as_ref()?;
+        stored_version(&E::SCHEMA, Some(&read.item))
+    });
+    replaced.map(|v| v + 1)
 }
 
 /// How many times an update is sent at most when the membership it
