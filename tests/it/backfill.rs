@@ -314,6 +314,53 @@ async fn a_rate_limited_backfill_completes() {
     assert!(pages.len() >= 15, "about 15 pages of 10: {pages:?}");
 }
 
+/// The capacity each UpdateItem of a backfill asked DynamoDB for.
+fn updates_asked(proxy: &ddb_tests::proxy::Proxy) -> Vec<Option<serde_json::Value>> {
+    ddb_tests::recorded_json(proxy, "UpdateItem")
+        .iter()
+        .map(|sent| sent.get("ReturnConsumedCapacity").cloned())
+        .collect()
+}
+
+/// The writes ask DynamoDB for their capacity only when the backfill paces
+/// by it; the scans always do, and the result counts what was asked.
+#[tokio::test]
+async fn a_backfill_asks_its_writes_for_capacity_only_to_pace_by_it() {
+    let (_old, db) = shipped(10).await;
+    db.sync_table::<Catalog>().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Catalog>(&db).await;
+    proxy.record("UpdateItem");
+    let unpaced = through.backfill::<Product>().send().await.unwrap();
+    assert_eq!(unpaced.updated, 10);
+    assert_eq!(updates_asked(&proxy), vec![None; 10]);
+    let scans = unpaced.consumed_capacity.total;
+    assert!(scans > 0.0, "the scans' capacity is counted");
+
+    // The index attributes taken out again, then a backfill held to a rate.
+    let table = db.table_name::<Catalog>();
+    let stored = db.client().scan().table_name(table).send().await.unwrap();
+    for item in stored.items().iter().filter(|i| i.contains_key("GSI1PK")) {
+        let remove = db.client().update_item().table_name(table);
+        remove
+            .key("PK", item["PK"].clone())
+            .key("SK", item["SK"].clone())
+            .update_expression("REMOVE GSI1PK, GSI1SK")
+            .send()
+            .await
+            .unwrap();
+    }
+    let paced = through
+        .backfill::<Product>()
+        .capacity_per_second(10_000.0)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(paced.updated, 10);
+    let indexes = Some(serde_json::json!("INDEXES"));
+    assert_eq!(updates_asked(&proxy)[10..], vec![indexes; 10]);
+    assert!(paced.consumed_capacity.total > scans + 9.0, "{paced:?}");
+}
+
 /// The store's table after moving the open-orders access pattern from the
 /// synthetic, sharded GSI2 to a native multi-attribute index on the orders'
 /// own attributes: GSI2 is gone from the code.

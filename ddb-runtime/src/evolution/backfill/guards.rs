@@ -121,11 +121,13 @@ pub(super) enum GuardsPut {
 
 /// Puts the guards `item` (of `E`, as read) lacks, in one transaction with a
 /// condition check that the item still holds the values read. A guard the
-/// check pass saw naming the item is left as it is.
+/// check pass saw naming the item is left as it is. `capacity_asked`: the
+/// transaction asks DynamoDB for its capacity.
 pub(super) async fn put_missing<E: Entity + 'static>(
     db: &Db,
     item: &Item,
     values: &Values,
+    capacity_asked: bool,
 ) -> Result<GuardsPut> {
     let Ok(key) = Key::<E>::read_item(item) else {
         return Ok(GuardsPut::Done {
@@ -150,8 +152,7 @@ pub(super) async fn put_missing<E: Entity + 'static>(
         guards.push(guard.taking_over(&owner)?);
     }
     let mut check = still_holding::<E>(key, item)?;
-    // The backfill's progress counts the guards' capacity.
-    check.capacity_asked = true;
+    check.capacity_asked = capacity_asked;
     match check
         .send_guarded(db, guards, &Attempts::keeping_sent())
         .await?

@@ -67,8 +67,13 @@ pub struct Progress {
     /// (they no longer decode, or kept changing under the backfill): each
     /// is logged with its key.
     pub failed: u64,
-    /// Capacity units DynamoDB reported for the check pass, the scan and the
-    /// writes that were applied (not for the conditional writes that failed).
+    /// Capacity units DynamoDB reported for the check pass and the scan, and
+    /// for the writes that were applied (not for the conditional writes that
+    /// failed) when they asked for it: a backfill held to
+    /// [`capacity_per_second`](Backfill::capacity_per_second), on a handle
+    /// made [`with_return_consumed_capacity`](crate::Db::with_return_consumed_capacity),
+    /// or whose write spans a `tracing` subscriber records. Otherwise each
+    /// write asks DynamoDB for nothing back and counts zero here.
     pub consumed_capacity: Capacity,
     /// The table's item count by DescribeTable, asked for as the run starts
     /// when the backfill reports its progress

@@ -15,6 +15,7 @@ use crate::entity::Entity;
 use crate::item::Item;
 use crate::keys::key::Key;
 use crate::telemetry::Capacity;
+use crate::transport::attempts::Attempts;
 
 use super::guards::{is_guard_of, put_missing, upgrade_guarded, GuardsPut, Values};
 use super::*;
@@ -126,6 +127,14 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
 
     pub(super) fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether the writes ask DynamoDB for their capacity: only to pace by
+    /// it (`capacity_per_second`). A handle made
+    /// [`with_return_consumed_capacity`](crate::Db::with_return_consumed_capacity),
+    /// or a recorded span, asks for it all the same. The scans always do.
+    fn writes_ask_capacity(&self) -> bool {
+        self.units.is_some()
     }
 
     pub(super) async fn spend(&self, units: f64) {
@@ -347,7 +356,8 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             if crate::item::timestamp::expired(&E::SCHEMA, &item) {
                 return Ok(());
             }
-            let put = match put_missing::<E>(&self.db, &item, &self.checked).await {
+            let asked = self.writes_ask_capacity();
+            let put = match put_missing::<E>(&self.db, &item, &self.checked, asked).await {
                 Ok(put) => put,
                 // Busy or unsettled: the same item again, after a backoff
                 // (a put whose answer was lost is put again, the guard
@@ -395,13 +405,12 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
     /// Sends what brings an item in line: an UpdateItem or PutItem, or a
     /// move's transaction; returns its outcome and the key it was sent for.
     async fn send_step(&self, step: &mut Step<E>) -> (Result<(Option<Item>, Capacity)>, Key<E>) {
-        // Progress reports the writes' capacity and `capacity_per_second`
-        // paces by it: every write asks for it.
+        let asked = self.writes_ask_capacity();
         match step {
-            Step::Update(plan) | Step::Upgrade { put: plan, .. } => plan.capacity_asked = true,
+            Step::Update(plan) | Step::Upgrade { put: plan, .. } => plan.capacity_asked = asked,
             Step::Move { delete, put } => {
-                delete.capacity_asked = true;
-                put.capacity_asked = true;
+                delete.capacity_asked = asked;
+                put.capacity_asked = asked;
             }
         }
         match step {
@@ -426,7 +435,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                     .transact_write()
                     .plan(delete)
                     .plan(put.as_mut())
-                    .send_with_capacity()
+                    .send_recorded(&Attempts::keeping_sent())
                     .await;
                 (moved(sent), delete.key.clone())
             }
