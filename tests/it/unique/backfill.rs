@@ -109,6 +109,54 @@ async fn a_backfill_upgrade_moves_the_guards_of_the_values_its_migration_changes
     ));
 }
 
+/// The guard of a value the upgrade lets go names another item: that guard
+/// is left to its owner, and the upgrade is sent again without it.
+#[tokio::test]
+async fn a_backfill_upgrade_leaves_a_guard_that_names_another_item() {
+    use member_at_version_1::Member as V1;
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let ada = V1 {
+        id: "1".into(),
+        email: "Ada@Example.com".into(),
+    };
+    db.create(&ada).send().await.unwrap();
+    // The guard of the email as typed now names member 9.
+    let guard = "_DDB#UNIQUE#Member#email#S:Ada@Example.com";
+    let table = db.table_name::<Accounts>();
+    let (guards, _) = raw_state(&db).await;
+    assert!(guards.contains_key(guard), "{guards:?}");
+    db.client()
+        .update_item()
+        .table_name(table)
+        .key("PK", AttributeValue::S(guard.into()))
+        .key("SK", AttributeValue::S(guard.into()))
+        .update_expression("SET #o = :o")
+        .expression_attribute_names("#o", "_ddb_owner_pk")
+        .expression_attribute_values(":o", AttributeValue::S("MEMBER#9".into()))
+        .send()
+        .await
+        .unwrap();
+
+    let done = db
+        .backfill::<Member>()
+        .skip_check(true)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!((done.updated, done.failed), (1, 0), "{done:?}");
+    let guards = email_guards_of(&db, "Member").await;
+    let expected: BTreeMap<String, String> = [
+        ("Ada@Example.com", "MEMBER#9 / PROFILE"),
+        ("ada@example.com", "MEMBER#1 / PROFILE"),
+    ]
+    .into_iter()
+    .map(|(email, owner)| (email.to_owned(), owner.to_owned()))
+    .collect();
+    assert_eq!(guards, expected);
+    let upgraded = db.get(Member::key(&"1".to_string()).unwrap()).send().await;
+    assert_eq!(upgraded.unwrap().unwrap().email, "ada@example.com");
+}
+
 /// A customer as stored before its email was declared unique, and as the
 /// code declares it now: the same entity type, items and table.
 mod before_the_constraint {

@@ -202,7 +202,13 @@ pub(super) async fn upgrade_guarded<E: Entity + 'static>(
     let owner = put.key.values().clone();
     let entity = E::SCHEMA.entity_type;
     let mut foreign: Vec<KeyValues> = Vec::new();
+    // A transaction takes the put's item, condition and placeholders: each
+    // attempt sends them afresh.
+    let (condition, placeholders) = (put.condition.clone(), put.placeholders.clone());
     loop {
+        put.action = Action::Put(new.clone());
+        put.condition = condition.clone();
+        put.placeholders = placeholders.clone();
         let changed = guard_writes::<E>(db, &owner, Some(read), Some(new))?;
         // A value let go whose guard names another item is that item's.
         let releases = changed.into_iter().filter(|guard| {
