@@ -358,7 +358,10 @@ async fn a_backfill_asks_its_writes_for_capacity_only_to_pace_by_it() {
     assert_eq!(paced.updated, 10);
     let indexes = Some(serde_json::json!("INDEXES"));
     assert_eq!(updates_asked(&proxy)[10..], vec![indexes; 10]);
-    assert!(paced.consumed_capacity.total > scans + 9.0, "{paced:?}");
+    // At least one write unit each, where the engine reports them.
+    if ddb_tests::engine::has(ddb_tests::engine::Behaviour::CapacityByItemSize) {
+        assert!(paced.consumed_capacity.total >= scans + 10.0, "{paced:?}");
+    }
 }
 
 /// The store's table after moving the open-orders access pattern from the

@@ -326,6 +326,15 @@ async fn check_finds_items_an_index_cannot_hold_and_backfill_writes_what_items_l
     let progress = json(&done.out);
     assert_eq!(progress["updated"], open.len());
     assert_eq!(progress["done"], true);
+    // The run reports what it cost, its writes included: one unit or more
+    // each over what its scans cost alone (a run with nothing to write),
+    // where the engine reports capacity by item size.
+    if ddb_tests::engine::has(ddb_tests::engine::Behaviour::CapacityByItemSize) {
+        let again = ran(&cli, &["backfill", "Order", "--segments", "2", "--json"]).await;
+        let scans = json(&again.out)["capacity_units"].as_f64().unwrap();
+        let units = progress["capacity_units"].as_f64().unwrap();
+        assert!(units >= scans + open.len() as f64, "{units} {scans}");
+    }
     assert!(
         !checkpoint.exists(),
         "a finished backfill leaves no checkpoint"

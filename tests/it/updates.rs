@@ -125,6 +125,61 @@ async fn an_update_asks_for_the_item_back_only_when_its_caller_reads_it() {
     assert_eq!(asked, [None, None, all_new]);
 }
 
+#[derive(Table)]
+#[ddb(name = "Badges", pk = "PK", sk = "SK")]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Badges;
+
+/// Renaming a badge recomputes its GSI1 sort key from `level`, which a
+/// rename does not set: that update reads the item first.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Badges, entity = "Badge", pk = "BADGE#{id}", sk = "BADGE")]
+#[ddb(index(name = "GSI1", pk = "NAME#{name}", sk = "{name}#{level}"))]
+struct Badge {
+    id: String,
+    name: String,
+    level: u64,
+    #[ddb(version)]
+    version: u64,
+}
+
+#[tokio::test]
+async fn an_update_that_reads_first_knows_the_version_it_wrote() {
+    let db = ddb_tests::db_with_table::<Badges>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Badges>(&db).await;
+    proxy.record("UpdateItem");
+    let badge = Badge {
+        id: "b1".into(),
+        name: "Bronze".into(),
+        level: 1,
+        version: 0,
+    };
+    db.create(&badge).send().await.unwrap();
+    let key = badge.primary_key().unwrap();
+    // Another writer moves the version on: the update reads 7 and writes 8.
+    db.client()
+        .update_item()
+        .table_name(db.table_name::<Badges>())
+        .set_key(Some(key.to_item()))
+        .update_expression("SET version = :v")
+        .expression_attribute_values(":v", AttributeValue::N("7".into()))
+        .send()
+        .await
+        .unwrap();
+    let renamed = through
+        .update(key.clone())
+        .set(Badge::fields().name, "Silver".to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(proxy.seen("GetItem"), 1, "read first");
+    assert_eq!((renamed.version, &renamed.raw), (Some(8), &None));
+    let stored = db.get(key).send().await.unwrap().unwrap();
+    assert_eq!((stored.name.as_str(), stored.version), ("Silver", 8));
+    let sent = ddb_tests::recorded_json(&proxy, "UpdateItem");
+    assert_eq!(sent[0].get("ReturnValues"), None);
+}
+
 #[tokio::test]
 async fn updates_without_index_fields_are_one_request() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;

@@ -36,6 +36,9 @@ pub(super) async fn backfill<E: Entity + Send + Sync + 'static>(
     db: Db,
     settings: BackfillSettings,
 ) -> Result<Progress> {
+    // The operator reads what the run cost: every write asks for its
+    // capacity, paced or not.
+    let db = db.with_return_consumed_capacity();
     let mut backfill = db.backfill::<E>().segments(settings.segments);
     if let Some(checkpoint) = settings.checkpoint {
         backfill = backfill.resume(checkpoint);
