@@ -68,8 +68,8 @@ impl<E: Entity> Written<E> {
         decode: bool,
         capacity: Capacity,
     ) -> Self {
-        // Copied only to decode: an update that asked for no item gets the
-        // new version back, not a decoded entity.
+        // Copied only to decode: a put or delete's old item, an update's
+        // new one (`return_new`).
         let item = match &returned {
             Some(raw) if decode => E::from_item(raw.clone()).ok(),
             _ => None,
