@@ -20,6 +20,14 @@ async fn email_guards_of(db: &Db, entity: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// Email guards as [`email_guards_of`] lists them, from `(email, owner)`.
+fn owners(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(email, owner)| (email.to_string(), owner.to_string()))
+        .collect()
+}
+
 /// A member at schema version 2, whose migration lower-cases the email:
 /// an upgrade can change a unique value.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -90,15 +98,13 @@ async fn a_backfill_upgrade_moves_the_guards_of_the_values_its_migration_changes
     // The upgrade lets go of the email as typed and takes it lower-cased.
     let done = db.backfill::<Member>().send().await.unwrap();
     assert_eq!((done.updated, done.failed), (2, 0));
-    let guards = email_guards_of(&db, "Member").await;
-    let expected: BTreeMap<String, String> = [
-        ("ada@example.com", "MEMBER#1 / PROFILE"),
-        ("bob@x.io", "MEMBER#2 / PROFILE"),
-    ]
-    .into_iter()
-    .map(|(email, owner)| (email.to_owned(), owner.to_owned()))
-    .collect();
-    assert_eq!(guards, expected);
+    assert_eq!(
+        email_guards_of(&db, "Member").await,
+        owners(&[
+            ("ada@example.com", "MEMBER#1 / PROFILE"),
+            ("bob@x.io", "MEMBER#2 / PROFILE"),
+        ])
+    );
     let taken = Member {
         id: "4".into(),
         email: "ada@example.com".into(),
@@ -144,15 +150,13 @@ async fn a_backfill_upgrade_leaves_a_guard_that_names_another_item() {
         .await
         .unwrap();
     assert_eq!((done.updated, done.failed), (1, 0), "{done:?}");
-    let guards = email_guards_of(&db, "Member").await;
-    let expected: BTreeMap<String, String> = [
-        ("Ada@Example.com", "MEMBER#9 / PROFILE"),
-        ("ada@example.com", "MEMBER#1 / PROFILE"),
-    ]
-    .into_iter()
-    .map(|(email, owner)| (email.to_owned(), owner.to_owned()))
-    .collect();
-    assert_eq!(guards, expected);
+    assert_eq!(
+        email_guards_of(&db, "Member").await,
+        owners(&[
+            ("Ada@Example.com", "MEMBER#9 / PROFILE"),
+            ("ada@example.com", "MEMBER#1 / PROFILE"),
+        ])
+    );
     let upgraded = db.get(Member::key(&"1".to_string()).unwrap()).send().await;
     assert_eq!(upgraded.unwrap().unwrap().email, "ada@example.com");
 }
@@ -211,13 +215,11 @@ async fn a_backfill_creates_the_guards_of_a_constraint_declared_after_launch() {
     db.put(&before("3", "carol@x.io")).send().await.unwrap();
     let done = db.backfill::<Customer>().segments(2).send().await.unwrap();
     assert_eq!(done.guards_written, 3);
-    let owners = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(email, id)| ((*email).to_owned(), format!("CUSTOMER#{id} / PROFILE")))
-            .collect()
-    };
-    let expected = owners(&[("ada@x.io", "1"), ("bob@x.io", "2"), ("carol@x.io", "3")]);
+    let expected = owners(&[
+        ("ada@x.io", "CUSTOMER#1 / PROFILE"),
+        ("bob@x.io", "CUSTOMER#2 / PROFILE"),
+        ("carol@x.io", "CUSTOMER#3 / PROFILE"),
+    ]);
     assert_eq!(email_guards_of(&db, "Customer").await, expected);
     // A second run finds every guard there and writes none.
     let again = db.backfill::<Customer>().send().await.unwrap();
