@@ -230,6 +230,43 @@ async fn the_backfill_upgrades_every_item_and_moves_those_whose_key_changed() {
         .is_none());
 }
 
+/// What each request of `target` asked for as its consumed capacity.
+fn capacity_asked(proxy: &ddb_tests::proxy::Proxy, target: &str) -> Vec<Option<String>> {
+    let asked = ddb_tests::recorded_json(proxy, target);
+    let field = |sent: &serde_json::Value| sent["ReturnConsumedCapacity"].as_str().map(Into::into);
+    asked.iter().map(field).collect()
+}
+
+/// `backfill`, held to a capacity rate when `paced`.
+fn held<E: Entity + Send + Sync + 'static>(
+    backfill: ddb_runtime::schema::Backfill<E>,
+    paced: bool,
+) -> ddb_runtime::schema::Backfill<E> {
+    match paced {
+        true => backfill.capacity_per_second(10_000.0),
+        false => backfill,
+    }
+}
+
+/// An upgrade's PutItems and a move's transactions ask DynamoDB for their
+/// capacity only when the backfill paces by it.
+#[tokio::test]
+async fn upgrades_and_moves_ask_for_capacity_only_to_pace_by_it() {
+    for paced in [false, true] {
+        let (db, _) = with_users(&["Ada Lovelace", "Alan Turing", "Grace Hopper"]).await;
+        let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
+        proxy.record("PutItem");
+        proxy.record("TransactWriteItems");
+        let upgraded = held(through.backfill::<User>(), paced).send().await;
+        let moved = held(through.backfill::<UserMoved>(), paced).send().await;
+        let (upgraded, moved) = (upgraded.unwrap(), moved.unwrap());
+        assert_eq!((upgraded.updated, moved.updated), (3, 3));
+        let expected = vec![paced.then(|| "INDEXES".to_string()); 3];
+        assert_eq!(capacity_asked(&proxy, "PutItem"), expected);
+        assert_eq!(capacity_asked(&proxy, "TransactWriteItems"), expected);
+    }
+}
+
 /// What the first name of a user is, read through a projection.
 #[derive(ddb_runtime::Projection, Deserialize, Debug, PartialEq)]
 #[ddb(entity = User)]
