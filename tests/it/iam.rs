@@ -236,16 +236,9 @@ async fn a_projected_index_query_reads_only_attributes_its_policy_allows() {
     let sent = ddb_tests::recorded_json(&proxy, "Query");
     assert!(!sent.is_empty());
     for body in &sent {
-        let names = &body["ExpressionAttributeNames"];
-        let projection = body["ProjectionExpression"].as_str().unwrap_or_default();
-        for name in projection
-            .split(',')
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-        {
-            let name = names[name].as_str().unwrap_or(name);
+        for name in ddb_tests::projected_attributes(body) {
             assert!(
-                allowed.contains(&name),
+                allowed.contains(&name.as_str()),
                 "{name} is read but not allowed: {allowed:?}"
             );
         }

@@ -143,19 +143,6 @@ fn pk_of(item: &Value) -> String {
     item["PK"]["S"].as_str().expect("a string PK").to_owned()
 }
 
-/// The names of a projection expression, its placeholders resolved.
-fn projected(body: &Value) -> Vec<String> {
-    let Some(projection) = body["ProjectionExpression"].as_str() else {
-        return Vec::new();
-    };
-    let names = &body["ExpressionAttributeNames"];
-    projection
-        .split(',')
-        .map(str::trim)
-        .map(|n| names[n].as_str().unwrap_or(n).to_owned())
-        .collect()
-}
-
 /// The partition value of a Query: the value the key condition compares
 /// the index's (or table's) partition key attribute with.
 fn queried_partition(body: &Value, partition_attribute: &str) -> String {
@@ -183,7 +170,7 @@ fn authorizations(target: &str, body: &Value) -> Vec<Authorization> {
         action: format!("dynamodb:{action}"),
         resource,
         leading_keys: keys,
-        attributes: projected(body),
+        attributes: ddb_tests::projected_attributes(body),
         select: body["Select"].as_str().map(str::to_owned),
     };
     match target {

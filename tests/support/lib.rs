@@ -208,6 +208,21 @@ pub fn recorded_json(proxy: &proxy::Proxy, target: &str) -> Vec<serde_json::Valu
         .collect()
 }
 
+/// The attribute names a recorded request's `ProjectionExpression` reads,
+/// its placeholders resolved (none without one).
+pub fn projected_attributes(body: &serde_json::Value) -> Vec<String> {
+    let Some(projection) = body["ProjectionExpression"].as_str() else {
+        return Vec::new();
+    };
+    let names = &body["ExpressionAttributeNames"];
+    projection
+        .split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(|name| names[name].as_str().unwrap_or(name).to_owned())
+        .collect()
+}
+
 /// A fault-injecting proxy in front of the local server, and a `Db` that
 /// reaches `db`'s copy of table `T` through it.
 pub async fn through_proxy<T: ddb_runtime::Table + 'static>(
