@@ -185,7 +185,13 @@ async fn every_request_is_a_span_with_capacity_and_no_key_values() {
             assert!(span.contains_key("ddb.capacity_units"), "{span:?}");
             assert!(span.contains_key("ddb.items"), "{span:?}");
         }
-        for value in span.values() {
+        // The server's request id is random text, which may hold any of
+        // these by chance.
+        let values = span
+            .iter()
+            .filter(|(name, _)| name.as_str() != "aws.request_id")
+            .map(|(_, value)| value);
+        for value in values {
             assert!(
                 !value.contains("Ada") && !value.contains("CUSTOMER#") && !value.contains("T1"),
                 "a key value or item content in a span: {span:?}"
