@@ -333,6 +333,16 @@ impl Db {
         self.dry_get_stored_of::<T>(entity, key, true, &[])
     }
 
+    /// The dry run of a write of `E` that reads the item at `key` first:
+    /// the strongly consistent GetItem it sends before it can plan its write.
+    pub(crate) fn dry_reading_first<E: crate::entity::Entity + 'static>(
+        &self,
+        key: crate::item::Item,
+    ) -> crate::error::Result<crate::DryRun> {
+        let read = self.dry_get_stored::<E::Table>(E::SCHEMA.entity_type, key)?;
+        Ok(crate::DryRun::of(read, &E::SCHEMA).reading_first())
+    }
+
     /// The GetItem [`get_stored`](Self::get_stored) sends with these
     /// arguments: not sent.
     pub(crate) fn dry_get_stored_of<T: Table + 'static>(

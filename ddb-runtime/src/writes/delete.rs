@@ -13,7 +13,7 @@ use crate::keys::key::Key;
 use super::item::version_is;
 use super::plan::{and, Action, WritePlan};
 use super::unique::{has_unique, plan_guarded, write_guarded, GuardedPlan};
-use super::written::{no_return_values, require_version, Written};
+use super::written::{require_version, return_old_allowed, Written};
 
 impl Db {
     /// Deletes the item at `key`. Deleting a missing item is not an error
@@ -126,13 +126,9 @@ impl<E: Entity + 'static> Delete<E> {
     pub fn dry_run(self) -> Result<crate::DryRun> {
         let db = self.db.clone();
         let (return_old, exactly_once) = (self.return_old, self.exactly_once);
-        if exactly_once || has_unique::<E>() {
-            no_return_values::<E>(return_old)?;
-        }
+        return_old_allowed::<E>(return_old, exactly_once)?;
         if has_unique::<E>() {
-            let key = self.key?.to_item();
-            let read = db.dry_get_stored::<E::Table>(E::SCHEMA.entity_type, key)?;
-            return Ok(crate::DryRun::of(read, &E::SCHEMA).reading_first());
+            return db.dry_reading_first::<E>(self.key?.to_item());
         }
         let return_values = return_old.then_some(ReturnValue::AllOld);
         self.plan()?.dry_run_alone(&db, exactly_once, return_values)
@@ -143,21 +139,11 @@ impl<E: Entity + 'static> Delete<E> {
     pub async fn send(self) -> Result<Written<E>> {
         let db = self.db.clone();
         let (return_old, exactly_once) = (self.return_old, self.exactly_once);
-        if exactly_once || has_unique::<E>() {
-            no_return_values::<E>(return_old)?;
-        }
+        return_old_allowed::<E>(return_old, exactly_once)?;
         if has_unique::<E>() {
             return self.send_releasing_guards(&db).await;
         }
-        let mut plan = self.plan()?;
-        if exactly_once {
-            let capacity = plan.send_exactly_once(&db).await?;
-            return Ok(Written::applied(None, None, false, capacity));
-        }
-        let (old, capacity) = plan
-            .send(&db, return_old.then_some(ReturnValue::AllOld))
-            .await?;
-        Ok(Written::applied(None, old, true, capacity))
+        self.plan()?.send_alone(&db, exactly_once, return_old).await
     }
 
     /// The delete of an entity with unique values: the stored item read,

@@ -26,6 +26,7 @@ use crate::telemetry;
 use crate::telemetry::Capacity;
 
 use super::item::{key_text, same_value, stored_version, version_attribute};
+use super::written::Written;
 use crate::item::size::item_size;
 use crate::transport::attempts::Attempts;
 use crate::transport::dry_run::{DryRun, Request};
@@ -174,6 +175,29 @@ impl<E: Entity + 'static> WritePlan<E> {
     ) -> Result<(Option<Item>, Capacity)> {
         self.send_recorded(db, return_values, &Attempts::default())
             .await
+    }
+
+    /// Sends a put or delete by itself: as the one-action transaction
+    /// (`exactly_once`), else as the PutItem or DeleteItem, returning the
+    /// item it replaced when `return_old`. A put's version written is the
+    /// one it expected plus 1.
+    pub(crate) async fn send_alone(
+        mut self,
+        db: &Db,
+        exactly_once: bool,
+        return_old: bool,
+    ) -> Result<Written<E>> {
+        let version = match self.action {
+            Action::Put(_) => self.expected_version.map(|v| v + 1),
+            _ => None,
+        };
+        if exactly_once {
+            let capacity = self.send_exactly_once(db).await?;
+            return Ok(Written::applied(version, None, false, capacity));
+        }
+        let asked = return_old.then_some(ReturnValue::AllOld);
+        let (old, capacity) = self.send(db, asked).await?;
+        Ok(Written::applied(version, old, true, capacity))
     }
 
     /// [`send`](Self::send), its attempts recorded into `attempts`.

@@ -13,7 +13,7 @@ use super::item::absent_or_expired;
 use super::item::{next_version, prepare, version_attribute, version_is, Prepared};
 use super::plan::{and, Action, WritePlan};
 use super::unique::{has_unique, plan_guarded, write_guarded, GuardedPlan};
-use super::written::{no_return_values, Written};
+use super::written::{return_old_allowed, Written};
 
 impl Db {
     /// Writes `entity`, replacing any item at its key (an upsert).
@@ -135,13 +135,9 @@ impl<E: Entity + 'static> Put<E> {
     pub fn dry_run(self) -> Result<crate::DryRun> {
         let db = self.db.clone();
         let (return_old, exactly_once) = (self.return_old, self.exactly_once);
-        if exactly_once || has_unique::<E>() {
-            no_return_values::<E>(return_old)?;
-        }
+        return_old_allowed::<E>(return_old, exactly_once)?;
         if has_unique::<E>() {
-            let key = self.guarded()?.key.to_item();
-            let read = db.dry_get_stored::<E::Table>(E::SCHEMA.entity_type, key)?;
-            return Ok(crate::DryRun::of(read, &E::SCHEMA).reading_first());
+            return db.dry_reading_first::<E>(self.guarded()?.key.to_item());
         }
         let return_values = return_old.then_some(ReturnValue::AllOld);
         self.plan()?.dry_run_alone(&db, exactly_once, return_values)
@@ -157,22 +153,11 @@ impl<E: Entity + 'static> Put<E> {
     pub async fn send(self) -> Result<Written<E>> {
         let db = self.db.clone();
         let (return_old, exactly_once) = (self.return_old, self.exactly_once);
-        if exactly_once || has_unique::<E>() {
-            no_return_values::<E>(return_old)?;
-        }
+        return_old_allowed::<E>(return_old, exactly_once)?;
         if has_unique::<E>() {
             return self.send_keeping_guards(&db).await;
         }
-        let mut plan = self.plan()?;
-        let version = plan.expected_version.map(|v| v + 1);
-        if exactly_once {
-            let capacity = plan.send_exactly_once(&db).await?;
-            return Ok(Written::applied(version, None, false, capacity));
-        }
-        let (old, capacity) = plan
-            .send(&db, return_old.then_some(ReturnValue::AllOld))
-            .await?;
-        Ok(Written::applied(version, old, true, capacity))
+        self.plan()?.send_alone(&db, exactly_once, return_old).await
     }
 
     /// The put of an entity with unique values: the stored item read, then

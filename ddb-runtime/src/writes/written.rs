@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::telemetry::Capacity;
 
 use super::item::version_attribute;
+use super::unique::has_unique;
 
 /// What a put, delete or update left behind.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +42,16 @@ pub(crate) fn no_return_values<E: Entity>(asked: bool) -> Result<()> {
                      drop return_old/return_new or read the item afterwards"
                 .into(),
         });
+    }
+    Ok(())
+}
+
+/// A put or delete returns the item it replaced (`return_old`) only as a
+/// plain PutItem or DeleteItem: sent exactly once, or for an entity with
+/// unique values, it is a transaction.
+pub(crate) fn return_old_allowed<E: Entity>(return_old: bool, exactly_once: bool) -> Result<()> {
+    if exactly_once || has_unique::<E>() {
+        return no_return_values::<E>(return_old);
     }
     Ok(())
 }

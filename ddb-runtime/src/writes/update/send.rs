@@ -89,10 +89,7 @@ impl<E: Entity + 'static> Update<E> {
             if let Some(error) = self.error {
                 return Err(error);
             }
-            let read = self
-                .db
-                .dry_get_stored::<E::Table>(schema.entity_type, self.key.to_item())?;
-            return Ok(crate::DryRun::of(read, schema).reading_first());
+            return self.db.dry_reading_first::<E>(self.key.to_item());
         }
         let db = self.db.clone();
         let (return_new, exactly_once) = (self.return_new, self.exactly_once);
