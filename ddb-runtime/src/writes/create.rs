@@ -3,7 +3,7 @@
 
 use crate::transport::attempts::Attempts;
 use crate::transport::sent;
-use crate::writes::unique::has_unique;
+use crate::writes::item::has_unique;
 
 use crate::db::Db;
 use crate::entity::Entity;

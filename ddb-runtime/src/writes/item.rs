@@ -423,6 +423,11 @@ pub(super) fn absent_or_expired<E: Entity>() -> Condition<E> {
     }
 }
 
+/// Whether `E` keeps unique values.
+pub(crate) fn has_unique<E: Entity>() -> bool {
+    !E::SCHEMA.unique.is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -177,7 +177,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             .await
     }
 
-    /// Sends a put or delete by itself: as the one-action transaction
+    /// Sends a put or delete (never an update) by itself: as the one-action transaction
     /// (`exactly_once`), else as the PutItem or DeleteItem, returning the
     /// item it replaced when `return_old`. A put's version written is the
     /// one it expected plus 1.

@@ -10,9 +10,10 @@ use crate::item::Item;
 use crate::keys::key::Key;
 
 use super::item::absent_or_expired;
+use super::item::has_unique;
 use super::item::{next_version, prepare, version_attribute, version_is, Prepared};
 use super::plan::{and, Action, WritePlan};
-use super::unique::{has_unique, plan_guarded, write_guarded, GuardedPlan};
+use super::unique::{plan_guarded, write_guarded, GuardedPlan};
 use super::written::{return_old_allowed, Written};
 
 impl Db {

@@ -5,6 +5,7 @@
 //! or the guard's time to live passed) and a delete of the guard of each
 //! value it lets go (conditioned on the guard naming this item).
 
+use super::item::has_unique;
 use crate::db::Db;
 use crate::declaration::model::UniqueDef;
 use crate::entity::{Entity, Table};
@@ -108,11 +109,6 @@ impl<E: Entity + 'static> GuardWrite<E> {
         )?;
         Ok(GuardWrite { kind, plan, owner })
     }
-}
-
-/// Whether `E` keeps unique values.
-pub(crate) fn has_unique<E: Entity>() -> bool {
-    !E::SCHEMA.unique.is_empty()
 }
 
 /// The guard writes that take an item from the unique values of `old` (the

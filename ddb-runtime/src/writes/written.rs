@@ -5,8 +5,8 @@ use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::telemetry::Capacity;
 
+use super::item::has_unique;
 use super::item::version_attribute;
-use super::unique::has_unique;
 
 /// What a put, delete or update left behind.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,9 +46,9 @@ pub(crate) fn no_return_values<E: Entity>(asked: bool) -> Result<()> {
     Ok(())
 }
 
-/// A put or delete returns the item it replaced (`return_old`) only as a
-/// plain PutItem or DeleteItem: sent exactly once, or for an entity with
-/// unique values, it is a transaction.
+/// A put or delete returns the item it replaced (`return_old`) only when
+/// sent as a plain PutItem or DeleteItem, not as a transaction: one sent
+/// exactly once, or one of an entity with unique values, is a transaction.
 pub(crate) fn return_old_allowed<E: Entity>(return_old: bool, exactly_once: bool) -> Result<()> {
     if exactly_once || has_unique::<E>() {
         return no_return_values::<E>(return_old);

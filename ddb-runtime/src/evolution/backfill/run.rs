@@ -19,7 +19,7 @@ use crate::transport::attempts::Attempts;
 
 use super::guards::{is_guard_of, put_missing, upgrade_guarded, GuardsPut, Values};
 use super::*;
-use crate::writes::unique::has_unique;
+use crate::writes::item::has_unique;
 
 #[derive(Clone, Copy, PartialEq)]
 pub(super) enum Pass {

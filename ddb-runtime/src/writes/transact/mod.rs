@@ -17,9 +17,10 @@ use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
 use crate::transport::dry_run::{sensitive_attributes, DryRun, Request};
 use crate::writes::delete::Delete;
+use crate::writes::item::has_unique;
 use crate::writes::plan::{Action as WriteAction, WritePlan};
 use crate::writes::put::Put;
-use crate::writes::unique::{guard_writes, has_unique, GuardedPlan};
+use crate::writes::unique::{guard_writes, GuardedPlan};
 use crate::writes::update::Update;
 
 /// DynamoDB's limit on actions in one transaction.
