@@ -10,8 +10,7 @@ use crate::error::Result;
 use crate::expression::{Condition, Placeholders};
 use crate::keys::key::Key;
 
-use super::item::has_unique;
-use super::item::version_is;
+use super::item::{has_unique, version_is};
 use super::plan::{and, Action, WritePlan};
 use super::unique::{plan_guarded, write_guarded, GuardedPlan};
 use super::written::{require_version, return_old_allowed, Written};

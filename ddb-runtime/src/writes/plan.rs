@@ -177,10 +177,10 @@ impl<E: Entity + 'static> WritePlan<E> {
             .await
     }
 
-    /// Sends a put or delete (never an update) by itself: as the one-action transaction
-    /// (`exactly_once`), else as the PutItem or DeleteItem, returning the
-    /// item it replaced when `return_old`. A put's version written is the
-    /// one it expected plus 1.
+    /// Sends a put or delete (never an update) by itself: as the one-action
+    /// transaction (`exactly_once`), else as the PutItem or DeleteItem,
+    /// returning the item it replaced when `return_old`. A put's version
+    /// written is the one it expected plus 1.
     pub(crate) async fn send_alone(
         mut self,
         db: &Db,

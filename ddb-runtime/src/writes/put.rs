@@ -9,9 +9,9 @@ use crate::expression::{Condition, Placeholders};
 use crate::item::Item;
 use crate::keys::key::Key;
 
-use super::item::absent_or_expired;
-use super::item::has_unique;
-use super::item::{next_version, prepare, version_attribute, version_is, Prepared};
+use super::item::{
+    absent_or_expired, has_unique, next_version, prepare, version_attribute, version_is, Prepared,
+};
 use super::plan::{and, Action, WritePlan};
 use super::unique::{plan_guarded, write_guarded, GuardedPlan};
 use super::written::{return_old_allowed, Written};

@@ -5,7 +5,6 @@
 //! or the guard's time to live passed) and a delete of the guard of each
 //! value it lets go (conditioned on the guard naming this item).
 
-use super::item::has_unique;
 use crate::db::Db;
 use crate::declaration::model::UniqueDef;
 use crate::entity::{Entity, Table};
@@ -18,6 +17,7 @@ use crate::keys::key::{Key, KeyValues};
 use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
 
+use super::item::has_unique;
 use super::plan::{Action, WritePlan};
 
 /// How many times a write that read the unique values is sent again after

@@ -5,8 +5,7 @@ use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::telemetry::Capacity;
 
-use super::item::has_unique;
-use super::item::version_attribute;
+use super::item::{has_unique, version_attribute};
 
 /// What a put, delete or update left behind.
 #[derive(Debug, Clone, PartialEq)]

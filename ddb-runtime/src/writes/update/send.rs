@@ -98,9 +98,7 @@ impl<E: Entity + 'static> Update<E> {
         }
         let membership = Membership::Condition { absent: &[] };
         match self.plan_unread_with(membership)? {
-            Ok(plan) => {
-                plan.dry_run_alone(&db, exactly_once, return_new.then_some(ReturnValue::AllNew))
-            }
+            Ok(plan) => plan.dry_run_alone(&db, exactly_once, asked_back(return_new)),
             Err(update) => Ok(crate::DryRun::of(update.first_read()?, schema).reading_first()),
         }
     }
@@ -176,13 +174,18 @@ async fn send_update_item<E: Entity + 'static>(
     db: &Db,
     return_new: bool,
 ) -> Result<Written<E>> {
-    let asked = return_new.then_some(ReturnValue::AllNew);
-    let (returned, capacity) = plan.send(db, asked).await?;
+    let (returned, capacity) = plan.send(db, asked_back(return_new)).await?;
     let version = match &returned {
         Some(item) => stored_version(&E::SCHEMA, Some(item)),
         None => version_written(&plan),
     };
     Ok(Written::applied(version, returned, return_new, capacity))
+}
+
+/// What an update asks DynamoDB to return: the whole new item with
+/// `return_new`, else nothing.
+fn asked_back(return_new: bool) -> Option<ReturnValue> {
+    return_new.then_some(ReturnValue::AllNew)
 }
 
 /// The version an applied update wrote, when it knew the one it replaced:
