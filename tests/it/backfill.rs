@@ -316,10 +316,7 @@ async fn a_rate_limited_backfill_completes() {
 
 /// The capacity each UpdateItem of a backfill asked DynamoDB for.
 fn updates_asked(proxy: &ddb_tests::proxy::Proxy) -> Vec<Option<serde_json::Value>> {
-    ddb_tests::recorded_json(proxy, "UpdateItem")
-        .iter()
-        .map(|sent| sent.get("ReturnConsumedCapacity").cloned())
-        .collect()
+    ddb_tests::recorded_field(proxy, "UpdateItem", "ReturnConsumedCapacity")
 }
 
 /// The writes ask DynamoDB for their capacity only when the backfill paces

@@ -231,10 +231,8 @@ async fn the_backfill_upgrades_every_item_and_moves_those_whose_key_changed() {
 }
 
 /// What each request of `target` asked for as its consumed capacity.
-fn capacity_asked(proxy: &ddb_tests::proxy::Proxy, target: &str) -> Vec<Option<String>> {
-    let asked = ddb_tests::recorded_json(proxy, target);
-    let field = |sent: &serde_json::Value| sent["ReturnConsumedCapacity"].as_str().map(Into::into);
-    asked.iter().map(field).collect()
+fn capacity_asked(proxy: &ddb_tests::proxy::Proxy, target: &str) -> Vec<Option<serde_json::Value>> {
+    ddb_tests::recorded_field(proxy, target, "ReturnConsumedCapacity")
 }
 
 /// `backfill`, held to a capacity rate when `paced`.
@@ -261,7 +259,7 @@ async fn upgrades_and_moves_ask_for_capacity_only_to_pace_by_it() {
         let moved = held(through.backfill::<UserMoved>(), paced).send().await;
         let (upgraded, moved) = (upgraded.unwrap(), moved.unwrap());
         assert_eq!((upgraded.updated, moved.updated), (3, 3));
-        let expected = vec![paced.then(|| "INDEXES".to_string()); 3];
+        let expected = vec![paced.then(|| serde_json::json!("INDEXES")); 3];
         assert_eq!(capacity_asked(&proxy, "PutItem"), expected);
         assert_eq!(capacity_asked(&proxy, "TransactWriteItems"), expected);
     }

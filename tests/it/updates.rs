@@ -117,10 +117,7 @@ async fn an_update_asks_for_the_item_back_only_when_its_caller_reads_it() {
     assert_eq!(new.version, Some(4));
     assert_eq!(new.item.unwrap().version, 4);
 
-    let asked: Vec<_> = ddb_tests::recorded_json(&proxy, "UpdateItem")
-        .iter()
-        .map(|sent| sent.get("ReturnValues").cloned())
-        .collect();
+    let asked = ddb_tests::recorded_field(&proxy, "UpdateItem", "ReturnValues");
     let all_new = Some(serde_json::json!("ALL_NEW"));
     assert_eq!(asked, [None, None, all_new]);
 }
@@ -176,8 +173,8 @@ async fn an_update_that_reads_first_knows_the_version_it_wrote() {
     assert_eq!((renamed.version, &renamed.raw), (Some(8), &None));
     let stored = db.get(key).send().await.unwrap().unwrap();
     assert_eq!((stored.name.as_str(), stored.version), ("Silver", 8));
-    let sent = ddb_tests::recorded_json(&proxy, "UpdateItem");
-    assert_eq!(sent[0].get("ReturnValues"), None);
+    let asked = ddb_tests::recorded_field(&proxy, "UpdateItem", "ReturnValues");
+    assert_eq!(asked, [None]);
 }
 
 #[tokio::test]

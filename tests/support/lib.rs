@@ -208,6 +208,17 @@ pub fn recorded_json(proxy: &proxy::Proxy, target: &str) -> Vec<serde_json::Valu
         .collect()
 }
 
+/// The value of request parameter `field` (`"ReturnValues"`) in each
+/// `target` request `proxy` recorded, in order; `None` where it was left out.
+pub fn recorded_field(
+    proxy: &proxy::Proxy,
+    target: &str,
+    field: &str,
+) -> Vec<Option<serde_json::Value>> {
+    let sent = recorded_json(proxy, target);
+    sent.iter().map(|body| body.get(field).cloned()).collect()
+}
+
 /// The attribute names a recorded request's `ProjectionExpression` reads,
 /// its placeholders resolved (none without one).
 pub fn projected_attributes(body: &serde_json::Value) -> Vec<String> {
