@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use ddb_runtime::{Db, Entity, Error, Item, KeySegment, Table};
 use serde::{Deserialize, Serialize};
 
@@ -538,6 +539,38 @@ async fn reassigning_a_closed_case_writes_no_index_attribute() {
         ..closed
     };
     assert_eq!(after, expected.to_item().unwrap());
+}
+
+/// Both of the first UpdateItem's assumptions wrong, the case closed and
+/// stored with `_schema = 1` (as earlier releases wrote a declared
+/// version 1): the item the failure returns corrects both at once.
+#[tokio::test]
+async fn a_closed_case_stored_with_schema_1_corrects_both_assumptions_at_once() {
+    let db = ddb_tests::db_with_table::<Stress>().await;
+    let closed = SupportCase {
+        state: State::Closed,
+        ..open_case(7)
+    };
+    let mut item = closed.to_item().unwrap();
+    item.insert("_schema".into(), AttributeValue::N("1".into()));
+    db.client()
+        .put_item()
+        .table_name(db.table_name::<Stress>())
+        .set_item(Some(item.clone()))
+        .send()
+        .await
+        .unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Stress>(&db).await;
+    let key = SupportCase::key(&7).unwrap();
+    through
+        .update(key.clone())
+        .set(SupportCase::fields().agent, "grace".to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent(&proxy), (0, 2));
+    item.insert("agent".into(), AttributeValue::S("grace".into()));
+    assert_eq!(raw(&db, key.to_item()).await, item);
 }
 
 #[tokio::test]

@@ -53,6 +53,18 @@ struct UserMoved {
     version: u64,
 }
 
+/// An entity that declares the first schema version: stored as an entity
+/// that declares none.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Accounts, entity = "Note", pk = "NOTE#{id}", sk = "NOTE")]
+#[ddb(schema_version = 1)]
+struct Note {
+    id: String,
+    text: String,
+    #[ddb(version)]
+    version: u64,
+}
+
 fn split_name(item: &mut Item) -> Result<(), String> {
     let name = item
         .remove("name")
@@ -309,4 +321,163 @@ async fn projections_and_older_code_refuse_items_at_another_version() {
         matches!(&updated, Err(Error::Migration { from: 3, .. })),
         "{updated:?}"
     );
+}
+
+/// Version 1 is stored as no `_schema`, declared or not: an update's
+/// condition then refuses any stored `_schema`, one function call.
+#[tokio::test]
+async fn version_1_is_stored_as_no_schema_attribute() {
+    let (db, _) = with_users(&["Ada Lovelace"]).await;
+    let note = Note {
+        id: "n1".into(),
+        text: "first".into(),
+        version: 0,
+    };
+    db.create(&note).send().await.unwrap();
+    assert!(!note.to_item().unwrap().contains_key("_schema"));
+    for key in [
+        Note::key(&"n1".to_string()).unwrap().to_item(),
+        UserV1::key(&"u0".to_string()).unwrap().to_item(),
+    ] {
+        let raw = ddb_tests::raw_item::<Accounts>(&db, key).await.unwrap();
+        assert!(!raw.contains_key("_schema"), "{raw:?}");
+    }
+    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
+    proxy.record("UpdateItem");
+    through
+        .update(Note::key(&"n1".to_string()).unwrap())
+        .set(Note::fields().text, "second".to_string())
+        .send()
+        .await
+        .unwrap();
+    let conditions = ddb_tests::recorded_field(&proxy, "UpdateItem", "ConditionExpression");
+    assert_eq!(
+        conditions,
+        [Some(serde_json::json!(
+            "attribute_exists(PK) AND attribute_not_exists(#n1)"
+        ))]
+    );
+}
+
+/// Earlier releases stored a declared `schema_version = 1` as `_schema = 1`.
+/// Such an item fails the condition that refuses any `_schema`; the update
+/// is sent once more, accepting version 1 either way, and lands. Every way
+/// of sending an update does, and a failure of the caller's own condition
+/// is still reported as such.
+#[tokio::test]
+async fn an_item_stored_with_schema_1_by_earlier_releases_is_still_updated() {
+    let (db, _) = with_users(&[]).await;
+    let table = db.table_name::<Accounts>().to_owned();
+    let stored = |item: Item| {
+        let mut item = item;
+        item.insert("_schema".into(), AttributeValue::N("1".into()));
+        item
+    };
+    let note = Note {
+        id: "n1".into(),
+        text: "first".into(),
+        version: 1,
+    };
+    let user = UserV1 {
+        id: "u1".into(),
+        name: "Ada".into(),
+        version: 1,
+    };
+    for item in [note.to_item().unwrap(), user.to_item().unwrap()] {
+        db.client()
+            .put_item()
+            .table_name(&table)
+            .set_item(Some(stored(item)))
+            .send()
+            .await
+            .unwrap();
+    }
+    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
+    let note_key = Note::key(&"n1".to_string()).unwrap();
+    let user_key = UserV1::key(&"u1".to_string()).unwrap();
+    proxy.record("UpdateItem");
+
+    // Plain, declared and not: the first UpdateItem refuses `_schema`, the
+    // second accepts it.
+    through
+        .update(note_key.clone())
+        .set(Note::fields().text, "second".to_string())
+        .send()
+        .await
+        .unwrap();
+    through
+        .update(user_key.clone())
+        .set(UserV1::fields().name, "Grace".to_string())
+        .send()
+        .await
+        .unwrap();
+    let conditions = ddb_tests::recorded_field(&proxy, "UpdateItem", "ConditionExpression");
+    let accepting = "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)";
+    assert_eq!(
+        conditions,
+        [
+            "attribute_exists(PK) AND attribute_not_exists(#n1)",
+            accepting,
+            "attribute_exists(PK) AND attribute_not_exists(#n1)",
+            accepting,
+        ]
+        .map(|c| Some(serde_json::json!(c)))
+    );
+
+    // Expecting a version, exactly once, and in a transaction.
+    let written = through
+        .update(note_key.clone())
+        .set(Note::fields().text, "third".to_string())
+        .expect_version(2)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(written.version, Some(3));
+    through
+        .update(note_key.clone())
+        .set(Note::fields().text, "fourth".to_string())
+        .exactly_once(true)
+        .send()
+        .await
+        .unwrap();
+    through
+        .transact_write()
+        .update(
+            through
+                .update(user_key.clone())
+                .set(UserV1::fields().name, "Hopper".to_string()),
+        )
+        .send()
+        .await
+        .unwrap();
+
+    let note = db.get(note_key.clone()).send().await.unwrap().unwrap();
+    assert_eq!((note.text.as_str(), note.version), ("fourth", 4));
+    let user = db.get(user_key.clone()).send().await.unwrap().unwrap();
+    assert_eq!((user.name.as_str(), user.version), ("Hopper", 3));
+    for key in [note_key.to_item(), user_key.to_item()] {
+        let raw = ddb_tests::raw_item::<Accounts>(&db, key).await.unwrap();
+        assert_eq!(raw["_schema"], AttributeValue::N("1".into()), "{raw:?}");
+    }
+
+    // The caller's condition fails on the stored item: sent twice, then
+    // reported with the item.
+    let before = proxy.seen("UpdateItem");
+    let failed = through
+        .update(note_key)
+        .set(Note::fields().text, "fifth".to_string())
+        .condition(Note::fields().text.eq("never".to_string()))
+        .send()
+        .await;
+    assert!(
+        matches!(
+            &failed,
+            Err(Error::ConditionFailed {
+                existing: Some(_),
+                ..
+            })
+        ),
+        "{failed:?}"
+    );
+    assert_eq!(proxy.seen("UpdateItem") - before, 2);
 }

@@ -381,7 +381,7 @@ async fn update_expressions_are_written_as_pinned() {
         r##"{
   "carts": [
     {
-      "condition": "attribute_exists(PK) AND (attribute_not_exists(#n2) OR #n2 = :v5)",
+      "condition": "attribute_exists(PK) AND attribute_not_exists(#n2)",
       "names": {
         "#n0": "lines",
         "#n1": "total",
@@ -409,14 +409,11 @@ async fn update_expressions_are_written_as_pinned() {
         },
         ":v4": {
           "N": "50"
-        },
-        ":v5": {
-          "N": "1"
         }
       }
     },
     {
-      "condition": "attribute_exists(PK) AND (attribute_not_exists(#n0) OR #n0 = :v1)",
+      "condition": "attribute_exists(PK) AND attribute_not_exists(#n0)",
       "names": {
         "#n0": "_schema"
       },
@@ -426,16 +423,13 @@ async fn update_expressions_are_written_as_pinned() {
           "SS": [
             "gift"
           ]
-        },
-        ":v1": {
-          "N": "1"
         }
       }
     }
   ],
   "orders": [
     {
-      "condition": "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)",
+      "condition": "attribute_exists(PK) AND attribute_not_exists(#n1)",
       "names": {
         "#n0": "status",
         "#n1": "_schema"
@@ -447,14 +441,11 @@ async fn update_expressions_are_written_as_pinned() {
         },
         ":v1": {
           "N": "1"
-        },
-        ":v2": {
-          "N": "1"
         }
       }
     },
     {
-      "condition": "attribute_exists(PK) AND (attribute_not_exists(#n0) OR #n0 = :v2) AND version = :v3",
+      "condition": "attribute_exists(PK) AND attribute_not_exists(#n0) AND version = :v2",
       "names": {
         "#n0": "_schema"
       },
@@ -467,9 +458,6 @@ async fn update_expressions_are_written_as_pinned() {
           "N": "3"
         },
         ":v2": {
-          "N": "1"
-        },
-        ":v3": {
           "N": "2"
         }
       }

@@ -28,6 +28,7 @@ use crate::telemetry::Capacity;
 use super::item::{key_text, same_value, stored_version, version_attribute};
 use super::written::Written;
 use crate::item::size::item_size;
+use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
 use crate::transport::attempts::Attempts;
 use crate::transport::dry_run::{DryRun, Request};
 
@@ -59,9 +60,8 @@ pub(crate) struct WritePlan<E> {
     pub read: Option<ReadFirst>,
     /// A put's item size, when it was measured as the item was checked.
     pub item_size: Option<usize>,
-    /// The sparse indexes an update wrote side by side: the attribute whose
-    /// presence its condition requires (`true`) or refuses (`false`).
-    pub markers: Vec<(&'static str, bool)>,
+    /// What an update's condition assumed of the stored item.
+    pub assumed: Assumptions,
     /// The caller reads the capacity the write consumed
     /// (`send_with_capacity`): DynamoDB is asked for it.
     pub capacity_asked: bool,
@@ -74,6 +74,31 @@ pub(crate) struct ReadFirst {
     pub conditioned: Vec<&'static str>,
     /// Whether the write requires the version it read.
     pub version_derived: bool,
+}
+
+/// What an update's condition assumed of the stored item without reading
+/// it. An update sent by itself is sent again when the item a failed
+/// condition returns shows an assumption wrong.
+#[derive(Debug, Default)]
+pub(crate) struct Assumptions {
+    /// The sparse indexes written side by side: the attribute whose
+    /// presence the condition requires (`true`) or refuses (`false`).
+    pub markers: Vec<(&'static str, bool)>,
+    /// At schema version 1, the condition refuses any `_schema`: the item
+    /// is assumed to store its version as none.
+    pub no_stored_schema: bool,
+}
+
+impl Assumptions {
+    /// Whether every assumption holds for `item`, as a failed condition
+    /// returned it.
+    pub fn hold_for(&self, item: &Item) -> bool {
+        let stored = |attribute: &str| item.contains_key(attribute);
+        self.markers
+            .iter()
+            .all(|&(marker, member)| stored(marker) == member)
+            && !(self.no_stored_schema && stored(SCHEMA_VERSION_ATTRIBUTE))
+    }
 }
 
 /// The parts of a DynamoDB request every write action shares.
@@ -134,7 +159,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             must_exist: false,
             read: None,
             item_size: None,
-            markers: Vec::new(),
+            assumed: Assumptions::default(),
             capacity_asked: false,
         })
     }

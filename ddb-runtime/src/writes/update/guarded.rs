@@ -4,6 +4,7 @@
 
 use crate::entity::{Entity, Table};
 use crate::error::{Error, Result};
+use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
 use crate::item::timestamp::expired;
 use crate::item::Item;
 use crate::keys::key::KeyValues;
@@ -15,7 +16,7 @@ use crate::writes::unique::{
 };
 use crate::writes::written::{no_return_values, Written};
 
-use super::{read_first::apply, Membership, Op, Update};
+use super::{read_first::apply, Assumed, Op, Update};
 
 impl<E: Entity + 'static> Update<E> {
     /// Whether the update changes an attribute the guards of unique values
@@ -88,7 +89,10 @@ impl<E: Entity + 'static> Update<E> {
         let absent = absent_key_attributes::<E>(&old);
         let (update, version) = self.conditioned_on_read(&old);
         let plan = update
-            .plan_with(Membership::Condition { absent: &absent })
+            .plan_with(Assumed::InCondition {
+                absent: &absent,
+                schema_stored: old.contains_key(SCHEMA_VERSION_ATTRIBUTE),
+            })
             .await?;
         let planned = GuardedPlan {
             plan,

@@ -16,7 +16,7 @@ use crate::keys::key::{Key, KeyValues};
 use crate::writes::item::{index_inputs, index_pairs, maintained_by_ddb};
 
 use super::clauses::UpdateClauses;
-use super::{Membership, Op};
+use super::{Assumed, Op};
 
 /// What an update writes and what it decides of the item by itself, from
 /// which its plan tells the index keys it changes.
@@ -35,9 +35,9 @@ pub(super) struct Changes<'a, E> {
     pub(super) updated: Vec<(&'static str, AttributeValue)>,
     /// The version attribute, when the entity has one.
     pub(super) version: Option<&'static str>,
-    /// How the membership of a sparse index it neither enters nor leaves
-    /// is decided.
-    pub(super) membership: Membership<'a>,
+    /// What the update assumes of the stored item: how the membership of
+    /// a sparse index it neither enters nor leaves is decided.
+    pub(super) assumed: Assumed<'a>,
 }
 
 /// The attributes the key of the index at `position` is built from (but
@@ -120,7 +120,7 @@ impl<E: Entity> Changes<'_, E> {
         let schema = &E::SCHEMA;
         let key = &schema.keys[position];
         let rule_kept = key.membership.is_none_or(|rule| {
-            !matches!(self.membership, Membership::Read)
+            !matches!(self.assumed, Assumed::Nothing)
                 && !rule.reads.iter().any(|field| {
                     schema
                         .field(field)
@@ -217,9 +217,9 @@ impl<E: Entity> Changes<'_, E> {
             // No other index writes it (the Table derive refuses
             // two indexes sharing an attribute).
             let marker = writes[0].1.name;
-            let member = match self.membership {
-                Membership::Condition { absent } => !absent.contains(&marker),
-                Membership::Read => true,
+            let member = match self.assumed {
+                Assumed::InCondition { absent, .. } => !absent.contains(&marker),
+                Assumed::Nothing => true,
             };
             marked = Some((marker, member));
             if !member {

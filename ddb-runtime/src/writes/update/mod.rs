@@ -24,16 +24,33 @@ mod send;
 
 pub(crate) use clauses::ClauseActions;
 
-/// How an update decides the membership of a sparse index it neither
-/// enters nor leaves.
+/// What an update assumes of the stored item without reading it, and
+/// checks in its condition.
 #[derive(Clone, Copy)]
-enum Membership<'a> {
-    /// By reading the item first (inside a transaction, which cannot be
-    /// sent again with the other assumption).
-    Read,
-    /// In the condition: the item is in each such index but those whose
-    /// marker attribute is listed in `absent`.
-    Condition { absent: &'a [&'static str] },
+enum Assumed<'a> {
+    /// Nothing (inside a transaction, which cannot be sent again with
+    /// another assumption): the membership of a sparse index the update
+    /// neither enters nor leaves is read first, and at schema version 1 the
+    /// condition accepts the item with or without `_schema = 1`.
+    Nothing,
+    /// The item is in each sparse index the update neither enters nor
+    /// leaves but those whose marker attribute is listed in `absent`; at
+    /// schema version 1, it stores no `_schema` unless `schema_stored`. A
+    /// failed condition that shows an assumption wrong sends the update
+    /// again with the other one.
+    InCondition {
+        absent: &'a [&'static str],
+        schema_stored: bool,
+    },
+}
+
+impl Assumed<'_> {
+    /// The first assumptions of an update sent by itself: in every sparse
+    /// index, and no `_schema` (version 1 is stored as none).
+    const FIRST: Self = Assumed::InCondition {
+        absent: &[],
+        schema_stored: false,
+    };
 }
 
 /// One change of an update.

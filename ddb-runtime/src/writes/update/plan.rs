@@ -10,15 +10,16 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Conjunction, Placeholders};
+use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
 use crate::item::Item;
 use crate::writes::item::{
     check_update_floor, is_updated_at, version_attribute, version_is, version_value,
 };
-use crate::writes::plan::{Action, ReadFirst, WritePlan};
+use crate::writes::plan::{Action, Assumptions, ReadFirst, WritePlan};
 
 use super::clauses::UpdateClauses;
 use super::index_keys::Changes;
-use super::{Membership, Op, Update};
+use super::{Assumed, Op, Update};
 
 impl<E: Entity + 'static> Update<E> {
     /// Builds the UpdateItem. Index keys that depend on a changed field are
@@ -26,13 +27,13 @@ impl<E: Entity + 'static> Update<E> {
     /// the update sets when those are all an index reads, else from the item
     /// read first, with the write conditioned on everything read.
     pub(crate) async fn plan(self) -> Result<WritePlan<E>> {
-        self.plan_with(Membership::Read).await
+        self.plan_with(Assumed::Nothing).await
     }
 
-    /// [`plan`](Self::plan), deciding the membership of a sparse index the
-    /// update does not decide as `membership` says.
-    pub(super) async fn plan_with(self, membership: Membership<'_>) -> Result<WritePlan<E>> {
-        match self.planned(membership, true).await? {
+    /// [`plan`](Self::plan), assuming of the stored item what `assumed`
+    /// says.
+    pub(super) async fn plan_with(self, assumed: Assumed<'_>) -> Result<WritePlan<E>> {
+        match self.planned(assumed, true).await? {
             Ok(plan) => Ok(plan),
             Err(update) => Err(Error::InvalidRequest {
                 entity: E::SCHEMA.entity_type,
@@ -47,17 +48,16 @@ impl<E: Entity + 'static> Update<E> {
     /// [`plan`](Self::plan) without reading: the update back when it must
     /// read the item first.
     pub(crate) fn plan_unread(self) -> Result<std::result::Result<WritePlan<E>, Self>> {
-        self.plan_unread_with(Membership::Read)
+        self.plan_unread_with(Assumed::Nothing)
     }
 
-    /// [`plan_unread`](Self::plan_unread), deciding membership as
-    /// `membership` says.
+    /// [`plan_unread`](Self::plan_unread), assuming what `assumed` says.
     pub(super) fn plan_unread_with(
         self,
-        membership: Membership<'_>,
+        assumed: Assumed<'_>,
     ) -> Result<std::result::Result<WritePlan<E>, Self>> {
         // Without its read, planning awaits nothing: it is done at once.
-        self.planned(membership, false)
+        self.planned(assumed, false)
             .now_or_never()
             .unwrap_or_else(|| {
                 Err(Error::InvalidRequest {
@@ -80,7 +80,7 @@ impl<E: Entity + 'static> Update<E> {
     /// the update back, unread.
     async fn planned(
         mut self,
-        membership: Membership<'_>,
+        assumed: Assumed<'_>,
         may_read: bool,
     ) -> Result<std::result::Result<WritePlan<E>, Self>> {
         if let Some(error) = self.error.take() {
@@ -107,7 +107,7 @@ impl<E: Entity + 'static> Update<E> {
             removed,
             updated,
             version,
-            membership,
+            assumed,
         };
         // The indexes whose keys or membership the update can change, those
         // it takes the item out of, and whether any needs the item read.
@@ -135,10 +135,14 @@ impl<E: Entity + 'static> Update<E> {
             changes.write_index_keys(&stale, &leaving, read_keys, &mut clauses, &mut p)?;
         write_version::<E>(&mut clauses, &mut p, version, expected)?;
         let expression = p.fit(schema.entity_type, "update", clauses.into_expression())?;
+        let assumptions = Assumptions {
+            markers,
+            no_stored_schema: no_stored_schema::<E>(assumed, read.as_ref()),
+        };
         let condition = update_condition(
             self.condition.as_ref(),
             read.as_ref(),
-            &markers,
+            &assumptions,
             version.zip(expected),
             &mut p,
         );
@@ -147,7 +151,7 @@ impl<E: Entity + 'static> Update<E> {
         plan.expected_version = self.expected_version;
         plan.must_exist = true;
         plan.read = read;
-        plan.markers = markers;
+        plan.assumed = assumptions;
         Ok(Ok(plan))
     }
 }
@@ -261,6 +265,23 @@ fn write_version<E: Entity>(
     Ok(())
 }
 
+/// Whether the condition refuses any stored `_schema`: at schema version 1,
+/// which today's writes store as none, unless the update is inside a
+/// transaction (it cannot be sent again), was told the item stores one, or
+/// read one.
+fn no_stored_schema<E: Entity>(assumed: Assumed<'_>, read: Option<&ReadFirst>) -> bool {
+    let read_one = read.is_some_and(|read| read.item.contains_key(SCHEMA_VERSION_ATTRIBUTE));
+    E::SCHEMA.schema_version == 1
+        && matches!(
+            assumed,
+            Assumed::InCondition {
+                schema_stored: false,
+                ..
+            }
+        )
+        && !read_one
+}
+
 /// The condition, written after the update expression (its placeholders
 /// are numbered after the update's): the caller's, the item's existence,
 /// its schema version, its time to live, what was read first, the
@@ -269,7 +290,7 @@ fn write_version<E: Entity>(
 fn update_condition<E: Entity>(
     caller: Option<&Condition<E>>,
     read: Option<&ReadFirst>,
-    markers: &[(&'static str, bool)],
+    assumed: &Assumptions,
     version: Option<(&'static str, u64)>,
     p: &mut Placeholders,
 ) -> std::result::Result<Option<String>, String> {
@@ -285,19 +306,21 @@ fn update_condition<E: Entity>(
         condition.term(),
     );
     // An item stored at another schema version has other attribute
-    // names: an update of today's would mix the two. (Version 1 is also
-    // an item without the attribute.)
-    let stored_schema = crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
+    // names: an update of today's would mix the two. Version 1 is stored
+    // as no `_schema`, or, as earlier releases wrote a declared
+    // `schema_version = 1`, as `_schema = 1`.
     let current = AttributeValue::N(schema.schema_version.to_string());
     let out = condition.term();
-    if schema.schema_version == 1 {
+    if assumed.no_stored_schema {
+        p.write_call("attribute_not_exists", SCHEMA_VERSION_ATTRIBUTE, None, out);
+    } else if schema.schema_version == 1 {
         out.push('(');
-        p.write_call("attribute_not_exists", stored_schema, None, out);
+        p.write_call("attribute_not_exists", SCHEMA_VERSION_ATTRIBUTE, None, out);
         out.push_str(" OR ");
-        p.write_comparison(stored_schema, "=", current, out);
+        p.write_comparison(SCHEMA_VERSION_ATTRIBUTE, "=", current, out);
         out.push(')');
     } else {
-        p.write_comparison(stored_schema, "=", current, out);
+        p.write_comparison(SCHEMA_VERSION_ATTRIBUTE, "=", current, out);
     }
     // An item past its time to live is gone but for DynamoDB's sweep: an
     // update must not bring it back.
@@ -315,7 +338,7 @@ fn update_condition<E: Entity>(
     }
     // The item is (or is not) in each sparse index written side by side,
     // as the plan assumed.
-    for &(marker, member) in markers {
+    for &(marker, member) in &assumed.markers {
         let call = if member {
             "attribute_exists"
         } else {

@@ -1,16 +1,18 @@
-//! Sending an update, once more when the membership of a sparse index it
-//! assumed turns out wrong.
+//! Sending an update, once more when what its condition assumed of the
+//! stored item (the membership of a sparse index, whether it stores
+//! `_schema`) turns out wrong.
 
 use aws_sdk_dynamodb::types::ReturnValue;
 
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
+use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
 use crate::writes::item::stored_version;
-use crate::writes::plan::WritePlan;
+use crate::writes::plan::{Assumptions, WritePlan};
 use crate::writes::written::{no_return_values, Written};
 
-use super::{Membership, Update};
+use super::{Assumed, Update};
 
 impl<E: Entity + 'static> Update<E> {
     /// Sends the UpdateItem (or, [`exactly_once`](Self::exactly_once), the
@@ -25,19 +27,27 @@ impl<E: Entity + 'static> Update<E> {
         if self.moves_guards() {
             return self.send_moving_guards().await;
         }
-        let sparse = E::SCHEMA.keys.iter().any(|key| key.membership.is_some());
+        let schema = &E::SCHEMA;
+        let assumes =
+            schema.schema_version == 1 || schema.keys.iter().any(|key| key.membership.is_some());
         let mut absent: Vec<&'static str> = Vec::new();
+        let mut schema_stored = false;
         let mut tries = 1;
         let mut update = self;
         loop {
-            // A plan that assumed the wrong membership of a sparse index is
-            // sent once more with the membership the failure showed.
-            let again = if sparse && tries < MEMBERSHIP_TRIES {
+            // A plan whose condition assumed wrong of the stored item (the
+            // membership of a sparse index, whether it stores `_schema`) is
+            // sent once more with what the failure showed.
+            let again = if assumes && tries < ASSUMPTION_TRIES {
                 update.replan()
             } else {
                 None
             };
-            let (sent, markers) = update.send_with(&absent).await;
+            let assumed = Assumed::InCondition {
+                absent: &absent,
+                schema_stored,
+            };
+            let (sent, assumptions) = update.send_with(assumed).await;
             let Some(again) = again else { return sent };
             let Err(Error::ConditionFailed {
                 existing: Some(existing),
@@ -46,18 +56,17 @@ impl<E: Entity + 'static> Update<E> {
             else {
                 return sent;
             };
-            let stored = |marker: &str| existing.item().contains_key(marker);
-            if markers
-                .iter()
-                .all(|&(marker, member)| stored(marker) == member)
-            {
+            let existing = existing.item();
+            if assumptions.hold_for(existing) {
                 return sent;
             }
-            absent = markers
+            absent = assumptions
+                .markers
                 .iter()
                 .map(|&(marker, _)| marker)
-                .filter(|marker| !stored(marker))
+                .filter(|marker| !existing.contains_key(*marker))
                 .collect();
+            schema_stored = existing.contains_key(SCHEMA_VERSION_ATTRIBUTE);
             tries += 1;
             update = again;
         }
@@ -96,8 +105,7 @@ impl<E: Entity + 'static> Update<E> {
         if exactly_once {
             no_return_values::<E>(return_new)?;
         }
-        let membership = Membership::Condition { absent: &[] };
-        match self.plan_unread_with(membership)? {
+        match self.plan_unread_with(Assumed::FIRST)? {
             Ok(plan) => plan.dry_run_alone(&db, exactly_once, asked_back(return_new)),
             Err(update) => Ok(crate::DryRun::of(update.first_read()?, schema).reading_first()),
         }
@@ -125,30 +133,27 @@ impl<E: Entity + 'static> Update<E> {
         }
     }
 
-    /// Sends the update, sparse indexes whose marker is in `absent`
-    /// assumed left; returns the outcome and the memberships it assumed.
-    async fn send_with(
-        self,
-        absent: &[&'static str],
-    ) -> (Result<Written<E>>, Vec<(&'static str, bool)>) {
+    /// Sends the update, assuming of the stored item what `assumed` says;
+    /// returns the outcome and what its condition assumed.
+    async fn send_with(self, assumed: Assumed<'_>) -> (Result<Written<E>>, Assumptions) {
         let db = self.db.clone();
         let (return_new, exactly_once) = (self.return_new, self.exactly_once);
         if exactly_once {
             if let Err(error) = no_return_values::<E>(return_new) {
-                return (Err(error), Vec::new());
+                return (Err(error), Assumptions::default());
             }
         }
-        let mut plan = match self.plan_with(Membership::Condition { absent }).await {
+        let mut plan = match self.plan_with(assumed).await {
             Ok(plan) => plan,
-            Err(error) => return (Err(error), Vec::new()),
+            Err(error) => return (Err(error), Assumptions::default()),
         };
-        let markers = std::mem::take(&mut plan.markers);
+        let assumptions = std::mem::take(&mut plan.assumed);
         let sent = if exactly_once {
             send_exactly_once(plan, &db).await
         } else {
             send_update_item(plan, &db, return_new).await
         };
-        (sent, markers)
+        (sent, assumptions)
     }
 }
 
@@ -198,6 +203,6 @@ fn version_written<E: Entity>(plan: &WritePlan<E>) -> Option<u64> {
     replaced.map(|v| v + 1)
 }
 
-/// How many times an update is sent at most when the membership it
-/// assumed for a sparse index turns out wrong (a concurrent change).
-const MEMBERSHIP_TRIES: usize = 3;
+/// How many times an update is sent at most when what it assumed of the
+/// stored item turns out wrong (once, or again after a concurrent change).
+const ASSUMPTION_TRIES: usize = 3;
