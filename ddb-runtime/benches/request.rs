@@ -284,14 +284,11 @@ mod raw {
             .table_name("Ecommerce")
             .set_key(Some(key_by_hand(order)))
             .update_expression("SET #n0 = :v0 ADD version :v1")
-            .condition_expression(
-                "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)",
-            )
+            .condition_expression("attribute_exists(PK) AND attribute_not_exists(#n1)")
             .expression_attribute_names("#n0", "status")
             .expression_attribute_names("#n1", "_schema")
             .expression_attribute_values(":v0", AttributeValue::S("SHIPPED".into()))
             .expression_attribute_values(":v1", AttributeValue::N("1".into()))
-            .expression_attribute_values(":v2", AttributeValue::N("1".into()))
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
             .await

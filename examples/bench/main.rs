@@ -802,11 +802,8 @@ async fn run_raw(
                 // ddb's schema-version guard.
                 let update = if same_requests() {
                     update
-                        .condition_expression(
-                            "attribute_exists(PK) AND (attribute_not_exists(#sv) OR #sv = :sv)",
-                        )
+                        .condition_expression("attribute_exists(PK) AND attribute_not_exists(#sv)")
                         .expression_attribute_names("#sv", "_schema")
-                        .expression_attribute_values(":sv", n(1))
                 } else {
                     update.condition_expression("attribute_exists(PK)")
                 };
