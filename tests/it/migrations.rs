@@ -323,10 +323,12 @@ async fn projections_and_older_code_refuse_items_at_another_version() {
     );
 }
 
-/// Version 1 is stored as no `_schema`, declared or not: an update's
-/// condition then refuses any stored `_schema`, one function call.
+/// An entity that declares no schema version writes no `_schema`, and an
+/// update's condition refuses any stored one with one call. One that
+/// declares version 1 writes `_schema = 1`, and its items written before the
+/// declaration have none: its condition accepts either.
 #[tokio::test]
-async fn version_1_is_stored_as_no_schema_attribute() {
+async fn an_undeclared_schema_version_is_guarded_by_one_call() {
     let (db, _) = with_users(&["Ada Lovelace"]).await;
     let note = Note {
         id: "n1".into(),
@@ -334,139 +336,138 @@ async fn version_1_is_stored_as_no_schema_attribute() {
         version: 0,
     };
     db.create(&note).send().await.unwrap();
-    assert!(!note.to_item().unwrap().contains_key("_schema"));
-    for key in [
-        Note::key(&"n1".to_string()).unwrap().to_item(),
-        UserV1::key(&"u0".to_string()).unwrap().to_item(),
-    ] {
-        let raw = ddb_tests::raw_item::<Accounts>(&db, key).await.unwrap();
-        assert!(!raw.contains_key("_schema"), "{raw:?}");
-    }
-    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
-    proxy.record("UpdateItem");
-    through
-        .update(Note::key(&"n1".to_string()).unwrap())
-        .set(Note::fields().text, "second".to_string())
-        .send()
-        .await
-        .unwrap();
-    let conditions = ddb_tests::recorded_field(&proxy, "UpdateItem", "ConditionExpression");
-    assert_eq!(
-        conditions,
-        [Some(serde_json::json!(
-            "attribute_exists(PK) AND attribute_not_exists(#n1)"
-        ))]
-    );
-}
-
-/// Earlier releases stored a declared `schema_version = 1` as `_schema = 1`.
-/// Such an item fails the condition that refuses any `_schema`; the update
-/// is sent once more, accepting version 1 either way, and lands. Every way
-/// of sending an update does, and a failure of the caller's own condition
-/// is still reported as such.
-#[tokio::test]
-async fn an_item_stored_with_schema_1_by_earlier_releases_is_still_updated() {
-    let (db, _) = with_users(&[]).await;
-    let table = db.table_name::<Accounts>().to_owned();
-    let stored = |item: Item| {
-        let mut item = item;
-        item.insert("_schema".into(), AttributeValue::N("1".into()));
-        item
-    };
-    let note = Note {
-        id: "n1".into(),
-        text: "first".into(),
-        version: 1,
-    };
-    let user = UserV1 {
-        id: "u1".into(),
-        name: "Ada".into(),
-        version: 1,
-    };
-    for item in [note.to_item().unwrap(), user.to_item().unwrap()] {
-        db.client()
-            .put_item()
-            .table_name(&table)
-            .set_item(Some(stored(item)))
-            .send()
-            .await
-            .unwrap();
-    }
-    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
+    let raw = |key: Item| ddb_tests::raw_item::<Accounts>(&db, key);
+    let user_key = UserV1::key(&"u0".to_string()).unwrap();
     let note_key = Note::key(&"n1".to_string()).unwrap();
-    let user_key = UserV1::key(&"u1".to_string()).unwrap();
-    proxy.record("UpdateItem");
-
-    // Plain, declared and not: the first UpdateItem refuses `_schema`, the
-    // second accepts it.
-    through
-        .update(note_key.clone())
-        .set(Note::fields().text, "second".to_string())
-        .send()
+    assert!(!raw(user_key.to_item())
         .await
-        .unwrap();
+        .unwrap()
+        .contains_key("_schema"));
+    assert_eq!(
+        raw(note_key.to_item()).await.unwrap()["_schema"],
+        AttributeValue::N("1".into())
+    );
+    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
+    proxy.record("UpdateItem");
     through
-        .update(user_key.clone())
+        .update(user_key)
         .set(UserV1::fields().name, "Grace".to_string())
         .send()
         .await
         .unwrap();
+    through
+        .update(note_key)
+        .set(Note::fields().text, "second".to_string())
+        .send()
+        .await
+        .unwrap();
     let conditions = ddb_tests::recorded_field(&proxy, "UpdateItem", "ConditionExpression");
-    let accepting = "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)";
     assert_eq!(
         conditions,
         [
             "attribute_exists(PK) AND attribute_not_exists(#n1)",
-            accepting,
+            "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)",
+        ]
+        .map(|c| Some(serde_json::json!(c)))
+    );
+}
+
+/// An entity that declared `schema_version = 1` and no longer does left
+/// items with `_schema = 1`. Such an item fails the condition that refuses
+/// any `_schema`; the update is sent once more, accepting version 1 either
+/// way, and lands. Every way of sending an update does, and a failure of
+/// the caller's own condition is still reported as such.
+#[tokio::test]
+async fn an_item_left_with_schema_1_by_a_dropped_declaration_is_still_updated() {
+    let (db, _) = with_users(&[]).await;
+    let table = db.table_name::<Accounts>().to_owned();
+    let mut item = UserV1 {
+        id: "u1".into(),
+        name: "Ada".into(),
+        version: 1,
+    }
+    .to_item()
+    .unwrap();
+    item.insert("_schema".into(), AttributeValue::N("1".into()));
+    db.client()
+        .put_item()
+        .table_name(&table)
+        .set_item(Some(item))
+        .send()
+        .await
+        .unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
+    let key = UserV1::key(&"u1".to_string()).unwrap();
+    let name = UserV1::fields().name;
+    proxy.record("UpdateItem");
+
+    // The first UpdateItem refuses `_schema`, the second accepts it.
+    through
+        .update(key.clone())
+        .set(name, "Grace".to_string())
+        .send()
+        .await
+        .unwrap();
+    let conditions = ddb_tests::recorded_field(&proxy, "UpdateItem", "ConditionExpression");
+    assert_eq!(
+        conditions,
+        [
             "attribute_exists(PK) AND attribute_not_exists(#n1)",
-            accepting,
+            "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)",
         ]
         .map(|c| Some(serde_json::json!(c)))
     );
 
-    // Expecting a version, exactly once, and in a transaction.
+    // Expecting a version, with the new item back, exactly once, and in a
+    // transaction (whose condition accepts either from the start).
     let written = through
-        .update(note_key.clone())
-        .set(Note::fields().text, "third".to_string())
+        .update(key.clone())
+        .set(name, "Hopper".to_string())
         .expect_version(2)
         .send()
         .await
         .unwrap();
     assert_eq!(written.version, Some(3));
+    let written = through
+        .update(key.clone())
+        .set(name, "Lovelace".to_string())
+        .return_new(true)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(written.version, Some(4));
+    assert_eq!(written.item.map(|u| u.name), Some("Lovelace".to_string()));
+    assert_eq!(proxy.seen("UpdateItem"), 6);
     through
-        .update(note_key.clone())
-        .set(Note::fields().text, "fourth".to_string())
+        .update(key.clone())
+        .set(name, "Babbage".to_string())
         .exactly_once(true)
         .send()
         .await
         .unwrap();
+    assert_eq!(proxy.seen("TransactWriteItems"), 2);
     through
         .transact_write()
-        .update(
-            through
-                .update(user_key.clone())
-                .set(UserV1::fields().name, "Hopper".to_string()),
-        )
+        .update(through.update(key.clone()).set(name, "Turing".to_string()))
         .send()
         .await
         .unwrap();
+    assert_eq!(proxy.seen("TransactWriteItems"), 3);
 
-    let note = db.get(note_key.clone()).send().await.unwrap().unwrap();
-    assert_eq!((note.text.as_str(), note.version), ("fourth", 4));
-    let user = db.get(user_key.clone()).send().await.unwrap().unwrap();
-    assert_eq!((user.name.as_str(), user.version), ("Hopper", 3));
-    for key in [note_key.to_item(), user_key.to_item()] {
-        let raw = ddb_tests::raw_item::<Accounts>(&db, key).await.unwrap();
-        assert_eq!(raw["_schema"], AttributeValue::N("1".into()), "{raw:?}");
-    }
+    let user = db.get(key.clone()).send().await.unwrap().unwrap();
+    assert_eq!((user.name.as_str(), user.version), ("Turing", 6));
+    let raw = ddb_tests::raw_item::<Accounts>(&db, key.to_item())
+        .await
+        .unwrap();
+    assert_eq!(raw["_schema"], AttributeValue::N("1".into()), "{raw:?}");
 
     // The caller's condition fails on the stored item: sent twice, then
     // reported with the item.
     let before = proxy.seen("UpdateItem");
     let failed = through
-        .update(note_key)
-        .set(Note::fields().text, "fifth".to_string())
-        .condition(Note::fields().text.eq("never".to_string()))
+        .update(key)
+        .set(name, "Hamilton".to_string())
+        .condition(name.eq("never".to_string()))
         .send()
         .await;
     assert!(

@@ -26,6 +26,7 @@ pub fn fallback(ident: &syn::Ident, table: Option<&syn::Path>) -> TokenStream {
                 multi_attribute_keys: &[],
                 fields: &[],
                 schema_version: 1,
+                schema_declared: false,
                 unique: &[],
                 searches: &[],
                 scan: false,

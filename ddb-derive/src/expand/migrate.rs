@@ -11,13 +11,11 @@ pub fn version(entity: &Entity) -> u32 {
     entity.schema.as_ref().map_or(1, |s| s.version)
 }
 
-/// Added to the item `to_item` builds: its schema version, from version 2
-/// (version 1 is stored as no `_schema`, which an update's condition checks
-/// more cheaply than either way of storing it).
+/// Added to the item `to_item` builds: its schema version.
 pub fn write_version(entity: &Entity) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
     match &entity.schema {
-        Some(schema) if schema.version > 1 => {
+        Some(schema) => {
             let version = schema.version.to_string();
             quote! {
                 __fields.insert(
@@ -26,7 +24,7 @@ pub fn write_version(entity: &Entity) -> TokenStream {
                 );
             }
         }
-        _ => quote!(),
+        None => quote!(),
     }
 }
 

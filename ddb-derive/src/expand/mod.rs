@@ -138,6 +138,7 @@ fn schema_const(entity: &Entity) -> TokenStream {
     let field_defs = schema::field_defs(entity);
     let multi_attribute_defs = multi_attribute::schema_defs(entity);
     let schema_version = migrate::version(entity);
+    let schema_declared = entity.schema.is_some();
     let unique_defs = unique::unique_defs(entity);
     let searches = vector::search_defs(entity);
     let scan = entity.scan;
@@ -150,6 +151,7 @@ fn schema_const(entity: &Entity) -> TokenStream {
             multi_attribute_keys: &[#(#multi_attribute_defs),*],
             fields: &[#(#field_defs),*],
             schema_version: #schema_version,
+            schema_declared: #schema_declared,
             unique: &[#(#unique_defs),*],
             searches: &[#(#searches),*],
             scan: #scan,

@@ -640,6 +640,11 @@ pub struct EntitySchema {
     /// The schema version items are written at (`#[ddb(schema_version = N)]`;
     /// 1 when undeclared). Older items are migrated when read.
     pub schema_version: u32,
+    /// Whether the entity declares its schema version: `to_item` then
+    /// writes it in `_schema` (items written before the declaration have
+    /// none). An entity that declares none writes none, and its updates
+    /// refuse any stored `_schema` with one call.
+    pub schema_declared: bool,
     /// The unique constraints (`#[ddb(unique)]`, `unique(a, b)`): each kept
     /// by a guard item per value.
     pub unique: &'static [UniqueDef],

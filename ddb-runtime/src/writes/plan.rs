@@ -84,8 +84,8 @@ pub(crate) struct Assumptions {
     /// The sparse indexes written side by side: the attribute whose
     /// presence the condition requires (`true`) or refuses (`false`).
     pub markers: Vec<(&'static str, bool)>,
-    /// At schema version 1, the condition refuses any `_schema`: the item
-    /// is assumed to store its version as none.
+    /// The condition refuses any `_schema`: the item of an entity that
+    /// declares no schema version is assumed to store none.
     pub no_stored_schema: bool,
 }
 

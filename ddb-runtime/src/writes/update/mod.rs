@@ -34,8 +34,10 @@ enum Assumed<'a> {
     /// condition accepts the item with or without `_schema = 1`.
     Nothing,
     /// The item is in each sparse index the update neither enters nor
-    /// leaves but those whose marker attribute is listed in `absent`; at
-    /// schema version 1, it stores no `_schema` unless `schema_stored`. A
+    /// leaves but those whose marker attribute is listed in `absent`; the
+    /// item of an entity that declares no schema version stores no
+    /// `_schema` unless `schema_stored` (one that declared
+    /// `schema_version = 1` and no longer does left `_schema = 1`). A
     /// failed condition that shows an assumption wrong sends the update
     /// again with the other one.
     InCondition {
@@ -46,7 +48,7 @@ enum Assumed<'a> {
 
 impl Assumed<'_> {
     /// The first assumptions of an update sent by itself: in every sparse
-    /// index, and no `_schema` (version 1 is stored as none).
+    /// index, and no `_schema` unless the entity declares its version.
     const FIRST: Self = Assumed::InCondition {
         absent: &[],
         schema_stored: false,

@@ -265,13 +265,15 @@ fn write_version<E: Entity>(
     Ok(())
 }
 
-/// Whether the condition refuses any stored `_schema`: at schema version 1,
-/// which today's writes store as none, unless the update is inside a
-/// transaction (it cannot be sent again), was told the item stores one, or
-/// read one.
+/// Whether the condition refuses any stored `_schema`: for an entity that
+/// declares no schema version, which writes none, unless the update is
+/// inside a transaction (it cannot be sent again), was told the item
+/// stores one, or read one. (An entity that declares version 1 stores it
+/// as `_schema = 1`, and its items written before the declaration as
+/// none.)
 fn no_stored_schema<E: Entity>(assumed: Assumed<'_>, read: Option<&ReadFirst>) -> bool {
     let read_one = read.is_some_and(|read| read.item.contains_key(SCHEMA_VERSION_ATTRIBUTE));
-    E::SCHEMA.schema_version == 1
+    !E::SCHEMA.schema_declared
         && matches!(
             assumed,
             Assumed::InCondition {
@@ -307,8 +309,7 @@ fn update_condition<E: Entity>(
     );
     // An item stored at another schema version has other attribute
     // names: an update of today's would mix the two. Version 1 is stored
-    // as no `_schema`, or, as earlier releases wrote a declared
-    // `schema_version = 1`, as `_schema = 1`.
+    // as no `_schema`, or as `_schema = 1` by an entity that declares it.
     let current = AttributeValue::N(schema.schema_version.to_string());
     let out = condition.term();
     if assumed.no_stored_schema {

@@ -29,7 +29,7 @@ impl<E: Entity + 'static> Update<E> {
         }
         let schema = &E::SCHEMA;
         let assumes =
-            schema.schema_version == 1 || schema.keys.iter().any(|key| key.membership.is_some());
+            !schema.schema_declared || schema.keys.iter().any(|key| key.membership.is_some());
         let mut absent: Vec<&'static str> = Vec::new();
         let mut schema_stored = false;
         let mut tries = 1;
