@@ -323,6 +323,19 @@ async fn projections_and_older_code_refuse_items_at_another_version() {
     );
 }
 
+/// An update's condition refusing any stored `_schema`, as sent for an
+/// entity that declares no schema version.
+const REFUSING_SCHEMA: &str = "attribute_exists(PK) AND attribute_not_exists(#n1)";
+
+/// An update's condition accepting version 1 stored either way.
+const ACCEPTING_SCHEMA_1: &str =
+    "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)";
+
+/// `text` as a recorded request's `ConditionExpression`.
+fn condition(text: &str) -> Option<serde_json::Value> {
+    Some(serde_json::json!(text))
+}
+
 /// An entity that declares no schema version writes no `_schema`, and an
 /// update's condition refuses any stored one with one call. One that
 /// declares version 1 writes `_schema = 1`, and its items written before the
@@ -364,11 +377,7 @@ async fn an_undeclared_schema_version_is_guarded_by_one_call() {
     let conditions = ddb_tests::recorded_field(&proxy, "UpdateItem", "ConditionExpression");
     assert_eq!(
         conditions,
-        [
-            "attribute_exists(PK) AND attribute_not_exists(#n1)",
-            "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)",
-        ]
-        .map(|c| Some(serde_json::json!(c)))
+        [REFUSING_SCHEMA, ACCEPTING_SCHEMA_1].map(condition)
     );
 }
 
@@ -411,11 +420,7 @@ async fn an_item_left_with_schema_1_by_a_dropped_declaration_is_still_updated() 
     let conditions = ddb_tests::recorded_field(&proxy, "UpdateItem", "ConditionExpression");
     assert_eq!(
         conditions,
-        [
-            "attribute_exists(PK) AND attribute_not_exists(#n1)",
-            "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)",
-        ]
-        .map(|c| Some(serde_json::json!(c)))
+        [REFUSING_SCHEMA, ACCEPTING_SCHEMA_1].map(condition)
     );
 
     // Expecting a version, with the new item back, exactly once, and in a
@@ -481,4 +486,33 @@ async fn an_item_left_with_schema_1_by_a_dropped_declaration_is_still_updated() 
         "{failed:?}"
     );
     assert_eq!(proxy.seen("UpdateItem") - before, 2);
+}
+
+/// The schema version is never removed: an item without it reads as
+/// version 1, and would be migrated from a shape it no longer has.
+#[tokio::test]
+async fn a_backfill_never_removes_the_schema_version() {
+    let (db, _) = with_users(&[]).await;
+    let user = User {
+        id: "u1".into(),
+        first_name: "Ada".into(),
+        last_name: "Lovelace".into(),
+        country: "UK".into(),
+        version: 0,
+    };
+    db.create(&user).send().await.unwrap();
+    let refused = db
+        .backfill::<User>()
+        .remove_attributes(["_schema"])
+        .send()
+        .await;
+    assert!(
+        matches!(&refused, Err(Error::InvalidRequest { reason, .. }) if reason.contains("schema version")),
+        "{refused:?}"
+    );
+    let key = User::key(&"u1".to_string()).unwrap();
+    let raw = ddb_tests::raw_item::<Accounts>(&db, key.to_item())
+        .await
+        .unwrap();
+    assert_eq!(raw["_schema"], AttributeValue::N("3".into()));
 }

@@ -315,12 +315,14 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
             let kept = name == schema.table.pk.name
                 || Some(name.as_str()) == schema.table.sk.map(|a| a.name)
                 || name == schema.table.entity_attribute
+                || name == crate::item::stored::SCHEMA_VERSION_ATTRIBUTE
                 || schema.fields.iter().any(|f| f.attribute == name)
                 || written.contains(&name.as_str());
             if kept {
                 return Err(invalid(format!(
-                    "`{name}` is a key, the entity type, a field or an index attribute of {}; \
-                     the backfill removes only attributes nothing writes any more",
+                    "`{name}` is a key, the entity type, the schema version, a field or an \
+                     index attribute of {}; the backfill removes only attributes nothing \
+                     writes any more",
                     schema.rust_name
                 )));
             }
