@@ -90,14 +90,27 @@ pub(crate) struct Assumptions {
 }
 
 impl Assumptions {
-    /// Whether every assumption holds for `item`, as a failed condition
-    /// returned it.
-    pub fn hold_for(&self, item: &Item) -> bool {
+    /// What `item`, as a failed condition returned it, shows wrong: the
+    /// marker attributes it lacks (the sparse indexes it is not in) and
+    /// whether it stores `_schema`; `None` when every assumption held.
+    pub fn corrected_by(&self, item: &Item) -> Option<(Vec<&'static str>, bool)> {
         let stored = |attribute: &str| item.contains_key(attribute);
-        self.markers
+        let schema_stored = stored(SCHEMA_VERSION_ATTRIBUTE);
+        let held = self
+            .markers
             .iter()
             .all(|&(marker, member)| stored(marker) == member)
-            && !(self.no_stored_schema && stored(SCHEMA_VERSION_ATTRIBUTE))
+            && !(self.no_stored_schema && schema_stored);
+        if held {
+            return None;
+        }
+        let absent = self
+            .markers
+            .iter()
+            .map(|&(marker, _)| marker)
+            .filter(|marker| !stored(marker))
+            .collect();
+        Some((absent, schema_stored))
     }
 }
 

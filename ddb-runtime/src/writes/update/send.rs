@@ -7,7 +7,6 @@ use aws_sdk_dynamodb::types::ReturnValue;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
-use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
 use crate::writes::item::stored_version;
 use crate::writes::plan::{Assumptions, WritePlan};
 use crate::writes::written::{no_return_values, Written};
@@ -56,17 +55,10 @@ impl<E: Entity + 'static> Update<E> {
             else {
                 return sent;
             };
-            let existing = existing.item();
-            if assumptions.hold_for(existing) {
+            let Some((lacking, stored)) = assumptions.corrected_by(existing.item()) else {
                 return sent;
-            }
-            absent = assumptions
-                .markers
-                .iter()
-                .map(|&(marker, _)| marker)
-                .filter(|marker| !existing.contains_key(*marker))
-                .collect();
-            schema_stored = existing.contains_key(SCHEMA_VERSION_ATTRIBUTE);
+            };
+            (absent, schema_stored) = (lacking, stored);
             tries += 1;
             update = again;
         }
