@@ -32,6 +32,7 @@ mod previous_pages;
 mod reads;
 mod scan;
 mod schema;
+mod schema_guard;
 mod segments;
 mod store;
 mod streams;

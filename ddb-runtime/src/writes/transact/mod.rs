@@ -227,11 +227,11 @@ impl TransactWrite {
         }
         // An update that needs no read is planned now; one that reads
         // first, once it has read.
-        let update = match update.plan_unread() {
-            Ok(Ok(plan)) => return self.push_plan(Ok(plan)),
-            Ok(Err(update)) => update,
+        match update.plan_unread() {
+            Ok(Some(plan)) => return self.push_plan(Ok(plan)),
+            Ok(None) => {}
             Err(error) => return self.push_plan::<E>(Err(error)),
-        };
+        }
         let read = Some(update.first_read());
         self.push_later::<E>(read, async move {
             let own = action(&db, update.plan().await?)?;

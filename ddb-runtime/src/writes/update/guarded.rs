@@ -87,7 +87,7 @@ impl<E: Entity + 'static> Update<E> {
         guards
             .retain(|g| !matches!(g.kind(), GuardKind::Release(_)) || !foreign.contains(g.guard()));
         let absent = absent_key_attributes::<E>(&old);
-        let (update, version) = self.conditioned_on_read(&old);
+        let (mut update, version) = self.conditioned_on_read(&old);
         let plan = update
             .plan_with(Assumed::InCondition {
                 absent: &absent,
@@ -100,6 +100,20 @@ impl<E: Entity + 'static> Update<E> {
             read: Some(old),
         };
         Ok((planned, version))
+    }
+
+    /// The same update, its first failure dropped.
+    fn again(&self) -> Self {
+        Self {
+            db: self.db.clone(),
+            key: self.key.clone(),
+            ops: self.ops.clone(),
+            expected_version: self.expected_version,
+            condition: self.condition.clone(),
+            return_new: self.return_new,
+            exactly_once: self.exactly_once,
+            error: None,
+        }
     }
 
     /// The item read with the changes to guarded attributes applied: the

@@ -37,9 +37,9 @@ enum Assumed<'a> {
     /// leaves but those whose marker attribute is listed in `absent`; the
     /// item of an entity that declares no schema version stores no
     /// `_schema` unless `schema_stored` (one that declared
-    /// `schema_version = 1` and no longer does left `_schema = 1`). A
-    /// failed condition that shows an assumption wrong sends the update
-    /// again with the other one.
+    /// `schema_version = 1` and no longer does left `_schema = 1`, which
+    /// the update then removes). A failed condition that shows an
+    /// assumption wrong sends the update again with the other one.
     InCondition {
         absent: &'a [&'static str],
         schema_stored: bool,

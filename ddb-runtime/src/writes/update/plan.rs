@@ -26,36 +26,33 @@ impl<E: Entity + 'static> Update<E> {
     /// recomputed in the same request: from the primary key and the values
     /// the update sets when those are all an index reads, else from the item
     /// read first, with the write conditioned on everything read.
-    pub(crate) async fn plan(self) -> Result<WritePlan<E>> {
+    pub(crate) async fn plan(mut self) -> Result<WritePlan<E>> {
         self.plan_with(Assumed::Nothing).await
     }
 
     /// [`plan`](Self::plan), assuming of the stored item what `assumed`
-    /// says.
-    pub(super) async fn plan_with(self, assumed: Assumed<'_>) -> Result<WritePlan<E>> {
+    /// says. The update stays as it was, to be planned again.
+    pub(super) async fn plan_with(&mut self, assumed: Assumed<'_>) -> Result<WritePlan<E>> {
         match self.planned(assumed, true).await? {
-            Ok(plan) => Ok(plan),
-            Err(update) => Err(Error::InvalidRequest {
+            Some(plan) => Ok(plan),
+            None => Err(Error::InvalidRequest {
                 entity: E::SCHEMA.entity_type,
-                reason: format!(
-                    "{} update planned without its read",
-                    update.key.pk().as_str()
-                ),
+                reason: format!("{} update planned without its read", self.key.pk().as_str()),
             }),
         }
     }
 
-    /// [`plan`](Self::plan) without reading: the update back when it must
+    /// [`plan`](Self::plan) without reading: `None` when the update must
     /// read the item first.
-    pub(crate) fn plan_unread(self) -> Result<std::result::Result<WritePlan<E>, Self>> {
+    pub(crate) fn plan_unread(&mut self) -> Result<Option<WritePlan<E>>> {
         self.plan_unread_with(Assumed::Nothing)
     }
 
     /// [`plan_unread`](Self::plan_unread), assuming what `assumed` says.
     pub(super) fn plan_unread_with(
-        self,
+        &mut self,
         assumed: Assumed<'_>,
-    ) -> Result<std::result::Result<WritePlan<E>, Self>> {
+    ) -> Result<Option<WritePlan<E>>> {
         // Without its read, planning awaits nothing: it is done at once.
         self.planned(assumed, false)
             .now_or_never()
@@ -76,13 +73,13 @@ impl<E: Entity + 'static> Update<E> {
             .dry_request()
     }
 
-    /// The plan; when the update must read first and `may_read` is false,
-    /// the update back, unread.
+    /// The plan; `None` when the update must read first and `may_read` is
+    /// false. A first failure of the update's builder is returned once.
     async fn planned(
-        mut self,
+        &mut self,
         assumed: Assumed<'_>,
         may_read: bool,
-    ) -> Result<std::result::Result<WritePlan<E>, Self>> {
+    ) -> Result<Option<WritePlan<E>>> {
         if let Some(error) = self.error.take() {
             return Err(error);
         }
@@ -121,7 +118,7 @@ impl<E: Entity + 'static> Update<E> {
             .collect();
         let needs_read = changes.needs_read(&stale, &leaving);
         if needs_read && !may_read {
-            return Ok(Err(self));
+            return Ok(None);
         }
         let (expected, read, read_keys) = if needs_read {
             let read = changes
@@ -134,10 +131,16 @@ impl<E: Entity + 'static> Update<E> {
         let markers =
             changes.write_index_keys(&stale, &leaving, read_keys, &mut clauses, &mut p)?;
         write_version::<E>(&mut clauses, &mut p, version, expected)?;
+        let schema_stored = schema_stored(assumed, read.as_ref());
+        if !schema.schema_declared && schema_stored {
+            clauses.remove(&mut p, SCHEMA_VERSION_ATTRIBUTE);
+        }
         let expression = p.fit(schema.entity_type, "update", clauses.into_expression())?;
         let assumptions = Assumptions {
             markers,
-            no_stored_schema: no_stored_schema::<E>(assumed, read.as_ref()),
+            no_stored_schema: !schema.schema_declared
+                && matches!(assumed, Assumed::InCondition { .. })
+                && !schema_stored,
         };
         let condition = update_condition(
             self.condition.as_ref(),
@@ -146,13 +149,13 @@ impl<E: Entity + 'static> Update<E> {
             version.zip(expected),
             &mut p,
         );
-        let mut plan =
-            WritePlan::with_condition(self.key, Action::Update(expression), condition, p)?;
+        let key = self.key.clone();
+        let mut plan = WritePlan::with_condition(key, Action::Update(expression), condition, p)?;
         plan.expected_version = self.expected_version;
         plan.must_exist = true;
         plan.read = read;
         plan.assumed = assumptions;
-        Ok(Ok(plan))
+        Ok(Some(plan))
     }
 }
 
@@ -265,23 +268,20 @@ fn write_version<E: Entity>(
     Ok(())
 }
 
-/// Whether the condition refuses any stored `_schema`: for an entity that
-/// declares no schema version, which writes none, unless the update is
-/// inside a transaction (it cannot be sent again), was told the item
-/// stores one, or read one. (An entity that declares version 1 stores it
-/// as `_schema = 1`, and its items written before the declaration as
-/// none.)
-fn no_stored_schema<E: Entity>(assumed: Assumed<'_>, read: Option<&ReadFirst>) -> bool {
-    let read_one = read.is_some_and(|read| read.item.contains_key(SCHEMA_VERSION_ATTRIBUTE));
-    !E::SCHEMA.schema_declared
-        && matches!(
-            assumed,
-            Assumed::InCondition {
-                schema_stored: false,
-                ..
-            }
-        )
-        && !read_one
+/// Whether the update knows the item stores `_schema`: it was told so (a
+/// failed condition showed it), or read it. An entity that declares no
+/// schema version writes none; one that declared `schema_version = 1` and
+/// no longer does left `_schema = 1`, which such an update then removes
+/// (it reads as version 1 either way), and its condition accepts either.
+fn schema_stored(assumed: Assumed<'_>, read: Option<&ReadFirst>) -> bool {
+    let told = matches!(
+        assumed,
+        Assumed::InCondition {
+            schema_stored: true,
+            ..
+        }
+    );
+    told || read.is_some_and(|read| read.item.contains_key(SCHEMA_VERSION_ATTRIBUTE))
 }
 
 /// The condition, written after the update expression (its placeholders

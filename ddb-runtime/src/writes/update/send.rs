@@ -22,7 +22,7 @@ impl<E: Entity + 'static> Update<E> {
     /// version check) is then applied twice, which matters for `ADD` and
     /// `append`; one whose retry fails its condition, or whose retries run
     /// out, is [`Error::WriteOutcomeUnknown`].
-    pub async fn send(self) -> Result<Written<E>> {
+    pub async fn send(mut self) -> Result<Written<E>> {
         if self.moves_guards() {
             return self.send_moving_guards().await;
         }
@@ -32,22 +32,18 @@ impl<E: Entity + 'static> Update<E> {
         let mut absent: Vec<&'static str> = Vec::new();
         let mut schema_stored = false;
         let mut tries = 1;
-        let mut update = self;
         loop {
-            // A plan whose condition assumed wrong of the stored item (the
-            // membership of a sparse index, whether it stores `_schema`) is
-            // sent once more with what the failure showed.
-            let again = if assumes && tries < ASSUMPTION_TRIES {
-                update.replan()
-            } else {
-                None
-            };
             let assumed = Assumed::InCondition {
                 absent: &absent,
                 schema_stored,
             };
-            let (sent, assumptions) = update.send_with(assumed).await;
-            let Some(again) = again else { return sent };
+            let (sent, assumptions) = self.send_with(assumed).await;
+            if !assumes || tries == ASSUMPTION_TRIES {
+                return sent;
+            }
+            // A condition that assumed wrong of the stored item (the
+            // membership of a sparse index, whether it stores `_schema`)
+            // is sent once more with what the failure showed.
             let Err(Error::ConditionFailed {
                 existing: Some(existing),
                 ..
@@ -60,7 +56,6 @@ impl<E: Entity + 'static> Update<E> {
             };
             (absent, schema_stored) = (lacking, stored);
             tries += 1;
-            update = again;
         }
     }
 
@@ -83,7 +78,7 @@ impl<E: Entity + 'static> Update<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(self) -> Result<crate::DryRun> {
+    pub fn dry_run(mut self) -> Result<crate::DryRun> {
         let schema = &E::SCHEMA;
         if self.moves_guards() {
             no_return_values::<E>(self.return_new)?;
@@ -98,36 +93,14 @@ impl<E: Entity + 'static> Update<E> {
             no_return_values::<E>(return_new)?;
         }
         match self.plan_unread_with(Assumed::FIRST)? {
-            Ok(plan) => plan.dry_run_alone(&db, exactly_once, asked_back(return_new)),
-            Err(update) => Ok(crate::DryRun::of(update.first_read()?, schema).reading_first()),
-        }
-    }
-
-    /// The same update, to plan again; `None` when it cannot be sent.
-    fn replan(&self) -> Option<Self> {
-        if self.error.is_some() {
-            return None;
-        }
-        Some(self.again())
-    }
-
-    /// The same update, its first failure dropped.
-    pub(super) fn again(&self) -> Self {
-        Self {
-            db: self.db.clone(),
-            key: self.key.clone(),
-            ops: self.ops.clone(),
-            expected_version: self.expected_version,
-            condition: self.condition.clone(),
-            return_new: self.return_new,
-            exactly_once: self.exactly_once,
-            error: None,
+            Some(plan) => plan.dry_run_alone(&db, exactly_once, asked_back(return_new)),
+            None => Ok(crate::DryRun::of(self.first_read()?, schema).reading_first()),
         }
     }
 
     /// Sends the update, assuming of the stored item what `assumed` says;
     /// returns the outcome and what its condition assumed.
-    async fn send_with(self, assumed: Assumed<'_>) -> (Result<Written<E>>, Assumptions) {
+    async fn send_with(&mut self, assumed: Assumed<'_>) -> (Result<Written<E>>, Assumptions) {
         let db = self.db.clone();
         let (return_new, exactly_once) = (self.return_new, self.exactly_once);
         if exactly_once {

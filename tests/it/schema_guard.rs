@@ -1,0 +1,499 @@
+//! An update's guard on the schema version. An entity that declares none
+//! writes no `_schema`, and its updates refuse any stored one in one call.
+//! An entity that declared `schema_version = 1` and no longer does left
+//! items with `_schema = 1`: an update of one is sent once more accepting
+//! either, and removes it, so that the next update is one call again.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use ddb_runtime::{Db, Entity, Error, Item, Table, Timestamp};
+use ddb_tests::proxy::{Fault, Proxy};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Table)]
+#[ddb(name = "Profiles", pk = "PK", sk = "SK", ttl = "expiresAt")]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Profiles;
+
+/// Versioned; declares no schema version.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Profiles, entity = "Profile", pk = "PROFILE#{id}", sk = "PROFILE")]
+struct Profile {
+    id: String,
+    name: String,
+    #[ddb(version)]
+    version: u64,
+}
+
+/// Declares the first schema version: writes `_schema = 1`.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Profiles, entity = "Note", pk = "NOTE#{id}", sk = "NOTE")]
+#[ddb(schema_version = 1)]
+struct Note {
+    id: String,
+    text: String,
+    #[ddb(version)]
+    version: u64,
+}
+
+/// No version field; renaming recomputes GSI1's sort key from `level`,
+/// which a rename does not set: the update reads the item first.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Profiles, entity = "Badge", pk = "BADGE#{id}", sk = "BADGE")]
+#[ddb(index(name = "GSI1", pk = "NAME#{name}", sk = "{name}#{level}"))]
+struct Badge {
+    id: String,
+    name: String,
+    level: u64,
+}
+
+/// A unique value, an `updated_at` stamp and a time to live; no version.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Profiles, entity = "Account", pk = "ACCOUNT#{id}", sk = "ACCOUNT")]
+struct Account {
+    id: String,
+    #[ddb(unique)]
+    email: String,
+    plan: String,
+    #[ddb(updated_at)]
+    updated: Timestamp,
+    #[ddb(ttl)]
+    #[serde(rename = "expiresAt")]
+    expires_at: u64,
+}
+
+/// An update's condition refusing any stored `_schema`, as sent for an
+/// entity that declares no schema version.
+const REFUSING_SCHEMA: &str = "attribute_exists(PK) AND attribute_not_exists(#n1)";
+
+/// An update's condition accepting version 1 stored either way.
+const ACCEPTING_SCHEMA_1: &str =
+    "attribute_exists(PK) AND (attribute_not_exists(#n1) OR #n1 = :v2)";
+
+/// `text` as a recorded request's `ConditionExpression`.
+fn condition(text: &str) -> Option<Value> {
+    Some(serde_json::json!(text))
+}
+
+fn profile(id: &str) -> Profile {
+    Profile {
+        id: id.into(),
+        name: "Ada".into(),
+        version: 0,
+    }
+}
+
+fn account(id: &str) -> Account {
+    let in_a_day = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 86_400;
+    Account {
+        id: id.into(),
+        email: format!("{id}@example.com"),
+        plan: "free".into(),
+        updated: Timestamp::now_in_seconds(),
+        expires_at: in_a_day,
+    }
+}
+
+/// Creates `entity` and gives the stored item `_schema = 1`, as code that
+/// declared `schema_version = 1` wrote it. Returns its key.
+async fn stored_with_schema_1<E: Entity + 'static>(db: &Db, entity: &E) -> Item {
+    db.create(entity).send().await.unwrap();
+    let key = entity.primary_key().unwrap().to_item();
+    db.client()
+        .update_item()
+        .table_name(db.table_name::<Profiles>())
+        .set_key(Some(key.clone()))
+        .update_expression("SET #s = :one")
+        .expression_attribute_names("#s", "_schema")
+        .expression_attribute_values(":one", AttributeValue::N("1".into()))
+        .send()
+        .await
+        .unwrap();
+    key
+}
+
+/// The stored item at `key`, as the table holds it.
+async fn raw(db: &Db, key: Item) -> Item {
+    ddb_tests::raw_item::<Profiles>(db, key).await.unwrap()
+}
+
+/// The attribute names `update`'s `REMOVE` clause removes, its placeholders
+/// resolved (`update` is an UpdateItem body or a transaction's `Update`).
+fn removed(update: &Value) -> Vec<String> {
+    let expression = update["UpdateExpression"].as_str().unwrap_or_default();
+    let Some((_, clause)) = expression.split_once("REMOVE ") else {
+        return Vec::new();
+    };
+    let clause = ["SET ", "ADD ", "DELETE "]
+        .iter()
+        .filter_map(|keyword| clause.find(keyword))
+        .min()
+        .map_or(clause, |end| &clause[..end]);
+    clause
+        .split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(|name| {
+            let names = &update["ExpressionAttributeNames"];
+            names[name].as_str().unwrap_or(name).to_owned()
+        })
+        .collect()
+}
+
+/// Whether each recorded UpdateItem removes `_schema`, in order.
+fn updates_removing_schema(proxy: &Proxy) -> Vec<bool> {
+    ddb_tests::recorded_json(proxy, "UpdateItem")
+        .iter()
+        .map(|body| removed(body).contains(&"_schema".to_owned()))
+        .collect()
+}
+
+/// The `Update` actions of the recorded TransactWriteItems, in order.
+fn transaction_updates(proxy: &Proxy) -> Vec<Value> {
+    ddb_tests::recorded_json(proxy, "TransactWriteItems")
+        .into_iter()
+        .flat_map(|body| {
+            body["TransactItems"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|action| action.get("Update").cloned())
+        .collect()
+}
+
+/// An entity that declares no schema version writes no `_schema`, and an
+/// update's condition refuses any stored one with one call. One that
+/// declares version 1 writes `_schema = 1`, and its items written before the
+/// declaration have none: its condition accepts either.
+#[tokio::test]
+async fn an_undeclared_schema_version_is_guarded_by_one_call() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let note = Note {
+        id: "n1".into(),
+        text: "first".into(),
+        version: 0,
+    };
+    db.create(&profile("p1")).send().await.unwrap();
+    db.create(&note).send().await.unwrap();
+    let profile_key = Profile::key(&"p1".to_string()).unwrap();
+    let note_key = Note::key(&"n1".to_string()).unwrap();
+    assert!(!raw(&db, profile_key.to_item())
+        .await
+        .contains_key("_schema"));
+    assert_eq!(
+        raw(&db, note_key.to_item()).await["_schema"],
+        AttributeValue::N("1".into())
+    );
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    proxy.record("UpdateItem");
+    through
+        .update(profile_key)
+        .set(Profile::fields().name, "Grace".to_string())
+        .send()
+        .await
+        .unwrap();
+    through
+        .update(note_key)
+        .set(Note::fields().text, "second".to_string())
+        .send()
+        .await
+        .unwrap();
+    let conditions = ddb_tests::recorded_field(&proxy, "UpdateItem", "ConditionExpression");
+    assert_eq!(
+        conditions,
+        [REFUSING_SCHEMA, ACCEPTING_SCHEMA_1].map(condition)
+    );
+    assert_eq!(updates_removing_schema(&proxy), [false, false]);
+}
+
+/// The first UpdateItem refuses `_schema` and fails; the second accepts
+/// version 1 either way and removes it; the next update is one call.
+#[tokio::test]
+async fn an_item_left_with_schema_1_is_updated_once_more_and_loses_it() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let key = stored_with_schema_1(&db, &profile("p1")).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    let name = Profile::fields().name;
+    let profile_key = Profile::key(&"p1".to_string()).unwrap();
+    proxy.record("UpdateItem");
+
+    let written = through
+        .update(profile_key.clone())
+        .set(name, "Grace".to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(written.version, None, "no version known without return_new");
+    let conditions = ddb_tests::recorded_field(&proxy, "UpdateItem", "ConditionExpression");
+    assert_eq!(
+        conditions,
+        [REFUSING_SCHEMA, ACCEPTING_SCHEMA_1].map(condition)
+    );
+    assert_eq!(updates_removing_schema(&proxy), [false, true]);
+    let stored = raw(&db, key.clone()).await;
+    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_eq!(stored["name"], AttributeValue::S("Grace".into()));
+
+    through
+        .update(profile_key)
+        .set(name, "Hopper".to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(proxy.seen("UpdateItem"), 3);
+    let user = db.get(Profile::key(&"p1".to_string()).unwrap()).send();
+    let user = user.await.unwrap().unwrap();
+    assert_eq!((user.name.as_str(), user.version), ("Hopper", 3));
+}
+
+/// Expecting a version, with the new item back, and exactly once: each is
+/// sent once more and removes `_schema`.
+#[tokio::test]
+async fn every_way_of_sending_an_update_by_itself_removes_schema_1() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    let name = Profile::fields().name;
+    let key = |id: &str| Profile::key(&id.to_string()).unwrap();
+    proxy.record("UpdateItem");
+    proxy.record("TransactWriteItems");
+
+    let expecting = stored_with_schema_1(&db, &profile("expecting")).await;
+    let written = through
+        .update(key("expecting"))
+        .set(name, "Grace".to_string())
+        .expect_version(1)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(written.version, Some(2));
+
+    let returning = stored_with_schema_1(&db, &profile("returning")).await;
+    let written = through
+        .update(key("returning"))
+        .set(name, "Grace".to_string())
+        .return_new(true)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(written.version, Some(2));
+    let returned = written.item.unwrap();
+    assert_eq!(returned.name, "Grace");
+    assert_eq!(updates_removing_schema(&proxy), [false, true, false, true]);
+
+    let once = stored_with_schema_1(&db, &profile("once")).await;
+    through
+        .update(key("once"))
+        .set(name, "Grace".to_string())
+        .exactly_once(true)
+        .send()
+        .await
+        .unwrap();
+    let sent = transaction_updates(&proxy);
+    let removes: Vec<bool> = sent
+        .iter()
+        .map(|update| removed(update).contains(&"_schema".to_owned()))
+        .collect();
+    assert_eq!(removes, [false, true]);
+    assert_eq!(
+        sent.iter()
+            .map(|update| update["ConditionExpression"].clone())
+            .collect::<Vec<_>>(),
+        [REFUSING_SCHEMA, ACCEPTING_SCHEMA_1].map(|c| serde_json::json!(c))
+    );
+
+    for key in [expecting, returning, once] {
+        let stored = raw(&db, key).await;
+        assert!(!stored.contains_key("_schema"), "{stored:?}");
+        assert_eq!(stored["name"], AttributeValue::S("Grace".into()));
+        assert_eq!(stored["version"], AttributeValue::N("2".into()));
+    }
+}
+
+/// Inside a transaction an update is sent once: its condition accepts
+/// either from the start, and it leaves `_schema` as it found it. A
+/// failure of the caller's own condition is reported as such after the
+/// second UpdateItem, and changes nothing.
+#[tokio::test]
+async fn a_transaction_keeps_schema_1_and_a_caller_condition_still_fails() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let key = stored_with_schema_1(&db, &profile("p1")).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    let name = Profile::fields().name;
+    let profile_key = Profile::key(&"p1".to_string()).unwrap();
+    proxy.record("TransactWriteItems");
+    through
+        .transact_write()
+        .update(
+            through
+                .update(profile_key.clone())
+                .set(name, "Turing".to_string()),
+        )
+        .send()
+        .await
+        .unwrap();
+    let sent = transaction_updates(&proxy);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["ConditionExpression"], ACCEPTING_SCHEMA_1);
+    assert!(removed(&sent[0]).is_empty(), "{:?}", sent[0]);
+    let stored = raw(&db, key.clone()).await;
+    assert_eq!(stored["_schema"], AttributeValue::N("1".into()));
+
+    let failed = through
+        .update(profile_key)
+        .set(name, "Hamilton".to_string())
+        .condition(name.eq("never".to_string()))
+        .send()
+        .await;
+    assert!(
+        matches!(
+            &failed,
+            Err(Error::ConditionFailed {
+                existing: Some(_),
+                ..
+            })
+        ),
+        "{failed:?}"
+    );
+    assert_eq!(proxy.seen("UpdateItem"), 2);
+    assert_eq!(raw(&db, key).await, stored);
+}
+
+/// An update that reads the item first sees `_schema`: one UpdateItem,
+/// accepting version 1 either way and removing it, the index keys right.
+#[tokio::test]
+async fn an_update_that_reads_first_removes_the_schema_it_read() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let badge = Badge {
+        id: "b1".into(),
+        name: "Bronze".into(),
+        level: 3,
+    };
+    let key = stored_with_schema_1(&db, &badge).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    proxy.record("UpdateItem");
+    through
+        .update(badge.primary_key().unwrap())
+        .set(Badge::fields().name, "Silver".to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(proxy.seen("GetItem"), 1);
+    assert_eq!(proxy.seen("UpdateItem"), 1);
+    assert_eq!(updates_removing_schema(&proxy), [true]);
+    let stored = raw(&db, key).await;
+    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_eq!(stored["GSI1PK"], AttributeValue::S("NAME#Silver".into()));
+    assert_eq!(
+        stored["GSI1SK"],
+        AttributeValue::S("Silver#00000000000000000003".into())
+    );
+}
+
+/// An entity with a unique value, an `updated_at` stamp and a time to live,
+/// without a version: a plain update is sent once more and removes
+/// `_schema`; one that moves the unique value reads the item first and
+/// removes it in the transaction that moves the guard.
+#[tokio::test]
+async fn stamps_expiry_and_unique_values_take_schema_1_away_too() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let plain = stored_with_schema_1(&db, &account("a1")).await;
+    let moved = stored_with_schema_1(&db, &account("a2")).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    let fields = Account::fields();
+    let key = |id: &str| Account::key(&id.to_string()).unwrap();
+    proxy.record("UpdateItem");
+    proxy.record("TransactWriteItems");
+
+    through
+        .update(key("a1"))
+        .set(fields.plan, "pro".to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(updates_removing_schema(&proxy), [false, true]);
+    let stored = raw(&db, plain).await;
+    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_eq!(stored["plan"], AttributeValue::S("pro".into()));
+
+    through
+        .update(key("a2"))
+        .set(fields.email, "new@example.com".to_string())
+        .send()
+        .await
+        .unwrap();
+    let sent = transaction_updates(&proxy);
+    assert_eq!(sent.len(), 1);
+    assert!(removed(&sent[0]).contains(&"_schema".to_owned()));
+    let stored = raw(&db, moved).await;
+    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    let email = "new@example.com".to_string();
+    let found = db.get_unique(Account::by_email(&email)).send();
+    let found = found.await.unwrap();
+    assert_eq!(found.map(|a| a.id), Some("a2".to_string()));
+}
+
+/// A ConditionalCheckFailedException without the item, as a server that
+/// ignores ALL_OLD answers it.
+fn condition_failed_without_item() -> Fault {
+    let body = serde_json::json!({
+        "__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
+        "message": "The conditional request failed",
+    });
+    Fault::Json(400, body.to_string())
+}
+
+/// On a server that answers a failed condition without the item, the item
+/// read back shows `_schema`, and the update is sent once more.
+#[tokio::test]
+async fn the_item_read_back_after_a_failed_condition_shows_schema_1() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let key = stored_with_schema_1(&db, &profile("p1")).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    proxy.fail("UpdateItem", 1, condition_failed_without_item());
+    through
+        .update(Profile::key(&"p1".to_string()).unwrap())
+        .set(Profile::fields().name, "Grace".to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(proxy.seen("GetItem"), 1, "read back once");
+    assert_eq!(proxy.seen("UpdateItem"), 2);
+    let stored = raw(&db, key).await;
+    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_eq!(stored["name"], AttributeValue::S("Grace".into()));
+}
+
+/// The first UpdateItem's answer is lost and the SDK sends it again: both
+/// fail on `_schema`, but ddb cannot tell that the first was not applied
+/// and then overwritten, so the outcome is unknown and nothing is sent
+/// after. The item is as it was; the caller's retry then lands.
+#[tokio::test]
+async fn a_lost_answer_on_an_item_with_schema_1_is_an_unknown_outcome() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let key = stored_with_schema_1(&db, &profile("p1")).await;
+    let before = raw(&db, key.clone()).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    let update = || {
+        through
+            .update(Profile::key(&"p1".to_string()).unwrap())
+            .set(Profile::fields().name, "Grace".to_string())
+    };
+    proxy.fail("UpdateItem", 1, Fault::DropResponse);
+    let lost = update().send().await;
+    assert!(
+        matches!(&lost, Err(Error::WriteOutcomeUnknown { .. })),
+        "{lost:?}"
+    );
+    assert_eq!(proxy.seen("UpdateItem"), 2);
+    assert_eq!(raw(&db, key.clone()).await, before);
+
+    update().send().await.unwrap();
+    let stored = raw(&db, key).await;
+    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_eq!(stored["name"], AttributeValue::S("Grace".into()));
+}
