@@ -5,6 +5,7 @@
 //! either, and removes it, so that the next update is one call again.
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use ddb_runtime::dry_run::Request;
 use ddb_runtime::{Db, Entity, Error, Item, Table, Timestamp};
 use ddb_tests::proxy::{Fault, Proxy};
 use serde::{Deserialize, Serialize};
@@ -45,6 +46,20 @@ struct Badge {
     id: String,
     name: String,
     level: u64,
+}
+
+/// Declares the first schema version, reads first to rename (as `Badge`)
+/// and holds a unique value: its updates keep `_schema = 1` on every path.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Profiles, entity = "Medal", pk = "MEDAL#{id}", sk = "MEDAL")]
+#[ddb(index(name = "GSI1", pk = "NAME#{name}", sk = "{name}#{level}"))]
+#[ddb(schema_version = 1)]
+struct Medal {
+    id: String,
+    name: String,
+    level: u64,
+    #[ddb(unique)]
+    code: String,
 }
 
 /// A unique value, an `updated_at` stamp and a time to live; no version.
@@ -144,6 +159,30 @@ fn removed(update: &Value) -> Vec<String> {
         .collect()
 }
 
+/// `body`'s `ConditionExpression` with its name and value placeholders
+/// replaced by the names and the scalar values they stand for.
+fn resolved_condition(body: &Value) -> String {
+    let mut condition = body["ConditionExpression"].as_str().unwrap().to_owned();
+    let placeholders = |field: &str| body[field].as_object().cloned().unwrap_or_default();
+    let mut all: Vec<(String, String)> = placeholders("ExpressionAttributeNames")
+        .into_iter()
+        .map(|(name, value)| (name, value.as_str().unwrap().to_owned()))
+        .collect();
+    for (name, value) in placeholders("ExpressionAttributeValues") {
+        let scalar = value.as_object().and_then(|v| v.values().next().cloned());
+        all.push((
+            name,
+            scalar.and_then(|v| v.as_str().map(str::to_owned)).unwrap(),
+        ));
+    }
+    // The longest first, so that `#n1` does not replace the start of `#n10`.
+    all.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
+    for (name, value) in all {
+        condition = condition.replace(&name, &value);
+    }
+    condition
+}
+
 /// Whether each recorded UpdateItem removes `_schema`, in order.
 fn updates_removing_schema(proxy: &Proxy) -> Vec<bool> {
     ddb_tests::recorded_json(proxy, "UpdateItem")
@@ -221,6 +260,19 @@ async fn an_item_left_with_schema_1_is_updated_once_more_and_loses_it() {
     let name = Profile::fields().name;
     let profile_key = Profile::key(&"p1".to_string()).unwrap();
     proxy.record("UpdateItem");
+
+    // The dry run shows the first request: it cannot know the item.
+    let dry = through
+        .update(profile_key.clone())
+        .set(name, "Grace".to_string())
+        .dry_run()
+        .unwrap();
+    let Some(Request::UpdateItemInput(first)) = dry.input() else {
+        panic!("an UpdateItem: {dry}");
+    };
+    assert_eq!(first.condition_expression(), Some(REFUSING_SCHEMA));
+    let expression = first.update_expression().unwrap_or_default();
+    assert!(!expression.contains("REMOVE"), "{expression}");
 
     let written = through
         .update(profile_key.clone())
@@ -314,9 +366,9 @@ async fn every_way_of_sending_an_update_by_itself_removes_schema_1() {
     }
 }
 
-/// Inside a transaction an update is sent once: its condition accepts
-/// either from the start, and it leaves `_schema` as it found it. A
-/// failure of the caller's own condition is reported as such after the
+/// Inside a transaction an update is sent once: one that does not read the
+/// item accepts either from the start and leaves `_schema` as it found it.
+/// A failure of the caller's own condition is reported as such after the
 /// second UpdateItem, and changes nothing.
 #[tokio::test]
 async fn a_transaction_keeps_schema_1_and_a_caller_condition_still_fails() {
@@ -385,6 +437,11 @@ async fn an_update_that_reads_first_removes_the_schema_it_read() {
     assert_eq!(proxy.seen("GetItem"), 1);
     assert_eq!(proxy.seen("UpdateItem"), 1);
     assert_eq!(updates_removing_schema(&proxy), [true]);
+    let sent = &ddb_tests::recorded_json(&proxy, "UpdateItem")[0];
+    assert_eq!(
+        resolved_condition(sent),
+        "attribute_exists(PK) AND (attribute_not_exists(_schema) OR _schema = 1) AND level = 3"
+    );
     let stored = raw(&db, key).await;
     assert!(!stored.contains_key("_schema"), "{stored:?}");
     assert_eq!(stored["GSI1PK"], AttributeValue::S("NAME#Silver".into()));
@@ -392,6 +449,89 @@ async fn an_update_that_reads_first_removes_the_schema_it_read() {
         stored["GSI1SK"],
         AttributeValue::S("Silver#00000000000000000003".into())
     );
+}
+
+/// In a transaction too, an update that reads the item first removes the
+/// `_schema` it read.
+#[tokio::test]
+async fn a_transaction_update_that_reads_first_removes_the_schema_it_read() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let badge = Badge {
+        id: "b1".into(),
+        name: "Bronze".into(),
+        level: 3,
+    };
+    let key = stored_with_schema_1(&db, &badge).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    proxy.record("TransactWriteItems");
+    let rename = through
+        .update(badge.primary_key().unwrap())
+        .set(Badge::fields().name, "Gold".to_string());
+    through
+        .transact_write()
+        .update(rename)
+        .send()
+        .await
+        .unwrap();
+    let sent = transaction_updates(&proxy);
+    assert_eq!(sent.len(), 1);
+    assert!(removed(&sent[0]).contains(&"_schema".to_owned()));
+    let stored = raw(&db, key).await;
+    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_eq!(stored["GSI1PK"], AttributeValue::S("NAME#Gold".into()));
+}
+
+/// An entity that declares `schema_version = 1` writes `_schema = 1`, and
+/// no update removes it: not one that reads the item first, not one that
+/// moves a unique value, alone or in a transaction.
+#[tokio::test]
+async fn an_entity_that_declares_its_version_keeps_schema_on_every_path() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let medal = Medal {
+        id: "m1".into(),
+        name: "Bronze".into(),
+        level: 3,
+        code: "BR-3".into(),
+    };
+    db.create(&medal).send().await.unwrap();
+    let key = medal.primary_key().unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    proxy.record("UpdateItem");
+    proxy.record("TransactWriteItems");
+    let fields = Medal::fields();
+    through
+        .update(key.clone())
+        .set(fields.name, "Silver".to_string())
+        .send()
+        .await
+        .unwrap();
+    through
+        .update(key.clone())
+        .set(fields.code, "SI-3".to_string())
+        .send()
+        .await
+        .unwrap();
+    let rename = through
+        .update(key.clone())
+        .set(fields.name, "Gold".to_string());
+    through
+        .transact_write()
+        .update(rename)
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(updates_removing_schema(&proxy), [false]);
+    let sent = transaction_updates(&proxy);
+    assert_eq!(sent.len(), 2);
+    assert!(
+        sent.iter().all(|update| removed(update).is_empty()),
+        "{sent:?}"
+    );
+    let stored = raw(&db, key.to_item()).await;
+    assert_eq!(stored["_schema"], AttributeValue::N("1".into()));
+    assert_eq!(stored["GSI1PK"], AttributeValue::S("NAME#Gold".into()));
+    assert_eq!(stored["code"], AttributeValue::S("SI-3".into()));
 }
 
 /// An entity with a unique value, an `updated_at` stamp and a time to live,

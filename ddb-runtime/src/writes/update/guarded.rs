@@ -72,9 +72,7 @@ impl<E: Entity + 'static> Update<E> {
         &mut self,
         foreign: &[KeyValues],
     ) -> Result<(GuardedPlan<E>, Option<u64>)> {
-        if let Some(error) = self.error.take() {
-            return Err(error);
-        }
+        self.refusal()?;
         let old = read_stored::<E>(&self.db, &self.key).await?;
         let Some(old) = old.filter(|item| !expired(&E::SCHEMA, item)) else {
             return Err(Error::NotFound {
@@ -102,7 +100,8 @@ impl<E: Entity + 'static> Update<E> {
         Ok((planned, version))
     }
 
-    /// The same update, its first failure dropped.
+    /// A copy of the update, to condition on what was read (its builder's
+    /// failure, if any, was taken out before: see `refusal`).
     fn again(&self) -> Self {
         Self {
             db: self.db.clone(),

@@ -320,6 +320,19 @@ impl<E: Entity + 'static> Update<E> {
         &self.key
     }
 
+    /// The first failure of the update's builder, taken out. Its changes
+    /// go with it: planned again, the update has nothing to send rather
+    /// than the changes the builder accepted.
+    fn refusal(&mut self) -> Result<()> {
+        match self.error.take() {
+            Some(error) => {
+                self.ops.clear();
+                Err(error)
+            }
+            None => Ok(()),
+        }
+    }
+
     fn push(mut self, op: Result<Op>) -> Self {
         let checked = op
             .and_then(attribute_key_op::<E>)

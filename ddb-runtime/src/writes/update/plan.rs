@@ -31,7 +31,8 @@ impl<E: Entity + 'static> Update<E> {
     }
 
     /// [`plan`](Self::plan), assuming of the stored item what `assumed`
-    /// says. The update stays as it was, to be planned again.
+    /// says. An update its builder accepted stays as it was, to be planned
+    /// again with other assumptions.
     pub(super) async fn plan_with(&mut self, assumed: Assumed<'_>) -> Result<WritePlan<E>> {
         match self.planned(assumed, true).await? {
             Some(plan) => Ok(plan),
@@ -74,15 +75,13 @@ impl<E: Entity + 'static> Update<E> {
     }
 
     /// The plan; `None` when the update must read first and `may_read` is
-    /// false. A first failure of the update's builder is returned once.
+    /// false.
     async fn planned(
         &mut self,
         assumed: Assumed<'_>,
         may_read: bool,
     ) -> Result<Option<WritePlan<E>>> {
-        if let Some(error) = self.error.take() {
-            return Err(error);
-        }
+        self.refusal()?;
         check_changes::<E>(&self.ops)?;
         let schema = &E::SCHEMA;
         let mut p = Placeholders::default();
