@@ -13,7 +13,7 @@ use crate::unique::{Accounts, User};
 
 /// A ConditionalCheckFailedException without the item, as a server that
 /// ignores ALL_OLD answers it.
-fn condition_failed_without_item() -> Fault {
+pub(crate) fn condition_failed_without_item() -> Fault {
     let body = serde_json::json!({
         "__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
         "message": "The conditional request failed",

@@ -11,6 +11,8 @@ use ddb_tests::proxy::{Fault, Proxy};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::condition_read_back::condition_failed_without_item;
+
 #[derive(Table)]
 #[ddb(name = "Profiles", pk = "PK", sk = "SK", ttl = "expiresAt")]
 #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
@@ -129,6 +131,19 @@ async fn stored_with_schema_1<E: Entity + 'static>(db: &Db, entity: &E) -> Item 
         .await
         .unwrap();
     key
+}
+
+fn bronze_badge() -> Badge {
+    Badge {
+        id: "b1".into(),
+        name: "Bronze".into(),
+        level: 3,
+    }
+}
+
+/// Fails unless `stored` lacks `_schema`.
+fn assert_no_schema(stored: &Item) {
+    assert!(!stored.contains_key("_schema"), "{stored:?}");
 }
 
 /// The stored item at `key`, as the table holds it.
@@ -288,7 +303,7 @@ async fn an_item_left_with_schema_1_is_updated_once_more_and_loses_it() {
     );
     assert_eq!(updates_removing_schema(&proxy), [false, true]);
     let stored = raw(&db, key.clone()).await;
-    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_no_schema(&stored);
     assert_eq!(stored["name"], AttributeValue::S("Grace".into()));
 
     through
@@ -360,7 +375,7 @@ async fn every_way_of_sending_an_update_by_itself_removes_schema_1() {
 
     for key in [expecting, returning, once] {
         let stored = raw(&db, key).await;
-        assert!(!stored.contains_key("_schema"), "{stored:?}");
+        assert_no_schema(&stored);
         assert_eq!(stored["name"], AttributeValue::S("Grace".into()));
         assert_eq!(stored["version"], AttributeValue::N("2".into()));
     }
@@ -420,11 +435,7 @@ async fn a_transaction_keeps_schema_1_and_a_caller_condition_still_fails() {
 #[tokio::test]
 async fn an_update_that_reads_first_removes_the_schema_it_read() {
     let db = ddb_tests::db_with_table::<Profiles>().await;
-    let badge = Badge {
-        id: "b1".into(),
-        name: "Bronze".into(),
-        level: 3,
-    };
+    let badge = bronze_badge();
     let key = stored_with_schema_1(&db, &badge).await;
     let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
     proxy.record("UpdateItem");
@@ -443,7 +454,7 @@ async fn an_update_that_reads_first_removes_the_schema_it_read() {
         "attribute_exists(PK) AND (attribute_not_exists(_schema) OR _schema = 1) AND level = 3"
     );
     let stored = raw(&db, key).await;
-    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_no_schema(&stored);
     assert_eq!(stored["GSI1PK"], AttributeValue::S("NAME#Silver".into()));
     assert_eq!(
         stored["GSI1SK"],
@@ -456,11 +467,7 @@ async fn an_update_that_reads_first_removes_the_schema_it_read() {
 #[tokio::test]
 async fn a_transaction_update_that_reads_first_removes_the_schema_it_read() {
     let db = ddb_tests::db_with_table::<Profiles>().await;
-    let badge = Badge {
-        id: "b1".into(),
-        name: "Bronze".into(),
-        level: 3,
-    };
+    let badge = bronze_badge();
     let key = stored_with_schema_1(&db, &badge).await;
     let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
     proxy.record("TransactWriteItems");
@@ -477,7 +484,7 @@ async fn a_transaction_update_that_reads_first_removes_the_schema_it_read() {
     assert_eq!(sent.len(), 1);
     assert!(removed(&sent[0]).contains(&"_schema".to_owned()));
     let stored = raw(&db, key).await;
-    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_no_schema(&stored);
     assert_eq!(stored["GSI1PK"], AttributeValue::S("NAME#Gold".into()));
 }
 
@@ -557,7 +564,7 @@ async fn stamps_expiry_and_unique_values_take_schema_1_away_too() {
         .unwrap();
     assert_eq!(updates_removing_schema(&proxy), [false, true]);
     let stored = raw(&db, plain).await;
-    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_no_schema(&stored);
     assert_eq!(stored["plan"], AttributeValue::S("pro".into()));
 
     through
@@ -570,21 +577,11 @@ async fn stamps_expiry_and_unique_values_take_schema_1_away_too() {
     assert_eq!(sent.len(), 1);
     assert!(removed(&sent[0]).contains(&"_schema".to_owned()));
     let stored = raw(&db, moved).await;
-    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_no_schema(&stored);
     let email = "new@example.com".to_string();
     let found = db.get_unique(Account::by_email(&email)).send();
     let found = found.await.unwrap();
     assert_eq!(found.map(|a| a.id), Some("a2".to_string()));
-}
-
-/// A ConditionalCheckFailedException without the item, as a server that
-/// ignores ALL_OLD answers it.
-fn condition_failed_without_item() -> Fault {
-    let body = serde_json::json!({
-        "__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
-        "message": "The conditional request failed",
-    });
-    Fault::Json(400, body.to_string())
 }
 
 /// On a server that answers a failed condition without the item, the item
@@ -604,7 +601,7 @@ async fn the_item_read_back_after_a_failed_condition_shows_schema_1() {
     assert_eq!(proxy.seen("GetItem"), 1, "read back once");
     assert_eq!(proxy.seen("UpdateItem"), 2);
     let stored = raw(&db, key).await;
-    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_no_schema(&stored);
     assert_eq!(stored["name"], AttributeValue::S("Grace".into()));
 }
 
@@ -634,6 +631,6 @@ async fn a_lost_answer_on_an_item_with_schema_1_is_an_unknown_outcome() {
 
     update().send().await.unwrap();
     let stored = raw(&db, key).await;
-    assert!(!stored.contains_key("_schema"), "{stored:?}");
+    assert_no_schema(&stored);
     assert_eq!(stored["name"], AttributeValue::S("Grace".into()));
 }
