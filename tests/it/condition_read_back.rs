@@ -173,6 +173,54 @@ async fn a_guarded_write_in_a_transaction_answered_without_the_item_reads_it_bac
     );
 }
 
+/// Two actions of a transaction fail their conditions, answered without
+/// their items: both items are read back at once, not one after the other
+/// (the first read-back is held until the second has arrived).
+#[tokio::test]
+async fn the_items_of_several_failed_actions_are_read_back_concurrently() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let first = order_changed_since_read(&db, "R5").await;
+    let second = order_changed_since_read(&db, "R6").await;
+    let reason = serde_json::json!({ "Code": "ConditionalCheckFailed", "Message": "The conditional request failed" });
+    let body = serde_json::json!({
+        "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+        "message": "Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed, ConditionalCheckFailed]",
+        "CancellationReasons": [reason, reason],
+    });
+    proxy.fail("TransactWriteItems", 1, Fault::Json(400, body.to_string()));
+    let held = proxy.hold("GetItem");
+
+    let transaction = through
+        .transact_write()
+        .put(through.put(&first))
+        .put(through.put(&second));
+    let sent = tokio::spawn(transaction.send());
+    held.applied().await;
+    let mut waited = 0;
+    while proxy.seen("GetItem") < 2 && waited < 200 {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        waited += 1;
+    }
+    let seen = proxy.seen("GetItem");
+    held.release();
+    assert_eq!(seen, 2, "the second read-back waited for the first");
+    match sent.await.unwrap() {
+        Err(Error::TransactionCanceled { reasons }) => {
+            for reason in &reasons {
+                let stored: Order = reason
+                    .existing
+                    .as_ref()
+                    .expect("read back")
+                    .decode()
+                    .unwrap();
+                assert_eq!(stored.version, 2);
+            }
+        }
+        other => panic!("both conditions failed: {other:?}"),
+    }
+}
+
 #[derive(Table)]
 #[ddb(name = "Profiles", pk = "PK", sk = "SK")]
 struct Profiles;

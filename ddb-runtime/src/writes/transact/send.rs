@@ -188,19 +188,22 @@ fn read_back_sent(attempts: &Attempts) -> Option<Vec<TransactWriteItem>> {
 
 /// `error` with the item each failed condition met: the one DynamoDB
 /// returned, or, on a server that left it out, the item read back (see
-/// `writes::condition_met`).
+/// `writes::condition_met`), the read-backs sent together.
 pub(super) async fn items_met(db: &Db, actions: &[Action], mut error: Error) -> Error {
     let Error::TransactionCanceled { reasons } = &mut error else {
         return error;
     };
     let failed = actions.iter().zip(reasons.iter_mut());
-    for (action, reason) in failed.filter(|(_, r)| r.code == "ConditionalCheckFailed") {
-        let (keys, name) = action.table;
-        let at = (name(db), action.entity);
-        let returned = reason.existing.take().map(|ExistingItem(item)| item);
-        let met = item_met(db, at, || action.key.to_item(keys), returned).await;
-        reason.existing = met.map(ExistingItem);
-    }
+    let reads = failed
+        .filter(|(_, r)| r.code == "ConditionalCheckFailed")
+        .map(|(action, reason)| async move {
+            let (keys, name) = action.table;
+            let at = (name(db), action.entity);
+            let returned = reason.existing.take().map(|ExistingItem(item)| item);
+            let met = item_met(db, at, || action.key.to_item(keys), returned).await;
+            reason.existing = met.map(ExistingItem);
+        });
+    futures::future::join_all(reads).await;
     error
 }
 
