@@ -634,3 +634,114 @@ async fn a_lost_answer_on_an_item_with_schema_1_is_an_unknown_outcome() {
     assert_no_schema(&stored);
     assert_eq!(stored["name"], AttributeValue::S("Grace".into()));
 }
+
+/// A counter that declares no schema version.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Profiles, entity = "Tally", pk = "TALLY#{id}", sk = "TALLY")]
+struct Tally {
+    id: u32,
+    count: u64,
+    #[ddb(version)]
+    version: u64,
+}
+
+/// Concurrent updates of items left with `_schema = 1`, while an old
+/// release puts `_schema = 1` back on them: every update lands once, sent
+/// again when it met `_schema`. The raw table at the end holds, per item,
+/// as many counts and versions as updates reported written (the version
+/// from the create's 1), and no
+/// `_schema` but what the old release wrote after the last update.
+/// `DDB_STRESS=large` runs 32 tasks of 100 updates; `DDB_STRESS_SEED=<n>`
+/// picks the seed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_updates_of_items_with_schema_1_each_land_once() {
+    ddb_tests::requires!(AtomicConditionalWrites);
+    let large = std::env::var("DDB_STRESS").is_ok_and(|v| v == "large");
+    let (tasks, steps, items): (u32, u32, u32) = if large { (32, 100, 8) } else { (8, 12, 3) };
+    let seed: u64 = std::env::var("DDB_STRESS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5C4E_2026);
+    let db = std::sync::Arc::new(ddb_tests::db_with_table::<Profiles>().await);
+    for id in 0..items {
+        let tally = Tally {
+            id,
+            count: 0,
+            version: 0,
+        };
+        stored_with_schema_1(&db, &tally).await;
+    }
+    let table = db.table_name::<Profiles>().to_owned();
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    let through = std::sync::Arc::new(through);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // The old release: `_schema = 1` back on a random item, again and again.
+    let old_release = {
+        let (client, table, done) = (db.client().clone(), table.clone(), done.clone());
+        let mut rng = ddb_tests::SplitMix64(seed);
+        tokio::spawn(async move {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let id = rng.below(u64::from(items)) as u32;
+                let key = Tally::key(&id).unwrap().to_item();
+                client
+                    .update_item()
+                    .table_name(&table)
+                    .set_key(Some(key))
+                    .update_expression("SET #s = :one")
+                    .expression_attribute_names("#s", "_schema")
+                    .expression_attribute_values(":one", AttributeValue::N("1".into()))
+                    .send()
+                    .await
+                    .unwrap();
+                tokio::task::yield_now().await;
+            }
+        })
+    };
+    let mut handles = Vec::new();
+    for task in 0..tasks {
+        let db = through.clone();
+        let mut rng = ddb_tests::SplitMix64(seed ^ (u64::from(task) + 1).wrapping_mul(0x9E37));
+        handles.push(tokio::spawn(async move {
+            let mut written = vec![0u64; items as usize];
+            for _ in 0..steps {
+                let id = rng.below(u64::from(items)) as u32;
+                db.update(Tally::key(&id).unwrap())
+                    .add(Tally::fields().count, 1)
+                    .send()
+                    .await
+                    .unwrap();
+                written[id as usize] += 1;
+            }
+            written
+        }));
+    }
+    let mut written = vec![0u64; items as usize];
+    for handle in handles {
+        for (total, own) in written.iter_mut().zip(handle.await.unwrap()) {
+            *total += own;
+        }
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    old_release.await.unwrap();
+
+    let stored = ddb_tests::scan_raw::<Profiles>(&db).await;
+    assert_eq!(stored.len(), items as usize, "{stored:?}");
+    for item in stored {
+        let tally: Tally = serde_dynamo::from_item(item.clone()).unwrap();
+        let expected = written[tally.id as usize];
+        // Created at version 1, and one more per update.
+        assert_eq!(
+            (tally.count, tally.version),
+            (expected, expected + 1),
+            "{item:?}"
+        );
+        if let Some(schema) = item.get("_schema") {
+            assert_eq!(schema, &AttributeValue::N("1".into()), "{item:?}");
+        }
+    }
+    assert_eq!(written.iter().sum::<u64>(), u64::from(tasks * steps));
+    assert!(
+        proxy.seen("UpdateItem") > (tasks * steps) as usize,
+        "some updates met `_schema` and were sent again"
+    );
+}
