@@ -6,7 +6,7 @@
 //! rounds (default 9), ddb and raw alternating which goes first (which
 //! table is created and seeded first, and which side runs first), each on a
 //! fresh table. A workload that repeats its operation is cut into parts
-//! the two sides take in turn (30 creates of one side, 30 of the other,
+//! the two sides take in turn (100 creates of one side, 100 of the other,
 //! ...), so a slow moment of the machine weighs on both; a backfill, which
 //! changes its whole table, starts each part from fresh tables. It prints the
 //! medians (the ratio is the median of the rounds' own ratios):
@@ -107,9 +107,10 @@ impl Run {
 /// one operation).
 fn repeats(workload: Workload) -> usize {
     match workload {
-        Workload::Creates | Workload::ExactlyOnceCreates | Workload::Gets => 300,
-        Workload::Latest20 | Workload::Ship => 100,
-        Workload::Transactions => 50,
+        Workload::Creates | Workload::ExactlyOnceCreates | Workload::Gets => 1000,
+        Workload::Ship => 500,
+        Workload::Latest20 => 300,
+        Workload::Transactions => 200,
         Workload::Collection | Workload::Backfill | Workload::OpenOrders | Workload::BatchGet => 10,
         Workload::AllPages => 5,
         Workload::BatchPut => 4,
@@ -118,8 +119,8 @@ fn repeats(workload: Workload) -> usize {
 }
 
 /// A workload's operations cut into parts the two sides take in turn, so
-/// a slow moment of the machine weighs on both: up to ten parts (30
-/// creates of one side, then 30 of the other, ...), or one for a single
+/// a slow moment of the machine weighs on both: up to ten parts (100
+/// creates of one side, then 100 of the other, ...), or one for a single
 /// operation.
 fn parts(workload: Workload) -> Vec<Range<usize>> {
     let repeats = repeats(workload);
@@ -354,12 +355,12 @@ enum Workload {
 }
 
 const WORKLOADS: [(Workload, &str); 13] = [
-    (Workload::Creates, "300 sequential idempotent creates"),
+    (Workload::Creates, "1,000 sequential idempotent creates"),
     (
         Workload::ExactlyOnceCreates,
-        "300 sequential exactly-once creates (one-action transactions)",
+        "1,000 sequential exactly-once creates (one-action transactions)",
     ),
-    (Workload::Gets, "300 GetItems"),
+    (Workload::Gets, "1,000 GetItems"),
     (
         Workload::BatchPut,
         "batch put of 2,500 orders, 4 concurrent, x4",
@@ -368,8 +369,8 @@ const WORKLOADS: [(Workload, &str); 13] = [
         Workload::AllPages,
         "all pages of a 2,500-order partition, x5",
     ),
-    (Workload::Latest20, "latest 20 orders, newest first, x100"),
-    (Workload::Ship, "ship 100 open orders"),
+    (Workload::Latest20, "latest 20 orders, newest first, x300"),
+    (Workload::Ship, "ship 500 open orders"),
     (
         Workload::OpenOrders,
         "all open orders of a 4-shard index, x10",
@@ -378,7 +379,7 @@ const WORKLOADS: [(Workload, &str); 13] = [
         Workload::Collection,
         "a profile and its 500 orders (collection), x10",
     ),
-    (Workload::Transactions, "50 transactions of 4 creates"),
+    (Workload::Transactions, "200 transactions of 4 creates"),
     (Workload::BatchGet, "batch get of 1,000 keys, x10"),
     (Workload::Stream, "a 10,000-order partition streamed"),
     (
@@ -460,13 +461,13 @@ async fn with_cpu(
 fn seed(workload: Workload) -> Vec<Order> {
     match workload {
         Workload::Creates | Workload::ExactlyOnceCreates | Workload::BatchPut => Vec::new(),
-        Workload::Gets => (0..300)
+        Workload::Gets => (0..1000)
             .map(|i| order("C1", i, OrderStatus::Open))
             .collect(),
         Workload::AllPages | Workload::Latest20 => (0..2500)
             .map(|i| order("C1", i, OrderStatus::Shipped))
             .collect(),
-        Workload::Ship => (0..100)
+        Workload::Ship => (0..500)
             .map(|i| order("C1", i, OrderStatus::Open))
             .collect(),
         Workload::OpenOrders => (0..2000)
