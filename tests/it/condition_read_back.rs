@@ -21,12 +21,18 @@ pub(crate) fn condition_failed_without_item() -> Fault {
     Fault::Json(400, body.to_string())
 }
 
-/// A transaction cancelled by its one action's condition, without the item.
-fn transaction_condition_failed_without_item() -> Fault {
+/// A transaction cancelled by the conditions of its first `n` actions,
+/// without their items.
+fn conditions_failed_without_items(n: usize) -> Fault {
+    let reason = serde_json::json!({
+        "Code": "ConditionalCheckFailed",
+        "Message": "The conditional request failed",
+    });
+    let codes = vec!["ConditionalCheckFailed"; n].join(", ");
     let body = serde_json::json!({
         "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
-        "message": "Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed]",
-        "CancellationReasons": [{ "Code": "ConditionalCheckFailed", "Message": "The conditional request failed" }],
+        "message": format!("Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]"),
+        "CancellationReasons": vec![reason; n],
     });
     Fault::Json(400, body.to_string())
 }
@@ -71,11 +77,7 @@ async fn an_exactly_once_write_answered_without_the_item_reads_the_stored_versio
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     let stale = order_changed_since_read(&db, "R2").await;
 
-    proxy.fail(
-        "TransactWriteItems",
-        1,
-        transaction_condition_failed_without_item(),
-    );
+    proxy.fail("TransactWriteItems", 1, conditions_failed_without_items(1));
     let failed = through.put(&stale).exactly_once(true).send().await;
     assert!(
         matches!(
@@ -149,11 +151,7 @@ async fn a_guarded_write_in_a_transaction_answered_without_the_item_reads_it_bac
     // The caller's condition fails on the item as it was read: the server
     // leaves the item out, and without it the put would look changed since
     // its read.
-    proxy.fail(
-        "TransactWriteItems",
-        1,
-        transaction_condition_failed_without_item(),
-    );
+    proxy.fail("TransactWriteItems", 1, conditions_failed_without_items(1));
     let put = through
         .put(&ada)
         .condition(User::fields().name.eq("nobody"));
@@ -182,13 +180,7 @@ async fn the_items_of_several_failed_actions_are_read_back_concurrently() {
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     let first = order_changed_since_read(&db, "R5").await;
     let second = order_changed_since_read(&db, "R6").await;
-    let reason = serde_json::json!({ "Code": "ConditionalCheckFailed", "Message": "The conditional request failed" });
-    let body = serde_json::json!({
-        "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
-        "message": "Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed, ConditionalCheckFailed]",
-        "CancellationReasons": [reason, reason],
-    });
-    proxy.fail("TransactWriteItems", 1, Fault::Json(400, body.to_string()));
+    proxy.fail("TransactWriteItems", 1, conditions_failed_without_items(2));
     let held = proxy.hold("GetItem");
 
     let transaction = through
@@ -196,7 +188,8 @@ async fn the_items_of_several_failed_actions_are_read_back_concurrently() {
         .put(through.put(&first))
         .put(through.put(&second));
     let sent = tokio::spawn(transaction.send());
-    held.applied().await;
+    let applied = tokio::time::timeout(std::time::Duration::from_secs(10), held.applied());
+    applied.await.expect("the first item is read back");
     let mut waited = 0;
     while proxy.seen("GetItem") < 2 && waited < 200 {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -219,6 +212,27 @@ async fn the_items_of_several_failed_actions_are_read_back_concurrently() {
         }
         other => panic!("both conditions failed: {other:?}"),
     }
+}
+
+/// Ten actions fail their conditions on items that are not there, answered
+/// without items, on a handle that has not seen the server's answers: the
+/// items are read back until the empty answers are trusted (eight reads
+/// that found nothing), not once per action.
+#[tokio::test]
+async fn the_read_backs_of_one_transaction_stop_once_empty_answers_are_trusted() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    proxy.fail("TransactWriteItems", 1, conditions_failed_without_items(10));
+    let mut transaction = through.transact_write();
+    for i in 0..10 {
+        transaction = transaction.create(&open_order(&format!("M{i}")));
+    }
+    let failed = transaction.send().await;
+    assert!(
+        matches!(&failed, Err(Error::TransactionCanceled { reasons }) if reasons.len() == 10),
+        "{failed:?}"
+    );
+    assert_eq!(proxy.seen("GetItem"), 8, "read back until trusted");
 }
 
 #[derive(Table)]
@@ -259,11 +273,7 @@ async fn a_backfill_move_answered_without_the_item_reads_it_back_and_moves_it() 
 
     // The move's transaction fails its condition, answered without the
     // item: read back, the item is still there to move, not gone.
-    proxy.fail(
-        "TransactWriteItems",
-        1,
-        transaction_condition_failed_without_item(),
-    );
+    proxy.fail("TransactWriteItems", 1, conditions_failed_without_items(1));
     let moved = through.backfill::<Profile>().send().await.unwrap();
     assert_eq!(moved.updated, 1, "{moved:?}");
     let items = ddb_tests::scan_raw::<Profiles>(&db).await;

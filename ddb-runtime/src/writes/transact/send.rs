@@ -12,6 +12,7 @@ use crate::keys::guard::shown_key;
 use crate::telemetry;
 use crate::telemetry::{Capacity, RequestSpan};
 use crate::transport::attempts::Attempts;
+use crate::transport::condition_items::TRUSTED_AFTER;
 use crate::transport::dry_run::Request;
 use crate::transport::sent::transact_items as sent_transact_items;
 use crate::writes::condition_met::item_met;
@@ -188,22 +189,30 @@ fn read_back_sent(attempts: &Attempts) -> Option<Vec<TransactWriteItem>> {
 
 /// `error` with the item each failed condition met: the one DynamoDB
 /// returned, or, on a server that left it out, the item read back (see
-/// `writes::condition_met`), the read-backs sent together.
+/// `writes::condition_met`). The read-backs go together, as many at a time
+/// as make a server's empty answers trusted: what they find decides
+/// whether the next are sent.
 pub(super) async fn items_met(db: &Db, actions: &[Action], mut error: Error) -> Error {
     let Error::TransactionCanceled { reasons } = &mut error else {
         return error;
     };
-    let failed = actions.iter().zip(reasons.iter_mut());
-    let reads = failed
+    let failed: Vec<_> = actions
+        .iter()
+        .zip(reasons.iter_mut())
         .filter(|(_, r)| r.code == "ConditionalCheckFailed")
-        .map(|(action, reason)| async move {
+        .collect();
+    let mut failed = failed.into_iter().peekable();
+    while failed.peek().is_some() {
+        let together = failed.by_ref().take(TRUSTED_AFTER as usize);
+        let reads = together.map(|(action, reason)| async move {
             let (keys, name) = action.table;
             let at = (name(db), action.entity);
             let returned = reason.existing.take().map(|ExistingItem(item)| item);
             let met = item_met(db, at, || action.key.to_item(keys), returned).await;
             reason.existing = met.map(ExistingItem);
         });
-    futures::future::join_all(reads).await;
+        futures::future::join_all(reads).await;
+    }
     error
 }
 

@@ -102,7 +102,7 @@ impl<E: Entity + 'static> Update<E> {
 
     /// A copy of the update, to condition on what was read (its builder's
     /// failure, if any, was taken out before: see `refusal`).
-    fn again(&self) -> Self {
+    fn copied(&self) -> Self {
         Self {
             db: self.db.clone(),
             key: self.key.clone(),
@@ -135,7 +135,7 @@ impl<E: Entity + 'static> Update<E> {
     /// version: the caller asked for none); with the version it writes,
     /// when known.
     fn conditioned_on_read(&self, old: &Item) -> (Self, Option<u64>) {
-        let mut update = self.again();
+        let mut update = self.copied();
         if let Some(held) = holds_values_of::<E>(old) {
             update.condition = Some(and(update.condition.take(), held));
         }

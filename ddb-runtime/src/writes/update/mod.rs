@@ -31,7 +31,8 @@ enum Assumed<'a> {
     /// Nothing (inside a transaction, which cannot be sent again with
     /// another assumption): the membership of a sparse index the update
     /// neither enters nor leaves is read first, and at schema version 1 the
-    /// condition accepts the item with or without `_schema = 1`.
+    /// condition accepts the item with or without `_schema = 1` (an entity
+    /// that declares no schema version removes a `_schema` it read).
     Nothing,
     /// The item is in each sparse index the update neither enters nor
     /// leaves but those whose marker attribute is listed in `absent`; the

@@ -130,7 +130,7 @@ impl<E: Entity + 'static> Update<E> {
         let markers =
             changes.write_index_keys(&stale, &leaving, read_keys, &mut clauses, &mut p)?;
         write_version::<E>(&mut clauses, &mut p, version, expected)?;
-        let schema_stored = schema_stored(assumed, read.as_ref());
+        let schema_stored = stores_schema(assumed, read.as_ref());
         if !schema.schema_declared && schema_stored {
             clauses.remove(&mut p, SCHEMA_VERSION_ATTRIBUTE);
         }
@@ -272,7 +272,7 @@ fn write_version<E: Entity>(
 /// schema version writes none; one that declared `schema_version = 1` and
 /// no longer does left `_schema = 1`, which such an update then removes
 /// (it reads as version 1 either way), and its condition accepts either.
-fn schema_stored(assumed: Assumed<'_>, read: Option<&ReadFirst>) -> bool {
+fn stores_schema(assumed: Assumed<'_>, read: Option<&ReadFirst>) -> bool {
     let told = matches!(
         assumed,
         Assumed::InCondition {
