@@ -196,15 +196,13 @@ pub(super) async fn items_met(db: &Db, actions: &[Action], mut error: Error) -> 
     let Error::TransactionCanceled { reasons } = &mut error else {
         return error;
     };
-    let failed: Vec<_> = actions
+    let mut failed: Vec<_> = actions
         .iter()
         .zip(reasons.iter_mut())
         .filter(|(_, r)| r.code == "ConditionalCheckFailed")
         .collect();
-    let mut failed = failed.into_iter().peekable();
-    while failed.peek().is_some() {
-        let together = failed.by_ref().take(TRUSTED_AFTER as usize);
-        let reads = together.map(|(action, reason)| async move {
+    for together in failed.chunks_mut(TRUSTED_AFTER as usize) {
+        let reads = together.iter_mut().map(|(action, reason)| async move {
             let (keys, name) = action.table;
             let at = (name(db), action.entity);
             let returned = reason.existing.take().map(|ExistingItem(item)| item);
