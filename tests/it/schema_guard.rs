@@ -163,15 +163,7 @@ fn removed(update: &Value) -> Vec<String> {
         .filter_map(|keyword| clause.find(keyword))
         .min()
         .map_or(clause, |end| &clause[..end]);
-    clause
-        .split(',')
-        .map(str::trim)
-        .filter(|name| !name.is_empty())
-        .map(|name| {
-            let names = &update["ExpressionAttributeNames"];
-            names[name].as_str().unwrap_or(name).to_owned()
-        })
-        .collect()
+    ddb_tests::named_attributes(update, clause)
 }
 
 /// `body`'s `ConditionExpression` with its name and value placeholders

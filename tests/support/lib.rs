@@ -222,12 +222,16 @@ pub fn recorded_field(
 /// The attribute names a recorded request's `ProjectionExpression` reads,
 /// its placeholders resolved (none without one).
 pub fn projected_attributes(body: &serde_json::Value) -> Vec<String> {
-    let Some(projection) = body["ProjectionExpression"].as_str() else {
-        return Vec::new();
-    };
+    let projection = body["ProjectionExpression"].as_str().unwrap_or_default();
+    named_attributes(body, projection)
+}
+
+/// The attribute names of `list`, a comma-separated list of names or name
+/// placeholders of the recorded request `body` (a projection, a `REMOVE`
+/// clause), its placeholders resolved.
+pub fn named_attributes(body: &serde_json::Value, list: &str) -> Vec<String> {
     let names = &body["ExpressionAttributeNames"];
-    projection
-        .split(',')
+    list.split(',')
         .map(str::trim)
         .filter(|name| !name.is_empty())
         .map(|name| names[name].as_str().unwrap_or(name).to_owned())
