@@ -51,6 +51,43 @@ async fn create_is_idempotent_and_reports_conflicts() {
     assert_eq!(stored, Some(ada));
 }
 
+/// A failed condition's item is asked for only by a write that has a
+/// condition: a plain put or delete cannot fail one, and its request is the
+/// minimal one.
+#[tokio::test]
+async fn only_a_conditioned_write_asks_for_the_item_its_condition_met() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    for target in ["PutItem", "DeleteItem"] {
+        proxy.record(target);
+    }
+    let ada = customer("124");
+    let key = ada.primary_key().unwrap();
+    let name_is = |name: &str| Customer::fields().name.eq(name.to_string());
+
+    through.put(&ada).send().await.unwrap();
+    through.create(&customer("125")).send().await.unwrap();
+    through
+        .put(&ada)
+        .condition(name_is(&ada.name))
+        .send()
+        .await
+        .unwrap();
+    through
+        .delete(key.clone())
+        .condition(name_is(&ada.name))
+        .send()
+        .await
+        .unwrap();
+    through.delete(key).send().await.unwrap();
+
+    let all_old = Some(serde_json::json!("ALL_OLD"));
+    let asked =
+        |target| ddb_tests::recorded_field(&proxy, target, "ReturnValuesOnConditionCheckFailure");
+    assert_eq!(asked("PutItem"), [None, all_old.clone(), all_old.clone()]);
+    assert_eq!(asked("DeleteItem"), [all_old, None]);
+}
+
 #[tokio::test]
 async fn a_create_whose_response_is_lost_is_applied_once() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;

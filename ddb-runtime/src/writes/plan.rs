@@ -124,15 +124,20 @@ struct Parts {
 
 /// `builder` (a single write's request or a transaction's action) with
 /// what every conditioned write ddb sends carries: the condition, its names
-/// and values, and the item back when the condition fails.
+/// and values, and the item back when the condition fails. A write without
+/// a condition cannot fail one, and asks for no item.
 macro_rules! conditioned {
-    ($builder:expr, $condition:expr, $names:expr, $values:expr) => {
+    ($builder:expr, $condition:expr, $names:expr, $values:expr) => {{
+        let condition: Option<String> = $condition;
+        let item_on_failure = condition
+            .as_ref()
+            .map(|_| ReturnValuesOnConditionCheckFailure::AllOld);
         $builder
-            .set_condition_expression($condition)
+            .set_condition_expression(condition)
             .set_expression_attribute_names($names)
             .set_expression_attribute_values($values)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-    };
+            .set_return_values_on_condition_check_failure(item_on_failure)
+    }};
 }
 
 impl<E: Entity + 'static> WritePlan<E> {
