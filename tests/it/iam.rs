@@ -67,11 +67,18 @@ fn the_store_gets_a_statement_per_entity_and_queried_index() {
         .entity(&Order::SCHEMA, Access::ReadWrite)
         .entity(&OrderItem::SCHEMA, Access::Read)
         .build();
-    // OrderItem is read-only, but shares the table with the writers.
-    assert_eq!(policy.left_out.len(), 1, "{:?}", policy.left_out);
+    // OrderItem is read-only, but shares the table with the writers; every
+    // read statement covers the whole table.
+    assert_eq!(policy.left_out.len(), 2, "{:?}", policy.left_out);
     assert!(
         policy.left_out[0].starts_with("OrderItem: declared read-only")
-            && policy.left_out[0].contains("Customer, Order"),
+            && policy.left_out[0].contains("Customer, Order")
+            && policy.left_out[0].ends_with("Keep it read-only with a table of its own"),
+        "{:?}",
+        policy.left_out
+    );
+    assert!(
+        policy.left_out[1].starts_with("the read statements cover every item in the table:"),
         "{:?}",
         policy.left_out
     );
@@ -127,10 +134,21 @@ fn a_customer_scoped_policy_matches_exactly_their_partitions() {
     let statements = check_shape(&policy.document);
     // Each writer's items, and the guards of its creates' idempotency keys.
     assert_eq!(statements.len(), 4, "{}", policy);
-    // What IAM cannot express is said, not silently granted.
-    assert_eq!(policy.left_out.len(), 3, "{:?}", policy.left_out);
+    // What IAM cannot express is said, not silently granted: OrderItem and
+    // the GSIs it cannot scope, every caller's idempotency guards of each
+    // writer, and what the reads reach.
+    assert_eq!(policy.left_out.len(), 6, "{:?}", policy.left_out);
     assert!(policy.left_out.iter().any(|n| n.starts_with("OrderItem:")));
     assert!(policy.left_out.iter().any(|n| n.contains("GSI2")));
+    for writer in ["Customer", "Order"] {
+        let guards = format!("{writer}: its guard items `_DDB#IDEMPOTENCY#{writer}#*`");
+        assert!(
+            policy.left_out.iter().any(|n| n.starts_with(&guards)
+                && n.contains("read, overwrite or delete another caller's guards")),
+            "{:?}",
+            policy.left_out
+        );
+    }
 
     let order_items = statements
         .iter()
@@ -312,7 +330,9 @@ fn a_scoped_policy_grants_the_guards_of_unique_values() {
     assert!(!string_like(pattern, "_DDB#UNIQUE#Patient#national_id#00"));
     assert!(!string_like(pattern, "USER#1"));
     assert!(
-        policy.left_out.iter().any(|n| n.contains("unique values")),
+        policy.left_out.iter().any(|n| n.starts_with(
+            "User: its guard items `_DDB#UNIQUE#User#*` are granted across every caller"
+        )),
         "{:?}",
         policy.left_out
     );
@@ -411,5 +431,76 @@ fn a_read_only_entity_the_scope_cannot_grant_is_named_when_a_writer_reaches_its_
             .any(|n| n.starts_with("Ledger: declared read-only")),
         "{:?}",
         policy.left_out
+    );
+}
+
+/// A transaction of a writer may check an item of a read-only entity: its
+/// reads include ConditionCheckItem, and never a write.
+#[test]
+fn a_read_only_entity_may_be_condition_checked_not_written() {
+    let policy = PolicyBuilder::new(TABLE)
+        .entity(&OrderItem::SCHEMA, Access::Read)
+        .build();
+    let statements = check_shape(&policy.document);
+    let actions: Vec<&str> = statements[0]["Action"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(
+        actions.contains(&"dynamodb:ConditionCheckItem"),
+        "{actions:?}"
+    );
+    for write in ["Put", "Update", "Delete", "BatchWrite"] {
+        assert!(!actions.iter().any(|a| a.contains(write)), "{actions:?}");
+    }
+}
+
+/// Read statements cover every item of the table (or of the caller's
+/// partitions): the policy names the table's declared entities it did not
+/// grant, which the caller can read all the same.
+#[test]
+fn the_entities_a_policy_can_read_without_naming_them_are_said() {
+    let policy = PolicyBuilder::new(TABLE)
+        .entity(&Customer::SCHEMA, Access::Read)
+        .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
+        .build();
+    let note = policy
+        .left_out
+        .iter()
+        .find(|n| n.starts_with("the read statements cover every item in the caller's partitions"))
+        .unwrap_or_else(|| panic!("{:?}", policy.left_out));
+    assert!(
+        note.contains("including those of Order, OrderItem"),
+        "{note}"
+    );
+}
+
+/// The guard patterns escape IAM's wildcards in the entity type, as they
+/// do in templates: `Doc*` grants its own guards, not those of `DocX`.
+#[test]
+fn guard_patterns_escape_wildcards_in_the_entity_type() {
+    #[derive(ddb_runtime::Table)]
+    #[ddb(name = "Docs", pk = "PK", sk = "SK")]
+    struct Docs;
+    #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    #[ddb(table = Docs, entity = "Doc*", pk = "TENANT#{tenant}", sk = "DOC#{id}")]
+    struct Doc {
+        tenant: String,
+        id: String,
+    }
+    let policy = PolicyBuilder::new(TABLE)
+        .entity(&Doc::SCHEMA, Access::ReadWrite)
+        .scoped_to("tenant", "${aws:PrincipalTag/tenant}")
+        .build();
+    let statements = check_shape(&policy.document);
+    let guards = statements
+        .iter()
+        .find(|s| s["Sid"] == "DocGuards")
+        .expect("a statement on the guards");
+    assert_eq!(
+        guards["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"],
+        serde_json::json!(["_DDB#IDEMPOTENCY#Doc${*}#*"])
     );
 }

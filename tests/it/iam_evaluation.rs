@@ -446,6 +446,54 @@ fn a_fixed_scope_value_matches_its_own_partition_only() {
     }
 }
 
+/// A partition key that is the scoped field alone stores its value as it
+/// is, unescaped: a fixed value's pattern matches the caller's own key as
+/// stored and no other caller's.
+#[test]
+fn a_fixed_value_of_a_partition_key_that_is_the_field_alone_matches_its_key_as_stored() {
+    #[derive(ddb_runtime::Table)]
+    #[ddb(name = "Wallets", pk = "PK", sk = "SK")]
+    struct Wallets;
+    #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    #[ddb(table = Wallets, entity = "Wallet", pk = "{owner}", sk = "WALLET")]
+    struct Wallet {
+        owner: String,
+    }
+    let get = |owner: &str| {
+        let wallet = Wallet {
+            owner: owner.into(),
+        };
+        Authorization {
+            action: "dynamodb:GetItem".into(),
+            resource: ARN.into(),
+            leading_keys: vec![wallet.primary_key().unwrap().pk().as_str().to_owned()],
+            attributes: Vec::new(),
+            select: None,
+        }
+    };
+    let none = HashMap::new();
+    for (owner, others) in [
+        ("a#b", &["a$cb", "a%23b", "a"][..]),
+        ("a b", &["a%20b", "a"][..]),
+        ("12*3?$", &["12x3y$", "12*3?"][..]),
+    ] {
+        let policy = PolicyBuilder::new(ARN)
+            .entity(&Wallet::SCHEMA, Access::ReadWrite)
+            .scoped_to("owner", owner)
+            .build();
+        assert!(
+            allowed(&policy.document, &get(owner), &none),
+            "{owner}: {policy}"
+        );
+        for other in others {
+            assert!(
+                !allowed(&policy.document, &get(other), &none),
+                "{other}: {policy}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn the_maintenance_policy_allows_what_sync_and_backfill_send() {
     let policy = maintenance_policy(&[ARN]).document;

@@ -84,9 +84,12 @@ pub struct Scope {
 pub enum ScopeValue {
     /// A policy variable, without its `${` `}`: `aws:PrincipalTag/customer_id`.
     Variable(String),
-    /// The field's value as text: a string field's value, which ddb stores
-    /// escaped (and this escapes alike). For a field of another key type,
-    /// give its key text (a `u64` is 20 digits, zero-padded: `00000000000000000012`).
+    /// The field's value as its key text. A string field's value is
+    /// stored escaped inside a template with more than the field
+    /// (`CUSTOMER#{customer_id}`), and as it is when the template is the
+    /// field alone (`{customer_id}`): the pattern follows the template. For
+    /// a field of another key type, give its key text (inside a template, a
+    /// `u64` is 20 digits, zero-padded: `00000000000000000012`).
     Literal(String),
 }
 
@@ -95,11 +98,21 @@ impl ScopeValue {
     /// literal escaped as ddb's keys store text, and IAM's `*`, `?` and `$`
     /// written `${*}`, `${?}`, `${$}`, so that it matches only itself.
     pub fn pattern(&self) -> String {
+        self.pattern_as(true)
+    }
+
+    /// The pattern of the value in a key that stores it `escaped` (a
+    /// segment of a template) or as it is (a template of the field alone).
+    fn pattern_as(&self, escaped: bool) -> String {
         match self {
             ScopeValue::Variable(name) => format!("${{{name}}}"),
             ScopeValue::Literal(value) => {
                 let mut key_text = String::new();
-                crate::keys::segment::escape_into(value, &mut key_text);
+                if escaped {
+                    crate::keys::segment::escape_into(value, &mut key_text);
+                } else {
+                    key_text.push_str(value);
+                }
                 let mut pattern = String::new();
                 push_literal(&key_text, &mut pattern);
                 pattern
@@ -212,6 +225,7 @@ impl PolicyBuilder {
             self.grant(entity, *access, &mut statements, &mut left_out);
         }
         left_out.extend(self.writable_read_only());
+        left_out.extend(self.readable_beyond());
         unique_sids(&mut statements);
         Policy {
             document: json!({ "Version": "2012-10-17", "Statement": statements }),
@@ -238,20 +252,57 @@ impl PolicyBuilder {
             if sharing.is_empty() {
                 continue;
             }
-            let space = match &self.scope {
-                Some(_) => "partitions",
-                None => "table",
+            // Unscoped, a write statement covers every key: only a table
+            // of its own keeps the entity read-only.
+            let (space, remedy) = match &self.scope {
+                Some(_) => (
+                    "partitions",
+                    "a table of its own, or a partition-key prefix no writer's scope matches",
+                ),
+                None => ("table", "a table of its own"),
             };
             notes.push(format!(
                 "{}: declared read-only, but the write statements of {} cover its {space}, \
                  and IAM cannot tell entities apart inside a partition: it can be written. \
-                 Keep it read-only with a table of its own, or a partition-key prefix no \
-                 writer's scope matches",
+                 Keep it read-only with {remedy}",
                 reader.rust_name,
                 sharing.join(", ")
             ));
         }
         notes
+    }
+
+    /// What the statements let be read beyond the entities they name: every
+    /// item of the table when unscoped, every item of the caller's
+    /// partitions when scoped, whichever entity stored it (the table's
+    /// other declared entities are named).
+    fn readable_beyond(&self) -> Option<String> {
+        let (first, _) = self.entities.first()?;
+        let granted: Vec<&str> = self.entities.iter().map(|(e, _)| e.rust_name).collect();
+        let space = match &self.scope {
+            Some(_) => "the caller's partitions",
+            None => "the table",
+        };
+        let others: Vec<&str> = first
+            .table
+            .entities
+            .unwrap_or_default()
+            .iter()
+            .copied()
+            .filter(|name| !granted.contains(name))
+            .collect();
+        let including = match others.as_slice() {
+            [] => String::new(),
+            names => format!(
+                ", including those of {}, which this policy does not name",
+                names.join(", ")
+            ),
+        };
+        Some(format!(
+            "the read statements cover every item in {space}{including}: IAM cannot tell \
+             entities apart inside a partition. Store what a caller must not read in a table \
+             of its own"
+        ))
     }
 
     /// Whether a statement of `writer` can match an item of `reader`:
@@ -333,12 +384,7 @@ impl PolicyBuilder {
         }
         if leading.is_some() {
             statements.extend(guards_statement(&self.table_arn, entity, access));
-            if !entity.unique.is_empty() {
-                left_out.push(format!(
-                    "{name}: the guards of its unique values are granted across every value: \
-                     a value is unique across all callers, so no caller's scope holds it"
-                ));
-            }
+            left_out.extend(guard_notes(entity, access));
         }
         for index in indexes_queried(entity) {
             if self.scope.is_some() && index.kind == IndexKind::Global {
@@ -380,7 +426,13 @@ impl PolicyBuilder {
         access: Access,
         leading: Option<&str>,
     ) -> Value {
-        let mut actions = vec!["dynamodb:GetItem", "dynamodb:BatchGetItem"];
+        // A transaction's condition check reads the item: a writer may
+        // check a read-only entity's item.
+        let mut actions = vec![
+            "dynamodb:GetItem",
+            "dynamodb:BatchGetItem",
+            "dynamodb:ConditionCheckItem",
+        ];
         if entity.keys[0].query.is_some() || entity.keys[0].sk.is_some() {
             actions.push("dynamodb:Query");
         }
@@ -393,7 +445,6 @@ impl PolicyBuilder {
                 "dynamodb:UpdateItem",
                 "dynamodb:DeleteItem",
                 "dynamodb:BatchWriteItem",
-                "dynamodb:ConditionCheckItem",
             ]);
         }
         let mut statement = json!({
@@ -512,15 +563,15 @@ pub fn maintenance_policy(table_arns: &[&str]) -> Policy {
 /// by a lookup, written with the item) and, for a writer, those of the
 /// idempotency keys of its creates. `None` when it has neither.
 fn guards_statement(table_arn: &str, entity: &EntitySchema, access: Access) -> Option<Value> {
-    let prefix = crate::keys::guard::GUARD_PREFIX;
-    let mut patterns = Vec::new();
-    if !entity.unique.is_empty() {
-        let unique = crate::keys::guard::unique_guard_prefix(entity.entity_type);
-        patterns.push(format!("{unique}*"));
-    }
-    if access == Access::ReadWrite {
-        patterns.push(format!("{prefix}IDEMPOTENCY#{}#*", entity.entity_type));
-    }
+    let patterns: Vec<String> = guard_prefixes(entity, access)
+        .iter()
+        .map(|prefix| {
+            let mut pattern = String::new();
+            push_literal(prefix, &mut pattern);
+            pattern.push('*');
+            pattern
+        })
+        .collect();
     if patterns.is_empty() {
         return None;
     }
@@ -537,13 +588,56 @@ fn guards_statement(table_arn: &str, entity: &EntitySchema, access: Access) -> O
     }))
 }
 
+/// The key prefixes of `entity`'s guard items a caller with `access` uses:
+/// its unique values' (read by a lookup, written with the item) and, for a
+/// writer, its creates' idempotency keys'.
+fn guard_prefixes(entity: &EntitySchema, access: Access) -> Vec<String> {
+    let mut prefixes = Vec::new();
+    if !entity.unique.is_empty() {
+        prefixes.push(crate::keys::guard::unique_guard_prefix(entity.entity_type));
+    }
+    if access == Access::ReadWrite {
+        let prefix = crate::keys::guard::GUARD_PREFIX;
+        prefixes.push(format!("{prefix}IDEMPOTENCY#{}#", entity.entity_type));
+    }
+    prefixes
+}
+
+/// What a scoped policy's guards statement grants beyond the caller's
+/// partitions: a guard's key holds a unique value or an idempotency key,
+/// not the scope's field, so every caller's guards of the entity are
+/// granted.
+fn guard_notes(entity: &EntitySchema, access: Access) -> Vec<String> {
+    let name = entity.rust_name;
+    let verbs = match access {
+        Access::ReadWrite => "read, overwrite or delete",
+        Access::Read => "read",
+    };
+    guard_prefixes(entity, access)
+        .into_iter()
+        .map(|prefix| {
+            format!(
+                "{name}: its guard items `{prefix}*` are granted across every caller: a \
+                 guard's key holds a unique value or an idempotency key, not the scope's \
+                 field, so a caller can {verbs} another caller's guards (a guard holds its \
+                 owner's key, and an idempotency guard a SHA-256 of the item it created)"
+            )
+        })
+        .collect()
+}
+
 /// The `dynamodb:LeadingKeys` pattern of a partition key template for a
 /// caller scoped to one field: the template's literal text escaped for
 /// IAM (`*`, `?` and `$` as `${*}`, `${?}`, `${$}`), the field replaced by
 /// the scope's value (as given: a policy variable, or a value in ddb's key
-/// text), any other field by `*`; `None` when the template does not hold
-/// the field. The other fields, matched by `*`, are returned too.
+/// text, escaped as a segment unless the template is the field alone, whose
+/// key stores the value as it is), any other field by `*`; `None` when the
+/// template does not hold the field. The other fields, matched by `*`, are
+/// returned too.
 fn leading_key(template: &Template, scope: &Scope) -> Option<(String, Vec<&'static str>)> {
+    if let [Part::Field(field)] = template.parts {
+        return (*field == scope.field).then(|| (scope.value.pattern_as(false), Vec::new()));
+    }
     let mut holds = false;
     let mut others = Vec::new();
     let mut pattern = String::new();
