@@ -13,12 +13,12 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
 
-type Fields = HashMap<String, String>;
+pub(crate) type Fields = HashMap<String, String>;
 
 /// A subscriber that keeps every span's fields.
 #[derive(Clone, Default)]
-struct Capture {
-    spans: Arc<Mutex<Vec<Fields>>>,
+pub(crate) struct Capture {
+    pub(crate) spans: Arc<Mutex<Vec<Fields>>>,
     next: Arc<AtomicU64>,
 }
 

@@ -5,8 +5,10 @@
 
 use ddb_examples::single_table::{Ecommerce, Order};
 use ddb_examples::{CustomerId, OrderId, OrderStatus};
-use ddb_runtime::local::Fault;
-use ddb_runtime::{ThrottleLimit, ThrottledResource};
+use ddb_runtime::local::{Fault, ThrottlingError};
+use ddb_runtime::{Entity, ThrottleLimit, ThrottledResource};
+
+use crate::telemetry::Capture;
 
 fn order(id: &str) -> Order {
     Order {
@@ -84,10 +86,138 @@ async fn throttles_the_sdk_retries_absorb_never_reach_the_caller() {
     assert_eq!(ddb_tests::scan_raw::<Ecommerce>(&db).await.len(), 1);
 }
 
+/// Each of DynamoDB's three throttling errors carries its reasons under
+/// its own name (`throttlingReasons` for `ThrottlingException`): each
+/// reaches the caller typed, with the table it throttled.
+#[tokio::test]
+async fn each_throttling_error_reaches_the_caller_with_its_reasons() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let table = db.table_name::<Ecommerce>().to_owned();
+    for (error, reason) in [
+        (
+            ThrottlingError::ProvisionedThroughputExceeded,
+            "TableWriteProvisionedThroughputExceeded",
+        ),
+        (
+            ThrottlingError::Throttling,
+            "TableWriteMaxOnDemandThroughputExceeded",
+        ),
+        (
+            ThrottlingError::RequestLimitExceeded,
+            "TableWriteAccountLimitExceeded",
+        ),
+    ] {
+        // The test client makes 4 attempts: every one is throttled.
+        proxy.fail(
+            "PutItem",
+            4,
+            Fault::throttled_by(error, reason, &arn(&table)),
+        );
+        let refused = through.create(&order("A1")).send().await.unwrap_err();
+        assert!(refused.is_retryable(), "{error:?}: {refused}");
+        let reasons = refused.throttling_reasons();
+        assert_eq!(reasons.len(), 1, "{error:?}: {refused:?}");
+        assert_eq!(reasons[0].reason, reason);
+        assert_eq!(reasons[0].table(), Some(table.as_str()));
+    }
+    assert!(ddb_tests::scan_raw::<Ecommerce>(&db).await.is_empty());
+}
+
+/// Every throttled attempt is counted on its request's span, per reason and
+/// table or index, also those the SDK's retries absorbed: through the
+/// caller's client (a handle's first requests) and through ddb's copy of it
+/// (the later ones).
+#[tokio::test]
+async fn every_throttled_attempt_is_counted_on_the_span_per_table_and_index() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let table = db.table_name::<Ecommerce>().to_owned();
+    let capture = Capture::default();
+    let _one = ddb_tests::one_subscriber_at_a_time().await;
+    let _guard = tracing::subscriber::set_default(capture.clone());
+    tracing::callsite::rebuild_interest_cache();
+    let hot = || Fault::throttled("TableWriteKeyRangeThroughputExceeded", &arn(&table));
+    let index = format!("{}/index/GSI1", arn(&table));
+    let cold_index = Fault::throttled_by(
+        ThrottlingError::Throttling,
+        "IndexReadMaxOnDemandThroughputExceeded",
+        &index,
+    );
+    let recorded = |operation: &str| -> Vec<(Option<String>, Option<String>)> {
+        let spans = capture.spans.lock().unwrap();
+        let of = spans
+            .iter()
+            .filter(|s| s.get("db.operation.name").map(String::as_str) == Some(operation));
+        of.map(|s| {
+            (
+                s.get("ddb.throttling_reasons").cloned(),
+                s.get("ddb.attempts").cloned(),
+            )
+        })
+        .collect()
+    };
+    let counted = |n: u32| Some(format!("TableWriteKeyRangeThroughputExceeded {table}: {n}"));
+
+    // Through the caller's client: two throttles absorbed, then a third
+    // and a fourth the caller sees.
+    proxy.fail("PutItem", 2, hot());
+    through.create(&order("A1")).send().await.unwrap();
+    proxy.fail("PutItem", 4, hot());
+    through.create(&order("A2")).send().await.unwrap_err();
+    proxy.fail("Query", 1, cold_index.clone());
+    through
+        .query(Order::by_order_id(&OrderId("A1".into())))
+        .send()
+        .await
+        .unwrap();
+    // Past the handle's first requests, through ddb's copy of the client.
+    for id in 0..8 {
+        through
+            .get(order(&format!("B{id}")).primary_key().unwrap())
+            .send()
+            .await
+            .unwrap();
+    }
+    proxy.fail("PutItem", 1, hot());
+    through.create(&order("A3")).send().await.unwrap();
+    proxy.fail("Query", 2, cold_index);
+    through
+        .query(Order::by_order_id(&OrderId("A1".into())))
+        .send()
+        .await
+        .unwrap();
+
+    let attempts = |n: u32| Some(n.to_string());
+    assert_eq!(
+        recorded("PutItem"),
+        [
+            (counted(2), attempts(3)),
+            (counted(4), attempts(4)),
+            (counted(1), attempts(2))
+        ]
+    );
+    let index_counted = |n: u32| {
+        Some(format!(
+            "IndexReadMaxOnDemandThroughputExceeded {table}/GSI1: {n}"
+        ))
+    };
+    assert_eq!(
+        recorded("Query"),
+        [
+            (index_counted(1), attempts(2)),
+            (index_counted(2), attempts(3))
+        ]
+    );
+    // A request no attempt of which was throttled records none.
+    assert!(recorded("GetItem")
+        .iter()
+        .all(|(reasons, _)| reasons.is_none()));
+}
+
 #[tokio::test]
 async fn the_hot_partition_report_points_at_the_declared_keys_and_what_spreads_them() {
     use ddb_examples::single_table::{Customer, OrderItem};
-    use ddb_runtime::Entity;
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     let table = arn(db.table_name::<Ecommerce>());

@@ -34,11 +34,11 @@ impl Db {
             .send(&attempts, build)
             .instrument(span.span().clone())
             .await
-            .map_err(|e| span.sdk_failure(server, O::OPERATION, e, attempts.count()))?;
+            .map_err(|e| span.sdk_failure(server, O::OPERATION, e, attempts.tried(0)))?;
         let answer = Answer {
             capacity: output.capacity(),
             items: items(&output),
-            attempts: attempts.count(),
+            tried: attempts.tried(0),
             request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
             scanned: output.scanned(),
         };

@@ -11,6 +11,7 @@ pub use details::{
     UniqueDuplicate,
 };
 use display::{describe_reasons, key_suffix, ServiceText};
+pub(crate) use throttle::answered_throttles;
 pub use throttle::{Throttle, ThrottleLimit, ThrottledResource};
 
 /// Everything that can go wrong in ddb, as one type.

@@ -110,13 +110,51 @@ impl Throttle {
     }
 }
 
+/// The throttles of one DynamoDB answer (an HTTP 400 with this JSON
+/// `body`, its error type in the body's `__type` or in `header_type`, the
+/// `x-amzn-ErrorType` header): its `ThrottlingReasons` when it is one of
+/// the three throttling errors, read under the name each error carries
+/// them (`throttlingReasons` for `ThrottlingException`), as the SDK reads
+/// them. Empty for any other answer.
+pub(crate) fn answered_throttles(body: &[u8], header_type: Option<&str>) -> Vec<Throttle> {
+    let Ok(answer) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return Vec::new();
+    };
+    let error_type = header_type
+        .or_else(|| answer.get("__type").and_then(serde_json::Value::as_str))
+        .unwrap_or_default();
+    // `com.amazonaws.dynamodb.v20120810#ThrottlingException`, or the name
+    // alone; a header may add `:<more>`.
+    let name = error_type.rsplit('#').next().unwrap_or_default();
+    let name = name.split(':').next().unwrap_or_default();
+    let member = match name {
+        "ThrottlingException" => "throttlingReasons",
+        "ProvisionedThroughputExceededException" | "RequestLimitExceeded" => "ThrottlingReasons",
+        _ => return Vec::new(),
+    };
+    let reasons = answer.get(member).and_then(serde_json::Value::as_array);
+    let text = |reason: &serde_json::Value, key: &str| {
+        reason
+            .get(key)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    reasons
+        .into_iter()
+        .flatten()
+        .map(|r| Throttle::parse(&text(r, "reason"), &text(r, "resource")))
+        .collect()
+}
+
 impl Error {
     /// Why DynamoDB throttled the request, when it did and said why
     /// (`ProvisionedThroughputExceededException`, `ThrottlingException` and
     /// `RequestLimitExceeded` carry `ThrottlingReasons`), also beneath an
-    /// unknown outcome or unprocessed batch items. The SDK retries every
-    /// throttle (three attempts in all by default): these are the ones its
-    /// retries did not absorb.
+    /// unknown outcome, or beneath unprocessed batch items when a whole
+    /// batch request failed. The SDK retries every throttle (three
+    /// attempts in all by default): these are the ones its retries did not
+    /// absorb (the request's span counts them all).
     ///
     /// ```
     /// let error = ddb_runtime::Error::NotFound { entity: "Order", key: "ORDER#A1".into() };
@@ -156,6 +194,46 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_s_reasons_are_read_under_the_name_its_error_carries_them() {
+        let arn = "arn:aws:dynamodb:us-east-1:1:table/T/index/I";
+        let answer = |error: &str, member: &str| {
+            serde_json::json!({
+                "__type": format!("com.amazonaws.dynamodb.v20120810#{error}"),
+                member: [{ "reason": "IndexWriteKeyRangeThroughputExceeded", "resource": arn }],
+            })
+            .to_string()
+        };
+        for (error, member) in [
+            ("ThrottlingException", "throttlingReasons"),
+            (
+                "ProvisionedThroughputExceededException",
+                "ThrottlingReasons",
+            ),
+            ("RequestLimitExceeded", "ThrottlingReasons"),
+        ] {
+            let throttles = answered_throttles(answer(error, member).as_bytes(), None);
+            assert_eq!(throttles.len(), 1, "{error}");
+            assert_eq!(throttles[0].index(), Some("I"));
+            // Under the other error's name, as the SDK reads it: none.
+            let other = if member == "ThrottlingReasons" {
+                "throttlingReasons"
+            } else {
+                "ThrottlingReasons"
+            };
+            assert!(answered_throttles(answer(error, other).as_bytes(), None).is_empty());
+        }
+        let failed = answer("ConditionalCheckFailedException", "ThrottlingReasons");
+        assert!(answered_throttles(failed.as_bytes(), None).is_empty());
+        let typed_by_header = r#"{"ThrottlingReasons":[{"reason":"TableReadAccountLimitExceeded","resource":"arn:aws:dynamodb:us-east-1:1:table/T"}]}"#;
+        let header = Some("ProvisionedThroughputExceededException:http://internal.amazon.com/");
+        assert_eq!(
+            answered_throttles(typed_by_header.as_bytes(), header).len(),
+            1
+        );
+        assert!(answered_throttles(b"not json", header).is_empty());
+    }
 
     #[test]
     fn each_of_the_sixteen_reasons_reads_as_its_parts() {

@@ -22,7 +22,7 @@
 //! transaction conflict. Test those paths through a fault-injecting proxy.
 
 mod faults;
-pub use faults::{Fault, FaultProxy, Held};
+pub use faults::{Fault, FaultProxy, Held, ThrottlingError};
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};

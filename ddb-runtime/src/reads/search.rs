@@ -418,18 +418,18 @@ impl<E: Entity + 'static> Search<E> {
                     .and_then(|service| service.message())
                     .is_some_and(|m| m.starts_with("Cannot search backfilling vector index"));
                 if !filling {
-                    return span.sdk_failure(server, "SearchVectors", e, attempts.count());
+                    return span.sdk_failure(server, "SearchVectors", e, attempts.tried(0));
                 }
                 let error = Error::IndexNotSearchable {
                     table: name.to_owned(),
                     index: index.name,
                 };
-                span.failed(server, &error, attempts.count());
+                span.failed(server, &error, attempts.tried(0));
                 error
             })?;
         let answer = crate::telemetry::Answer {
             items: output.search_results.as_ref().map_or(0, Vec::len),
-            attempts: attempts.count(),
+            tried: attempts.tried(0),
             request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
             ..Default::default()
         };

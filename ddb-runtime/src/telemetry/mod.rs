@@ -28,9 +28,9 @@
 //! `ddb.capacity_units` (the total), `ddb.attempts` (the SDK's attempts,
 //! retries included), `ddb.error` (ddb's reading of a failure:
 //! `VersionConflict`, `ConditionFailed`...) and `ddb.throttling_reasons`
-//! (a throttle the SDK's retries did not absorb: each reason DynamoDB gave
-//! and the table or index it names, `TableWriteKeyRangeThroughputExceeded
-//! Ecommerce`). `tracing` fields cannot hold arrays, so the two
+//! (every throttled attempt of the request, whether the SDK's retries
+//! absorbed it or not, counted per reason and the table or index it names:
+//! `TableWriteKeyRangeThroughputExceeded Ecommerce: 2`). `tracing` fields cannot hold arrays, so the two
 //! string[] attributes are set through `tracing-opentelemetry` itself, with
 //! the feature `opentelemetry` (the same `tracing-opentelemetry` version as
 //! the application's layer).
@@ -51,5 +51,5 @@ mod table_operation;
 pub use capacity::Capacity;
 pub(crate) use error_type::error_type;
 pub(crate) use reported::Reported;
-pub(crate) use span::{span_names, Answer, Read, RequestSpan, Server};
+pub(crate) use span::{span_names, Answer, Read, RequestSpan, Server, Tried};
 pub(crate) use table_operation::TableOperation;

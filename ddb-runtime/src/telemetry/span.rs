@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use aws_sdk_dynamodb::types::ConsumedCapacity;
 use tracing::field::{Empty, Field};
 
-use crate::error::Error;
+use crate::error::{Error, Throttle};
 
 /// Where a client's requests go: its region, known when the client is
 /// made, and the endpoint's host and port, known once a request went out.
@@ -81,6 +81,17 @@ pub(crate) struct Read<'a> {
     pub(crate) segment: Option<(i32, i32)>,
 }
 
+/// What the attempts of one request met, for its span: how many the SDK
+/// made, and each throttle DynamoDB answered one with, whether the SDK's
+/// retries absorbed it or it reached the caller.
+#[derive(Debug, Default)]
+pub(crate) struct Tried {
+    /// The SDK's attempts (0: not counted).
+    pub(crate) count: u32,
+    /// Each throttled attempt's reasons.
+    pub(crate) throttles: Vec<Throttle>,
+}
+
 /// What an answer said, as the span records it.
 #[derive(Debug, Default)]
 pub(crate) struct Answer<'a> {
@@ -88,8 +99,8 @@ pub(crate) struct Answer<'a> {
     pub(crate) capacity: &'a [ConsumedCapacity],
     /// Items written or returned.
     pub(crate) items: usize,
-    /// The SDK's attempts (0: not counted).
-    pub(crate) attempts: u32,
+    /// What the SDK's attempts met.
+    pub(crate) tried: Tried,
     /// `x-amzn-RequestId`.
     pub(crate) request_id: Option<&'a str>,
     /// A Scan's `Count` and `ScannedCount`.
@@ -213,10 +224,10 @@ impl RequestSpan {
             return answer;
         };
         match &answer {
-            Ok(output) => self.ended(fields, server, output.request_id(), 0),
+            Ok(output) => self.ended(fields, server, output.request_id(), &Tried::default()),
             Err(error) => {
                 let request_id = aws_sdk_dynamodb::operation::RequestId::request_id(error);
-                self.ended(fields, server, request_id, 0);
+                self.ended(fields, server, request_id, &Tried::default());
                 let kind = crate::error::SdkErrorKind::of(error);
                 let code = error.as_service_error().and_then(|e| e.code());
                 self.0.record(&fields.status, "error");
@@ -284,26 +295,26 @@ impl RequestSpan {
             self.0.record(&fields.count, i64::from(count));
             self.0.record(&fields.scanned_count, i64::from(scanned));
         }
-        self.ended(fields, server, answer.request_id, answer.attempts);
+        self.ended(fields, server, answer.request_id, &answer.tried);
     }
 
     /// Records a failed request: the span's status, the error's type (never
     /// its text, which can quote a key).
-    pub(crate) fn failed(&self, server: &Server, error: &Error, attempts: u32) {
+    pub(crate) fn failed(&self, server: &Server, error: &Error, mut tried: Tried) {
         let Some(fields) = self.fields() else { return };
         self.0.record(&fields.status, "error");
         self.0
             .record(&fields.error_type, super::error_type(error).as_ref());
         self.0.record(&fields.ddb_error, ddb_error(error));
-        let throttles = error.throttling_reasons();
-        if !throttles.is_empty() {
-            self.0
-                .record(&fields.throttles, throttled(&throttles).as_str());
+        // The last attempt's throttles are among those the attempts kept;
+        // the error's stand in when no attempt's answer could be read.
+        if tried.throttles.is_empty() {
+            tried.throttles = error.throttling_reasons();
         }
         let request_id = error
             .sdk_error()
             .and_then(|e| aws_sdk_dynamodb::operation::RequestId::request_id(e).map(str::to_owned));
-        self.ended(fields, server, request_id.as_deref(), attempts);
+        self.ended(fields, server, request_id.as_deref(), &tried);
     }
 
     /// Records the request id of a failed request, before its error is
@@ -324,23 +335,27 @@ impl RequestSpan {
         server: &Server,
         operation: &'static str,
         error: aws_sdk_dynamodb::error::SdkError<E, R>,
-        attempts: u32,
+        tried: Tried,
     ) -> Error
     where
         aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
     {
         let error = Error::sdk(operation, error);
-        self.failed(server, &error, attempts);
+        self.failed(server, &error, tried);
         error
     }
 
     /// What any answer, or failure, records.
-    fn ended(&self, fields: &Fields, server: &Server, request_id: Option<&str>, attempts: u32) {
+    fn ended(&self, fields: &Fields, server: &Server, request_id: Option<&str>, tried: &Tried) {
         if let Some(request_id) = request_id {
             self.0.record(&fields.request_id, request_id);
         }
-        if attempts > 0 {
-            self.0.record(&fields.attempts, i64::from(attempts));
+        if tried.count > 0 {
+            self.0.record(&fields.attempts, i64::from(tried.count));
+        }
+        if !tried.throttles.is_empty() {
+            self.0
+                .record(&fields.throttles, throttled(&tried.throttles).as_str());
         }
         if let Some((host, port)) = server.endpoint.get() {
             self.0.record(&fields.address, host.as_str());
@@ -419,17 +434,26 @@ struct Fields {
     throttles: Field,
 }
 
-/// `ddb.throttling_reasons`: each reason and what it throttled, the table
-/// or index by name (`TableWriteKeyRangeThroughputExceeded Ecommerce`,
-/// `IndexReadProvisionedThroughputExceeded Ecommerce/GSI1`).
+/// `ddb.throttling_reasons`: each reason, what it throttled (the table or
+/// index by name) and how many of the request's attempts it throttled, in
+/// the order first met (`TableWriteKeyRangeThroughputExceeded Ecommerce: 2,
+/// IndexReadProvisionedThroughputExceeded Ecommerce/GSI1: 1`).
 fn throttled(throttles: &[crate::error::Throttle]) -> String {
-    let each = throttles.iter().map(|t| {
+    let mut counted: Vec<(String, u32)> = Vec::new();
+    for t in throttles {
         let table = t.table().unwrap_or(&t.resource);
-        match t.index() {
+        let named = match t.index() {
             Some(index) => format!("{} {table}/{index}", t.reason),
             None => format!("{} {table}", t.reason),
+        };
+        match counted.iter_mut().find(|(n, _)| *n == named) {
+            Some((_, count)) => *count += 1,
+            None => counted.push((named, 1)),
         }
-    });
+    }
+    let each = counted
+        .iter()
+        .map(|(named, count)| format!("{named}: {count}"));
     each.collect::<Vec<_>>().join(", ")
 }
 

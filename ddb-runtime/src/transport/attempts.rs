@@ -11,6 +11,9 @@ use std::sync::{Arc, Mutex};
 use aws_sdk_dynamodb::config::http::{HttpRequest, HttpResponse};
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
 
+use crate::error::Throttle;
+use crate::telemetry::Tried;
+
 /// Set once an attempt sent on the wire ended other than with a client
 /// error (4xx): with no answer, a server error (5xx), or a success whose
 /// body was lost or could not be read, DynamoDB may have applied it. A 4xx
@@ -40,6 +43,9 @@ struct Recorded {
     /// (a few hundred for a create), cheaper than the SDK's clone of a body,
     /// which rebuilds its wrappers.
     sent: Mutex<Option<Vec<u8>>>,
+    /// The throttles DynamoDB answered attempts with, not yet taken by a
+    /// span ([`Attempts::tried`]).
+    throttles: Mutex<Vec<Throttle>>,
 }
 
 tokio::task_local! {
@@ -86,6 +92,34 @@ impl Attempts {
         self.0.count.load(Ordering::Relaxed)
     }
 
+    /// What the attempts after the first `before` met, for one request's
+    /// span: the throttles are taken, so that a request sent again under
+    /// these attempts (a transaction's) records only its own.
+    pub(crate) fn tried(&self, before: u32) -> Tried {
+        let mut throttles = self.0.throttles.lock().unwrap_or_else(|e| e.into_inner());
+        Tried {
+            count: self.count() - before,
+            throttles: std::mem::take(&mut *throttles),
+        }
+    }
+
+    /// Keeps the throttles of an attempt's answer, `response` with its body
+    /// read: a throttled attempt is an HTTP 400.
+    pub(crate) fn answered(&self, response: &HttpResponse) {
+        if response.status().as_u16() != 400 {
+            return;
+        }
+        let Some(body) = response.body().bytes() else {
+            return;
+        };
+        let header = response.headers().get("x-amzn-ErrorType");
+        let throttles = crate::error::answered_throttles(body, header);
+        if !throttles.is_empty() {
+            let mut kept = self.0.throttles.lock().unwrap_or_else(|e| e.into_inner());
+            kept.extend(throttles);
+        }
+    }
+
     /// Polls `request` with its attempts recorded here.
     pub(crate) async fn record<F: Future>(&self, request: F) -> F::Output {
         SENDING.scope(self.clone(), request).await
@@ -106,6 +140,10 @@ impl Attempts {
         let _ = SENDING.try_with(|attempts| {
             if attempts.0.on_the_wire.swap(false, Ordering::Relaxed) {
                 attempts.ended(context.response());
+                // The SDK has read the answer's body by now.
+                if let Some(response) = context.response() {
+                    attempts.answered(response);
+                }
             }
         });
     }

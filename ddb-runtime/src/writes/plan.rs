@@ -304,7 +304,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             }
         };
         if let Err(error) = &sent {
-            span.failed(sdk.server(), error, attempts.count());
+            span.failed(sdk.server(), error, attempts.tried(0));
         }
         sent
     }
@@ -382,7 +382,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                 let answer = telemetry::Answer {
                     capacity: output.consumed().map_or(&[], std::slice::from_ref),
                     items: 1,
-                    attempts: attempts.count(),
+                    tried: attempts.tried(0),
                     request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
                     scanned: None,
                 };

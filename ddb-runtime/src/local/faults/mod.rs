@@ -49,10 +49,26 @@ pub enum Fault {
     },
 }
 
+/// The error a throttle is answered with ([`Fault::throttled_by`]): each
+/// carries DynamoDB's throttling reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThrottlingError {
+    /// `ProvisionedThroughputExceededException`: a provisioned table or
+    /// index over its capacity.
+    ProvisionedThroughputExceeded,
+    /// `ThrottlingException`: an on-demand table or index over a limit
+    /// (the account's per-table quota, its maximum throughput, a hot
+    /// partition).
+    Throttling,
+    /// `RequestLimitExceeded`: the account's throughput quota.
+    RequestLimitExceeded,
+}
+
 impl Fault {
-    /// A throttle as DynamoDB answers it: `ProvisionedThroughputExceededException`
-    /// (HTTP 400) with one `ThrottlingReasons` entry, `reason` for the table
-    /// or index ARN `resource`. The SDK retries it as a throttle.
+    /// A throttle as DynamoDB answers a provisioned table or index:
+    /// `ProvisionedThroughputExceededException` (HTTP 400) with one
+    /// `ThrottlingReasons` entry, `reason` for the table or index ARN
+    /// `resource`. The SDK retries it as a throttle.
     ///
     /// ```
     /// let hot = ddb_runtime::local::Fault::throttled(
@@ -62,10 +78,49 @@ impl Fault {
     /// # let _ = hot;
     /// ```
     pub fn throttled(reason: &str, resource: &str) -> Fault {
+        Fault::throttled_by(
+            ThrottlingError::ProvisionedThroughputExceeded,
+            reason,
+            resource,
+        )
+    }
+
+    /// A throttle answered with `error` (HTTP 400), its one reason `reason`
+    /// for the table or index ARN `resource`, under the name that error
+    /// carries its reasons (`throttlingReasons` for `ThrottlingException`,
+    /// `ThrottlingReasons` for the others), as DynamoDB answers it.
+    ///
+    /// ```
+    /// use ddb_runtime::local::{Fault, ThrottlingError};
+    /// let on_demand = Fault::throttled_by(
+    ///     ThrottlingError::Throttling,
+    ///     "TableWriteMaxOnDemandThroughputExceeded",
+    ///     "arn:aws:dynamodb:us-east-1:000000000000:table/Ecommerce",
+    /// );
+    /// # let _ = on_demand;
+    /// ```
+    pub fn throttled_by(error: ThrottlingError, reason: &str, resource: &str) -> Fault {
+        let (name, member, message) = match error {
+            ThrottlingError::ProvisionedThroughputExceeded => (
+                "ProvisionedThroughputExceededException",
+                "ThrottlingReasons",
+                "The level of configured provisioned throughput for the table was exceeded.",
+            ),
+            ThrottlingError::Throttling => (
+                "ThrottlingException",
+                "throttlingReasons",
+                "Throughput exceeds the current capacity of your table or index.",
+            ),
+            ThrottlingError::RequestLimitExceeded => (
+                "RequestLimitExceeded",
+                "ThrottlingReasons",
+                "Throughput exceeds the current throughput limit for your account.",
+            ),
+        };
         let body = serde_json::json!({
-            "__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
-            "message": "The level of configured provisioned throughput for the table was exceeded.",
-            "ThrottlingReasons": [{ "reason": reason, "resource": resource }],
+            "__type": format!("com.amazonaws.dynamodb.v20120810#{name}"),
+            "message": message,
+            member: [{ "reason": reason, "resource": resource }],
         });
         Fault::Json(400, body.to_string())
     }

@@ -79,10 +79,10 @@ impl Sending<'_> {
                 // Sent again, the actions are those just sent, read back.
                 items = read_back_sent(attempts);
             }
-            let attempted = attempts.count() - sent_before;
+            let tried = attempts.tried(sent_before);
             if resend && items.is_some() {
                 // This request failed; the transaction goes on in the next.
-                span.failed(self.db.sdk().server(), &error, attempted);
+                span.failed(self.db.sdk().server(), &error, tried);
                 tokio::time::sleep(policy.delay(attempt)).await;
                 if !maybe_applied {
                     token = request_token();
@@ -98,7 +98,7 @@ impl Sending<'_> {
             } else {
                 error
             };
-            span.failed(self.db.sdk().server(), &error, attempted);
+            span.failed(self.db.sdk().server(), &error, tried);
             return Err(error);
         }
     }
@@ -143,7 +143,7 @@ impl Sending<'_> {
                 let answer = telemetry::Answer {
                     capacity: output.consumed_capacity.as_deref().unwrap_or_default(),
                     items: self.actions.len(),
-                    attempts: attempts.count() - sent_before,
+                    tried: attempts.tried(sent_before),
                     request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
                     scanned: None,
                 };
