@@ -313,6 +313,59 @@ async fn capacity_is_asked_only_when_someone_reads_it() {
     assert!(page.consumed_capacity.total > 0.0);
 }
 
+/// An error ddb handles as an answer is no failure on its span: the table
+/// `create_table` finds existing, the one `plan_sync` probes for and does
+/// not find. A failure DynamoDB answered carries its code in
+/// `db.response.status_code`, and a table operation counts its attempts.
+#[tokio::test]
+async fn handled_errors_are_answers_and_failures_carry_dynamodb_s_code() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let capture = Capture::default();
+    let _one = ddb_tests::one_subscriber_at_a_time().await;
+    let _guard = tracing::subscriber::set_default(capture.clone());
+    tracing::callsite::rebuild_interest_cache();
+
+    let existing = db.create_table::<Ecommerce>().await.unwrap();
+    assert_eq!(existing, ddb_runtime::schema::TableCreated::AlreadyExisted);
+    let missing =
+        db.with_table_name::<Ecommerce>(format!("{}-missing", db.table_name::<Ecommerce>()));
+    let plan = missing.plan_sync::<Ecommerce>().await.unwrap();
+    assert!(!plan.changes.is_empty());
+    db.create(&order("T1")).send().await.unwrap();
+    // Met by its own item: `AlreadyExisted`, from a failed condition.
+    db.create(&order("T1")).send().await.unwrap();
+
+    let spans = capture.spans.lock().unwrap().clone();
+    let of = |operation: &str| -> Vec<&Fields> {
+        spans
+            .iter()
+            .filter(|s| s["db.operation.name"] == operation)
+            .collect()
+    };
+    let create_table = of("CreateTable");
+    assert_eq!(create_table.len(), 1, "{spans:?}");
+    for handled in create_table.iter().chain(&of("DescribeTable")) {
+        assert!(!handled.contains_key("error.type"), "{handled:?}");
+        assert!(!handled.contains_key("otel.status_code"), "{handled:?}");
+        assert_eq!(
+            handled.get("ddb.attempts").map(String::as_str),
+            Some("1"),
+            "{handled:?}"
+        );
+    }
+    let puts = of("PutItem");
+    let codes: Vec<Option<&str>> = puts
+        .iter()
+        .map(|s| s.get("db.response.status_code").map(String::as_str))
+        .collect();
+    assert_eq!(
+        codes,
+        [None, Some("ConditionalCheckFailedException")],
+        "{puts:?}"
+    );
+    assert_eq!(puts[1]["error.type"], "ConditionalCheckFailedException");
+}
+
 /// Fails when an attribute of a span, `aws.request_id` aside, holds a key
 /// value or item content of the fixtures these tests write (the customer
 /// `Ada`, a `CUSTOMER#` key, the tenant `T1`). The server's request id is

@@ -206,6 +206,8 @@ async fn every_operation(db: &ddb_runtime::Db) {
         .send()
         .await
         .unwrap();
+    // One segment: a Scan that sends no `Segment`.
+    db.backfill::<Order>().segments(1).send().await.unwrap();
     db.delete(order("T3").primary_key().unwrap())
         .send()
         .await
@@ -322,14 +324,16 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
                 "{context}"
             );
         }
-        for scan in [
-            "aws.dynamodb.count",
-            "aws.dynamodb.scanned_count",
-            "aws.dynamodb.segment",
-            "aws.dynamodb.total_segments",
-        ] {
+        for scan in ["aws.dynamodb.count", "aws.dynamodb.scanned_count"] {
             assert_eq!(has(scan), operation == "Scan", "{scan} of {context}");
         }
+        // `Segment` and `TotalSegments` are sent, and recorded, by a
+        // parallel Scan only.
+        let parallel =
+            matches!(attributes.get("aws.dynamodb.total_segments"), Some(Value::I64(n)) if *n >= 2);
+        assert_eq!(has("aws.dynamodb.segment"), parallel, "{context}");
+        assert_eq!(has("aws.dynamodb.total_segments"), parallel, "{context}");
+        assert!(!parallel || operation == "Scan", "{context}");
         if let Some(index) = attributes.get("aws.dynamodb.index_name") {
             assert_eq!(
                 index.as_str(),
@@ -390,6 +394,12 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
         by("Query", "aws.dynamodb.index_name"),
         1,
         "the GSI1 query names its index"
+    );
+    let scans = by("Scan", "aws.dynamodb.count");
+    let parallel = by("Scan", "aws.dynamodb.segment");
+    assert!(
+        parallel >= 2 && scans > parallel,
+        "the parallel scan's segments ({parallel}) and the one-segment scan's pages, of {scans}"
     );
     assert_eq!(
         by("Query", "aws.dynamodb.limit"),

@@ -352,8 +352,9 @@ impl Db {
         consistent: bool,
         attributes: &[&str],
     ) -> crate::error::Result<crate::transport::dry_run::Request> {
-        let (projection, names) = stored_projection(attributes);
-        let request = stored_request(self.table_name::<T>(), key, consistent, projection, names);
+        let projected = stored_projection(attributes);
+        let capacity = self.dry_capacity(false);
+        let request = stored_request(self.table_name::<T>(), key, consistent, projected, capacity);
         self.sdk().dry(entity, request)
     }
 
@@ -390,7 +391,8 @@ impl Db {
             ..Default::default()
         };
         span.reading(&read, names.as_ref());
-        let request = stored_request(name, key, consistent, projection, names);
+        let capacity = self.consumed_capacity(&span, false);
+        let request = stored_request(name, key, consistent, (projection, names), capacity);
         Ok(self.send_get_item(&span, request).await?.item)
     }
 
@@ -422,13 +424,14 @@ fn stored_projection(attributes: &[&str]) -> (Option<String>, crate::expression:
 }
 
 /// The GetItem of the stored item at `key` ddb reads for itself, as a
-/// client builds it: what is sent, and what a dry run shows.
+/// client builds it: what is sent, and what a dry run shows. It asks for
+/// its `capacity` as every request does, when someone reads it.
 fn stored_request(
     name: &str,
     key: crate::item::Item,
     consistent: bool,
-    projection: Option<String>,
-    names: crate::expression::NameMap,
+    (projection, names): (Option<String>, crate::expression::NameMap),
+    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
 ) -> impl FnOnce(&Client) -> aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder + '_
 {
     move |client| {
@@ -439,5 +442,6 @@ fn stored_request(
             .set_consistent_read(consistent.then_some(true))
             .set_projection_expression(projection)
             .set_expression_attribute_names(names)
+            .set_return_consumed_capacity(capacity)
     }
 }

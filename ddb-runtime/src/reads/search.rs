@@ -417,15 +417,16 @@ impl<E: Entity + 'static> Search<E> {
                     .as_service_error()
                     .and_then(|service| service.message())
                     .is_some_and(|m| m.starts_with("Cannot search backfilling vector index"));
-                if !filling {
-                    return span.sdk_failure(server, "SearchVectors", e, attempts.tried(0));
+                // The span records DynamoDB's answer; the caller gets ddb's
+                // reading of it.
+                let error = span.sdk_failure(server, "SearchVectors", e, attempts.tried(0));
+                match filling {
+                    true => Error::IndexNotSearchable {
+                        table: name.to_owned(),
+                        index: index.name,
+                    },
+                    false => error,
                 }
-                let error = Error::IndexNotSearchable {
-                    table: name.to_owned(),
-                    index: index.name,
-                };
-                span.failed(server, &error, attempts.tried(0));
-                error
             })?;
         let answer = crate::telemetry::Answer {
             items: output.search_results.as_ref().map_or(0, Vec::len),

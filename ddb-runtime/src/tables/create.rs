@@ -233,7 +233,7 @@ pub async fn create_table_if_missing(
         .set_vector_indexes(input.vector_indexes.clone())
         .set_stream_specification(input.stream_specification.clone())
         .set_billing_mode(input.billing_mode().cloned())
-        .send_spanned(client, name)
+        .send_spanned_for(client, (name, ""), |e| e.is_resource_in_use_exception())
         .await;
     let outcome = match created {
         Ok(_) => TableCreated::Created,

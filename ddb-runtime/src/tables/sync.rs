@@ -264,7 +264,7 @@ async fn describe_table(client: &Client, name: &str) -> Result<Option<DescribeTa
     match client
         .describe_table()
         .table_name(name)
-        .send_spanned(client, name)
+        .send_spanned_for(client, (name, ""), |e| e.is_resource_not_found_exception())
         .await
     {
         Ok(described) => Ok(Some(described)),

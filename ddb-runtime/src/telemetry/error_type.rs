@@ -40,6 +40,29 @@ pub(crate) fn error_type(error: &Error) -> Cow<'static, str> {
     }
 }
 
+/// DynamoDB's error code when DynamoDB answered the failed request with
+/// one, for `db.response.status_code`: the code `error.type` holds then.
+pub(crate) fn response_code(error: &Error) -> Option<Cow<'static, str>> {
+    use crate::error::Error as E;
+    match error {
+        E::Sdk {
+            kind: SdkErrorKind::Service,
+            source,
+            ..
+        } => source.code().map(|code| Cow::Owned(code.to_owned())),
+        E::WriteOutcomeUnknown { failure, .. } => response_code(failure),
+        E::TransactionCanceled { .. }
+        | E::UniqueViolation { .. }
+        | E::IdempotencyKeyReused { .. }
+        | E::ConditionFailed { .. }
+        | E::VersionConflict { .. }
+        | E::AlreadyExists { .. }
+        | E::ChangedSinceRead { .. }
+        | E::NotFound { .. } => Some(error_type(error)),
+        _ => None,
+    }
+}
+
 /// The `error.type` of a request the SDK failed `kind`-wise, with
 /// DynamoDB's error `code` when DynamoDB answered.
 pub(crate) fn sdk_error_type(kind: SdkErrorKind, code: Option<&str>) -> Cow<'static, str> {

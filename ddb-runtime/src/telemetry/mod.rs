@@ -16,13 +16,19 @@
 //! | `aws.dynamodb.index_name` | string | a Query or Scan of an index; absent on the table |
 //! | `aws.dynamodb.consistent_read`, `aws.dynamodb.projection` | boolean, string | GetItem, Query, Scan |
 //! | `aws.dynamodb.limit`, `aws.dynamodb.scan_forward`, `aws.dynamodb.select` | int, boolean, string | Query (and Scan, but `scan_forward`), when sent |
-//! | `aws.dynamodb.segment`, `aws.dynamodb.total_segments`, `aws.dynamodb.count`, `aws.dynamodb.scanned_count` | int | Scan |
+//! | `aws.dynamodb.segment`, `aws.dynamodb.total_segments` | int | a parallel Scan (the only one that sends them) |
+//! | `aws.dynamodb.count`, `aws.dynamodb.scanned_count` | int | Scan |
 //! | `aws.dynamodb.consumed_capacity` | string[] (each `ConsumedCapacity` as JSON) | an answer that reports capacity (feature `opentelemetry`) |
 //! | `aws.request_id`, `server.address`, `server.port`, `cloud.region` | string, string, int, string | once the answer is in |
-//! | `error.type` | string | a failure: DynamoDB's error code (`ConditionalCheckFailedException`, `ProvisionedThroughputExceededException`), or the SDK's failure (`TimeoutError`, `DispatchFailure`, `ResponseError`, `ConstructionFailure`) |
+//! | `error.type` | string | a failure: DynamoDB's error code (`ConditionalCheckFailedException`, `ProvisionedThroughputExceededException`; `_OTHER` for an answer without one), or the SDK's failure (`TimeoutError`, `DispatchFailure`, `ResponseError`, `ConstructionFailure`) |
+//! | `db.response.status_code` | string | a failure DynamoDB answered: its error code, as `error.type` |
 //!
 //! A failed request sets the span status to Error (`otel.status_code`),
 //! with no description: DynamoDB's messages can quote a request's values.
+//! An error ddb handles as an answer is not a failure: CreateTable's
+//! `ResourceInUseException` for a table `create_table` finds existing, and
+//! DescribeTable's `ResourceNotFoundException` for one `plan_sync` probes
+//! for.
 //! ddb's own measures are under `ddb.`: `ddb.entity` (the entity type, when
 //! the request is of one), `ddb.items` (items written or returned),
 //! `ddb.capacity_units` (the total), `ddb.attempts` (the SDK's attempts,

@@ -176,6 +176,7 @@ impl RequestSpan {
             aws.dynamodb.count = Empty,
             aws.dynamodb.scanned_count = Empty,
             error.type = Empty,
+            db.response.status_code = Empty,
             ddb.entity = Empty,
             ddb.items = Empty,
             ddb.capacity_units = Empty,
@@ -206,13 +207,17 @@ impl RequestSpan {
     }
 
     /// Awaits a table's request `sent` under this span, and records its
-    /// answer or failure, and the endpoint `server` learned.
+    /// answer or failure, its `attempts` (counted as they go on the wire)
+    /// and the endpoint `server` learned. A service error the caller
+    /// `handles` (a table that already exists, one probed for that does not)
+    /// is an answer, not a failure: the operation completes.
     pub(crate) async fn table_request<T, E>(
         &self,
-        server: &Server,
+        (server, attempts): (&Server, &std::sync::atomic::AtomicU32),
         sent: impl std::future::Future<
             Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, HttpResponse>>,
         >,
+        handles: impl Fn(&E) -> bool,
     ) -> Result<T, aws_sdk_dynamodb::error::SdkError<E, HttpResponse>>
     where
         T: aws_sdk_dynamodb::operation::RequestId,
@@ -223,18 +228,29 @@ impl RequestSpan {
         let Some(fields) = self.fields() else {
             return answer;
         };
+        let tried = Tried {
+            count: attempts.load(std::sync::atomic::Ordering::Relaxed),
+            throttles: Vec::new(),
+        };
         match &answer {
-            Ok(output) => self.ended(fields, server, output.request_id(), &Tried::default()),
+            Ok(output) => self.ended(fields, server, output.request_id(), &tried),
             Err(error) => {
                 let request_id = aws_sdk_dynamodb::operation::RequestId::request_id(error);
-                self.ended(fields, server, request_id, &Tried::default());
+                self.ended(fields, server, request_id, &tried);
+                let service = error.as_service_error();
+                if service.is_some_and(&handles) {
+                    return answer;
+                }
                 let kind = crate::error::SdkErrorKind::of(error);
-                let code = error.as_service_error().and_then(|e| e.code());
+                let code = service.and_then(|e| e.code());
                 self.0.record(&fields.status, "error");
                 self.0.record(
                     &fields.error_type,
                     super::error_type::sdk_error_type(kind, code).as_ref(),
                 );
+                if let Some(code) = code {
+                    self.0.record(&fields.response_code, code);
+                }
                 self.0.record(&fields.ddb_error, "Sdk");
             }
         }
@@ -305,6 +321,9 @@ impl RequestSpan {
         self.0.record(&fields.status, "error");
         self.0
             .record(&fields.error_type, super::error_type(error).as_ref());
+        if let Some(code) = super::error_type::response_code(error) {
+            self.0.record(&fields.response_code, code.as_ref());
+        }
         self.0.record(&fields.ddb_error, ddb_error(error));
         // The last attempt's throttles are among those the attempts kept;
         // the error's stand in when no attempt's answer could be read.
@@ -402,6 +421,7 @@ impl RequestSpan {
             attempts: field("ddb.attempts")?,
             ddb_error: field("ddb.error")?,
             throttles: field("ddb.throttling_reasons")?,
+            response_code: field("db.response.status_code")?,
         };
         Some(FIELDS.get_or_init(|| found))
     }
@@ -432,6 +452,7 @@ struct Fields {
     attempts: Field,
     ddb_error: Field,
     throttles: Field,
+    response_code: Field,
 }
 
 /// `ddb.throttling_reasons`: each reason, what it throttled (the table or

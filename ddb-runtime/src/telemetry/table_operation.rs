@@ -3,6 +3,7 @@
 //! its request id and its failure.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
@@ -23,10 +24,10 @@ pub(crate) trait TableOperation: Sized {
     /// DynamoDB's name of the operation.
     const OPERATION: &'static str;
 
-    /// Sends the request, its endpoint learned by `server`.
+    /// Sends the request, its endpoint and attempts learned by `seen`.
     fn send_to(
         self,
-        server: Arc<Server>,
+        seen: EndpointSeen,
     ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send;
 
     /// Sends the operation on table `table` in a span of its own.
@@ -35,23 +36,28 @@ pub(crate) trait TableOperation: Sized {
         client: &Client,
         table: &str,
     ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> {
-        self.send_spanned_for(client, table, "")
+        self.send_spanned_for(client, (table, ""), |_| false)
     }
 
-    /// [`send_spanned`](Self::send_spanned) for the work of `entity` (a
-    /// backfill's), which its span names.
+    /// [`send_spanned`](Self::send_spanned), for the work of an entity (a
+    /// backfill's, `""` for none), which its span names; a service error
+    /// the caller `handles` is recorded as an answer, not a failure.
     fn send_spanned_for(
         self,
         client: &Client,
-        table: &str,
-        entity: &'static str,
+        (table, entity): (&str, &'static str),
+        handles: impl Fn(&Self::Error) -> bool,
     ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> {
         let region = client.config().region().map(ToString::to_string);
-        let server = Arc::new(Server::new(region));
-        let span = RequestSpan::new(&server, Self::OPERATION, table, None, entity);
+        let seen = EndpointSeen {
+            server: Arc::new(Server::new(region)),
+            attempts: Arc::default(),
+        };
+        let span = RequestSpan::new(&seen.server, Self::OPERATION, table, None, entity);
         async move {
-            let sent = self.send_to(server.clone());
-            span.table_request(&server, sent).await
+            let sent = self.send_to(seen.clone());
+            span.table_request((&seen.server, &seen.attempts), sent, handles)
+                .await
         }
     }
 
@@ -69,9 +75,13 @@ pub(crate) trait TableOperation: Sized {
     }
 }
 
-/// Learns the endpoint a table operation is sent to, for its span.
-#[derive(Debug)]
-struct EndpointSeen(Arc<Server>);
+/// Learns the endpoint a table operation is sent to, and counts its
+/// attempts on the wire, for its span.
+#[derive(Debug, Clone)]
+pub(crate) struct EndpointSeen {
+    server: Arc<Server>,
+    attempts: Arc<AtomicU32>,
+}
 
 impl Intercept for EndpointSeen {
     fn name(&self) -> &'static str {
@@ -84,7 +94,8 @@ impl Intercept for EndpointSeen {
         _: &RuntimeComponents,
         _: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        self.0.sending_to(context.request().uri());
+        self.server.sending_to(context.request().uri());
+        self.attempts.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 }
@@ -98,9 +109,9 @@ macro_rules! table_operation {
 
             fn send_to(
                 self,
-                server: Arc<Server>,
+                seen: EndpointSeen,
             ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send {
-                self.customize().interceptor(EndpointSeen(server)).send()
+                self.customize().interceptor(seen).send()
             }
         }
     )*};

@@ -41,9 +41,10 @@ pub(crate) async fn item_met(
         }
         // A read that failed showed nothing of the server.
         Err(error) => {
+            // Its type, not its text: DynamoDB's messages can quote values.
             tracing::warn!(
                 entity,
-                %error,
+                error = %crate::telemetry::error_type(&error),
                 "the item a failed condition met could not be read back; \
                  the failure is mapped as the server answered it"
             );

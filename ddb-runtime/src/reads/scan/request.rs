@@ -91,7 +91,8 @@ impl ScanRequest {
             limit: self.limit,
             projection: self.projection.as_deref(),
             select: select.as_ref().map(Select::as_str),
-            segment: Some((self.segment as i32, self.segments.max(1) as i32)),
+            // Sent only for a parallel scan (see `settings`).
+            segment: (self.segments > 1).then_some((self.segment as i32, self.segments as i32)),
             ..Default::default()
         };
         span.reading(&read, self.names.as_ref());
