@@ -331,7 +331,8 @@ fn a_scoped_policy_grants_the_guards_of_unique_values() {
     assert!(!string_like(pattern, "USER#1"));
     assert!(
         policy.left_out.iter().any(|n| n.starts_with(
-            "User: its guard items `_DDB#UNIQUE#User#*` are granted across every caller"
+            "User: its guard items `_DDB#UNIQUE#User#*`, `_DDB#IDEMPOTENCY#User#*` are \
+             granted across every caller"
         )),
         "{:?}",
         policy.left_out
@@ -458,22 +459,45 @@ fn a_read_only_entity_may_be_condition_checked_not_written() {
 }
 
 /// Read statements cover every item of the table (or of the caller's
-/// partitions): the policy names the table's declared entities it did not
-/// grant, which the caller can read all the same.
+/// partitions): unscoped, the policy names the table's declared entities it
+/// did not grant, which the caller can read all the same; scoped, it names
+/// none, since no declaration says which share the caller's partitions.
 #[test]
 fn the_entities_a_policy_can_read_without_naming_them_are_said() {
-    let policy = PolicyBuilder::new(TABLE)
+    let unscoped = PolicyBuilder::new(TABLE)
         .entity(&Customer::SCHEMA, Access::Read)
-        .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
         .build();
-    let note = policy
+    let note = unscoped
         .left_out
         .iter()
-        .find(|n| n.starts_with("the read statements cover every item in the caller's partitions"))
-        .unwrap_or_else(|| panic!("{:?}", policy.left_out));
+        .find(|n| n.starts_with("the read statements cover every item in the table"))
+        .unwrap_or_else(|| panic!("{:?}", unscoped.left_out));
     assert!(
         note.contains("including those of Order, OrderItem"),
         "{note}"
+    );
+
+    let scoped = PolicyBuilder::new(TABLE)
+        .entity(&Customer::SCHEMA, Access::Read)
+        .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
+        .build();
+    let note = scoped
+        .left_out
+        .iter()
+        .find(|n| n.starts_with("the read statements cover every item in the caller's partitions:"))
+        .unwrap_or_else(|| panic!("{:?}", scoped.left_out));
+    assert!(!note.contains("including"), "{note}");
+
+    // No statement, no note on what statements reach.
+    let none = PolicyBuilder::new(TABLE)
+        .entity(&OrderItem::SCHEMA, Access::Read)
+        .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
+        .build();
+    assert!(check_shape(&none.document).is_empty());
+    let notes = &none.left_out;
+    assert!(
+        !notes.iter().any(|n| n.starts_with("the read statements")),
+        "{notes:?}"
     );
 }
 

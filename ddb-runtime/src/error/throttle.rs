@@ -117,33 +117,42 @@ impl Throttle {
 /// them (`throttlingReasons` for `ThrottlingException`), as the SDK reads
 /// them. Empty for any other answer.
 pub(crate) fn answered_throttles(body: &[u8], header_type: Option<&str>) -> Vec<Throttle> {
-    let Ok(answer) = serde_json::from_slice::<serde_json::Value>(body) else {
+    /// What ddb reads of an error answer; the rest (the item a failed
+    /// condition returns) is skipped unread.
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        #[serde(rename = "__type", default)]
+        error_type: Option<String>,
+        #[serde(rename = "ThrottlingReasons", default)]
+        reasons: Vec<Reason>,
+        #[serde(rename = "throttlingReasons", default)]
+        camel_reasons: Vec<Reason>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Reason {
+        #[serde(default)]
+        reason: String,
+        #[serde(default)]
+        resource: String,
+    }
+    let Ok(answer) = serde_json::from_slice::<Answer>(body) else {
         return Vec::new();
     };
     let error_type = header_type
-        .or_else(|| answer.get("__type").and_then(serde_json::Value::as_str))
+        .or(answer.error_type.as_deref())
         .unwrap_or_default();
-    // `com.amazonaws.dynamodb.v20120810#ThrottlingException`, or the name
-    // alone; a header may add `:<more>`.
-    let name = error_type.rsplit('#').next().unwrap_or_default();
-    let name = name.split(':').next().unwrap_or_default();
-    let member = match name {
-        "ThrottlingException" => "throttlingReasons",
-        "ProvisionedThroughputExceededException" | "RequestLimitExceeded" => "ThrottlingReasons",
+    // As the SDK reads it: `<type>:<more>` from a header, then the name
+    // after the namespace (`com.amazonaws.dynamodb.v20120810#`).
+    let name = error_type.split(':').next().unwrap_or_default();
+    let name = name.rsplit('#').next().unwrap_or_default();
+    let reasons = match name {
+        "ThrottlingException" => answer.camel_reasons,
+        "ProvisionedThroughputExceededException" | "RequestLimitExceeded" => answer.reasons,
         _ => return Vec::new(),
     };
-    let reasons = answer.get(member).and_then(serde_json::Value::as_array);
-    let text = |reason: &serde_json::Value, key: &str| {
-        reason
-            .get(key)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_owned()
-    };
     reasons
-        .into_iter()
-        .flatten()
-        .map(|r| Throttle::parse(&text(r, "reason"), &text(r, "resource")))
+        .iter()
+        .map(|r| Throttle::parse(&r.reason, &r.resource))
         .collect()
 }
 

@@ -129,6 +129,11 @@ pub(crate) fn unique_guard_prefix(entity_type: &str) -> String {
     format!("{GUARD_PREFIX}UNIQUE#{entity_type}#")
 }
 
+/// The text every idempotency guard key of `entity_type` starts with.
+pub(crate) fn idempotency_guard_prefix(entity_type: &str) -> String {
+    format!("{GUARD_PREFIX}IDEMPOTENCY#{entity_type}#")
+}
+
 /// A key as errors show it: a guard's without its value (`_DDB#UNIQUE#User#email#…`),
 /// which may be personal data; any other key as it is.
 pub(crate) fn shown_key(text: String) -> String {
@@ -178,7 +183,7 @@ pub(crate) fn owner_of(guard: &HashMap<String, AttributeValue>) -> Option<KeyVal
 
 /// The key of the guard of idempotency key `key` of entity `entity_type`.
 pub(crate) fn idempotency_guard_key(table: &TableDef, entity_type: &str, key: &str) -> KeyValues {
-    let mut text = format!("{GUARD_PREFIX}IDEMPOTENCY#{entity_type}#");
+    let mut text = idempotency_guard_prefix(entity_type);
     // Escaped as a key segment is: a `#` in the key cannot name another.
     escape_into(key, &mut text);
     guard_key(table, text)

@@ -417,16 +417,18 @@ impl<E: Entity + 'static> Search<E> {
                     .as_service_error()
                     .and_then(|service| service.message())
                     .is_some_and(|m| m.starts_with("Cannot search backfilling vector index"));
-                // The span records DynamoDB's answer; the caller gets ddb's
-                // reading of it.
-                let error = span.sdk_failure(server, "SearchVectors", e, attempts.tried(0));
-                match filling {
-                    true => Error::IndexNotSearchable {
-                        table: name.to_owned(),
-                        index: index.name,
-                    },
-                    false => error,
+                let answered = Error::sdk("SearchVectors", e);
+                if !filling {
+                    span.failed(server, &answered, attempts.tried(0));
+                    return answered;
                 }
+                // The span records DynamoDB's answer, and ddb's reading.
+                let error = Error::IndexNotSearchable {
+                    table: name.to_owned(),
+                    index: index.name,
+                };
+                span.failed_as(server, (&answered, &error), attempts.tried(0));
+                error
             })?;
         let answer = crate::telemetry::Answer {
             items: output.search_results.as_ref().map_or(0, Vec::len),

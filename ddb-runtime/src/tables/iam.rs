@@ -47,11 +47,11 @@ use crate::declaration::model::{
 /// What an entity's callers may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// GetItem, Query, BatchGetItem (transactions' gets included), and Scan
-    /// for an entity declared with `#[ddb(scan)]` (unscoped only).
+    /// GetItem, Query, BatchGetItem (transactions' gets included),
+    /// ConditionCheckItem (a transaction's check of the item), and Scan for
+    /// an entity declared with `#[ddb(scan)]` (unscoped only).
     Read,
-    /// Read, plus PutItem, UpdateItem, DeleteItem, BatchWriteItem and
-    /// ConditionCheckItem.
+    /// Read, plus PutItem, UpdateItem, DeleteItem and BatchWriteItem.
     ReadWrite,
 }
 
@@ -94,9 +94,11 @@ pub enum ScopeValue {
 }
 
 impl ScopeValue {
-    /// The value as a `StringLike` pattern: a variable as `${...}`, a
-    /// literal escaped as ddb's keys store text, and IAM's `*`, `?` and `$`
-    /// written `${*}`, `${?}`, `${$}`, so that it matches only itself.
+    /// The value as a `StringLike` pattern inside a template with more than
+    /// the field: a variable as `${...}`, a literal escaped as a key segment
+    /// stores text, and IAM's `*`, `?` and `$` written `${*}`, `${?}`,
+    /// `${$}`, so that it matches only itself. (A partition key that is the
+    /// field alone stores the value unescaped, and its policy writes it so.)
     pub fn pattern(&self) -> String {
         self.pattern_as(true)
     }
@@ -225,7 +227,9 @@ impl PolicyBuilder {
             self.grant(entity, *access, &mut statements, &mut left_out);
         }
         left_out.extend(self.writable_read_only());
-        left_out.extend(self.readable_beyond());
+        if !statements.is_empty() {
+            left_out.extend(self.readable_beyond());
+        }
         unique_sids(&mut statements);
         Policy {
             document: json!({ "Version": "2012-10-17", "Statement": statements }),
@@ -272,21 +276,19 @@ impl PolicyBuilder {
         notes
     }
 
-    /// What the statements let be read beyond the entities they name: every
-    /// item of the table when unscoped, every item of the caller's
-    /// partitions when scoped, whichever entity stored it (the table's
-    /// other declared entities are named).
+    /// What the statements let be read beyond the entities they name:
+    /// every item of the caller's partitions when scoped, whichever entity
+    /// stored it; every item of the table when unscoped, naming the table's
+    /// other declared entities (scoped, a declaration names no entity's
+    /// partitions, so none is named).
     fn readable_beyond(&self) -> Option<String> {
         let (first, _) = self.entities.first()?;
         let granted: Vec<&str> = self.entities.iter().map(|(e, _)| e.rust_name).collect();
-        let space = match &self.scope {
-            Some(_) => "the caller's partitions",
-            None => "the table",
+        let (space, declared) = match &self.scope {
+            Some(_) => ("the caller's partitions", &[][..]),
+            None => ("the table", first.table.entities.unwrap_or_default()),
         };
-        let others: Vec<&str> = first
-            .table
-            .entities
-            .unwrap_or_default()
+        let others: Vec<&str> = declared
             .iter()
             .copied()
             .filter(|name| !granted.contains(name))
@@ -384,7 +386,7 @@ impl PolicyBuilder {
         }
         if leading.is_some() {
             statements.extend(guards_statement(&self.table_arn, entity, access));
-            left_out.extend(guard_notes(entity, access));
+            left_out.extend(guard_note(entity, access));
         }
         for index in indexes_queried(entity) {
             if self.scope.is_some() && index.kind == IndexKind::Global {
@@ -597,8 +599,8 @@ fn guard_prefixes(entity: &EntitySchema, access: Access) -> Vec<String> {
         prefixes.push(crate::keys::guard::unique_guard_prefix(entity.entity_type));
     }
     if access == Access::ReadWrite {
-        let prefix = crate::keys::guard::GUARD_PREFIX;
-        prefixes.push(format!("{prefix}IDEMPOTENCY#{}#", entity.entity_type));
+        let idempotency = crate::keys::guard::idempotency_guard_prefix(entity.entity_type);
+        prefixes.push(idempotency);
     }
     prefixes
 }
@@ -606,24 +608,25 @@ fn guard_prefixes(entity: &EntitySchema, access: Access) -> Vec<String> {
 /// What a scoped policy's guards statement grants beyond the caller's
 /// partitions: a guard's key holds a unique value or an idempotency key,
 /// not the scope's field, so every caller's guards of the entity are
-/// granted.
-fn guard_notes(entity: &EntitySchema, access: Access) -> Vec<String> {
-    let name = entity.rust_name;
+/// granted. `None` when the entity has no guards.
+fn guard_note(entity: &EntitySchema, access: Access) -> Option<String> {
+    let prefixes = guard_prefixes(entity, access);
+    if prefixes.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = prefixes.iter().map(|p| format!("`{p}*`")).collect();
     let verbs = match access {
         Access::ReadWrite => "read, overwrite or delete",
         Access::Read => "read",
     };
-    guard_prefixes(entity, access)
-        .into_iter()
-        .map(|prefix| {
-            format!(
-                "{name}: its guard items `{prefix}*` are granted across every caller: a \
-                 guard's key holds a unique value or an idempotency key, not the scope's \
-                 field, so a caller can {verbs} another caller's guards (a guard holds its \
-                 owner's key, and an idempotency guard a SHA-256 of the item it created)"
-            )
-        })
-        .collect()
+    Some(format!(
+        "{}: its guard items {} are granted across every caller: a guard's key holds a \
+         unique value or an idempotency key, not the scope's field, so a caller can {verbs} \
+         another caller's guards (a guard holds its owner's key, and an idempotency guard a \
+         SHA-256 of the item it created)",
+        entity.rust_name,
+        named.join(", ")
+    ))
 }
 
 /// The `dynamodb:LeadingKeys` pattern of a partition key template for a

@@ -253,12 +253,11 @@ async fn provisioned_throughput(
         )),
         // A provisioned table whose units DescribeTable did not give: an
         // index without throughput would be refused by DynamoDB.
-        _ if billing.is_some() => Err(Error::InvalidRequest {
+        _ if billing == Some(&BillingMode::Provisioned) => Err(Error::InvalidRequest {
             entity: "",
             reason: format!(
-                "table {name} is {} but DescribeTable gave no provisioned units: add the \
-                 global index with UpdateTable and its ProvisionedThroughput",
-                billing.map_or("", BillingMode::as_str)
+                "table {name} is PROVISIONED but DescribeTable gave no provisioned units: add \
+                 the global index with UpdateTable and its ProvisionedThroughput"
             ),
         }),
         _ => Ok(None),

@@ -316,7 +316,19 @@ impl RequestSpan {
 
     /// Records a failed request: the span's status, the error's type (never
     /// its text, which can quote a key).
-    pub(crate) fn failed(&self, server: &Server, error: &Error, mut tried: Tried) {
+    pub(crate) fn failed(&self, server: &Server, error: &Error, tried: Tried) {
+        self.failed_as(server, (error, error), tried);
+    }
+
+    /// [`failed`](Self::failed), for a failure ddb reads as another error
+    /// than the one DynamoDB answered: `error.type` and the status code are
+    /// the answer's, `ddb.error` ddb's reading.
+    pub(crate) fn failed_as(
+        &self,
+        server: &Server,
+        (error, read): (&Error, &Error),
+        mut tried: Tried,
+    ) {
         let Some(fields) = self.fields() else { return };
         self.0.record(&fields.status, "error");
         self.0
@@ -324,7 +336,7 @@ impl RequestSpan {
         if let Some(code) = super::error_type::response_code(error) {
             self.0.record(&fields.response_code, code.as_ref());
         }
-        self.0.record(&fields.ddb_error, ddb_error(error));
+        self.0.record(&fields.ddb_error, ddb_error(read));
         // The last attempt's throttles are among those the attempts kept;
         // the error's stand in when no attempt's answer could be read.
         if tried.throttles.is_empty() {

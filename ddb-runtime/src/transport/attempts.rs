@@ -103,20 +103,24 @@ impl Attempts {
         }
     }
 
-    /// Keeps the throttles of an attempt's answer, `response` with its body
-    /// read: a throttled attempt is an HTTP 400.
-    pub(crate) fn answered(&self, response: &HttpResponse) {
-        if response.status().as_u16() != 400 {
-            return;
-        }
-        let Some(body) = response.body().bytes() else {
-            return;
-        };
-        let header = response.headers().get("x-amzn-ErrorType");
-        let throttles = crate::error::answered_throttles(body, header);
+    /// Keeps the throttles of a client error's answer: its `body`, and
+    /// its `x-amzn-ErrorType` header (`error_type`) if it had one.
+    pub(crate) fn answered(&self, body: &[u8], error_type: Option<&str>) {
+        let throttles = crate::error::answered_throttles(body, error_type);
         if !throttles.is_empty() {
             let mut kept = self.0.throttles.lock().unwrap_or_else(|e| e.into_inner());
             kept.extend(throttles);
+        }
+    }
+
+    /// [`answered`](Self::answered) with `response`, whose body the SDK
+    /// has read: a throttled attempt is an HTTP 400.
+    fn answered_response(&self, response: &HttpResponse) {
+        if response.status().as_u16() != 400 {
+            return;
+        }
+        if let Some(body) = response.body().bytes() {
+            self.answered(body, response.headers().get("x-amzn-ErrorType"));
         }
     }
 
@@ -142,7 +146,7 @@ impl Attempts {
                 attempts.ended(context.response());
                 // The SDK has read the answer's body by now.
                 if let Some(response) = context.response() {
-                    attempts.answered(response);
+                    attempts.answered_response(response);
                 }
             }
         });

@@ -29,12 +29,11 @@ use aws_sdk_dynamodb::Client;
 use aws_smithy_runtime_api::client::http::{
     HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpConnector,
 };
-use aws_smithy_runtime_api::client::result::ConnectorError;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder;
 use aws_smithy_runtime_api::shared::IntoShared;
 use aws_smithy_types::body::SdkBody;
-use aws_smithy_types::byte_stream::ByteStream;
 
+use crate::transport::answer_body::ClientErrorBody;
 use crate::transport::attempts::Attempts;
 
 /// How many requests a handle sends through the caller's client before it
@@ -273,32 +272,21 @@ impl HttpConnector for RecordingConnector {
                 attempts.sending_request(&request);
                 let answer = attempts.clone().attempt(self.0.call(request));
                 HttpConnectorFuture::new(async move {
-                    let response = answer.await?;
-                    if response.status().as_u16() != 400 {
-                        return Ok(response);
+                    let mut response = answer.await?;
+                    // A client error's body is kept as the SDK reads it,
+                    // for its throttling reasons.
+                    if response.status().as_u16() == 400 {
+                        let error_type = response.headers().get("x-amzn-ErrorType");
+                        let error_type = error_type.map(str::to_owned);
+                        let body = std::mem::replace(response.body_mut(), SdkBody::taken());
+                        *response.body_mut() = ClientErrorBody::wrap(body, error_type, attempts);
                     }
-                    let response = read_whole(response).await?;
-                    attempts.answered(&response);
                     Ok(response)
                 })
             }
             None => self.0.call(request),
         }
     }
-}
-
-/// `response` with its body read into memory, for ddb to read a client
-/// error's throttling reasons before the SDK reads the same bytes. A body
-/// that cannot be read is the attempt's I/O failure, as it would be the
-/// SDK's.
-async fn read_whole(mut response: HttpResponse) -> Result<HttpResponse, ConnectorError> {
-    let body = std::mem::replace(response.body_mut(), SdkBody::taken());
-    let bytes = ByteStream::new(body)
-        .collect()
-        .await
-        .map_err(|e| ConnectorError::io(e.into()))?;
-    *response.body_mut() = SdkBody::from(bytes.into_bytes());
-    Ok(response)
 }
 
 /// Records each attempt of a request sent through the caller's client into

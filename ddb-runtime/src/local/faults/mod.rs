@@ -52,6 +52,7 @@ pub enum Fault {
 /// The error a throttle is answered with ([`Fault::throttled_by`]): each
 /// carries DynamoDB's throttling reasons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ThrottlingError {
     /// `ProvisionedThroughputExceededException`: a provisioned table or
     /// index over its capacity.
