@@ -401,6 +401,15 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
         parallel >= 2 && scans > parallel,
         "the parallel scan's segments ({parallel}) and the one-segment scan's pages, of {scans}"
     );
+    // Two puts in one BatchWriteItem are a batch; a transaction of one get
+    // is a single operation.
+    let batch_writes = by("BatchWriteItem", "rpc.method");
+    assert!(batch_writes >= 1);
+    assert_eq!(
+        by("BatchWriteItem", "db.operation.batch.size"),
+        batch_writes
+    );
+    assert_eq!(by("TransactGetItems", "db.operation.batch.size"), 0);
     assert_eq!(
         by("Query", "aws.dynamodb.limit"),
         1,

@@ -123,6 +123,7 @@ impl TransactGet {
             .map(|(entity, table, _)| (*entity, table.as_str()));
         let (tables, entity) = crate::telemetry::span_names(names);
         let span = self.db.span_of_tables("TransactGetItems", &tables, entity);
+        span.batch_of(self.gets.len());
         let read_at = crate::item::timestamp::now_epoch_seconds();
         let capacity = self.db.consumed_capacity(&span, false);
         let request = request(items, capacity);

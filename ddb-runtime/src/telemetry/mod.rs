@@ -22,6 +22,7 @@
 //! | `aws.request_id`, `server.address`, `server.port`, `cloud.region` | string, string, int, string | once the answer is in |
 //! | `error.type` | string | a failure: DynamoDB's error code (`ConditionalCheckFailedException`, `ProvisionedThroughputExceededException`; `_OTHER` for an answer without one), or the SDK's failure (`TimeoutError`, `DispatchFailure`, `ResponseError`, `ConstructionFailure`) |
 //! | `db.response.status_code` | string | a failure DynamoDB answered: its error code, as `error.type` |
+//! | `db.operation.batch.size` | int | a BatchWriteItem of two or more requests, a transaction of two or more actions (a BatchGetItem reads keys, not operations) |
 //!
 //! A failed request sets the span status to Error (`otel.status_code`),
 //! with no description: DynamoDB's messages can quote a request's values.

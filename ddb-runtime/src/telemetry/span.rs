@@ -177,6 +177,7 @@ impl RequestSpan {
             aws.dynamodb.scanned_count = Empty,
             error.type = Empty,
             db.response.status_code = Empty,
+            db.operation.batch.size = Empty,
             ddb.entity = Empty,
             ddb.items = Empty,
             ddb.capacity_units = Empty,
@@ -289,6 +290,17 @@ impl RequestSpan {
         if let Some((segment, total)) = read.segment {
             self.0.record(&fields.segment, i64::from(segment));
             self.0.record(&fields.total_segments, i64::from(total));
+        }
+    }
+
+    /// Records that the request holds `operations` operations sent as one
+    /// (a BatchWriteItem's requests, a transaction's actions): a batch of
+    /// two or more, as the conventions define one; one is a single
+    /// operation, and records nothing.
+    pub(crate) fn batch_of(&self, operations: usize) {
+        let Some(fields) = self.fields() else { return };
+        if operations >= 2 {
+            self.0.record(&fields.batch_size, operations as i64);
         }
     }
 
@@ -434,6 +446,7 @@ impl RequestSpan {
             ddb_error: field("ddb.error")?,
             throttles: field("ddb.throttling_reasons")?,
             response_code: field("db.response.status_code")?,
+            batch_size: field("db.operation.batch.size")?,
         };
         Some(FIELDS.get_or_init(|| found))
     }
@@ -465,6 +478,7 @@ struct Fields {
     ddb_error: Field,
     throttles: Field,
     response_code: Field,
+    batch_size: Field,
 }
 
 /// `ddb.throttling_reasons`: each reason, what it throttled (the table or

@@ -47,7 +47,7 @@ pub(crate) struct Sdk {
     sent: AtomicU32,
     intercepted: bool,
     slots: Slots,
-    server: crate::telemetry::Server,
+    server: Arc<crate::telemetry::Server>,
     condition_items: super::condition_items::ConditionItems,
 }
 
@@ -61,7 +61,7 @@ impl Sdk {
             sent: AtomicU32::new(0),
             intercepted,
             slots: Slots::default(),
-            server: crate::telemetry::Server::new(region),
+            server: Arc::new(crate::telemetry::Server::new(region)),
             condition_items: Default::default(),
         })
     }
@@ -145,7 +145,10 @@ impl Sdk {
                 .caller
                 .config()
                 .to_builder()
-                .http_client(SharedHttpClient::new(RecordingClient(http_client)))
+                .http_client(SharedHttpClient::new(RecordingClient(
+                    http_client,
+                    self.server.clone(),
+                )))
                 .identity_cache(used.identity_cache())
                 .build();
             Client::from_conf(config)
@@ -226,7 +229,7 @@ impl Slots {
 /// of the request that sends it: its connectors are the caller's, so are
 /// its connections.
 #[derive(Debug)]
-struct RecordingClient(SharedHttpClient);
+struct RecordingClient(SharedHttpClient, Arc<crate::telemetry::Server>);
 
 impl HttpClient for RecordingClient {
     fn http_connector(
@@ -234,7 +237,8 @@ impl HttpClient for RecordingClient {
         settings: &HttpConnectorSettings,
         components: &RuntimeComponents,
     ) -> SharedHttpConnector {
-        RecordingConnector(self.0.http_connector(settings, components)).into_shared()
+        let connector = self.0.http_connector(settings, components);
+        RecordingConnector(connector, self.1.clone()).into_shared()
     }
 
     fn validate_base_client_config(
@@ -262,10 +266,13 @@ impl HttpClient for RecordingClient {
 
 /// One of the caller's connectors, recording each request it sends.
 #[derive(Debug)]
-struct RecordingConnector(SharedHttpConnector);
+struct RecordingConnector(SharedHttpConnector, Arc<crate::telemetry::Server>);
 
 impl HttpConnector for RecordingConnector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        // Where the handle's requests go, for their spans, learned here
+        // too: the caller's client may never have sent one.
+        self.1.sending_to(request.uri());
         // Called as the request is polled: the request's own attempts.
         match Attempts::sending() {
             Some(attempts) => {

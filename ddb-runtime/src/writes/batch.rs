@@ -97,6 +97,7 @@ async fn write_chunk(
     let send = |pending: Vec<WriteRequest>| async move {
         let span = db.span("BatchWriteItem", table, None, schema.entity_type);
         let sent = pending.len();
+        span.batch_of(sent);
         let capacity = db.consumed_capacity(&span, false);
         let request = batch_write_request(table, pending, capacity);
         // Matched by key: DynamoDB returns the requests it did not process.

@@ -115,8 +115,11 @@ impl Sending<'_> {
         let named = self.actions.iter().zip(items);
         let (tables, entity) =
             crate::telemetry::span_names(named.map(|(a, item)| (a.entity, table_of(item))));
-        self.db
-            .span_of_tables("TransactWriteItems", &tables, entity)
+        let span = self
+            .db
+            .span_of_tables("TransactWriteItems", &tables, entity);
+        span.batch_of(self.actions.len());
+        span
     }
 
     /// One TransactWriteItems (the SDK's retries included): the capacity
