@@ -23,20 +23,10 @@ pub(crate) fn error_type(error: &Error) -> Cow<'static, str> {
     match error {
         E::Sdk { kind, source, .. } => sdk_error_type(*kind, source.code()),
         E::WriteOutcomeUnknown { failure, .. } => error_type(failure),
-        // A unique value's and an idempotency key's guards are written in
-        // a transaction with the item.
-        E::TransactionCanceled { .. }
-        | E::UniqueViolation { .. }
-        | E::IdempotencyKeyReused { .. } => Cow::Borrowed("TransactionCanceledException"),
-        E::ConditionFailed { .. }
-        | E::VersionConflict { .. }
-        | E::AlreadyExists { .. }
-        | E::ChangedSinceRead { .. }
-        | E::NotFound { .. } => Cow::Borrowed("ConditionalCheckFailedException"),
         E::Unprocessed { .. } => Cow::Borrowed("Unprocessed"),
         E::IndexNotSearchable { .. } => Cow::Borrowed("IndexNotSearchable"),
         E::Migration { .. } => Cow::Borrowed("Migration"),
-        _ => Cow::Borrowed("Invalid"),
+        _ => Cow::Borrowed(condition_code(error).unwrap_or("Invalid")),
     }
 }
 
@@ -50,15 +40,27 @@ pub(crate) fn response_code(error: &Error) -> Option<Cow<'static, str>> {
             source,
             ..
         } => source.code().map(|code| Cow::Owned(code.to_owned())),
+        E::Sdk { .. } => None,
         E::WriteOutcomeUnknown { failure, .. } => response_code(failure),
+        _ => condition_code(error).map(Cow::Borrowed),
+    }
+}
+
+/// The code DynamoDB answered the request ddb read as `error` with, for
+/// the errors ddb makes of a failed condition; `None` for any other.
+fn condition_code(error: &Error) -> Option<&'static str> {
+    use crate::error::Error as E;
+    match error {
+        // A unique value's and an idempotency key's guards are written in
+        // a transaction with the item.
         E::TransactionCanceled { .. }
         | E::UniqueViolation { .. }
-        | E::IdempotencyKeyReused { .. }
-        | E::ConditionFailed { .. }
+        | E::IdempotencyKeyReused { .. } => Some("TransactionCanceledException"),
+        E::ConditionFailed { .. }
         | E::VersionConflict { .. }
         | E::AlreadyExists { .. }
         | E::ChangedSinceRead { .. }
-        | E::NotFound { .. } => Some(error_type(error)),
+        | E::NotFound { .. } => Some("ConditionalCheckFailedException"),
         _ => None,
     }
 }

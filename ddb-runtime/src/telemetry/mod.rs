@@ -37,7 +37,8 @@
 //! `VersionConflict`, `ConditionFailed`...) and `ddb.throttling_reasons`
 //! (every throttled attempt of the request, whether the SDK's retries
 //! absorbed it or not, counted per reason and the table or index it names:
-//! `TableWriteKeyRangeThroughputExceeded Ecommerce: 2`). `tracing` fields cannot hold arrays, so the two
+//! `TableWriteKeyRangeThroughputExceeded Ecommerce: 2`). `tracing` fields
+//! cannot hold arrays, so the two
 //! string[] attributes are set through `tracing-opentelemetry` itself, with
 //! the feature `opentelemetry` (the same `tracing-opentelemetry` version as
 //! the application's layer).
