@@ -366,6 +366,57 @@ async fn handled_errors_are_answers_and_failures_carry_dynamodb_s_code() {
     assert_eq!(puts[1]["error.type"], "ConditionalCheckFailedException");
 }
 
+/// A batch that gives up on items DynamoDB keeps leaving unprocessed
+/// fails the span of its last request, which left them: each request was
+/// answered, but the operation did not complete. The requests before it,
+/// whose leftovers were sent again, are answers.
+#[tokio::test]
+async fn a_batch_that_gives_up_on_unprocessed_items_fails_its_last_request() {
+    use ddb_tests::proxy::Fault;
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let through = through.with_retry_policy(ddb_runtime::batch::RetryPolicy {
+        max_attempts: 3,
+        base: std::time::Duration::from_millis(1),
+        cap: std::time::Duration::from_millis(5),
+        concurrency: 1,
+    });
+    proxy.fail("BatchWriteItem", 100, Fault::Unprocessed(Some(1)));
+    proxy.fail("BatchGetItem", 100, Fault::Unprocessed(Some(1)));
+    let capture = Capture::default();
+    let _one = ddb_tests::one_subscriber_at_a_time().await;
+    let _guard = tracing::subscriber::set_default(capture.clone());
+    tracing::callsite::rebuild_interest_cache();
+
+    let orders = [order("T1"), order("T2")];
+    let written = through.batch_put(&orders).await;
+    assert!(written.is_err(), "{written:?}");
+    let keys = orders
+        .iter()
+        .map(|o| ddb_runtime::Entity::primary_key(o).unwrap());
+    let read = through.batch_get(keys.collect()).await;
+    assert!(read.is_err(), "{read:?}");
+
+    let spans = capture.spans.lock().unwrap().clone();
+    for operation in ["BatchWriteItem", "BatchGetItem"] {
+        let sent: Vec<&Fields> = spans
+            .iter()
+            .filter(|s| s["db.operation.name"] == operation)
+            .collect();
+        assert_eq!(sent.len(), 3, "{operation}: {sent:?}");
+        let failed: Vec<Option<&str>> = sent
+            .iter()
+            .map(|s| s.get("error.type").map(String::as_str))
+            .collect();
+        assert_eq!(failed, [None, None, Some("Unprocessed")], "{sent:?}");
+        let last = sent[2];
+        assert_eq!(last["otel.status_code"], "error", "{last:?}");
+        assert_eq!(last["ddb.error"], "Unprocessed", "{last:?}");
+        // DynamoDB answered with success: no code of its own.
+        assert!(!last.contains_key("db.response.status_code"), "{last:?}");
+    }
+}
+
 /// Fails when an attribute of a span, `aws.request_id` aside, holds a key
 /// value or item content of the fixtures these tests write (the customer
 /// `Ada`, a `CUSTOMER#` key, the tenant `T1`). The server's request id is

@@ -113,6 +113,32 @@ impl Conventions {
     }
 }
 
+impl Conventions {
+    /// Fails unless each of `attributes` is the registry's, of the
+    /// registry's type, and one a span of `operation` carries; or one of
+    /// ddb's own, of its type.
+    fn assert_follows(&self, operation: &str, attributes: &HashMap<String, Value>) {
+        let allowed = self.allowed(operation);
+        for (name, value) in attributes {
+            let expected = match DDB_ATTRIBUTES.iter().find(|(n, _)| n == name) {
+                Some((_, kind)) => *kind,
+                None => {
+                    assert!(
+                        allowed.contains(name),
+                        "{name} is not an attribute of {operation}'s span"
+                    );
+                    self.types[name].as_str()
+                }
+            };
+            assert_eq!(
+                type_of(value),
+                expected,
+                "{name} of {operation}: {attributes:?}"
+            );
+        }
+    }
+}
+
 /// ddb's own measures and their types.
 const DDB_ATTRIBUTES: [(&str, &str); 6] = [
     ("ddb.entity", "string"),
@@ -216,11 +242,8 @@ async fn every_operation(db: &ddb_runtime::Db) {
     assert!(failed.is_err(), "{failed:?}");
 }
 
-#[tokio::test]
-async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
-    let conventions = Conventions::read();
-    let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let table = db.table_name::<Ecommerce>().to_owned();
+/// The spans `work` makes, as OpenTelemetry exports them.
+async fn exported(work: impl std::future::Future<Output = ()>) -> Vec<SpanData> {
     let exporter = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
@@ -240,9 +263,17 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
         let _one = ddb_tests::one_subscriber_at_a_time().await;
         let _guard = tracing::subscriber::set_default(subscriber);
         tracing::callsite::rebuild_interest_cache();
-        every_operation(&db).await;
+        work.await;
     }
-    let spans = exporter.get_finished_spans().unwrap();
+    exporter.get_finished_spans().unwrap()
+}
+
+#[tokio::test]
+async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
+    let conventions = Conventions::read();
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let table = db.table_name::<Ecommerce>().to_owned();
+    let spans = exported(every_operation(&db)).await;
     let mut seen = HashSet::new();
     for span in &spans {
         let attributes = attributes(span);
@@ -255,22 +286,7 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
         assert_eq!(span.name, format!("DynamoDB.{operation}"), "{context}");
         assert_eq!(span.span_kind, SpanKind::Client, "{context}");
 
-        // Each attribute is the registry's, of the registry's type, and one
-        // the operation's span carries; or one of ddb's own.
-        let allowed = conventions.allowed(&operation);
-        for (name, value) in &attributes {
-            let expected = match DDB_ATTRIBUTES.iter().find(|(n, _)| n == name) {
-                Some((_, kind)) => *kind,
-                None => {
-                    assert!(
-                        allowed.contains(name),
-                        "{name} is not an attribute of {operation}'s span"
-                    );
-                    conventions.types[name].as_str()
-                }
-            };
-            assert_eq!(type_of(value), expected, "{name} of {context}");
-        }
+        conventions.assert_follows(&operation, &attributes);
 
         // What every span has.
         let text = |name: &str| attributes.get(name).map(|v| v.as_str().into_owned());
@@ -313,8 +329,12 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
 
         // What each operation has, and has only where the registry puts it.
         let has = |name: &str| attributes.contains_key(name);
-        let reads = ["GetItem", "Query", "Scan"].contains(&operation.as_str());
-        assert_eq!(has("aws.dynamodb.consistent_read"), reads, "{context}");
+        if let Some(consistent) = attributes.get("aws.dynamodb.consistent_read") {
+            // Sent, and so recorded, only when not DynamoDB's default.
+            let reads = ["GetItem", "Query", "Scan"].contains(&operation.as_str());
+            assert!(reads, "{context}");
+            assert_eq!(consistent, &Value::Bool(true), "{context}");
+        }
         if has("aws.dynamodb.scan_forward") {
             // Sent, and so recorded, only when not DynamoDB's default.
             assert_eq!(operation, "Query", "{context}");
@@ -420,6 +440,11 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
         1,
         "the query read newest first sends its direction"
     );
+    let consistent = by("GetItem", "aws.dynamodb.consistent_read");
+    assert!(
+        consistent >= 1 && by("GetItem", "rpc.method") > consistent,
+        "the strongly consistent get sends ConsistentRead, the eventual one does not"
+    );
     assert!(
         by("GetItem", "aws.dynamodb.projection") >= 1,
         "the projected get names its attributes"
@@ -456,4 +481,99 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
     // stored item is another (AlreadyExists), after the request.
     assert_eq!(failure[0]["ddb.error"].as_str(), "ConditionFailed");
     assert_eq!(failure[0]["rpc.method"].as_str(), "PutItem");
+}
+
+/// A table with a global and a local index, as first created.
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Schema", pk = "PK", sk = "SK")]
+#[ddb(index(name = "ByOwner", pk = "GSI1PK", sk = "GSI1SK"))]
+#[ddb(local_index(name = "ByDate", sk = "LSI1SK"))]
+struct SchemaV1;
+
+/// The same table with one more global index.
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Schema", pk = "PK", sk = "SK")]
+#[ddb(index(name = "ByOwner", pk = "GSI1PK", sk = "GSI1SK"))]
+#[ddb(index(name = "ByStatus", pk = "GSI2PK", sk = "GSI2SK"))]
+#[ddb(local_index(name = "ByDate", sk = "LSI1SK"))]
+struct SchemaV2;
+
+/// Each item of a string[] attribute, as JSON.
+fn json_items(attributes: &HashMap<String, Value>, name: &str) -> Vec<serde_json::Value> {
+    match attributes.get(name) {
+        Some(Value::Array(Array::String(each))) => each
+            .iter()
+            .map(|item| serde_json::from_str(item.as_str()).unwrap())
+            .collect(),
+        other => panic!("{name} is {other:?}: {attributes:?}"),
+    }
+}
+
+/// CreateTable and UpdateTable record the schema they send, as the
+/// registry's recommended attributes: each index created, and the
+/// attribute definitions an index update needs.
+#[tokio::test]
+async fn table_operations_record_the_schema_they_send() {
+    let conventions = Conventions::read();
+    let name = ddb_runtime::local::unique_table_name("Schema");
+    let db = ddb_runtime::Db::new(ddb_tests::client())
+        .with_table_name::<SchemaV1>(name.clone())
+        .with_table_name::<SchemaV2>(name.clone());
+    let spans = exported(async {
+        db.create_table::<SchemaV1>().await.unwrap();
+        db.sync_table::<SchemaV2>().await.unwrap();
+    })
+    .await;
+    let of = |operation: &str| -> Vec<HashMap<String, Value>> {
+        let spans = spans.iter().map(attributes);
+        spans
+            .filter(|a| a["rpc.method"].as_str() == operation)
+            .collect()
+    };
+    for span in spans.iter().map(attributes) {
+        conventions.assert_follows(&span["rpc.method"].as_str(), &span);
+    }
+
+    let created = of("CreateTable");
+    assert_eq!(created.len(), 1, "{spans:?}");
+    let globals = json_items(&created[0], "aws.dynamodb.global_secondary_indexes");
+    assert_eq!(globals.len(), 1, "{globals:?}");
+    assert_eq!(globals[0]["IndexName"], "ByOwner");
+    assert_eq!(
+        globals[0]["KeySchema"],
+        serde_json::json!([
+            {"AttributeName": "GSI1PK", "KeyType": "HASH"},
+            {"AttributeName": "GSI1SK", "KeyType": "RANGE"},
+        ])
+    );
+    assert_eq!(globals[0]["Projection"]["ProjectionType"], "ALL");
+    let locals = json_items(&created[0], "aws.dynamodb.local_secondary_indexes");
+    assert_eq!(locals.len(), 1, "{locals:?}");
+    assert_eq!(locals[0]["IndexName"], "ByDate");
+    assert_eq!(locals[0]["KeySchema"][1]["AttributeName"], "LSI1SK");
+    // On demand: no provisioned throughput is sent, so none is recorded.
+    assert!(!created[0].contains_key("aws.dynamodb.provisioned_read_capacity"));
+
+    let updated = of("UpdateTable");
+    assert_eq!(updated.len(), 1, "{spans:?}");
+    let updates = json_items(&updated[0], "aws.dynamodb.global_secondary_index_updates");
+    assert_eq!(updates.len(), 1, "{updates:?}");
+    assert_eq!(updates[0]["Create"]["IndexName"], "ByStatus");
+    assert_eq!(
+        updates[0]["Create"]["KeySchema"][0]["AttributeName"],
+        "GSI2PK"
+    );
+    let mut definitions: Vec<(String, String)> =
+        json_items(&updated[0], "aws.dynamodb.attribute_definitions")
+            .iter()
+            .map(|d| {
+                let text = |key: &str| d[key].as_str().unwrap().to_owned();
+                (text("AttributeName"), text("AttributeType"))
+            })
+            .collect();
+    definitions.sort();
+    assert!(
+        definitions.contains(&("GSI2PK".into(), "S".into())),
+        "{definitions:?}"
+    );
 }

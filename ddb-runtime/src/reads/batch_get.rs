@@ -96,7 +96,7 @@ async fn get_chunk<E: crate::entity::Entity>(
         let key = KeyRef::read_table_key(E::SCHEMA.table, item)?;
         positions.get(&key).copied()
     };
-    let send = |keys: Vec<Item>| async move {
+    let send = |keys: Vec<Item>, last: bool| async move {
         let span = db.span("BatchGetItem", table, None, entity);
         let capacity = db.consumed_capacity(&span, false);
         let request = batch_get_request(entity, table, keys, capacity)?;
@@ -127,6 +127,9 @@ async fn get_chunk<E: crate::entity::Entity>(
             .and_then(|mut keys| keys.remove(table))
             .map(|rest| rest.keys)
             .unwrap_or_default();
+        if last && !left.is_empty() {
+            span.left_unprocessed();
+        }
         Ok(Answer {
             left,
             items,

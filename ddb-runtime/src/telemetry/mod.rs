@@ -14,18 +14,23 @@
 //! | `db.collection.name` | string | a request on one table |
 //! | `aws.dynamodb.table_names` | string[] | every span (feature `opentelemetry`) |
 //! | `aws.dynamodb.index_name` | string | a Query or Scan of an index; absent on the table |
-//! | `aws.dynamodb.consistent_read`, `aws.dynamodb.projection` | boolean, string | GetItem, Query, Scan |
-//! | `aws.dynamodb.limit`, `aws.dynamodb.scan_forward`, `aws.dynamodb.select` | int, boolean, string | Query (and Scan, but `scan_forward`), when sent |
+//! | `aws.dynamodb.projection` | string | GetItem, Query, Scan, when sent |
+//! | `aws.dynamodb.consistent_read`, `aws.dynamodb.limit`, `aws.dynamodb.scan_forward`, `aws.dynamodb.select` | boolean, int, boolean, string | GetItem (`consistent_read`), Query, Scan (but `scan_forward`), when sent: ddb sends none at DynamoDB's default |
+//! | `aws.dynamodb.global_secondary_indexes`, `aws.dynamodb.local_secondary_indexes` | string[] (each index as JSON) | CreateTable, each index it creates (feature `opentelemetry`) |
+//! | `aws.dynamodb.attribute_definitions`, `aws.dynamodb.global_secondary_index_updates` | string[] (each as JSON) | UpdateTable, when sent (feature `opentelemetry`) |
+//! | `aws.dynamodb.provisioned_read_capacity`, `aws.dynamodb.provisioned_write_capacity` | double | CreateTable, UpdateTable, when sent |
 //! | `aws.dynamodb.segment`, `aws.dynamodb.total_segments` | int | a parallel Scan (the only one that sends them) |
 //! | `aws.dynamodb.count`, `aws.dynamodb.scanned_count` | int | Scan |
 //! | `aws.dynamodb.consumed_capacity` | string[] (each `ConsumedCapacity` as JSON) | an answer that reports capacity (feature `opentelemetry`) |
 //! | `aws.request_id`, `server.address`, `server.port`, `cloud.region` | string, string, int, string | once the answer is in |
-//! | `error.type` | string | a failure: DynamoDB's error code (`ConditionalCheckFailedException`, `ProvisionedThroughputExceededException`; `_OTHER` for an answer without one), or the SDK's failure (`TimeoutError`, `DispatchFailure`, `ResponseError`, `ConstructionFailure`) |
+//! | `error.type` | string | a failure: DynamoDB's error code (`ConditionalCheckFailedException`, `ProvisionedThroughputExceededException`; `_OTHER` for an answer without one), or the SDK's failure (`TimeoutError`, `DispatchFailure`, `ResponseError`, `ConstructionFailure`), or `Unprocessed` for the last request of a batch that gives up |
 //! | `db.response.status_code` | string | a failure DynamoDB answered: its error code, as `error.type` |
 //! | `db.operation.batch.size` | int | a BatchWriteItem of two or more requests, a transaction of two or more actions (a BatchGetItem reads keys, not operations) |
 //!
 //! A failed request sets the span status to Error (`otel.status_code`),
 //! with no description: DynamoDB's messages can quote a request's values.
+//! A batch that gives up on items DynamoDB left unprocessed fails the span
+//! of its last request, which left them (`error.type` `Unprocessed`).
 //! An error ddb handles as an answer is not a failure: CreateTable's
 //! `ResourceInUseException` for a table `create_table` finds existing, and
 //! DescribeTable's `ResourceNotFoundException` for one `plan_sync` probes
@@ -38,7 +43,7 @@
 //! (every throttled attempt of the request, whether the SDK's retries
 //! absorbed it or not, counted per reason and the table or index it names:
 //! `TableWriteKeyRangeThroughputExceeded Ecommerce: 2`). `tracing` fields
-//! cannot hold arrays, so the two
+//! cannot hold arrays, so the
 //! string[] attributes are set through `tracing-opentelemetry` itself, with
 //! the feature `opentelemetry` (the same `tracing-opentelemetry` version as
 //! the application's layer).
@@ -53,6 +58,8 @@ mod error_type;
 #[cfg(feature = "opentelemetry")]
 mod opentelemetry;
 mod reported;
+#[cfg(feature = "opentelemetry")]
+mod schema_json;
 mod span;
 mod table_operation;
 

@@ -1,7 +1,10 @@
-//! The registry's two string[] attributes, which `tracing` fields cannot
-//! hold: set on the OpenTelemetry span through `tracing-opentelemetry`.
+//! The registry's string[] attributes, which `tracing` fields cannot hold:
+//! set on the OpenTelemetry span through `tracing-opentelemetry`.
 
-use aws_sdk_dynamodb::types::{Capacity as TableCapacity, ConsumedCapacity};
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, Capacity as TableCapacity, ConsumedCapacity, GlobalSecondaryIndex,
+    GlobalSecondaryIndexUpdate, LocalSecondaryIndex,
+};
 use opentelemetry::{Array, StringValue, Value};
 use serde_json::{Map, Value as Json};
 use tracing_opentelemetry::OpenTelemetrySpanExt;
@@ -18,13 +21,43 @@ pub(super) fn table_names(span: &tracing::Span, tables: &[&str]) {
 /// `aws.dynamodb.consumed_capacity`: each `ConsumedCapacity` of the
 /// answer, serialized as DynamoDB's JSON writes it.
 pub(super) fn consumed_capacity(span: &tracing::Span, capacity: &[ConsumedCapacity]) {
-    let each = capacity
-        .iter()
-        .map(|c| StringValue::from(Json::Object(consumed(c)).to_string()));
-    span.set_attribute(
-        "aws.dynamodb.consumed_capacity",
-        Value::Array(Array::String(each.collect())),
-    );
+    let each = capacity.iter().map(|c| Json::Object(consumed(c)));
+    json_items(span, "aws.dynamodb.consumed_capacity", each);
+}
+
+/// `aws.dynamodb.global_secondary_indexes` and `local_secondary_indexes`:
+/// each index a CreateTable creates, when it creates any.
+pub(super) fn indexes_created(
+    span: &tracing::Span,
+    globals: &[GlobalSecondaryIndex],
+    locals: &[LocalSecondaryIndex],
+) {
+    let globals = globals.iter().map(super::schema_json::global_index);
+    json_items(span, "aws.dynamodb.global_secondary_indexes", globals);
+    let locals = locals.iter().map(super::schema_json::local_index);
+    json_items(span, "aws.dynamodb.local_secondary_indexes", locals);
+}
+
+/// `aws.dynamodb.attribute_definitions` and
+/// `global_secondary_index_updates`: what an UpdateTable sends of them.
+pub(super) fn indexes_updated(
+    span: &tracing::Span,
+    definitions: &[AttributeDefinition],
+    updates: &[GlobalSecondaryIndexUpdate],
+) {
+    let definitions = definitions.iter().map(super::schema_json::definition);
+    json_items(span, "aws.dynamodb.attribute_definitions", definitions);
+    let updates = updates.iter().map(super::schema_json::index_update);
+    json_items(span, "aws.dynamodb.global_secondary_index_updates", updates);
+}
+
+/// A string[] attribute of each of `items` as JSON; none when there are no
+/// items, as when the request sends none.
+fn json_items(span: &tracing::Span, name: &'static str, items: impl Iterator<Item = Json>) {
+    let each: Vec<StringValue> = items.map(|item| item.to_string().into()).collect();
+    if !each.is_empty() {
+        span.set_attribute(name, Value::Array(Array::String(each)));
+    }
 }
 
 /// One `ConsumedCapacity` in DynamoDB's JSON shape.

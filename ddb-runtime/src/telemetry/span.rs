@@ -175,6 +175,8 @@ impl RequestSpan {
             aws.dynamodb.total_segments = Empty,
             aws.dynamodb.count = Empty,
             aws.dynamodb.scanned_count = Empty,
+            aws.dynamodb.provisioned_read_capacity = Empty,
+            aws.dynamodb.provisioned_write_capacity = Empty,
             error.type = Empty,
             db.response.status_code = Empty,
             db.operation.batch.size = Empty,
@@ -273,7 +275,10 @@ impl RequestSpan {
     /// through `names`.
     pub(crate) fn reading(&self, read: &Read<'_>, names: Option<&HashMap<String, String>>) {
         let Some(fields) = self.fields() else { return };
-        self.0.record(&fields.consistent_read, read.consistent);
+        // Sent only when strong: eventual is DynamoDB's default.
+        if read.consistent {
+            self.0.record(&fields.consistent_read, true);
+        }
         if let Some(limit) = read.limit {
             self.0.record(&fields.limit, i64::from(limit));
         }
@@ -302,6 +307,28 @@ impl RequestSpan {
         if operations >= 2 {
             self.0.record(&fields.batch_size, operations as i64);
         }
+    }
+
+    /// Records the throughput a CreateTable or UpdateTable provisions.
+    pub(crate) fn provisioned(&self, throughput: &aws_sdk_dynamodb::types::ProvisionedThroughput) {
+        let Some(fields) = self.fields() else { return };
+        let units = [
+            (&fields.provisioned_read, throughput.read_capacity_units()),
+            (&fields.provisioned_write, throughput.write_capacity_units()),
+        ];
+        for (field, units) in units {
+            // The registry's type is double.
+            self.0.record(field, units as f64);
+        }
+    }
+
+    /// Records that the request left items unprocessed and the batch gives
+    /// up on them: DynamoDB answered, but the operation did not complete.
+    pub(crate) fn left_unprocessed(&self) {
+        let Some(fields) = self.fields() else { return };
+        self.0.record(&fields.status, "error");
+        self.0.record(&fields.error_type, "Unprocessed");
+        self.0.record(&fields.ddb_error, "Unprocessed");
     }
 
     /// Records what the answer said, and where it came from.
@@ -438,6 +465,8 @@ impl RequestSpan {
             total_segments: field("aws.dynamodb.total_segments")?,
             count: field("aws.dynamodb.count")?,
             scanned_count: field("aws.dynamodb.scanned_count")?,
+            provisioned_read: field("aws.dynamodb.provisioned_read_capacity")?,
+            provisioned_write: field("aws.dynamodb.provisioned_write_capacity")?,
             error_type: field("error.type")?,
             entity: field("ddb.entity")?,
             items: field("ddb.items")?,
@@ -470,6 +499,8 @@ struct Fields {
     total_segments: Field,
     count: Field,
     scanned_count: Field,
+    provisioned_read: Field,
+    provisioned_write: Field,
     error_type: Field,
     entity: Field,
     items: Field,

@@ -10,6 +10,8 @@ use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::{BoxError, SdkError};
+use aws_sdk_dynamodb::operation::create_table::builders::CreateTableInputBuilder;
+use aws_sdk_dynamodb::operation::update_table::builders::UpdateTableInputBuilder;
 use aws_sdk_dynamodb::Client;
 
 use super::span::{RequestSpan, Server};
@@ -29,6 +31,9 @@ pub(crate) trait TableOperation: Sized {
         self,
         seen: EndpointSeen,
     ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send;
+
+    /// Records on `span` what the request sends that the conventions name.
+    fn record_sent(&self, span: &RequestSpan);
 
     /// Sends the operation on table `table` in a span of its own.
     fn send_spanned(
@@ -54,6 +59,9 @@ pub(crate) trait TableOperation: Sized {
             attempts: Arc::default(),
         };
         let span = RequestSpan::new(&seen.server, Self::OPERATION, table, None, entity);
+        if span.is_recorded() {
+            self.record_sent(&span);
+        }
         async move {
             let sent = self.send_to(seen.clone());
             span.table_request((&seen.server, &seen.attempts), sent, handles)
@@ -101,7 +109,7 @@ impl Intercept for EndpointSeen {
 }
 
 macro_rules! table_operation {
-    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal;)*) => {$(
+    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal, $sent:expr;)*) => {$(
         impl TableOperation for aws_sdk_dynamodb::operation::$op::builders::$builder {
             type Output = aws_sdk_dynamodb::operation::$op::$output;
             type Error = aws_sdk_dynamodb::operation::$op::$error;
@@ -113,14 +121,61 @@ macro_rules! table_operation {
             ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send {
                 self.customize().interceptor(seen).send()
             }
+
+            fn record_sent(&self, span: &RequestSpan) {
+                $sent(self.as_input(), span)
+            }
         }
     )*};
 }
 
 table_operation! {
-    create_table: CreateTableFluentBuilder -> CreateTableOutput, CreateTableError, "CreateTable";
-    describe_table: DescribeTableFluentBuilder -> DescribeTableOutput, DescribeTableError, "DescribeTable";
-    update_table: UpdateTableFluentBuilder -> UpdateTableOutput, UpdateTableError, "UpdateTable";
-    describe_time_to_live: DescribeTimeToLiveFluentBuilder -> DescribeTimeToLiveOutput, DescribeTimeToLiveError, "DescribeTimeToLive";
-    update_time_to_live: UpdateTimeToLiveFluentBuilder -> UpdateTimeToLiveOutput, UpdateTimeToLiveError, "UpdateTimeToLive";
+    create_table: CreateTableFluentBuilder -> CreateTableOutput, CreateTableError, "CreateTable", create_table_sent;
+    describe_table: DescribeTableFluentBuilder -> DescribeTableOutput, DescribeTableError, "DescribeTable", nothing_named;
+    update_table: UpdateTableFluentBuilder -> UpdateTableOutput, UpdateTableError, "UpdateTable", update_table_sent;
+    describe_time_to_live: DescribeTimeToLiveFluentBuilder -> DescribeTimeToLiveOutput, DescribeTimeToLiveError, "DescribeTimeToLive", nothing_named;
+    update_time_to_live: UpdateTimeToLiveFluentBuilder -> UpdateTimeToLiveOutput, UpdateTimeToLiveError, "UpdateTimeToLive", nothing_named;
 }
+
+/// What CreateTable sends that its span records: the throughput it
+/// provisions and each index it creates.
+fn create_table_sent(input: &CreateTableInputBuilder, span: &RequestSpan) {
+    if let Some(throughput) = input.get_provisioned_throughput() {
+        span.provisioned(throughput);
+    }
+    #[cfg(feature = "opentelemetry")]
+    super::opentelemetry::indexes_created(
+        span.span(),
+        input
+            .get_global_secondary_indexes()
+            .as_deref()
+            .unwrap_or_default(),
+        input
+            .get_local_secondary_indexes()
+            .as_deref()
+            .unwrap_or_default(),
+    );
+}
+
+/// What UpdateTable sends that its span records: the throughput it
+/// provisions, the attributes it defines and each change of an index.
+fn update_table_sent(input: &UpdateTableInputBuilder, span: &RequestSpan) {
+    if let Some(throughput) = input.get_provisioned_throughput() {
+        span.provisioned(throughput);
+    }
+    #[cfg(feature = "opentelemetry")]
+    super::opentelemetry::indexes_updated(
+        span.span(),
+        input
+            .get_attribute_definitions()
+            .as_deref()
+            .unwrap_or_default(),
+        input
+            .get_global_secondary_index_updates()
+            .as_deref()
+            .unwrap_or_default(),
+    );
+}
+
+/// For an operation whose request the conventions name nothing of.
+fn nothing_named<T>(_: &T, _: &RequestSpan) {}

@@ -211,7 +211,8 @@ pub(crate) struct Answer<P, T> {
 
 /// Sends one chunk of entries, each with its key (values or position), until
 /// every one is processed or the attempts run out, with backoff between
-/// attempts: `send` sends the pending entries once, and what it leaves is
+/// attempts: `send` sends the pending entries once (told whether it is the
+/// last attempt, after which what it leaves stays unprocessed), and what it leaves is
 /// matched back by its key (`key_of`). The entries are moved into each request,
 /// never copied: a retry sends what DynamoDB returned unprocessed, matched
 /// or not. A request that fails outright ends the
@@ -222,7 +223,7 @@ pub(crate) async fn until_processed<N: std::hash::Hash + Eq, P, T, Fut>(
     chunk: Vec<(N, P)>,
     key_of: impl Fn(&P) -> Option<N>,
     applies: bool,
-    send: impl Fn(Vec<P>) -> Fut,
+    send: impl Fn(Vec<P>, bool) -> Fut,
 ) -> ChunkOutcome<N, T>
 where
     Fut: std::future::Future<Output = Result<Answer<P, T>>>,
@@ -240,7 +241,7 @@ where
             tokio::time::sleep(policy.delay(attempt)).await;
         }
         attempt += 1;
-        let answer = match send(entries).await {
+        let answer = match send(entries, attempt == policy.max_attempts).await {
             Ok(answer) => answer,
             Err(error) if applies => {
                 outcome.failed(error, names);
