@@ -243,7 +243,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     .entity(&store::Order::SCHEMA, Access::ReadWrite)
     .entity(&store::OrderItem::SCHEMA, Access::Read)
     .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
-    .build();
+    .build()?;
     println!("IAM policy for a customer's own data (generated from the declarations)\n");
     println!("{policy}");
 

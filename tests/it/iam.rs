@@ -5,7 +5,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use ddb_examples::single_table::{Customer, Ecommerce, Order, OrderItem};
 use ddb_examples::{CustomerId, OrderId, OrderStatus};
-use ddb_runtime::schema::iam::{Access, PolicyBuilder};
+use ddb_runtime::schema::iam::{Access, PolicyBuilder, PolicyError};
 use ddb_runtime::Entity;
 use serde_json::Value;
 
@@ -66,7 +66,8 @@ fn the_store_gets_a_statement_per_entity_and_queried_index() {
         .entity(&Customer::SCHEMA, Access::ReadWrite)
         .entity(&Order::SCHEMA, Access::ReadWrite)
         .entity(&OrderItem::SCHEMA, Access::Read)
-        .build();
+        .build()
+        .unwrap();
     // OrderItem is read-only, but shares the table with the writers; every
     // read statement covers the whole table.
     assert_eq!(policy.left_out.len(), 2, "{:?}", policy.left_out);
@@ -130,7 +131,8 @@ fn a_customer_scoped_policy_matches_exactly_their_partitions() {
         .entity(&Order::SCHEMA, Access::ReadWrite)
         .entity(&OrderItem::SCHEMA, Access::Read)
         .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
-        .build();
+        .build()
+        .unwrap();
     let statements = check_shape(&policy.document);
     // Each writer's items, and the guards of its creates' idempotency keys.
     assert_eq!(statements.len(), 4, "{}", policy);
@@ -192,7 +194,8 @@ fn literals_are_escaped_and_other_fields_become_wildcards() {
     let policy = PolicyBuilder::new(TABLE)
         .entity(&Doc::SCHEMA, Access::Read)
         .scoped_to("tenant", "acme")
-        .build();
+        .build()
+        .unwrap();
     let statements = check_shape(&policy.document);
     // IAM's wildcards in the literal text are escaped; another field of the
     // key is a wildcard, and the policy says so.
@@ -220,7 +223,8 @@ fn literals_are_escaped_and_other_fields_become_wildcards() {
 async fn a_projected_index_query_reads_only_attributes_its_policy_allows() {
     let policy = PolicyBuilder::new(TABLE)
         .entity(&Order::SCHEMA, Access::Read)
-        .build();
+        .build()
+        .unwrap();
     let statements = check_shape(&policy.document);
     let gsi2 = statements
         .iter()
@@ -299,7 +303,8 @@ fn a_scoped_policy_grants_the_guards_of_unique_values() {
     let policy = PolicyBuilder::new(TABLE)
         .entity(&crate::unique::User::SCHEMA, Access::ReadWrite)
         .scoped_to("id", "${aws:PrincipalTag/user_id}")
-        .build();
+        .build()
+        .unwrap();
     let statements = check_shape(&policy.document);
     let guards = statements
         .iter()
@@ -363,7 +368,8 @@ fn statement_ids_stay_unique_when_entity_and_index_names_run_together() {
     let policy = PolicyBuilder::new(TABLE)
         .entity(&A::SCHEMA, Access::Read)
         .entity(&AB::SCHEMA, Access::Read)
-        .build();
+        .build()
+        .unwrap();
     let sids: Vec<&str> = check_shape(&policy.document)
         .iter()
         .map(|s| s["Sid"].as_str().unwrap())
@@ -378,7 +384,8 @@ fn a_read_only_entity_in_another_partition_than_every_writer_is_not_named() {
         .entity(&Order::SCHEMA, Access::ReadWrite)
         .entity(&OrderItem::SCHEMA, Access::Read)
         .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
-        .build();
+        .build()
+        .unwrap();
     assert!(
         !policy
             .left_out
@@ -392,7 +399,8 @@ fn a_read_only_entity_in_another_partition_than_every_writer_is_not_named() {
         .entity(&Order::SCHEMA, Access::ReadWrite)
         .entity(&Customer::SCHEMA, Access::Read)
         .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
-        .build();
+        .build()
+        .unwrap();
     assert!(
         sharing
             .left_out
@@ -424,7 +432,8 @@ fn a_read_only_entity_the_scope_cannot_grant_is_named_when_a_writer_reaches_its_
         .entity(&Person::SCHEMA, Access::ReadWrite)
         .entity(&Ledger::SCHEMA, Access::Read)
         .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
-        .build();
+        .build()
+        .unwrap();
     assert!(
         policy
             .left_out
@@ -441,7 +450,8 @@ fn a_read_only_entity_the_scope_cannot_grant_is_named_when_a_writer_reaches_its_
 fn a_read_only_entity_may_be_condition_checked_not_written() {
     let policy = PolicyBuilder::new(TABLE)
         .entity(&OrderItem::SCHEMA, Access::Read)
-        .build();
+        .build()
+        .unwrap();
     let statements = check_shape(&policy.document);
     let actions: Vec<&str> = statements[0]["Action"]
         .as_array()
@@ -466,7 +476,8 @@ fn a_read_only_entity_may_be_condition_checked_not_written() {
 fn the_entities_a_policy_can_read_without_naming_them_are_said() {
     let unscoped = PolicyBuilder::new(TABLE)
         .entity(&Customer::SCHEMA, Access::Read)
-        .build();
+        .build()
+        .unwrap();
     let note = unscoped
         .left_out
         .iter()
@@ -480,7 +491,8 @@ fn the_entities_a_policy_can_read_without_naming_them_are_said() {
     let scoped = PolicyBuilder::new(TABLE)
         .entity(&Customer::SCHEMA, Access::Read)
         .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
-        .build();
+        .build()
+        .unwrap();
     let note = scoped
         .left_out
         .iter()
@@ -489,10 +501,20 @@ fn the_entities_a_policy_can_read_without_naming_them_are_said() {
     assert!(!note.contains("including"), "{note}");
 
     // No statement, no note on what statements reach.
+    #[derive(ddb_runtime::Table)]
+    #[ddb(name = "Receipts", pk = "PK", sk = "SK")]
+    struct Receipts;
+    #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    #[ddb(table = Receipts, entity = "Receipt", pk = "RECEIPT#{receipt_id}", sk = "RECEIPT")]
+    struct Receipt {
+        receipt_id: String,
+        customer_id: String,
+    }
     let none = PolicyBuilder::new(TABLE)
-        .entity(&OrderItem::SCHEMA, Access::Read)
+        .entity(&Receipt::SCHEMA, Access::Read)
         .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
-        .build();
+        .build()
+        .unwrap();
     assert!(check_shape(&none.document).is_empty());
     let notes = &none.left_out;
     assert!(
@@ -517,7 +539,8 @@ fn guard_patterns_escape_wildcards_in_the_entity_type() {
     let policy = PolicyBuilder::new(TABLE)
         .entity(&Doc::SCHEMA, Access::ReadWrite)
         .scoped_to("tenant", "${aws:PrincipalTag/tenant}")
-        .build();
+        .build()
+        .unwrap();
     let statements = check_shape(&policy.document);
     let guards = statements
         .iter()
@@ -526,5 +549,88 @@ fn guard_patterns_escape_wildcards_in_the_entity_type() {
     assert_eq!(
         guards["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"],
         serde_json::json!(["_DDB#IDEMPOTENCY#Doc${*}#*"])
+    );
+}
+
+/// A policy the builder cannot make right is refused, saying what to fix,
+/// rather than built wrong: one that grants nothing, one over entities of
+/// two tables (the one table ARN would grant the other's entities on the
+/// wrong table), and one scoped to a field no entity has (a misspelt field
+/// would leave every grant out).
+#[test]
+fn a_policy_that_cannot_grant_what_is_asked_is_refused() {
+    assert_eq!(
+        PolicyBuilder::new(TABLE).build().unwrap_err(),
+        PolicyError::NoEntity
+    );
+    let two_tables = PolicyBuilder::new(TABLE)
+        .entity(&Customer::SCHEMA, Access::ReadWrite)
+        .entity(
+            &ddb_examples::separate_tables::OrderItem::SCHEMA,
+            Access::Read,
+        )
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        two_tables,
+        PolicyError::OtherTable {
+            entity: "OrderItem",
+            table: "OrderItems",
+            policy_table: "Ecommerce",
+        }
+    );
+    assert!(
+        two_tables.to_string().contains("one policy per table"),
+        "{two_tables}"
+    );
+    let misspelt = PolicyBuilder::new(TABLE)
+        .entity(&Customer::SCHEMA, Access::ReadWrite)
+        .scoped_to("customerid", "${aws:PrincipalTag/customer_id}")
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        misspelt,
+        PolicyError::UnknownScopeField {
+            field: "customerid"
+        }
+    );
+}
+
+/// IAM takes a policy of tab, line feed, carriage return and U+0020 to
+/// U+00FF only. A character beyond them (here in a scope's fixed value or
+/// policy variable) is refused with the statement that would hold it, and
+/// never with the value; Latin-1 is kept.
+#[test]
+fn a_policy_holds_only_the_characters_iam_accepts() {
+    let scoped = |value: &str| {
+        PolicyBuilder::new(TABLE)
+            .entity(&Customer::SCHEMA, Access::ReadWrite)
+            .scoped_to("customer_id", value.to_owned())
+            .build()
+    };
+    for value in [
+        "\u{9867}\u{5BA2}7",
+        "${aws:PrincipalTag/\u{9867}\u{5BA2}}",
+        "a\u{1F600}",
+    ] {
+        let refused = scoped(value).unwrap_err();
+        let PolicyError::Character { statement, .. } = &refused else {
+            panic!("{refused:?}");
+        };
+        assert_eq!(statement, "CustomerTable");
+        assert!(!refused.to_string().contains(value), "{refused}");
+    }
+    assert_eq!(
+        scoped("\u{9867}").unwrap_err(),
+        PolicyError::Character {
+            character: '\u{9867}',
+            statement: "CustomerTable".into()
+        }
+    );
+    let latin = scoped("Jos\u{E9}").unwrap();
+    let statements = check_shape(&latin.document);
+    assert_eq!(
+        statements[0]["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"][0],
+        "CUSTOMER#Jos\u{E9}"
     );
 }

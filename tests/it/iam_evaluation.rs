@@ -311,6 +311,7 @@ fn customer_policy() -> Value {
         .entity(&OrderItem::SCHEMA, Access::Read)
         .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
         .build()
+        .unwrap()
         .document
 }
 
@@ -364,6 +365,7 @@ async fn an_index_read_is_allowed_its_projected_attributes_only() {
     let policy = PolicyBuilder::new(ARN)
         .entity(&Order::SCHEMA, Access::Read)
         .build()
+        .unwrap()
         .document;
     let reads = sent(ITEM_REQUESTS, |db| async move {
         db.query(Order::open_orders(&OrderStatus::Open))
@@ -420,7 +422,8 @@ fn a_fixed_scope_value_matches_its_own_partition_only() {
     let policy = PolicyBuilder::new(ARN)
         .entity(&Order::SCHEMA, Access::ReadWrite)
         .scoped_to("customer_id", "12*3?")
-        .build();
+        .build()
+        .unwrap();
     let key = |customer: &str| {
         order(customer, "A1")
             .primary_key()
@@ -480,7 +483,8 @@ fn a_fixed_value_of_a_partition_key_that_is_the_field_alone_matches_its_key_as_s
         let policy = PolicyBuilder::new(ARN)
             .entity(&Wallet::SCHEMA, Access::ReadWrite)
             .scoped_to("owner", owner)
-            .build();
+            .build()
+            .unwrap();
         assert!(
             allowed(&policy.document, &get(owner), &none),
             "{owner}: {policy}"
@@ -545,16 +549,19 @@ async fn a_scan_is_allowed_only_where_declared_and_never_under_a_scope() {
     let declared = PolicyBuilder::new(ARN)
         .entity(&Member::SCHEMA, Access::Read)
         .build()
+        .unwrap()
         .document;
     let scoped = PolicyBuilder::new(ARN)
         .entity(&Member::SCHEMA, Access::ReadWrite)
         .scoped_to("id", "${aws:PrincipalTag/member}")
         .build()
+        .unwrap()
         .document;
     let undeclared = PolicyBuilder::new(ARN)
         .entity(&Customer::SCHEMA, Access::ReadWrite)
         .entity(&Order::SCHEMA, Access::ReadWrite)
         .build()
+        .unwrap()
         .document;
     for request in &requests {
         assert!(allowed(&declared, request, &member), "{request:?}");

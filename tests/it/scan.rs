@@ -428,7 +428,8 @@ fn iam_grants_scan_only_where_declared_and_never_in_a_scoped_policy() {
     const TABLE: &str = "arn:aws:dynamodb:eu-west-1:123456789012:table/Members";
     let policy = PolicyBuilder::new(TABLE)
         .entity(&Member::SCHEMA, Access::Read)
-        .build();
+        .build()
+        .unwrap();
     let statement = &policy.document["Statement"][0];
     assert!(actions(statement).contains(&"dynamodb:Scan"), "{policy}");
 
@@ -436,7 +437,8 @@ fn iam_grants_scan_only_where_declared_and_never_in_a_scoped_policy() {
     assert!(!customer.scan);
     let undeclared = PolicyBuilder::new(TABLE)
         .entity(customer, Access::ReadWrite)
-        .build();
+        .build()
+        .unwrap();
     for statement in undeclared.document["Statement"].as_array().unwrap() {
         assert!(
             !actions(statement).contains(&"dynamodb:Scan"),
@@ -447,7 +449,8 @@ fn iam_grants_scan_only_where_declared_and_never_in_a_scoped_policy() {
     let scoped = PolicyBuilder::new(TABLE)
         .entity(&Member::SCHEMA, Access::ReadWrite)
         .scoped_to("id", "${aws:PrincipalTag/member}")
-        .build();
+        .build()
+        .unwrap();
     let statements = scoped.document["Statement"].as_array().unwrap();
     assert!(!statements.is_empty());
     for statement in statements {

@@ -453,7 +453,8 @@ fn the_search_is_reported_priced_and_granted() {
     let arn = "arn:aws:dynamodb:eu-west-1:123456789012:table/Catalog";
     let policy = ddb_runtime::schema::iam::PolicyBuilder::new(arn)
         .entity(&Product::SCHEMA, ddb_runtime::schema::iam::Access::Read)
-        .build();
+        .build()
+        .unwrap();
     let statements = policy.document["Statement"].as_array().unwrap();
     let search = statements
         .iter()
@@ -468,7 +469,8 @@ fn the_search_is_reported_priced_and_granted() {
     let scoped = ddb_runtime::schema::iam::PolicyBuilder::new(arn)
         .entity(&Product::SCHEMA, ddb_runtime::schema::iam::Access::Read)
         .scoped_to("id", "P1")
-        .build();
+        .build()
+        .unwrap();
     assert!(
         scoped.left_out.iter().any(|l| l.contains("SearchVectors")),
         "{:?}",

@@ -6,7 +6,7 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use crate::declaration::model::{EntitySchema, TableDef};
-use crate::tables::iam::{Access, PolicyBuilder};
+use crate::tables::iam::{Access, PolicyBuilder, PolicyError};
 use crate::tables::{self, Deployment, SyncPlan, Template};
 
 use super::args::{Command, TableArgs};
@@ -219,7 +219,18 @@ fn iam(
         if let Some((field, value)) = &scope {
             builder = builder.scoped_to(field, value.clone());
         }
-        let policy = builder.build();
+        let policy = match builder.build() {
+            Ok(policy) => policy,
+            // The field is another table's: nothing of this one is granted.
+            Err(PolicyError::UnknownScopeField { field }) => {
+                let _ = writeln!(
+                    err,
+                    "left out: table {name}: no entity of it has a field `{field}`, so none is granted"
+                );
+                continue;
+            }
+            Err(refused) => return Err(format!("iam: {refused}")),
+        };
         statements.extend(
             policy.document["Statement"]
                 .as_array()

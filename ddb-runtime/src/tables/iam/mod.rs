@@ -34,11 +34,18 @@
 //!   the index's projection (`ALL_PROJECTED_ATTRIBUTES`, DynamoDB's
 //!   default on an index), as ddb's projected queries of an index that
 //!   holds all they read do.
+//! - A policy that cannot grant what was asked is refused
+//!   ([`PolicyError`]): no entity, entities of two tables, a scope on a
+//!   field no entity has, a character IAM does not take.
 //! - Transactions need no action of their own: TransactWriteItems is
 //!   authorized by each item's PutItem/UpdateItem/DeleteItem and
 //!   ConditionCheckItem, TransactGetItems by GetItem.
 
+mod check;
+
 use serde_json::{json, Value};
+
+pub use check::PolicyError;
 
 use crate::declaration::model::{
     EntitySchema, IndexDef, IndexKind, IndexProjection, Part, TableDef, Template,
@@ -176,12 +183,13 @@ impl std::fmt::Display for Policy {
 /// let policy = PolicyBuilder::new("arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce")
 ///     .entity(&Customer::SCHEMA, Access::ReadWrite)
 ///     .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
-///     .build();
+///     .build()?;
 /// let statement = &policy.document["Statement"][0];
 /// assert_eq!(
 ///     statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"][0],
 ///     "CUSTOMER#${aws:PrincipalTag/customer_id}"
 /// );
+/// # Ok::<(), ddb_runtime::schema::iam::PolicyError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct PolicyBuilder {
@@ -220,7 +228,12 @@ impl PolicyBuilder {
 
     /// The policy document, one statement per entity and access, and one
     /// per index an access pattern queries.
-    pub fn build(&self) -> Policy {
+    ///
+    /// Refused ([`PolicyError`]) when it cannot grant what was asked: no
+    /// entity, entities of two tables, a scope on a field no entity has,
+    /// or a document with a character IAM does not take.
+    pub fn build(&self) -> Result<Policy, PolicyError> {
+        check::check_input(&self.entities, self.scope.as_ref())?;
         let mut statements = Vec::new();
         let mut left_out = Vec::new();
         for (entity, access) in &self.entities {
@@ -231,10 +244,11 @@ impl PolicyBuilder {
             left_out.extend(self.readable_beyond());
         }
         unique_sids(&mut statements);
-        Policy {
+        check::check_characters(&statements)?;
+        Ok(Policy {
             document: json!({ "Version": "2012-10-17", "Statement": statements }),
             left_out,
-        }
+        })
     }
 
     /// The read-only entities a writer's statement lets be written all the

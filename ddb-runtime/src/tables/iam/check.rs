@@ -1,0 +1,127 @@
+//! What makes a policy one IAM takes and one that grants what was asked:
+//! the builder's input, checked before the document is written, and the
+//! document's characters, checked after.
+
+use serde_json::Value;
+
+use crate::declaration::model::EntitySchema;
+
+use super::{Access, Scope};
+
+/// Why a policy was not built: what was asked cannot be granted right, or
+/// the document would not be one IAM takes. Each says what to change.
+///
+/// ```
+/// use ddb_runtime::schema::iam::{PolicyBuilder, PolicyError};
+/// let refused = PolicyBuilder::new("arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce")
+///     .build()
+///     .unwrap_err();
+/// assert_eq!(refused, PolicyError::NoEntity);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PolicyError {
+    /// No entity was granted: the policy would grant nothing.
+    #[error("the policy grants no entity: add one with `PolicyBuilder::entity`")]
+    NoEntity,
+    /// An entity is stored in another table than the first entity's, and
+    /// the policy's statements name one table ARN.
+    #[error(
+        "{entity} is stored in table {table}, the policy's first entity in {policy_table}: \
+         build one policy per table, each with its table's ARN"
+    )]
+    OtherTable {
+        /// The entity (its Rust name).
+        entity: &'static str,
+        /// Its table's declared name.
+        table: &'static str,
+        /// The declared name of the first entity's table.
+        policy_table: &'static str,
+    },
+    /// The scope names a field no granted entity has: every grant would be
+    /// left out.
+    #[error(
+        "the scope's field `{field}` is a field of no entity of the policy: name a field of \
+         the entities' partition keys, as the Rust field is named"
+    )]
+    UnknownScopeField {
+        /// The field the scope names.
+        field: &'static str,
+    },
+    /// The document would hold a character IAM does not take (IAM takes
+    /// tab, line feed, carriage return and U+0020 to U+00FF).
+    #[error(
+        "statement {statement} would hold U+{code:04X}, which IAM policies cannot hold \
+         (they take tab, line feed, carriage return and U+0020 to U+00FF): use a scope \
+         value, and names, within those",
+        code = u32::from(*character)
+    )]
+    Character {
+        /// The character.
+        character: char,
+        /// The statement's Sid.
+        statement: String,
+    },
+}
+
+/// Refuses what the builder cannot grant right: no entity, entities of two
+/// tables, a scope on a field none of them has.
+pub(super) fn check_input(
+    entities: &[(&'static EntitySchema, Access)],
+    scope: Option<&Scope>,
+) -> Result<(), PolicyError> {
+    let Some((first, _)) = entities.first() else {
+        return Err(PolicyError::NoEntity);
+    };
+    let policy_table = first.table.name;
+    if let Some((other, _)) = entities.iter().find(|(e, _)| e.table.name != policy_table) {
+        return Err(PolicyError::OtherTable {
+            entity: other.rust_name,
+            table: other.table.name,
+            policy_table,
+        });
+    }
+    if let Some(scope) = scope {
+        let has_field = |entity: &EntitySchema| entity.fields.iter().any(|f| f.name == scope.field);
+        if !entities.iter().any(|(entity, _)| has_field(entity)) {
+            return Err(PolicyError::UnknownScopeField { field: scope.field });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a statement holding a character IAM does not take, naming the
+/// statement and the character, never the text around it (a fixed scope
+/// value may be a customer's id).
+pub(super) fn check_characters(statements: &[Value]) -> Result<(), PolicyError> {
+    for statement in statements {
+        if let Some(character) = refused_character(statement) {
+            let sid = statement["Sid"].as_str().unwrap_or_default();
+            return Err(PolicyError::Character {
+                character,
+                statement: sid.to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The first character of `value`'s text (keys and strings) IAM's policy
+/// grammar refuses.
+fn refused_character(value: &Value) -> Option<char> {
+    let refused = |text: &str| text.chars().find(|c| !accepted(*c));
+    match value {
+        Value::String(text) => refused(text),
+        Value::Array(items) => items.iter().find_map(refused_character),
+        Value::Object(map) => map
+            .iter()
+            .find_map(|(key, value)| refused(key).or_else(|| refused_character(value))),
+        _ => None,
+    }
+}
+
+/// Whether IAM takes `c` in a policy document: tab, line feed, carriage
+/// return, and U+0020 to U+00FF.
+fn accepted(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{FF}')
+}
