@@ -84,6 +84,7 @@ mod expression;
 mod item;
 mod keys;
 mod reads;
+mod schema_json;
 mod tables;
 mod telemetry;
 mod transport;

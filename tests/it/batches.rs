@@ -94,6 +94,28 @@ async fn an_exhausted_retry_budget_names_the_unwritten_keys() {
     }
 }
 
+/// A retry policy of no attempt still sends each chunk once: the items it
+/// leaves are reported unprocessed, never items that were not even sent.
+#[tokio::test]
+async fn a_retry_policy_of_no_attempt_sends_each_chunk_once() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let through = through.with_retry_policy(ddb_runtime::batch::RetryPolicy {
+        max_attempts: 0,
+        ..ddb_runtime::batch::RetryPolicy::default()
+    });
+    proxy.fail("BatchWriteItem", 100, Fault::Unprocessed(Some(1)));
+    let items: Vec<OrderItem> = (0..3).map(|i| line("Z1", &format!("P{i}"))).collect();
+    match through.batch_put(&items).await {
+        Err(Error::Unprocessed { keys, .. }) => {
+            assert_eq!(keys, ["ORDER#Z1 / PRODUCT#P0"]);
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+    assert_eq!(proxy.seen("BatchWriteItem"), 1);
+    assert_eq!(count_items(&db).await, 2);
+}
+
 /// The `PK / SK` texts of the raw table's items.
 async fn stored_keys(db: &Db) -> std::collections::BTreeSet<String> {
     ddb_tests::scan_raw::<Ecommerce>(db)

@@ -163,6 +163,60 @@ async fn iam_prints_the_policy_with_read_only_entities_and_a_scope() {
     assert!(scoped.err.contains("left out:"), "{}", scoped.err);
 }
 
+/// Over several tables, a scope grants in each table whose entities hold
+/// its field in their partition key and says it grants nothing in the
+/// others; a scope that grants nothing anywhere is an error. No message
+/// quotes the scope's value.
+#[tokio::test]
+async fn iam_scopes_each_table_where_the_field_is_a_partition_key() {
+    use ddb_examples::separate_tables as tables;
+    let cli = Cli::new("Separate tables")
+        .entity::<tables::Customer>()
+        .entity::<tables::Order>()
+        .entity::<tables::OrderItem>();
+    let scoped = ran(
+        &cli,
+        &[
+            "iam",
+            "--scoped-to",
+            "customer_id=${aws:PrincipalTag/customer_id}",
+        ],
+    )
+    .await;
+    assert_eq!(scoped.code, 0, "{}", scoped.err);
+    let statements = json(&scoped.out)["Statement"].clone();
+    let resources = statements.to_string();
+    assert!(resources.contains("table/Customers"), "{resources}");
+    assert!(!resources.contains("table/OrderItems"), "{resources}");
+    assert!(
+        scoped.err.contains(
+            "left out: table OrderItems: no entity of it has `customer_id` in its table partition key"
+        ),
+        "{}",
+        scoped.err
+    );
+
+    let nowhere = ran(&cli, &["iam", "--scoped-to", "product_id=P-secret-1"]).await;
+    assert_ne!(nowhere.code, 0, "{}", nowhere.out);
+    assert!(
+        nowhere
+            .err
+            .contains("the policy grants nothing in any table"),
+        "{}",
+        nowhere.err
+    );
+    let misspelt = ran(&cli, &["iam", "--scoped-to", "customerid=C-secret-2"]).await;
+    assert_ne!(misspelt.code, 0);
+    assert!(
+        misspelt.err.contains("no entity has a field `customerid`"),
+        "{}",
+        misspelt.err
+    );
+    for ran in [&scoped, &nowhere, &misspelt] {
+        assert!(!ran.err.contains("secret"), "{}", ran.err);
+    }
+}
+
 #[tokio::test]
 async fn the_exports_print_what_the_library_generates() {
     let cli = ddb_examples::cli::design();

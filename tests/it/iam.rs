@@ -499,28 +499,6 @@ fn the_entities_a_policy_can_read_without_naming_them_are_said() {
         .find(|n| n.starts_with("the read statements cover every item in the caller's partitions:"))
         .unwrap_or_else(|| panic!("{:?}", scoped.left_out));
     assert!(!note.contains("including"), "{note}");
-
-    // No statement, no note on what statements reach.
-    #[derive(ddb_runtime::Table)]
-    #[ddb(name = "Receipts", pk = "PK", sk = "SK")]
-    struct Receipts;
-    #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-    #[ddb(table = Receipts, entity = "Receipt", pk = "RECEIPT#{receipt_id}", sk = "RECEIPT")]
-    struct Receipt {
-        receipt_id: String,
-        customer_id: String,
-    }
-    let none = PolicyBuilder::new(TABLE)
-        .entity(&Receipt::SCHEMA, Access::Read)
-        .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
-        .build()
-        .unwrap();
-    assert!(check_shape(&none.document).is_empty());
-    let notes = &none.left_out;
-    assert!(
-        !notes.iter().any(|n| n.starts_with("the read statements")),
-        "{notes:?}"
-    );
 }
 
 /// The guard patterns escape IAM's wildcards in the entity type, as they
@@ -553,10 +531,10 @@ fn guard_patterns_escape_wildcards_in_the_entity_type() {
 }
 
 /// A policy the builder cannot make right is refused, saying what to fix,
-/// rather than built wrong: one that grants nothing, one over entities of
-/// two tables (the one table ARN would grant the other's entities on the
-/// wrong table), and one scoped to a field no entity has (a misspelt field
-/// would leave every grant out).
+/// rather than built wrong: one of no entity, one over entities of two
+/// tables (the one table ARN would grant the other's entities on the wrong
+/// table), and one whose scope grants nothing: a misspelt field, or one
+/// outside every entity's table partition key.
 #[test]
 fn a_policy_that_cannot_grant_what_is_asked_is_refused() {
     assert_eq!(
@@ -590,8 +568,29 @@ fn a_policy_that_cannot_grant_what_is_asked_is_refused() {
         .unwrap_err();
     assert_eq!(
         misspelt,
-        PolicyError::UnknownScopeField {
+        PolicyError::ScopeGrantsNothing {
             field: "customerid"
+        }
+    );
+    // A scope in no entity's partition key grants nothing: refused, not
+    // built with no statement.
+    #[derive(ddb_runtime::Table)]
+    #[ddb(name = "Receipts", pk = "PK", sk = "SK")]
+    struct Receipts;
+    #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    #[ddb(table = Receipts, entity = "Receipt", pk = "RECEIPT#{receipt_id}", sk = "RECEIPT")]
+    struct Receipt {
+        receipt_id: String,
+        customer_id: String,
+    }
+    let none = PolicyBuilder::new(TABLE)
+        .entity(&Receipt::SCHEMA, Access::Read)
+        .scoped_to("customer_id", "${aws:PrincipalTag/customer_id}")
+        .build();
+    assert_eq!(
+        none.unwrap_err(),
+        PolicyError::ScopeGrantsNothing {
+            field: "customer_id"
         }
     );
 }

@@ -6,7 +6,7 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use crate::declaration::model::{EntitySchema, TableDef};
-use crate::tables::iam::{Access, PolicyBuilder, PolicyError};
+use crate::tables::iam::{Access, Policy, PolicyBuilder, PolicyError};
 use crate::tables::{self, Deployment, SyncPlan, Template};
 
 use super::args::{Command, TableArgs};
@@ -204,32 +204,8 @@ fn iam(
     let scope = scoped_to.map(|s| scope(cli, s)).transpose()?;
     let mut statements: Vec<Value> = Vec::new();
     for (name, arn) in arns {
-        let name = *name;
-        let mut builder = PolicyBuilder::new(arn.clone());
-        for entity in cli.entities.iter().filter(|e| e.schema.table.name == name) {
-            let named =
-                |n: &String| *n == entity.schema.rust_name || *n == entity.schema.entity_type;
-            let access = if read_only.iter().any(named) {
-                Access::Read
-            } else {
-                Access::ReadWrite
-            };
-            builder = builder.entity(entity.schema, access);
-        }
-        if let Some((field, value)) = &scope {
-            builder = builder.scoped_to(field, value.clone());
-        }
-        let policy = match builder.build() {
-            Ok(policy) => policy,
-            // The field is another table's: nothing of this one is granted.
-            Err(PolicyError::UnknownScopeField { field }) => {
-                let _ = writeln!(
-                    err,
-                    "left out: table {name}: no entity of it has a field `{field}`, so none is granted"
-                );
-                continue;
-            }
-            Err(refused) => return Err(format!("iam: {refused}")),
+        let Some(policy) = table_policy(cli, (name, arn), read_only, scope.as_ref(), err)? else {
+            continue;
         };
         statements.extend(
             policy.document["Statement"]
@@ -241,23 +217,68 @@ fn iam(
             let _ = writeln!(err, "left out: {note}");
         }
     }
+    if statements.is_empty() {
+        return Err("iam: the policy grants nothing in any table".into());
+    }
     crate::tables::iam::unique_sids(&mut statements);
     let document = json!({ "Version": "2012-10-17", "Statement": statements });
     write_out(out, &pretty(&document))?;
     Ok(0)
 }
 
-/// `field=value`, the field one of the design's (its `'static` name).
+/// The policy of table `name` (at `arn`) for the design's entities stored
+/// in it; `None`, said on `err`, when it grants nothing there: no entity is
+/// stored in it, or the scope's field is in none of their partition keys.
+fn table_policy(
+    cli: &Cli,
+    (name, arn): (&str, &str),
+    read_only: &[String],
+    scope: Option<&(&'static str, String)>,
+    err: &mut dyn Write,
+) -> Result<Option<Policy>, String> {
+    let mut builder = PolicyBuilder::new(arn);
+    for entity in cli.entities.iter().filter(|e| e.schema.table.name == name) {
+        let named = |n: &String| *n == entity.schema.rust_name || *n == entity.schema.entity_type;
+        let access = if read_only.iter().any(named) {
+            Access::Read
+        } else {
+            Access::ReadWrite
+        };
+        builder = builder.entity(entity.schema, access);
+    }
+    if let Some((field, value)) = scope {
+        builder = builder.scoped_to(field, value.clone());
+    }
+    match builder.build() {
+        Ok(policy) => Ok(Some(policy)),
+        Err(PolicyError::NoEntity) => {
+            let _ = writeln!(err, "left out: table {name}: no entity is stored in it");
+            Ok(None)
+        }
+        Err(PolicyError::ScopeGrantsNothing { field }) => {
+            let _ = writeln!(
+                err,
+                "left out: table {name}: no entity of it has `{field}` in its table partition \
+                 key, so the scope grants nothing there"
+            );
+            Ok(None)
+        }
+        Err(refused) => Err(format!("iam: {refused}")),
+    }
+}
+
+/// `field=value`, the field one of the design's (its `'static` name). An
+/// error names the field, never the value.
 fn scope(cli: &Cli, text: &str) -> Result<(&'static str, String), String> {
     let (field, value) = text
         .split_once('=')
-        .ok_or_else(|| format!("--scoped-to {text}: give FIELD=VALUE"))?;
+        .ok_or("--scoped-to: give FIELD=VALUE")?;
     let known = cli
         .entities
         .iter()
         .flat_map(|e| e.schema.fields.iter())
         .find(|f| f.name == field)
-        .ok_or_else(|| format!("--scoped-to {text}: no entity has a field `{field}`"))?;
+        .ok_or_else(|| format!("--scoped-to {field}=...: no entity has a field `{field}`"))?;
     Ok((known.name, value.to_owned()))
 }
 

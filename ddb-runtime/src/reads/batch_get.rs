@@ -58,27 +58,30 @@ pub(crate) async fn get_entities<E: crate::entity::Entity>(
     Ok(found.into_iter().flatten().collect())
 }
 
-/// The BatchGetItem of `keys` on `table`, as a client builds it: what is
-/// sent, and what a dry run shows.
-fn batch_get_request<'a>(
-    entity: &'static str,
-    table: &'a str,
-    keys: Vec<Item>,
-    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
-) -> Result<impl FnOnce(&aws_sdk_dynamodb::Client) -> BatchGetItemFluentBuilder + 'a> {
-    let request = KeysAndAttributes::builder()
+/// `keys`, as a BatchGetItem asks for them on a table.
+fn keys_asked(entity: &'static str, keys: Vec<Item>) -> Result<KeysAndAttributes> {
+    KeysAndAttributes::builder()
         .set_keys(Some(keys))
         .build()
         .map_err(|e| Error::InvalidRequest {
             entity,
             reason: e.to_string(),
-        })?;
-    Ok(move |client: &aws_sdk_dynamodb::Client| {
+        })
+}
+
+/// The BatchGetItem of `keys` on `table`, as a client builds it: what is
+/// sent, and what a dry run shows.
+fn batch_get_request(
+    table: &str,
+    keys: KeysAndAttributes,
+    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
+) -> impl FnOnce(&aws_sdk_dynamodb::Client) -> BatchGetItemFluentBuilder + '_ {
+    move |client: &aws_sdk_dynamodb::Client| {
         client
             .batch_get_item()
-            .request_items(table, request)
+            .request_items(table, keys)
             .set_return_consumed_capacity(capacity)
-    })
+    }
 }
 
 /// One chunk of a batch get, each found item decoded as its answer arrives
@@ -96,10 +99,13 @@ async fn get_chunk<E: crate::entity::Entity>(
         let key = KeyRef::read_table_key(E::SCHEMA.table, item)?;
         positions.get(&key).copied()
     };
-    let send = |keys: Vec<Item>, last: bool| async move {
+    let send = |keys: Vec<Item>| async move {
+        // Built before the span: a request that cannot be built is no
+        // request.
+        let keys = keys_asked(entity, keys)?;
         let span = db.span("BatchGetItem", table, None, entity);
         let capacity = db.consumed_capacity(&span, false);
-        let request = batch_get_request(entity, table, keys, capacity)?;
+        let request = batch_get_request(table, keys, capacity);
         let returned = |output: &BatchGetItemOutput| {
             output
                 .responses
@@ -127,13 +133,11 @@ async fn get_chunk<E: crate::entity::Entity>(
             .and_then(|mut keys| keys.remove(table))
             .map(|rest| rest.keys)
             .unwrap_or_default();
-        if last && !left.is_empty() {
-            span.left_unprocessed();
-        }
         Ok(Answer {
             left,
             items,
             capacity,
+            span,
         })
     };
     // A read applies nothing: a failed request leaves its keys unread.
@@ -179,7 +183,7 @@ impl Db {
         let items: Vec<Item> = keys.iter().map(crate::keys::key::Key::to_item).collect();
         let capacity = self.dry_capacity(false);
         let sent = chunks(items, GET_CHUNK).into_iter().map(|chunk| {
-            let request = batch_get_request(entity, table, chunk, capacity.clone())?;
+            let request = batch_get_request(table, keys_asked(entity, chunk)?, capacity.clone());
             self.sdk().dry(entity, request)
         });
         let sent = sent.collect::<Result<Vec<_>>>()?;

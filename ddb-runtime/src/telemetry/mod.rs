@@ -18,7 +18,6 @@
 //! | `aws.dynamodb.consistent_read`, `aws.dynamodb.limit`, `aws.dynamodb.scan_forward`, `aws.dynamodb.select` | boolean, int, boolean, string | GetItem (`consistent_read`), Query, Scan (but `scan_forward`), when sent: ddb sends none at DynamoDB's default |
 //! | `aws.dynamodb.global_secondary_indexes`, `aws.dynamodb.local_secondary_indexes` | string[] (each index as JSON) | CreateTable, each index it creates (feature `opentelemetry`) |
 //! | `aws.dynamodb.attribute_definitions`, `aws.dynamodb.global_secondary_index_updates` | string[] (each as JSON) | UpdateTable, when sent (feature `opentelemetry`) |
-//! | `aws.dynamodb.provisioned_read_capacity`, `aws.dynamodb.provisioned_write_capacity` | double | CreateTable, UpdateTable, when sent |
 //! | `aws.dynamodb.segment`, `aws.dynamodb.total_segments` | int | a parallel Scan (the only one that sends them) |
 //! | `aws.dynamodb.count`, `aws.dynamodb.scanned_count` | int | Scan |
 //! | `aws.dynamodb.consumed_capacity` | string[] (each `ConsumedCapacity` as JSON) | an answer that reports capacity (feature `opentelemetry`) |
@@ -30,7 +29,8 @@
 //! A failed request sets the span status to Error (`otel.status_code`),
 //! with no description: DynamoDB's messages can quote a request's values.
 //! A batch that gives up on items DynamoDB left unprocessed fails the span
-//! of its last request, which left them (`error.type` `Unprocessed`).
+//! of each chunk's last request, which left them (`error.type`
+//! `Unprocessed`).
 //! An error ddb handles as an answer is not a failure: CreateTable's
 //! `ResourceInUseException` for a table `create_table` finds existing, and
 //! DescribeTable's `ResourceNotFoundException` for one `plan_sync` probes
@@ -58,10 +58,10 @@ mod error_type;
 #[cfg(feature = "opentelemetry")]
 mod opentelemetry;
 mod reported;
-#[cfg(feature = "opentelemetry")]
-mod schema_json;
 mod span;
 mod table_operation;
+#[cfg(feature = "opentelemetry")]
+mod table_schema;
 
 pub use capacity::Capacity;
 pub(crate) use error_type::error_type;

@@ -1,10 +1,9 @@
 //! The registry's string[] attributes, which `tracing` fields cannot hold:
 //! set on the OpenTelemetry span through `tracing-opentelemetry`.
 
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, Capacity as TableCapacity, ConsumedCapacity, GlobalSecondaryIndex,
-    GlobalSecondaryIndexUpdate, LocalSecondaryIndex,
-};
+use aws_sdk_dynamodb::operation::create_table::builders::CreateTableInputBuilder;
+use aws_sdk_dynamodb::operation::update_table::builders::UpdateTableInputBuilder;
+use aws_sdk_dynamodb::types::{Capacity as TableCapacity, ConsumedCapacity};
 use opentelemetry::{Array, StringValue, Value};
 use serde_json::{Map, Value as Json};
 use tracing_opentelemetry::OpenTelemetrySpanExt;
@@ -25,31 +24,31 @@ pub(super) fn consumed_capacity(span: &tracing::Span, capacity: &[ConsumedCapaci
     json_items(span, "aws.dynamodb.consumed_capacity", each);
 }
 
-/// `aws.dynamodb.global_secondary_indexes` and `local_secondary_indexes`:
-/// each index a CreateTable creates, when it creates any.
-pub(super) fn indexes_created(
-    span: &tracing::Span,
-    globals: &[GlobalSecondaryIndex],
-    locals: &[LocalSecondaryIndex],
-) {
-    let globals = globals.iter().map(super::schema_json::global_index);
+/// What a CreateTable sends that its span records: each index it creates,
+/// in `aws.dynamodb.global_secondary_indexes` and `local_secondary_indexes`.
+pub(super) fn create_table_sent(input: &CreateTableInputBuilder, span: &tracing::Span) {
+    let globals = input.get_global_secondary_indexes().iter().flatten();
+    let globals = globals.map(super::table_schema::global_index);
     json_items(span, "aws.dynamodb.global_secondary_indexes", globals);
-    let locals = locals.iter().map(super::schema_json::local_index);
+    let locals = input.get_local_secondary_indexes().iter().flatten();
+    let locals = locals.map(super::table_schema::local_index);
     json_items(span, "aws.dynamodb.local_secondary_indexes", locals);
 }
 
-/// `aws.dynamodb.attribute_definitions` and
-/// `global_secondary_index_updates`: what an UpdateTable sends of them.
-pub(super) fn indexes_updated(
-    span: &tracing::Span,
-    definitions: &[AttributeDefinition],
-    updates: &[GlobalSecondaryIndexUpdate],
-) {
-    let definitions = definitions.iter().map(super::schema_json::definition);
+/// What an UpdateTable sends that its span records: the attributes it
+/// defines and each change of a global index, in
+/// `aws.dynamodb.attribute_definitions` and `global_secondary_index_updates`.
+pub(super) fn update_table_sent(input: &UpdateTableInputBuilder, span: &tracing::Span) {
+    let definitions = input.get_attribute_definitions().iter().flatten();
+    let definitions = definitions.map(crate::schema_json::attribute_definition);
     json_items(span, "aws.dynamodb.attribute_definitions", definitions);
-    let updates = updates.iter().map(super::schema_json::index_update);
+    let updates = input.get_global_secondary_index_updates().iter().flatten();
+    let updates = updates.map(super::table_schema::index_update);
     json_items(span, "aws.dynamodb.global_secondary_index_updates", updates);
 }
+
+/// For a table operation whose request the conventions record nothing of.
+pub(super) fn nothing_sent<T>(_: &T, _: &tracing::Span) {}
 
 /// A string[] attribute of each of `items` as JSON; none when there are no
 /// items, as when the request sends none.

@@ -175,8 +175,6 @@ impl RequestSpan {
             aws.dynamodb.total_segments = Empty,
             aws.dynamodb.count = Empty,
             aws.dynamodb.scanned_count = Empty,
-            aws.dynamodb.provisioned_read_capacity = Empty,
-            aws.dynamodb.provisioned_write_capacity = Empty,
             error.type = Empty,
             db.response.status_code = Empty,
             db.operation.batch.size = Empty,
@@ -246,15 +244,8 @@ impl RequestSpan {
                 }
                 let kind = crate::error::SdkErrorKind::of(error);
                 let code = service.and_then(|e| e.code());
-                self.0.record(&fields.status, "error");
-                self.0.record(
-                    &fields.error_type,
-                    super::error_type::sdk_error_type(kind, code).as_ref(),
-                );
-                if let Some(code) = code {
-                    self.0.record(&fields.response_code, code);
-                }
-                self.0.record(&fields.ddb_error, "Sdk");
+                let error_type = super::error_type::sdk_error_type(kind, code);
+                self.failure(fields, (&error_type, code), "Sdk");
             }
         }
         answer
@@ -309,26 +300,23 @@ impl RequestSpan {
         }
     }
 
-    /// Records the throughput a CreateTable or UpdateTable provisions.
-    pub(crate) fn provisioned(&self, throughput: &aws_sdk_dynamodb::types::ProvisionedThroughput) {
-        let Some(fields) = self.fields() else { return };
-        let units = [
-            (&fields.provisioned_read, throughput.read_capacity_units()),
-            (&fields.provisioned_write, throughput.write_capacity_units()),
-        ];
-        for (field, units) in units {
-            // The registry's type is double.
-            self.0.record(field, units as f64);
-        }
-    }
-
     /// Records that the request left items unprocessed and the batch gives
     /// up on them: DynamoDB answered, but the operation did not complete.
     pub(crate) fn left_unprocessed(&self) {
         let Some(fields) = self.fields() else { return };
+        // DynamoDB answered: no code of its own.
+        self.failure(fields, ("Unprocessed", None), "Unprocessed");
+    }
+
+    /// Records a failure: the status, its `error.type` and DynamoDB's
+    /// `code` when it answered one, and ddb's reading of it.
+    fn failure(&self, fields: &Fields, (error_type, code): (&str, Option<&str>), ddb: &str) {
         self.0.record(&fields.status, "error");
-        self.0.record(&fields.error_type, "Unprocessed");
-        self.0.record(&fields.ddb_error, "Unprocessed");
+        self.0.record(&fields.error_type, error_type);
+        if let Some(code) = code {
+            self.0.record(&fields.response_code, code);
+        }
+        self.0.record(&fields.ddb_error, ddb);
     }
 
     /// Records what the answer said, and where it came from.
@@ -369,13 +357,9 @@ impl RequestSpan {
         mut tried: Tried,
     ) {
         let Some(fields) = self.fields() else { return };
-        self.0.record(&fields.status, "error");
-        self.0
-            .record(&fields.error_type, super::error_type(error).as_ref());
-        if let Some(code) = super::error_type::response_code(error) {
-            self.0.record(&fields.response_code, code.as_ref());
-        }
-        self.0.record(&fields.ddb_error, ddb_error(read));
+        let code = super::error_type::response_code(error);
+        let error_type = super::error_type(error);
+        self.failure(fields, (&error_type, code.as_deref()), ddb_error(read));
         // The last attempt's throttles are among those the attempts kept;
         // the error's stand in when no attempt's answer could be read.
         if tried.throttles.is_empty() {
@@ -465,8 +449,6 @@ impl RequestSpan {
             total_segments: field("aws.dynamodb.total_segments")?,
             count: field("aws.dynamodb.count")?,
             scanned_count: field("aws.dynamodb.scanned_count")?,
-            provisioned_read: field("aws.dynamodb.provisioned_read_capacity")?,
-            provisioned_write: field("aws.dynamodb.provisioned_write_capacity")?,
             error_type: field("error.type")?,
             entity: field("ddb.entity")?,
             items: field("ddb.items")?,
@@ -499,8 +481,6 @@ struct Fields {
     total_segments: Field,
     count: Field,
     scanned_count: Field,
-    provisioned_read: Field,
-    provisioned_write: Field,
     error_type: Field,
     entity: Field,
     items: Field,

@@ -10,8 +10,6 @@ use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::{BoxError, SdkError};
-use aws_sdk_dynamodb::operation::create_table::builders::CreateTableInputBuilder;
-use aws_sdk_dynamodb::operation::update_table::builders::UpdateTableInputBuilder;
 use aws_sdk_dynamodb::Client;
 
 use super::span::{RequestSpan, Server};
@@ -32,8 +30,10 @@ pub(crate) trait TableOperation: Sized {
         seen: EndpointSeen,
     ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send;
 
-    /// Records on `span` what the request sends that the conventions name.
-    fn record_sent(&self, span: &RequestSpan);
+    /// Records on `span` what the request sends that the conventions name
+    /// as string[] attributes.
+    #[cfg(feature = "opentelemetry")]
+    fn record_sent(&self, span: &tracing::Span);
 
     /// Sends the operation on table `table` in a span of its own.
     fn send_spanned(
@@ -59,8 +59,9 @@ pub(crate) trait TableOperation: Sized {
             attempts: Arc::default(),
         };
         let span = RequestSpan::new(&seen.server, Self::OPERATION, table, None, entity);
+        #[cfg(feature = "opentelemetry")]
         if span.is_recorded() {
-            self.record_sent(&span);
+            self.record_sent(span.span());
         }
         async move {
             let sent = self.send_to(seen.clone());
@@ -109,7 +110,7 @@ impl Intercept for EndpointSeen {
 }
 
 macro_rules! table_operation {
-    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal, $sent:expr;)*) => {$(
+    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal, $sent:ident;)*) => {$(
         impl TableOperation for aws_sdk_dynamodb::operation::$op::builders::$builder {
             type Output = aws_sdk_dynamodb::operation::$op::$output;
             type Error = aws_sdk_dynamodb::operation::$op::$error;
@@ -122,8 +123,9 @@ macro_rules! table_operation {
                 self.customize().interceptor(seen).send()
             }
 
-            fn record_sent(&self, span: &RequestSpan) {
-                $sent(self.as_input(), span)
+            #[cfg(feature = "opentelemetry")]
+            fn record_sent(&self, span: &tracing::Span) {
+                super::opentelemetry::$sent(self.as_input(), span)
             }
         }
     )*};
@@ -131,51 +133,8 @@ macro_rules! table_operation {
 
 table_operation! {
     create_table: CreateTableFluentBuilder -> CreateTableOutput, CreateTableError, "CreateTable", create_table_sent;
-    describe_table: DescribeTableFluentBuilder -> DescribeTableOutput, DescribeTableError, "DescribeTable", nothing_named;
+    describe_table: DescribeTableFluentBuilder -> DescribeTableOutput, DescribeTableError, "DescribeTable", nothing_sent;
     update_table: UpdateTableFluentBuilder -> UpdateTableOutput, UpdateTableError, "UpdateTable", update_table_sent;
-    describe_time_to_live: DescribeTimeToLiveFluentBuilder -> DescribeTimeToLiveOutput, DescribeTimeToLiveError, "DescribeTimeToLive", nothing_named;
-    update_time_to_live: UpdateTimeToLiveFluentBuilder -> UpdateTimeToLiveOutput, UpdateTimeToLiveError, "UpdateTimeToLive", nothing_named;
+    describe_time_to_live: DescribeTimeToLiveFluentBuilder -> DescribeTimeToLiveOutput, DescribeTimeToLiveError, "DescribeTimeToLive", nothing_sent;
+    update_time_to_live: UpdateTimeToLiveFluentBuilder -> UpdateTimeToLiveOutput, UpdateTimeToLiveError, "UpdateTimeToLive", nothing_sent;
 }
-
-/// What CreateTable sends that its span records: the throughput it
-/// provisions and each index it creates.
-fn create_table_sent(input: &CreateTableInputBuilder, span: &RequestSpan) {
-    if let Some(throughput) = input.get_provisioned_throughput() {
-        span.provisioned(throughput);
-    }
-    #[cfg(feature = "opentelemetry")]
-    super::opentelemetry::indexes_created(
-        span.span(),
-        input
-            .get_global_secondary_indexes()
-            .as_deref()
-            .unwrap_or_default(),
-        input
-            .get_local_secondary_indexes()
-            .as_deref()
-            .unwrap_or_default(),
-    );
-}
-
-/// What UpdateTable sends that its span records: the throughput it
-/// provisions, the attributes it defines and each change of an index.
-fn update_table_sent(input: &UpdateTableInputBuilder, span: &RequestSpan) {
-    if let Some(throughput) = input.get_provisioned_throughput() {
-        span.provisioned(throughput);
-    }
-    #[cfg(feature = "opentelemetry")]
-    super::opentelemetry::indexes_updated(
-        span.span(),
-        input
-            .get_attribute_definitions()
-            .as_deref()
-            .unwrap_or_default(),
-        input
-            .get_global_secondary_index_updates()
-            .as_deref()
-            .unwrap_or_default(),
-    );
-}
-
-/// For an operation whose request the conventions name nothing of.
-fn nothing_named<T>(_: &T, _: &RequestSpan) {}

@@ -2,7 +2,7 @@
 //! bounded concurrency, and unprocessed items sent again with capped
 //! exponential backoff and full jitter.
 
-use crate::telemetry::Capacity;
+use crate::telemetry::{Capacity, RequestSpan};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -30,7 +30,7 @@ pub const WRITE_CHUNK: usize = 25;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
-    /// Requests per chunk, the first included.
+    /// Requests per chunk, the first included (one at least: 0 sends one).
     pub max_attempts: u32,
     /// The first backoff step.
     pub base: Duration,
@@ -202,46 +202,45 @@ pub(crate) fn positions<'a>(
 }
 
 /// One request's answer: the entries it left unprocessed (as DynamoDB
-/// returned them, ready to send again), and what it read.
+/// returned them, ready to send again), what it read, and its span (failed
+/// when what it left stays unprocessed).
 pub(crate) struct Answer<P, T> {
     pub(crate) left: Vec<P>,
     pub(crate) items: Vec<T>,
     pub(crate) capacity: Capacity,
+    pub(crate) span: RequestSpan,
 }
 
 /// Sends one chunk of entries, each with its key (values or position), until
 /// every one is processed or the attempts run out, with backoff between
-/// attempts: `send` sends the pending entries once (told whether it is the
-/// last attempt, after which what it leaves stays unprocessed), and what it leaves is
+/// attempts: `send` sends the pending entries once, and what it leaves is
 /// matched back by its key (`key_of`). The entries are moved into each request,
 /// never copied: a retry sends what DynamoDB returned unprocessed, matched
-/// or not. A request that fails outright ends the
-/// chunk; `applies` tells whether it could have written something (then a
+/// or not. When the attempts run out (at least one is made), the last
+/// request's span is failed: what it left stays unprocessed. A request
+/// that fails outright ends the chunk; `applies` tells whether it could have written something (then a
 /// lost answer leaves keys unknown).
 pub(crate) async fn until_processed<N: std::hash::Hash + Eq, P, T, Fut>(
     policy: RetryPolicy,
     chunk: Vec<(N, P)>,
     key_of: impl Fn(&P) -> Option<N>,
     applies: bool,
-    send: impl Fn(Vec<P>, bool) -> Fut,
+    send: impl Fn(Vec<P>) -> Fut,
 ) -> ChunkOutcome<N, T>
 where
     Fut: std::future::Future<Output = Result<Answer<P, T>>>,
 {
     let mut outcome = ChunkOutcome::default();
     let mut pending = chunk;
+    let max_attempts = policy.max_attempts.max(1);
     let mut attempt = 0;
     while !pending.is_empty() {
         let (names, entries): (Vec<N>, Vec<P>) = pending.into_iter().unzip();
-        if attempt >= policy.max_attempts {
-            outcome.not_done.extend(names);
-            break;
-        }
         if attempt > 0 {
             tokio::time::sleep(policy.delay(attempt)).await;
         }
         attempt += 1;
-        let answer = match send(entries, attempt == policy.max_attempts).await {
+        let answer = match send(entries).await {
             Ok(answer) => answer,
             Err(error) if applies => {
                 outcome.failed(error, names);
@@ -253,10 +252,15 @@ where
                 break;
             }
         };
-        outcome.items.extend(answer.items);
-        outcome.capacity.add(&answer.capacity);
-        let mut left: HashMap<N, P> = answer
-            .left
+        let Answer {
+            left,
+            items,
+            capacity,
+            span,
+        } = answer;
+        outcome.items.extend(items);
+        outcome.capacity.add(&capacity);
+        let mut left: HashMap<N, P> = left
             .into_iter()
             .filter_map(|entry| Some((key_of(&entry)?, entry)))
             .collect();
@@ -271,6 +275,13 @@ where
         // (a number it wrote in another form) is still unprocessed: it goes
         // again, under the key DynamoDB gave it.
         pending.extend(left);
+        if attempt >= max_attempts && !pending.is_empty() {
+            span.left_unprocessed();
+            outcome
+                .not_done
+                .extend(pending.into_iter().map(|(name, _)| name));
+            break;
+        }
     }
     outcome
 }

@@ -94,7 +94,7 @@ async fn write_chunk(
     chunk: Vec<(KeyValues, WriteRequest)>,
     policy: RetryPolicy,
 ) -> ChunkOutcome<KeyValues, std::convert::Infallible> {
-    let send = |pending: Vec<WriteRequest>, last: bool| async move {
+    let send = |pending: Vec<WriteRequest>| async move {
         let span = db.span("BatchWriteItem", table, None, schema.entity_type);
         let sent = pending.len();
         span.batch_of(sent);
@@ -114,14 +114,12 @@ async fn write_chunk(
             .unprocessed_items
             .and_then(|mut items| items.remove(table))
             .unwrap_or_default();
-        if last && !left.is_empty() {
-            span.left_unprocessed();
-        }
         let capacity = Capacity::of_tables(output.consumed_capacity);
         Ok(Answer {
             left,
             items: Vec::new(),
             capacity,
+            span,
         })
     };
     let key_of = |request: &WriteRequest| request_key(schema, request);

@@ -38,13 +38,15 @@ pub enum PolicyError {
         /// The declared name of the first entity's table.
         policy_table: &'static str,
     },
-    /// The scope names a field no granted entity has: every grant would be
-    /// left out.
+    /// No granted entity's table partition key holds the scope's field
+    /// (or no entity has a field of that name): the policy would grant
+    /// nothing.
     #[error(
-        "the scope's field `{field}` is a field of no entity of the policy: name a field of \
-         the entities' partition keys, as the Rust field is named"
+        "the scope on `{field}` grants nothing: no entity of the policy has it in its table \
+         partition key, the only key dynamodb:LeadingKeys constrains; scope to a field of one, \
+         named as the Rust field is"
     )]
-    UnknownScopeField {
+    ScopeGrantsNothing {
         /// The field the scope names.
         field: &'static str,
     },
@@ -65,11 +67,8 @@ pub enum PolicyError {
 }
 
 /// Refuses what the builder cannot grant right: no entity, entities of two
-/// tables, a scope on a field none of them has.
-pub(super) fn check_input(
-    entities: &[(&'static EntitySchema, Access)],
-    scope: Option<&Scope>,
-) -> Result<(), PolicyError> {
+/// tables.
+pub(super) fn check_input(entities: &[(&'static EntitySchema, Access)]) -> Result<(), PolicyError> {
     let Some((first, _)) = entities.first() else {
         return Err(PolicyError::NoEntity);
     };
@@ -81,13 +80,21 @@ pub(super) fn check_input(
             policy_table,
         });
     }
-    if let Some(scope) = scope {
-        let has_field = |entity: &EntitySchema| entity.fields.iter().any(|f| f.name == scope.field);
-        if !entities.iter().any(|(entity, _)| has_field(entity)) {
-            return Err(PolicyError::UnknownScopeField { field: scope.field });
-        }
-    }
     Ok(())
+}
+
+/// Refuses a scoped policy of no statement: its scope's field is in no
+/// entity's table partition key. (An unscoped policy grants every entity.)
+pub(super) fn check_granted(
+    statements: &[Value],
+    scope: Option<&Scope>,
+) -> Result<(), PolicyError> {
+    match scope {
+        Some(scope) if statements.is_empty() => {
+            Err(PolicyError::ScopeGrantsNothing { field: scope.field })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Refuses a statement holding a character IAM does not take, naming the

@@ -35,8 +35,8 @@
 //!   default on an index), as ddb's projected queries of an index that
 //!   holds all they read do.
 //! - A policy that cannot grant what was asked is refused
-//!   ([`PolicyError`]): no entity, entities of two tables, a scope on a
-//!   field no entity has, a character IAM does not take.
+//!   ([`PolicyError`]): no entity, entities of two tables, a scope that
+//!   grants nothing, a character IAM does not take.
 //! - Transactions need no action of their own: TransactWriteItems is
 //!   authorized by each item's PutItem/UpdateItem/DeleteItem and
 //!   ConditionCheckItem, TransactGetItems by GetItem.
@@ -230,19 +230,19 @@ impl PolicyBuilder {
     /// per index an access pattern queries.
     ///
     /// Refused ([`PolicyError`]) when it cannot grant what was asked: no
-    /// entity, entities of two tables, a scope on a field no entity has,
-    /// or a document with a character IAM does not take.
+    /// entity, entities of two tables, a scope that grants nothing (its
+    /// field in no entity's table partition key), or a document with a
+    /// character IAM does not take.
     pub fn build(&self) -> Result<Policy, PolicyError> {
-        check::check_input(&self.entities, self.scope.as_ref())?;
+        check::check_input(&self.entities)?;
         let mut statements = Vec::new();
         let mut left_out = Vec::new();
         for (entity, access) in &self.entities {
             self.grant(entity, *access, &mut statements, &mut left_out);
         }
+        check::check_granted(&statements, self.scope.as_ref())?;
         left_out.extend(self.writable_read_only());
-        if !statements.is_empty() {
-            left_out.extend(self.readable_beyond());
-        }
+        left_out.extend(self.readable_beyond());
         unique_sids(&mut statements);
         check::check_characters(&statements)?;
         Ok(Policy {

@@ -2,10 +2,11 @@
 //! whole template in JSON or YAML; the same resource goes into a SAM
 //! template's `Resources` unchanged.
 
-use aws_sdk_dynamodb::types::{KeySchemaElement, Projection, VectorIndex};
+use aws_sdk_dynamodb::types::VectorIndex;
 use serde_json::{json, Map, Value};
 
 use crate::declaration::model::TableDef;
+use crate::schema_json::{key_schema, projection};
 use crate::tables::create::create_table_input;
 
 use super::{Billing, Deployment};
@@ -133,9 +134,10 @@ pub(super) fn properties(table: &TableDef, deployment: &Deployment) -> Value {
         properties.insert(name.to_owned(), value);
     };
     set("TableName", json!(name));
-    let definitions = input.attribute_definitions().iter().map(|a| {
-        json!({ "AttributeName": a.attribute_name(), "AttributeType": a.attribute_type().as_str() })
-    });
+    let definitions = input
+        .attribute_definitions()
+        .iter()
+        .map(crate::schema_json::attribute_definition);
     set("AttributeDefinitions", definitions.collect());
     set("KeySchema", key_schema(input.key_schema()));
     let throughput = provisioned_throughput(deployment.billing);
@@ -203,26 +205,6 @@ fn provisioned_throughput(billing: Billing) -> Option<Value> {
             "WriteCapacityUnits": write,
         })),
     }
-}
-
-pub(super) fn key_schema(schema: &[KeySchemaElement]) -> Value {
-    schema
-        .iter()
-        .map(|k| json!({ "AttributeName": k.attribute_name(), "KeyType": k.key_type().as_str() }))
-        .collect()
-}
-
-pub(super) fn projection(projection: Option<&Projection>) -> Value {
-    let kind = projection
-        .and_then(Projection::projection_type)
-        .map_or("ALL", |t| t.as_str());
-    let mut value = json!({ "ProjectionType": kind });
-    if let Some(listed) = projection.map(Projection::non_key_attributes) {
-        if !listed.is_empty() {
-            value["NonKeyAttributes"] = json!(listed);
-        }
-    }
-    value
 }
 
 fn vector_index(index: &VectorIndex) -> Value {

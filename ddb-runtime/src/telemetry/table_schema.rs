@@ -1,11 +1,13 @@
-//! What a CreateTable or UpdateTable sends of a table's schema, each part
-//! in DynamoDB's JSON shape, as the registry's string[] attributes hold it.
+//! What a CreateTable or UpdateTable sends of a table's indexes, each in
+//! DynamoDB's JSON shape, as the registry's string[] attributes hold it.
 
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, GlobalSecondaryIndex, GlobalSecondaryIndexUpdate, KeySchemaElement,
-    LocalSecondaryIndex, Projection, ProvisionedThroughput,
+    GlobalSecondaryIndex, GlobalSecondaryIndexUpdate, KeySchemaElement, LocalSecondaryIndex,
+    Projection, ProvisionedThroughput,
 };
 use serde_json::{json, Map, Value as Json};
+
+use crate::schema_json::{key_schema, projection};
 
 /// A global index CreateTable creates.
 pub(super) fn global_index(index: &GlobalSecondaryIndex) -> Json {
@@ -25,14 +27,6 @@ pub(super) fn local_index(index: &LocalSecondaryIndex) -> Json {
         index.projection(),
         None,
     )
-}
-
-/// An attribute definition.
-pub(super) fn definition(definition: &AttributeDefinition) -> Json {
-    json!({
-        "AttributeName": definition.attribute_name(),
-        "AttributeType": definition.attribute_type().as_str(),
-    })
 }
 
 /// One of UpdateTable's changes to a global index: `Create`, `Update` or
@@ -66,38 +60,16 @@ pub(super) fn index_update(update: &GlobalSecondaryIndexUpdate) -> Json {
 /// An index as created: its name, key schema, projection and throughput.
 fn created(
     name: &str,
-    key_schema: &[KeySchemaElement],
-    projection: Option<&Projection>,
+    keys: &[KeySchemaElement],
+    projected: Option<&Projection>,
     throughput: Option<&ProvisionedThroughput>,
 ) -> Json {
     let mut json = Map::new();
     json.insert("IndexName".into(), name.into());
-    let keys = key_schema.iter().map(|key| {
-        json!({
-            "AttributeName": key.attribute_name(),
-            "KeyType": key.key_type().as_str(),
-        })
-    });
-    json.insert("KeySchema".into(), Json::Array(keys.collect()));
-    if let Some(projection) = projection {
-        json.insert("Projection".into(), projected(projection));
-    }
+    json.insert("KeySchema".into(), key_schema(keys));
+    json.insert("Projection".into(), projection(projected));
     if let Some(throughput) = throughput {
         json.insert("ProvisionedThroughput".into(), units(throughput));
-    }
-    Json::Object(json)
-}
-
-fn projected(projection: &Projection) -> Json {
-    let mut json = Map::new();
-    if let Some(kind) = projection.projection_type() {
-        json.insert("ProjectionType".into(), kind.as_str().into());
-    }
-    if !projection.non_key_attributes().is_empty() {
-        json.insert(
-            "NonKeyAttributes".into(),
-            projection.non_key_attributes().into(),
-        );
     }
     Json::Object(json)
 }
