@@ -132,7 +132,7 @@ async fn stored_keys(db: &Db) -> std::collections::BTreeSet<String> {
 }
 
 /// `db` with a batch retry policy of three quick attempts, one chunk at a time.
-fn fast_batches(db: &Db) -> Db {
+pub(crate) fn fast_batches(db: &Db) -> Db {
     db.with_retry_policy(ddb_runtime::batch::RetryPolicy {
         max_attempts: 3,
         base: std::time::Duration::from_millis(1),
@@ -165,7 +165,7 @@ async fn a_failed_batch_chunk_does_not_abort_the_others() {
             let ddb_runtime::BatchOutcome {
                 done,
                 unknown,
-                cause,
+                causes,
                 ..
             } = *outcome;
             assert_eq!(keys.len(), 25, "the failed chunk: {keys:?}");
@@ -173,11 +173,11 @@ async fn a_failed_batch_chunk_does_not_abort_the_others() {
             assert!(unknown.is_empty());
             assert!(
                 matches!(
-                    cause,
-                    Some(Error::Sdk {
+                    causes.as_slice(),
+                    [Error::Sdk {
                         kind: ddb_runtime::SdkErrorKind::Service,
                         ..
-                    })
+                    }]
                 ),
                 "the cause is the failed request"
             );
@@ -187,6 +187,41 @@ async fn a_failed_batch_chunk_does_not_abort_the_others() {
         }
         other => panic!("expected Unprocessed, got {other:?}"),
     }
+}
+
+/// When several chunks fail, the error keeps every failure: it is
+/// retryable only if each is (a request refused for good fails again), and
+/// it carries the throttling reasons of each.
+#[tokio::test]
+async fn a_batch_error_keeps_every_chunk_s_failure() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let through = fast_batches(&through);
+    let table = format!(
+        "arn:aws:dynamodb:us-east-1:000000000000:table/{}",
+        db.table_name::<Ecommerce>()
+    );
+    // The first chunk is throttled on each of the test client's 4
+    // attempts; the second is refused for good.
+    let hot = Fault::throttled("TableWriteKeyRangeThroughputExceeded", &table);
+    proxy.fail("BatchWriteItem", 4, hot);
+    proxy.fail(
+        "BatchWriteItem",
+        1,
+        Fault::Error(400, "ValidationException"),
+    );
+    let items: Vec<OrderItem> = (0..50).map(|i| line("M1", &format!("P{i:02}"))).collect();
+    let error = through.batch_put(&items).await.unwrap_err();
+    assert!(!error.is_retryable(), "{error:?}");
+    let reasons = error.throttling_reasons();
+    assert_eq!(reasons.len(), 1, "{error:?}");
+    assert_eq!(reasons[0].reason, "TableWriteKeyRangeThroughputExceeded");
+    let Error::Unprocessed { keys, outcome, .. } = error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(keys.len(), 50);
+    assert_eq!(outcome.causes.len(), 2, "{outcome:?}");
+    assert!(outcome.causes[0].is_retryable() && !outcome.causes[1].is_retryable());
 }
 
 /// A chunk whose answers are all lost is reported as unknown (it may

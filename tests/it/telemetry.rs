@@ -375,12 +375,7 @@ async fn a_batch_that_gives_up_on_unprocessed_items_fails_its_last_request() {
     use ddb_tests::proxy::Fault;
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
-    let through = through.with_retry_policy(ddb_runtime::batch::RetryPolicy {
-        max_attempts: 3,
-        base: std::time::Duration::from_millis(1),
-        cap: std::time::Duration::from_millis(5),
-        concurrency: 1,
-    });
+    let through = crate::batches::fast_batches(&through);
     proxy.fail("BatchWriteItem", 100, Fault::Unprocessed(Some(1)));
     proxy.fail("BatchGetItem", 100, Fault::Unprocessed(Some(1)));
     let capture = Capture::default();

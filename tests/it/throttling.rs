@@ -277,3 +277,43 @@ async fn the_hot_partition_report_points_at_the_declared_keys_and_what_spreads_t
     assert!(capacity.contains("not one key"), "{capacity}");
     assert_eq!(report.lines().count(), 2 + 2 + 1 + 3, "{report}");
 }
+
+/// A hot key read from a global index is spread by sharding it, as its
+/// writes are: a sharded query reads each shard's share from its own
+/// partition. One item read over and over, on the table, is not.
+#[test]
+fn the_hot_partition_report_advises_sharding_for_hot_index_reads() {
+    use ddb_examples::single_table::{Customer, OrderItem};
+    use ddb_runtime::Throttle;
+    let table = arn("Ecommerce");
+    let throttles = [
+        (
+            "IndexReadKeyRangeThroughputExceeded",
+            format!("{table}/index/GSI1"),
+        ),
+        (
+            "IndexReadKeyRangeThroughputExceeded",
+            format!("{table}/index/GSI2"),
+        ),
+        ("TableReadKeyRangeThroughputExceeded", table.clone()),
+    ]
+    .map(|(reason, resource)| Throttle::parse(reason, &resource));
+    let entities = [&Customer::SCHEMA, &Order::SCHEMA, &OrderItem::SCHEMA];
+    let report = ddb_runtime::schema::hot_partition_report(&entities, &throttles);
+    let row = |text: &str| {
+        report
+            .lines()
+            .find(|line| line.starts_with(text))
+            .unwrap_or_else(|| panic!("no row {text:?} in\n{report}"))
+            .to_owned()
+    };
+    let unsharded = row("| GSI1 | IndexReadKeyRangeThroughputExceeded | 1 | Order |");
+    assert!(
+        unsharded.contains("`shards = N` on this index spreads a query's reads"),
+        "{unsharded}"
+    );
+    let sharded = row("| GSI2 | IndexReadKeyRangeThroughputExceeded | 1 | Order |");
+    assert!(sharded.contains("already sharded 4 ways"), "{sharded}");
+    let item = row("| table | TableReadKeyRangeThroughputExceeded | 1 | Customer |");
+    assert!(item.contains("cache the hot items"), "{item}");
+}

@@ -130,9 +130,7 @@ impl Error {
                 SdkErrorKind::Service => is_retryable_service_error(source),
             },
             // Unprocessed items clear up, unless a request failed for good.
-            Error::Unprocessed { outcome, .. } => {
-                outcome.cause.as_ref().is_none_or(Error::is_retryable)
-            }
+            Error::Unprocessed { outcome, .. } => outcome.causes.iter().all(Error::is_retryable),
             Error::ChangedSinceRead { .. }
             | Error::TableNotActive { .. }
             | Error::IndexNotSearchable { .. } => true,

@@ -21,9 +21,10 @@ pub struct BatchOutcome {
     /// an item that did not decode, or whose time to live has passed, is
     /// left out.
     pub read: Vec<ExistingItem>,
-    /// The first request that failed outright, when one did (the other
-    /// chunks were still sent).
-    pub cause: Option<Error>,
+    /// Each request that failed outright, in the order of its chunk (the
+    /// other chunks were still sent); empty when the keys were only left
+    /// unprocessed.
+    pub causes: Vec<Error>,
 }
 
 /// An item DynamoDB returned with a failed condition. Its `Debug` shows only

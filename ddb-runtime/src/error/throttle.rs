@@ -160,8 +160,8 @@ impl Error {
     /// Why DynamoDB throttled the request, when it did and said why
     /// (`ProvisionedThroughputExceededException`, `ThrottlingException` and
     /// `RequestLimitExceeded` carry `ThrottlingReasons`), also beneath an
-    /// unknown outcome, or beneath unprocessed batch items when a whole
-    /// batch request failed. The SDK retries every throttle (three
+    /// unknown outcome, or beneath unprocessed batch items: each batch
+    /// request that failed outright, in chunk order. The SDK retries every throttle (three
     /// attempts in all by default): these are the ones its retries did not
     /// absorb (the request's span counts them all).
     ///
@@ -180,11 +180,8 @@ impl Error {
             },
             Error::WriteOutcomeUnknown { failure, .. } => return failure.throttling_reasons(),
             Error::Unprocessed { outcome, .. } => {
-                return outcome
-                    .cause
-                    .as_ref()
-                    .map(|c| c.throttling_reasons())
-                    .unwrap_or_default()
+                let causes = outcome.causes.iter();
+                return causes.flat_map(Error::throttling_reasons).collect();
             }
             _ => &[],
         };

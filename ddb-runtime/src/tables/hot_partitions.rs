@@ -15,10 +15,12 @@ use super::report::template_text;
 /// times the reason was given), and what would spread the load.
 ///
 /// A `KeyRangeThroughputExceeded` reason is one partition key taking more
-/// than its partition serves. Writes to a hot key of a global index spread
-/// with write sharding (`shards = N` on the index); a hot key of the table,
-/// or a hot key read, is not spread by sharding. The other reasons are
-/// the table's or index's capacity, not one key's.
+/// than its partition serves. A hot key of a global index spreads with
+/// write sharding (`shards = N` on the index): its writes go to N
+/// partitions, and a query reads each shard's share from its own. A hot
+/// key of the table, or one item read over and over, is not spread by
+/// sharding. The other reasons are the table's or index's capacity, not
+/// one key's.
 ///
 /// Collect the throttles from the errors that reached you
 /// ([`Error::throttling_reasons`](crate::Error::throttling_reasons)), and
@@ -156,11 +158,18 @@ fn advice(throttle: &Throttle, key: Option<Shardable>) -> String {
     };
     let work = if throttle.write { "write" } else { "read" };
     match &throttle.limit {
-        ThrottleLimit::KeyRangeThroughputExceeded if !throttle.write => {
-            "one key's reads: sharding spreads writes, not the reads of one item; \
-             cache the hot items"
-                .into()
-        }
+        ThrottleLimit::KeyRangeThroughputExceeded if !throttle.write => match key {
+            Some(Shardable::Shards(shards)) if shards > 1 => format!(
+                "one key's reads, already sharded {shards} ways (a query reads each shard's \
+                 share from its own partition): more shards spread them further"
+            ),
+            Some(Shardable::Shards(_)) => "one key's reads: `shards = N` on this index spreads \
+                 a query's reads over N partitions, each read for its share"
+                .into(),
+            _ => "one key's reads: sharding does not spread the reads of one item; cache the \
+                  hot items"
+                .into(),
+        },
         ThrottleLimit::KeyRangeThroughputExceeded => match key {
             Some(Shardable::Shards(shards)) if shards > 1 => format!(
                 "one key's writes, already sharded {shards} ways: more shards spread them further"

@@ -94,7 +94,7 @@ pub(crate) struct ChunkOutcome<N, T> {
     pub(crate) not_done: Vec<N>,
     pub(crate) unknown: Vec<N>,
     pub(crate) items: Vec<T>,
-    pub(crate) cause: Option<Error>,
+    pub(crate) causes: Vec<Error>,
     pub(crate) capacity: Capacity,
 }
 
@@ -105,7 +105,7 @@ impl<N, T> Default for ChunkOutcome<N, T> {
             not_done: Vec::new(),
             unknown: Vec::new(),
             items: Vec::new(),
-            cause: None,
+            causes: Vec::new(),
             capacity: Capacity::default(),
         }
     }
@@ -130,7 +130,7 @@ impl<N, T> ChunkOutcome<N, T> {
         } else {
             self.not_done.extend(pending);
         }
-        self.cause = Some(error);
+        self.causes.push(error);
     }
 }
 
@@ -150,7 +150,7 @@ pub(crate) fn combine<N, T>(
         total.not_done.extend(outcome.not_done);
         total.unknown.extend(outcome.unknown);
         total.items.extend(outcome.items);
-        total.cause = total.cause.or(outcome.cause);
+        total.causes.extend(outcome.causes);
         total.capacity.add(&outcome.capacity);
     }
     if total.not_done.is_empty() && total.unknown.is_empty() {
@@ -170,7 +170,7 @@ pub(crate) fn combine<N, T>(
                 .filter_map(as_item)
                 .map(crate::error::ExistingItem)
                 .collect(),
-            cause: total.cause,
+            causes: total.causes,
         }),
     })
 }
@@ -248,7 +248,7 @@ where
             }
             Err(error) => {
                 outcome.not_done.extend(names);
-                outcome.cause = Some(error);
+                outcome.causes.push(error);
                 break;
             }
         };
