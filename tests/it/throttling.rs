@@ -278,9 +278,9 @@ async fn the_hot_partition_report_points_at_the_declared_keys_and_what_spreads_t
     assert_eq!(report.lines().count(), 2 + 2 + 1 + 3, "{report}");
 }
 
-/// A hot key read from a global index is spread by sharding it, as its
-/// writes are: a sharded query reads each shard's share from its own
-/// partition. One item read over and over, on the table, is not.
+/// A hot key read from a global index is spread by sharding it for a query
+/// that reads the whole key, which reads each shard for its share; a key
+/// sharding does not apply to is not.
 #[test]
 fn the_hot_partition_report_advises_sharding_for_hot_index_reads() {
     use ddb_examples::single_table::{Customer, OrderItem};
@@ -309,11 +309,14 @@ fn the_hot_partition_report_advises_sharding_for_hot_index_reads() {
     };
     let unsharded = row("| GSI1 | IndexReadKeyRangeThroughputExceeded | 1 | Order |");
     assert!(
-        unsharded.contains("`shards = N` on this index spreads a query's reads"),
+        unsharded.contains("`shards = N` on this index spreads a query that reads the whole key"),
         "{unsharded}"
     );
     let sharded = row("| GSI2 | IndexReadKeyRangeThroughputExceeded | 1 | Order |");
     assert!(sharded.contains("already sharded 4 ways"), "{sharded}");
     let item = row("| table | TableReadKeyRangeThroughputExceeded | 1 | Customer |");
-    assert!(item.contains("cache the hot items"), "{item}");
+    assert!(
+        item.contains("sharding does not apply to this key"),
+        "{item}"
+    );
 }

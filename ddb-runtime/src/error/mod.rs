@@ -150,10 +150,12 @@ pub enum Error {
         /// Why.
         reason: String,
     },
-    /// A batch ran out of retries with items DynamoDB left unprocessed; the
-    /// keys listed (`PK=... / SK=...`) were not read or written, every
-    /// other one was.
-    #[error("{operation} left {} {entity} item(s) unprocessed after every retry", keys.len())]
+    /// A batch did not process every key: DynamoDB left items unprocessed
+    /// after every retry, or a request failed outright
+    /// ([`BatchOutcome::causes`]). The keys listed (`PK=... / SK=...`) were
+    /// not read or written; [`BatchOutcome::unknown`] were sent but their
+    /// answer was lost; every other one was processed.
+    #[error("{operation} left {} {entity} item(s) unprocessed and {} unknown", keys.len(), outcome.unknown.len())]
     Unprocessed {
         /// The entity type.
         entity: &'static str,

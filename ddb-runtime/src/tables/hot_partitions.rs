@@ -15,12 +15,13 @@ use super::report::template_text;
 /// times the reason was given), and what would spread the load.
 ///
 /// A `KeyRangeThroughputExceeded` reason is one partition key taking more
-/// than its partition serves. A hot key of a global index spreads with
-/// write sharding (`shards = N` on the index): its writes go to N
-/// partitions, and a query reads each shard's share from its own. A hot
-/// key of the table, or one item read over and over, is not spread by
-/// sharding. The other reasons are the table's or index's capacity, not
-/// one key's.
+/// than its partition serves. Writes to a hot key of a global index spread
+/// with write sharding (`shards = N` on the index): they go to N
+/// partitions. Its reads spread only for a query that reads the whole key,
+/// each shard for its share; a page-limited query reads up to a page from
+/// each shard. A hot key of the table, or one item read over and over, is
+/// not spread by sharding. The other reasons are the table's or index's
+/// capacity, not one key's.
 ///
 /// Collect the throttles from the errors that reached you
 /// ([`Error::throttling_reasons`](crate::Error::throttling_reasons)), and
@@ -160,14 +161,16 @@ fn advice(throttle: &Throttle, key: Option<Shardable>) -> String {
     match &throttle.limit {
         ThrottleLimit::KeyRangeThroughputExceeded if !throttle.write => match key {
             Some(Shardable::Shards(shards)) if shards > 1 => format!(
-                "one key's reads, already sharded {shards} ways (a query reads each shard's \
-                 share from its own partition): more shards spread them further"
+                "one key's reads, already sharded {shards} ways: a query that reads the whole \
+                 key reads each shard for its share, a page-limited one up to a page from \
+                 each; cache the hot items"
             ),
             Some(Shardable::Shards(_)) => "one key's reads: `shards = N` on this index spreads \
-                 a query's reads over N partitions, each read for its share"
+                 a query that reads the whole key over N partitions (a page-limited one \
+                 reads up to a page from each); cache the hot items"
                 .into(),
-            _ => "one key's reads: sharding does not spread the reads of one item; cache the \
-                  hot items"
+            _ => "one key's reads: sharding does not apply to this key; cache the hot items, \
+                  or spread them with a partition key of finer grain"
                 .into(),
         },
         ThrottleLimit::KeyRangeThroughputExceeded => match key {

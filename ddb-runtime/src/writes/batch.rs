@@ -134,8 +134,8 @@ impl Db {
     /// 400 KB. BatchWriteItem takes no conditions, so versions are written as
     /// they are, unchecked. Every chunk is sent whatever happens to the
     /// others; when any key is left, [`Error::Unprocessed`](crate::Error::Unprocessed) names each one by
-    /// what happened to it: written (`done`), not written (`keys`, with the
-    /// `cause` when a request failed), or unknown (`unknown`: its answer was
+    /// what happened to it: written (`done`), not written (`keys`, with
+    /// `causes`, each request that failed outright), or unknown (`unknown`: its answer was
     /// lost, so it may have been written; writing it again is safe).
     ///
     /// Returns the capacity DynamoDB reported, summed over the requests.
