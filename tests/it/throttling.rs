@@ -215,9 +215,24 @@ async fn every_throttled_attempt_is_counted_on_the_span_per_table_and_index() {
         .all(|(reasons, _)| reasons.is_none()));
 }
 
+/// The hot-partition report of `throttles` on the store's entities.
+fn store_report(throttles: &[ddb_runtime::Throttle]) -> String {
+    use ddb_examples::single_table::{Customer, OrderItem};
+    let entities = [&Customer::SCHEMA, &Order::SCHEMA, &OrderItem::SCHEMA];
+    ddb_runtime::schema::hot_partition_report(&entities, throttles)
+}
+
+/// The row of `report` that starts with `text`.
+fn row_of(report: &str, text: &str) -> String {
+    report
+        .lines()
+        .find(|line| line.starts_with(text))
+        .unwrap_or_else(|| panic!("no row {text:?} in\n{report}"))
+        .to_owned()
+}
+
 #[tokio::test]
 async fn the_hot_partition_report_points_at_the_declared_keys_and_what_spreads_them() {
-    use ddb_examples::single_table::{Customer, OrderItem};
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
     let table = arn(db.table_name::<Ecommerce>());
@@ -249,15 +264,8 @@ async fn the_hot_partition_report_points_at_the_declared_keys_and_what_spreads_t
         throttles.extend(error.throttling_reasons());
     }
     assert_eq!(throttles.len(), 4);
-    let entities = [&Customer::SCHEMA, &Order::SCHEMA, &OrderItem::SCHEMA];
-    let report = ddb_runtime::schema::hot_partition_report(&entities, &throttles);
-    let row = |text: &str| {
-        report
-            .lines()
-            .find(|line| line.starts_with(text))
-            .unwrap_or_else(|| panic!("no row {text:?} in\n{report}"))
-            .to_owned()
-    };
+    let report = store_report(&throttles);
+    let row = |text: &str| row_of(&report, text);
     // GSI1 holds Order's and OrderItem's keys, neither sharded.
     let order_gsi1 = row(
         "| GSI1 | IndexWriteKeyRangeThroughputExceeded | 2 | Order | GSI1PK = ORDER#{order_id} |",
@@ -283,7 +291,6 @@ async fn the_hot_partition_report_points_at_the_declared_keys_and_what_spreads_t
 /// sharding does not apply to is not.
 #[test]
 fn the_hot_partition_report_advises_sharding_for_hot_index_reads() {
-    use ddb_examples::single_table::{Customer, OrderItem};
     use ddb_runtime::Throttle;
     let table = arn("Ecommerce");
     let throttles = [
@@ -298,15 +305,8 @@ fn the_hot_partition_report_advises_sharding_for_hot_index_reads() {
         ("TableReadKeyRangeThroughputExceeded", table.clone()),
     ]
     .map(|(reason, resource)| Throttle::parse(reason, &resource));
-    let entities = [&Customer::SCHEMA, &Order::SCHEMA, &OrderItem::SCHEMA];
-    let report = ddb_runtime::schema::hot_partition_report(&entities, &throttles);
-    let row = |text: &str| {
-        report
-            .lines()
-            .find(|line| line.starts_with(text))
-            .unwrap_or_else(|| panic!("no row {text:?} in\n{report}"))
-            .to_owned()
-    };
+    let report = store_report(&throttles);
+    let row = |text: &str| row_of(&report, text);
     let unsharded = row("| GSI1 | IndexReadKeyRangeThroughputExceeded | 1 | Order |");
     assert!(
         unsharded.contains("`shards = N` on this index spreads a query that reads the whole key"),

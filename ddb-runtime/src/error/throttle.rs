@@ -161,9 +161,9 @@ impl Error {
     /// (`ProvisionedThroughputExceededException`, `ThrottlingException` and
     /// `RequestLimitExceeded` carry `ThrottlingReasons`), also beneath an
     /// unknown outcome, or beneath unprocessed batch items: each batch
-    /// request that failed outright, in chunk order. The SDK retries every throttle (three
-    /// attempts in all by default): these are the ones its retries did not
-    /// absorb (the request's span counts them all).
+    /// request that failed outright, in chunk order. The SDK retries every
+    /// throttle (three attempts in all by default): these are the ones its
+    /// retries did not absorb (the request's span counts them all).
     ///
     /// ```
     /// let error = ddb_runtime::Error::NotFound { entity: "Order", key: "ORDER#A1".into() };

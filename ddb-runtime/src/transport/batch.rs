@@ -218,8 +218,8 @@ pub(crate) struct Answer<P, T> {
 /// never copied: a retry sends what DynamoDB returned unprocessed, matched
 /// or not. When the attempts run out (at least one is made), the last
 /// request's span is failed: what it left stays unprocessed. A request
-/// that fails outright ends the chunk; `applies` tells whether it could have written something (then a
-/// lost answer leaves keys unknown).
+/// that fails outright ends the chunk; `applies` tells whether it could
+/// have written something (then a lost answer leaves keys unknown).
 pub(crate) async fn until_processed<N: std::hash::Hash + Eq, P, T, Fut>(
     policy: RetryPolicy,
     chunk: Vec<(N, P)>,

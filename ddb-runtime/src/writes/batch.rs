@@ -133,10 +133,12 @@ impl Db {
     /// Checked before anything is sent: no key twice, every item within
     /// 400 KB. BatchWriteItem takes no conditions, so versions are written as
     /// they are, unchecked. Every chunk is sent whatever happens to the
-    /// others; when any key is left, [`Error::Unprocessed`](crate::Error::Unprocessed) names each one by
+    /// others; when any key is left,
+    /// [`Error::Unprocessed`](crate::Error::Unprocessed) names each one by
     /// what happened to it: written (`done`), not written (`keys`, with
-    /// `causes`, each request that failed outright), or unknown (`unknown`: its answer was
-    /// lost, so it may have been written; writing it again is safe).
+    /// `causes`, each request that failed outright), or unknown (`unknown`:
+    /// its answer was lost, so it may have been written; writing it again
+    /// is safe).
     ///
     /// Returns the capacity DynamoDB reported, summed over the requests.
     pub async fn batch_put<E: crate::entity::Entity + 'static>(
