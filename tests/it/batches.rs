@@ -270,3 +270,96 @@ async fn a_batch_get_with_a_key_left_unread_keeps_what_it_read() {
         other => panic!("expected Unprocessed, got {other:?}"),
     }
 }
+
+/// DynamoDB's answer to one batch request, scripted: `field` (UnprocessedItems
+/// or UnprocessedKeys) holds `left` for `db`'s table, and nothing was read.
+fn answered_with(db: &Db, field: &str, left: serde_json::Value) -> Fault {
+    let table = db.table_name::<Ecommerce>();
+    let mut answer = serde_json::json!({ field: { table: left } });
+    if field == "UnprocessedKeys" {
+        answer["Responses"] = serde_json::json!({ table: [] });
+    }
+    Fault::Json(200, answer.to_string())
+}
+
+/// A write DynamoDB leaves unprocessed under a key that matches none sent
+/// cannot be told apart from the keys it reports done: the keys of that
+/// request are unknown (writing them again is safe), never reported written,
+/// and nothing is sent under a key the caller did not give.
+#[tokio::test]
+async fn a_write_left_under_a_key_not_sent_leaves_its_request_unknown() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let through = fast_batches(&through);
+    let stray = serde_json::json!([{ "PutRequest": { "Item": {
+        "PK": { "S": "ORDER#NONE" }, "SK": { "S": "PRODUCT#NONE" }
+    } } }]);
+    proxy.fail(
+        "BatchWriteItem",
+        1,
+        answered_with(&db, "UnprocessedItems", stray),
+    );
+    let items: Vec<OrderItem> = (0..2).map(|i| line("O1", &format!("P{i}"))).collect();
+    match through.batch_put(&items).await {
+        Err(Error::Unprocessed { keys, outcome, .. }) => {
+            assert!(keys.is_empty() && outcome.done.is_empty(), "{outcome:?}");
+            assert_eq!(
+                outcome.unknown,
+                ["ORDER#O1 / PRODUCT#P0", "ORDER#O1 / PRODUCT#P1"]
+            );
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+    assert_eq!(proxy.seen("BatchWriteItem"), 1, "the stray is not sent");
+    assert_eq!(count_items(&db).await, 0);
+}
+
+/// A key DynamoDB leaves unread that matches none asked cannot be told
+/// apart from the keys it reports read: the keys of that request are
+/// unread, never reported not found.
+#[tokio::test]
+async fn a_read_left_under_a_key_not_asked_leaves_its_request_unread() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let items: Vec<OrderItem> = (0..2).map(|i| line("U1", &format!("P{i}"))).collect();
+    db.batch_put(&items).await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let through = fast_batches(&through);
+    let stray = serde_json::json!({ "Keys": [{
+        "PK": { "S": "ORDER#NONE" }, "SK": { "S": "PRODUCT#NONE" }
+    }] });
+    proxy.fail(
+        "BatchGetItem",
+        1,
+        answered_with(&db, "UnprocessedKeys", stray),
+    );
+    let keys: Vec<_> = items.iter().map(|i| i.primary_key().unwrap()).collect();
+    match through.batch_get(keys).await {
+        Err(Error::Unprocessed { keys, outcome, .. }) => {
+            assert_eq!(keys, ["ORDER#U1 / PRODUCT#P0", "ORDER#U1 / PRODUCT#P1"]);
+            assert!(outcome.done.is_empty(), "{outcome:?}");
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+    assert_eq!(proxy.seen("BatchGetItem"), 1, "the stray is not asked");
+}
+
+/// An item DynamoDB returns at a key not asked cannot be placed: the keys
+/// of that request are unread, never reported not found.
+#[tokio::test]
+async fn an_item_read_at_a_key_not_asked_leaves_its_request_unread() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let table = db.table_name::<Ecommerce>();
+    let answer = serde_json::json!({ "Responses": { table: [{
+        "PK": { "S": "ORDER#NONE" }, "SK": { "S": "PRODUCT#NONE" }
+    }] } });
+    proxy.fail("BatchGetItem", 1, Fault::Json(200, answer.to_string()));
+    let key = line("V1", "P0").primary_key().unwrap();
+    match through.batch_get(vec![key]).await {
+        Err(Error::Unprocessed { keys, outcome, .. }) => {
+            assert_eq!(keys, ["ORDER#V1 / PRODUCT#P0"]);
+            assert!(outcome.done.is_empty(), "{outcome:?}");
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+}

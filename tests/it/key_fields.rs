@@ -246,3 +246,43 @@ async fn a_number_key_in_another_form_is_matched_by_value() {
         .collect();
     assert_eq!(db.batch_get::<Price>(keys).await.unwrap(), prices);
 }
+
+/// A batch write matches what DynamoDB leaves unprocessed to the keys sent by
+/// value, not by text: a put sent under `12.50` and returned under `12.5`
+/// is the one left, never reported written.
+#[tokio::test]
+async fn a_number_key_left_unprocessed_in_another_form_is_matched_by_value() {
+    let db = ddb_tests::db_with_table::<Prices>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Prices>(&db).await;
+    let through = through.with_retry_policy(ddb_runtime::batch::RetryPolicy {
+        max_attempts: 1,
+        ..ddb_runtime::batch::RetryPolicy::default()
+    });
+    let left = serde_json::json!({ "UnprocessedItems": { db.table_name::<Prices>(): [
+        { "PutRequest": { "Item": {
+            "PK": { "N": "12.5" }, "label": { "S": "twelve fifty" }
+        } } }
+    ] } });
+    proxy.fail(
+        "BatchWriteItem",
+        1,
+        ddb_tests::proxy::Fault::Json(200, left.to_string()),
+    );
+    let prices = [
+        Price {
+            price: Cents(1250),
+            label: "twelve fifty".into(),
+        },
+        Price {
+            price: Cents(700),
+            label: "seven".into(),
+        },
+    ];
+    match through.batch_put(&prices).await {
+        Err(Error::Unprocessed { keys, outcome, .. }) => {
+            assert_eq!(keys, ["12.50"]);
+            assert_eq!(outcome.done, ["7.00"]);
+        }
+        other => panic!("expected Unprocessed, got {other:?}"),
+    }
+}

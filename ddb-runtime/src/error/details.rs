@@ -9,9 +9,11 @@ use super::Error;
 pub struct BatchOutcome {
     /// The keys processed: written, or read (found or not).
     pub done: Vec<String>,
-    /// The keys of a request that failed on its way or whose answer was lost:
-    /// DynamoDB may or may not have written them. Writing them again is safe
-    /// (a batch write is an unconditional put or delete).
+    /// The keys of a request that failed on its way or whose answer was lost,
+    /// or whose answer left a request at a key matching none sent (so which
+    /// of its keys were written cannot be told): DynamoDB may or may not have
+    /// written them. Writing them again is safe (a batch write is an
+    /// unconditional put or delete).
     pub unknown: Vec<String>,
     /// For a read, the items it did read, to decode with
     /// [`ExistingItem::decode`]. A batch get decodes each answer as it

@@ -95,10 +95,7 @@ async fn get_chunk<E: crate::entity::Entity>(
     policy: RetryPolicy,
 ) -> ChunkOutcome<usize, Result<(usize, E)>> {
     let entity = E::SCHEMA.entity_type;
-    let position = |item: &Item| {
-        let key = KeyRef::read_table_key(E::SCHEMA.table, item)?;
-        positions.get(&key).copied()
-    };
+    let position = |item: &Item| position(&E::SCHEMA, positions, item);
     let send = |keys: Vec<Item>| async move {
         // Built before the span: a request that cannot be built is no
         // request.
@@ -120,10 +117,12 @@ async fn get_chunk<E: crate::entity::Entity>(
             .unwrap_or_default();
         let capacity = Capacity::of_tables(output.consumed_capacity);
         let mut items = Vec::with_capacity(found.len());
+        let mut unplaced = 0;
         for item in found {
-            // An item at a key not asked for cannot be placed; DynamoDB
-            // returns only the keys asked.
-            let Some(at) = position(&item) else { continue };
+            let Some(at) = position(&item) else {
+                unplaced += 1;
+                continue;
+            };
             if let Some(decoded) = decode(item) {
                 items.push(decoded.map(|entity| (at, entity)));
             }
@@ -136,6 +135,7 @@ async fn get_chunk<E: crate::entity::Entity>(
         Ok(Answer {
             left,
             items,
+            unplaced,
             capacity,
             span,
         })

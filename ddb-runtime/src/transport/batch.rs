@@ -84,9 +84,8 @@ pub(crate) fn jitter() -> f64 {
     })
 }
 
-/// What one chunk of a batch did, by key (`N`: the key's values, or its
-/// position among the keys asked), and what it read (`T`: a read's decoded
-/// items). Keys are matched by their typed values (S or N, partition and
+/// What one chunk of a batch did, by key (`N`: its position among the keys
+/// sent), and what it read (`T`: a read's decoded items). Keys are matched by their typed values (S or N, partition and
 /// sort): two different keys never match, whatever text they hold. They are
 /// written as `PK / SK` only in an error.
 pub(crate) struct ChunkOutcome<N, T> {
@@ -113,9 +112,10 @@ impl<N, T> Default for ChunkOutcome<N, T> {
 
 impl<N, T> ChunkOutcome<N, T> {
     /// A request that failed outright: DynamoDB answered with an error (or
-    /// the request could not be built), so nothing of it was applied; or it
-    /// failed on its way or its answer was lost, so the keys are unknown.
-    pub(crate) fn failed(&mut self, error: Error, pending: Vec<N>) {
+    /// the request could not be built), so nothing of it was applied; or,
+    /// for a request that `applies` something, it failed on its way or its
+    /// answer was lost, so its keys are unknown.
+    pub(crate) fn failed(&mut self, error: Error, pending: Vec<N>, applies: bool) {
         let lost = matches!(
             error,
             Error::Sdk {
@@ -125,12 +125,25 @@ impl<N, T> ChunkOutcome<N, T> {
                 ..
             }
         );
-        if lost {
+        if applies && lost {
             self.unknown.extend(pending);
         } else {
             self.not_done.extend(pending);
         }
         self.causes.push(error);
+    }
+
+    /// The keys of a request that it did not leave: processed, unless its
+    /// answer also held `strays` (entries left, or items read, at a key no
+    /// one sent). A stray is one of these keys in a form that matches none,
+    /// and which one cannot be told: a write's keys are then unknown, a
+    /// read's unread.
+    fn processed(&mut self, keys: Vec<N>, strays: usize, applies: bool) {
+        match (strays, applies) {
+            (0, _) => self.done.extend(keys),
+            (_, true) => self.unknown.extend(keys),
+            (_, false) => self.not_done.extend(keys),
+        }
     }
 }
 
@@ -175,12 +188,6 @@ pub(crate) fn combine<N, T>(
     })
 }
 
-/// The table key values of a key or an item of `schema`'s table; `None`
-/// when it has no S or N key attribute.
-pub(crate) fn key_values(schema: &EntitySchema, item: &Item) -> Option<KeyValues> {
-    KeyValues::read_table_key(schema.table, item).ok()
-}
-
 /// Each key's position among `keys`, by its borrowed values: what an item
 /// read back is matched with. A key given twice is `DuplicateKey`.
 pub(crate) fn positions<'a>(
@@ -201,25 +208,43 @@ pub(crate) fn positions<'a>(
     Ok(positions)
 }
 
+/// The position of the key of `item` (a key or an item of `schema`'s
+/// table) among the keys sent, matched by its typed values; `None` when it
+/// is none of them.
+pub(crate) fn position(
+    schema: &EntitySchema,
+    positions: &HashMap<KeyRef<'_>, usize>,
+    item: &Item,
+) -> Option<usize> {
+    let key = KeyRef::read_table_key(schema.table, item)?;
+    positions.get(&key).copied()
+}
+
 /// One request's answer: the entries it left unprocessed (as DynamoDB
 /// returned them, ready to send again), what it read, and its span (failed
 /// when what it left stays unprocessed).
 pub(crate) struct Answer<P, T> {
     pub(crate) left: Vec<P>,
     pub(crate) items: Vec<T>,
+    /// How many items it read at a key no one asked for: they cannot be
+    /// placed.
+    pub(crate) unplaced: usize,
     pub(crate) capacity: Capacity,
     pub(crate) span: RequestSpan,
 }
 
-/// Sends one chunk of entries, each with its key (values or position), until
+/// Sends one chunk of entries, each with its key's position, until
 /// every one is processed or the attempts run out, with backoff between
 /// attempts: `send` sends the pending entries once, and what it leaves is
-/// matched back by its key (`key_of`). The entries are moved into each request,
-/// never copied: a retry sends what DynamoDB returned unprocessed, matched
-/// or not. When the attempts run out (at least one is made), the last
-/// request's span is failed: what it left stays unprocessed. A request
-/// that fails outright ends the chunk; `applies` tells whether it could
-/// have written something (then a lost answer leaves keys unknown).
+/// matched back by its key (`key_of`, by typed values). The entries are
+/// moved into each request, never copied: a retry sends what DynamoDB
+/// returned unprocessed. An entry left at a key matching none sent is never
+/// sent: it makes the keys its request processed uncertain (see
+/// [`ChunkOutcome::processed`]). When the attempts run out (at least one is
+/// made), the last request's span is failed: what it left stays
+/// unprocessed. A request that fails outright ends the chunk; `applies`
+/// tells whether it could have written something (then a lost answer, or
+/// a stray entry, leaves keys unknown).
 pub(crate) async fn until_processed<N: std::hash::Hash + Eq, P, T, Fut>(
     policy: RetryPolicy,
     chunk: Vec<(N, P)>,
@@ -242,41 +267,18 @@ where
         attempt += 1;
         let answer = match send(entries).await {
             Ok(answer) => answer,
-            Err(error) if applies => {
-                outcome.failed(error, names);
-                break;
-            }
             Err(error) => {
-                outcome.not_done.extend(names);
-                outcome.causes.push(error);
+                outcome.failed(error, names, applies);
                 break;
             }
         };
-        let Answer {
-            left,
-            items,
-            capacity,
-            span,
-        } = answer;
-        outcome.items.extend(items);
-        outcome.capacity.add(&capacity);
-        let mut left: HashMap<N, P> = left
-            .into_iter()
-            .filter_map(|entry| Some((key_of(&entry)?, entry)))
-            .collect();
-        pending = Vec::with_capacity(left.len());
-        for name in names {
-            match left.remove(&name) {
-                Some(entry) => pending.push((name, entry)),
-                None => outcome.done.push(name),
-            }
-        }
-        // An entry DynamoDB returned under a key text other than the one sent
-        // (a number it wrote in another form) is still unprocessed: it goes
-        // again, under the key DynamoDB gave it.
-        pending.extend(left);
+        outcome.items.extend(answer.items);
+        outcome.capacity.add(&answer.capacity);
+        let (processed, left, strays) = match_left(names, answer.left, &key_of);
+        outcome.processed(processed, strays + answer.unplaced, applies);
+        pending = left;
         if attempt >= max_attempts && !pending.is_empty() {
-            span.left_unprocessed();
+            answer.span.left_unprocessed();
             outcome
                 .not_done
                 .extend(pending.into_iter().map(|(name, _)| name));
@@ -284,6 +286,35 @@ where
         }
     }
     outcome
+}
+
+/// Matches the entries a request left to the keys it sent (`names`), by
+/// `key_of`: the keys it processed, the keys left with their entries, and
+/// how many entries matched none (or a key already matched).
+fn match_left<N: std::hash::Hash + Eq, P>(
+    names: Vec<N>,
+    left: Vec<P>,
+    key_of: impl Fn(&P) -> Option<N>,
+) -> (Vec<N>, Vec<(N, P)>, usize) {
+    let mut strays = 0;
+    let mut by_key: HashMap<N, P> = HashMap::with_capacity(left.len());
+    for entry in left {
+        match key_of(&entry) {
+            Some(name) if !by_key.contains_key(&name) => {
+                by_key.insert(name, entry);
+            }
+            _ => strays += 1,
+        }
+    }
+    let mut pending = Vec::with_capacity(by_key.len());
+    let mut processed = Vec::with_capacity(names.len());
+    for name in names {
+        match by_key.remove(&name) {
+            Some(entry) => pending.push((name, entry)),
+            None => processed.push(name),
+        }
+    }
+    (processed, pending, strays + by_key.len())
 }
 
 /// Sends every chunk, `policy.concurrency` at a time: a chunk starts as soon

@@ -2,6 +2,7 @@
 //! sent again.
 
 use crate::telemetry::Capacity;
+use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
@@ -11,16 +12,16 @@ use crate::db::Db;
 use crate::declaration::model::EntitySchema;
 use crate::error::Result;
 use crate::expression::Placeholders;
-use crate::keys::key::KeyValues;
+use crate::keys::key::{KeyRef, KeyValues};
 use crate::writes::plan::{Action, WritePlan};
 
 use crate::transport::batch::*;
 use crate::transport::dry_run::{sensitive_attributes, DryRun};
 
 /// Writes `requests` to `table` with BatchWriteItem: chunks of 25, a few
-/// chunks at once, unprocessed items retried. Every chunk is sent whatever
-/// happens to the others; `Unprocessed` then names each key by what
-/// happened to it.
+/// chunks at once, unprocessed items retried. A key given twice is
+/// `DuplicateKey`, with nothing sent. Every chunk is sent whatever happens
+/// to the others; `Unprocessed` then names each key by what happened to it.
 pub(crate) async fn write_requests(
     db: &Db,
     table: &str,
@@ -28,30 +29,35 @@ pub(crate) async fn write_requests(
     requests: Vec<(KeyValues, WriteRequest)>,
 ) -> Result<Capacity> {
     let policy = db.retry_policy();
-    let outcomes = in_flight(policy, chunks(requests, WRITE_CHUNK), |chunk| {
-        write_chunk(db, table, schema, chunk, policy)
+    let (keys, requests): (Vec<KeyValues>, Vec<WriteRequest>) = requests.into_iter().unzip();
+    let positions = positions(schema.entity_type, &keys)?;
+    let requests = chunks(requests.into_iter().enumerate().collect(), WRITE_CHUNK);
+    let outcomes = in_flight(policy, requests, |chunk| {
+        write_chunk(db, table, schema, &positions, chunk, policy)
     })
     .await;
+    let text = |&position: &usize| keys[position].text();
     let nothing_read = |never: std::convert::Infallible| match never {};
-    let entity = schema.entity_type;
     combine(
-        entity,
+        schema.entity_type,
         "BatchWriteItem",
         outcomes,
-        KeyValues::text,
+        text,
         nothing_read,
     )
     .map(|(_, capacity)| capacity)
 }
 
-/// The table key values of a write request: the put item's key, or the
-/// delete's.
-fn request_key(schema: &EntitySchema, request: &WriteRequest) -> Option<KeyValues> {
-    match (request.put_request(), request.delete_request()) {
-        (Some(put), _) => key_values(schema, put.item()),
-        (None, Some(delete)) => key_values(schema, delete.key()),
-        (None, None) => None,
-    }
+/// The position of a write request's key (the put item's, or the
+/// delete's) among the keys sent.
+fn request_position(
+    schema: &EntitySchema,
+    positions: &HashMap<KeyRef<'_>, usize>,
+    request: &WriteRequest,
+) -> Option<usize> {
+    let put = request.put_request().map(|put| put.item());
+    let key = put.or_else(|| request.delete_request().map(|delete| delete.key()))?;
+    position(schema, positions, key)
 }
 
 /// The BatchWriteItem of `pending` on `table`, as a client builds it: what
@@ -77,6 +83,7 @@ fn dry_run_requests(
     schema: &EntitySchema,
     requests: Vec<(KeyValues, WriteRequest)>,
 ) -> Result<DryRun> {
+    positions(schema.entity_type, requests.iter().map(|(key, _)| key))?;
     let capacity = db.dry_capacity(false);
     let sent = chunks(requests, WRITE_CHUNK).into_iter().map(|chunk| {
         let pending = chunk.into_iter().map(|(_, request)| request).collect();
@@ -91,9 +98,10 @@ async fn write_chunk(
     db: &Db,
     table: &str,
     schema: &EntitySchema,
-    chunk: Vec<(KeyValues, WriteRequest)>,
+    positions: &HashMap<KeyRef<'_>, usize>,
+    chunk: Vec<(usize, WriteRequest)>,
     policy: RetryPolicy,
-) -> ChunkOutcome<KeyValues, std::convert::Infallible> {
+) -> ChunkOutcome<usize, std::convert::Infallible> {
     let send = |pending: Vec<WriteRequest>| async move {
         let span = db.span("BatchWriteItem", table, None, schema.entity_type);
         let sent = pending.len();
@@ -118,11 +126,12 @@ async fn write_chunk(
         Ok(Answer {
             left,
             items: Vec::new(),
+            unplaced: 0,
             capacity,
             span,
         })
     };
-    let key_of = |request: &WriteRequest| request_key(schema, request);
+    let key_of = |request: &WriteRequest| request_position(schema, positions, request);
     until_processed(policy, chunk, key_of, true, send).await
 }
 
@@ -188,16 +197,12 @@ impl Db {
         dry_run_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests)
     }
 
-    /// The delete requests of `keys`, checked: no key twice.
+    /// The delete requests of `keys`.
     fn batch_delete_requests<E: crate::entity::Entity + 'static>(
         &self,
         keys: Vec<crate::keys::key::Key<E>>,
     ) -> Result<Vec<(KeyValues, WriteRequest)>> {
         crate::writes::unique::refuse_batch::<E>()?;
-        positions(
-            E::SCHEMA.entity_type,
-            keys.iter().map(crate::keys::key::Key::values),
-        )?;
         keys.into_iter()
             .map(|key| {
                 let values = key.values().clone();
@@ -217,8 +222,7 @@ impl Db {
     }
 }
 
-/// The put requests of `entities`, checked: no key twice, every item
-/// within 400 KB.
+/// The put requests of `entities`, checked: every item within 400 KB.
 fn batch_put_requests<E: crate::entity::Entity + 'static>(
     entities: &[E],
 ) -> Result<Vec<(KeyValues, WriteRequest)>> {
@@ -237,6 +241,5 @@ fn batch_put_requests<E: crate::entity::Entity + 'static>(
         let key = plan.key.values().clone();
         requests.push((key, plan.into_write_request()?));
     }
-    positions(E::SCHEMA.entity_type, requests.iter().map(|(key, _)| key))?;
     Ok(requests)
 }
