@@ -387,8 +387,8 @@ fn shards(cx: &Ctxt, index: &attr::RawIndex) -> u16 {
     }
 }
 
-/// The entity type stored in every item: `entity = "..."`, required and
-/// not empty.
+/// The entity type stored in every item: `entity = "..."`, required, not
+/// empty, not ddb's own, and without the key delimiter `#`.
 fn entity_type(cx: &Ctxt, input: &DeriveInput, raw: &attr::RawEntity) -> String {
     if raw.entity.is_none() && !raw.had_unknown_key {
         cx.error_spanned_by(
@@ -416,6 +416,17 @@ fn entity_type(cx: &Ctxt, input: &DeriveInput, raw: &attr::RawEntity) -> String 
                 format!(
                     "the entity type `{entity_type}` starts with `_ddb`, which ddb keeps for its own items \
                      (the guards of unique values and idempotency keys are `_ddb.guard`); choose another name"
+                ),
+            );
+        } else if entity_type.contains('#') {
+            cx.error_spanned_by(
+                &entity.tokens,
+                format!(
+                    "the entity type `{entity_type}` holds `#`, the delimiter of ddb's keys: the keys of \
+                     its guards (`_DDB#UNIQUE#{entity_type}#...`) would start with another entity's \
+                     (`_DDB#UNIQUE#{}#...`), and no IAM policy could grant one without the other; \
+                     choose a name without `#`",
+                    entity_type.split('#').next().unwrap_or_default()
                 ),
             );
         }

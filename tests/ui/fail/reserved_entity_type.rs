@@ -13,4 +13,12 @@ pub struct User {
     pub id: String,
 }
 
+// `#` delimits key segments: the guards of `Order#Line` would start with
+// those of `Order`, and no IAM pattern could tell them apart.
+#[derive(Entity, Serialize, Deserialize)]
+#[ddb(table = Accounts, entity = "Order#Line", pk = "LINE#{id}", sk = "LINE")]
+pub struct Line {
+    pub id: String,
+}
+
 fn main() {}
