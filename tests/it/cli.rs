@@ -217,6 +217,49 @@ async fn iam_scopes_each_table_where_the_field_is_a_partition_key() {
     }
 }
 
+/// The command's policy covers every table, so it may outgrow what IAM
+/// takes: above a managed policy's 6,144 characters it says so, above the
+/// 10,240 of a role's inline policies it is refused, its value unquoted.
+#[tokio::test]
+async fn iam_says_when_the_policy_outgrows_what_iam_takes() {
+    use ddb_examples::separate_tables as tables;
+    let cli = Cli::new("Separate tables")
+        .entity::<tables::Customer>()
+        .entity::<tables::Order>();
+    let scoped = |length: usize| {
+        let scope = format!("customer_id={}", "7".repeat(length));
+        let cli = &cli;
+        async move { ran(cli, &["iam", "--scoped-to", &scope]).await }
+    };
+    let size = |ran: &Ran| json(&ran.out).to_string().chars().count();
+    // Each character of the value is written once per scoped pattern.
+    let (one, two) = (scoped(1).await, scoped(2).await);
+    let (base, per_character) = (size(&one), size(&two) - size(&one));
+    let length_for = |target: usize| (target - base) / per_character + 1;
+
+    let managed_too_small = scoped(length_for(8_000)).await;
+    assert_eq!(managed_too_small.code, 0, "{}", managed_too_small.err);
+    let size = size(&managed_too_small);
+    assert!((6_145..=10_240).contains(&size), "{size}");
+    assert!(
+        managed_too_small.err.contains(&format!(
+            "the policy is {size} characters, more than the 6144 a managed policy holds"
+        )),
+        "{}",
+        managed_too_small.err
+    );
+    assert!(!one.err.contains("managed policy"), "{}", one.err);
+
+    let too_large = scoped(length_for(10_241)).await;
+    assert_ne!(too_large.code, 0, "{}", too_large.out);
+    assert!(
+        too_large.err.contains("more than the 10240 IAM takes"),
+        "{}",
+        too_large.err
+    );
+    assert!(!too_large.err.contains("7777"), "{}", too_large.err);
+}
+
 #[tokio::test]
 async fn the_exports_print_what_the_library_generates() {
     let cli = ddb_examples::cli::design();

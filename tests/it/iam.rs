@@ -633,3 +633,43 @@ fn a_policy_holds_only_the_characters_iam_accepts() {
         "CUSTOMER#Jos\u{E9}"
     );
 }
+
+/// IAM counts a policy's characters without the white space between its
+/// tokens, and takes at most 10,240 of them (a role's inline policies; a
+/// managed policy 6,144). A policy beyond what any identity takes is refused
+/// with its size, never its text; one within says its size, to be checked
+/// against where it goes.
+#[test]
+fn a_policy_larger_than_iam_takes_is_refused() {
+    use ddb_runtime::schema::iam::{MANAGED_POLICY_LIMIT, ROLE_INLINE_POLICY_LIMIT};
+    assert_eq!(
+        (MANAGED_POLICY_LIMIT, ROLE_INLINE_POLICY_LIMIT),
+        (6_144, 10_240)
+    );
+    let scoped = |value: String| {
+        PolicyBuilder::new(TABLE)
+            .entity(&Customer::SCHEMA, Access::ReadWrite)
+            .scoped_to("customer_id", value)
+            .build()
+    };
+    let store = PolicyBuilder::new(TABLE)
+        .entity(&Customer::SCHEMA, Access::ReadWrite)
+        .entity(&Order::SCHEMA, Access::ReadWrite)
+        .entity(&OrderItem::SCHEMA, Access::Read)
+        .build()
+        .unwrap();
+    let counted: usize = serde_json::to_string_pretty(&store.document)
+        .unwrap()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .count();
+    assert_eq!(store.size(), counted);
+    assert!(store.size() < MANAGED_POLICY_LIMIT, "{}", store.size());
+    let refused = scoped("7".repeat(10_240)).unwrap_err();
+    let PolicyError::TooLarge { size, limit } = refused else {
+        panic!("{refused:?}");
+    };
+    assert!(size > 10_240, "{size}");
+    assert_eq!(limit, ROLE_INLINE_POLICY_LIMIT);
+    assert!(!refused.to_string().contains("7777"), "{refused}");
+}

@@ -6,7 +6,9 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use crate::declaration::model::{EntitySchema, TableDef};
-use crate::tables::iam::{Access, Policy, PolicyBuilder, PolicyError};
+use crate::tables::iam::{
+    Access, Policy, PolicyBuilder, PolicyError, MANAGED_POLICY_LIMIT, ROLE_INLINE_POLICY_LIMIT,
+};
 use crate::tables::{self, Deployment, SyncPlan, Template};
 
 use super::args::{Command, TableArgs};
@@ -146,8 +148,6 @@ fn report(cli: &Cli, page: usize) -> String {
     text
 }
 
-/// One policy for every table's entities: each table's statements, on its
-/// ARN.
 /// Each table of the design and its ARN: as `--table-arn TABLE=ARN` gives
 /// it, or `arn:aws:dynamodb:*:*:table/TABLE`.
 fn arns(cli: &Cli, table_arns: &[String]) -> Result<Vec<(&'static str, String)>, String> {
@@ -189,6 +189,8 @@ fn maintenance_iam(arns: &[(&str, String)], out: &mut dyn Write, err: &mut dyn W
     Ok(0)
 }
 
+/// One policy for every table's entities: each table's statements, on its
+/// ARN.
 fn iam(
     cli: &Cli,
     arns: &[(&str, String)],
@@ -222,8 +224,32 @@ fn iam(
     }
     crate::tables::iam::unique_sids(&mut statements);
     let document = json!({ "Version": "2012-10-17", "Statement": statements });
+    check_size(&document, err)?;
     write_out(out, &pretty(&document))?;
     Ok(0)
+}
+
+/// Refuses a policy of the design's tables larger than any IAM identity
+/// takes, and says on `err` when it is larger than a managed policy holds.
+fn check_size(document: &Value, err: &mut dyn Write) -> Result<(), String> {
+    let size = crate::tables::iam::document_size(document);
+    if size > ROLE_INLINE_POLICY_LIMIT {
+        let refused = PolicyError::TooLarge {
+            size,
+            limit: ROLE_INLINE_POLICY_LIMIT,
+        };
+        return Err(format!("iam: {refused}"));
+    }
+    if size > MANAGED_POLICY_LIMIT {
+        let _ = writeln!(
+            err,
+            "note: the policy is {size} characters, more than the {MANAGED_POLICY_LIMIT} a \
+             managed policy holds: attach it inline to a role (at most \
+             {ROLE_INLINE_POLICY_LIMIT} for all its inline policies), or split it with \
+             `schema::iam::PolicyBuilder`"
+        );
+    }
+    Ok(())
 }
 
 /// The policy of table `name` (at `arn`) for the design's entities stored

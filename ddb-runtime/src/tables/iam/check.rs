@@ -64,6 +64,50 @@ pub enum PolicyError {
         /// The statement's Sid.
         statement: String,
     },
+    /// The document would be larger than any IAM identity takes: `limit`
+    /// ([`ROLE_INLINE_POLICY_LIMIT`]) characters, white space between
+    /// tokens not counted.
+    #[error(
+        "the policy would be {size} characters, more than the {limit} IAM takes in any policy \
+         (a role's inline policies; a managed policy takes {MANAGED_POLICY_LIMIT}): build one \
+         policy per group of entities"
+    )]
+    TooLarge {
+        /// The document's size, as IAM counts it ([`Policy::size`](super::Policy::size)).
+        size: usize,
+        /// The most IAM takes.
+        limit: usize,
+    },
+}
+
+/// The most characters a managed policy holds, white space between tokens
+/// not counted (IAM's quotas). A policy larger than this can only be attached
+/// inline to a role.
+///
+/// ```
+/// assert_eq!(ddb_runtime::schema::iam::MANAGED_POLICY_LIMIT, 6_144);
+/// ```
+pub const MANAGED_POLICY_LIMIT: usize = 6_144;
+
+/// The most characters a role's inline policies hold together, white space
+/// between tokens not counted (IAM's quotas): the largest policy any IAM
+/// identity takes, and the most [`PolicyBuilder::build`](super::PolicyBuilder::build)
+/// builds. A user's inline policies hold 2,048, a group's 5,120.
+///
+/// ```
+/// assert_eq!(ddb_runtime::schema::iam::ROLE_INLINE_POLICY_LIMIT, 10_240);
+/// ```
+pub const ROLE_INLINE_POLICY_LIMIT: usize = 10_240;
+
+/// Refuses a document larger than any IAM identity takes.
+pub(super) fn check_size(size: usize) -> Result<(), PolicyError> {
+    if size > ROLE_INLINE_POLICY_LIMIT {
+        return Err(PolicyError::TooLarge {
+            size,
+            limit: ROLE_INLINE_POLICY_LIMIT,
+        });
+    }
+    Ok(())
 }
 
 /// Refuses what the builder cannot grant right: no entity, entities of two

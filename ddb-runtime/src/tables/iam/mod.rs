@@ -45,7 +45,7 @@ mod check;
 
 use serde_json::{json, Value};
 
-pub use check::PolicyError;
+pub use check::{PolicyError, MANAGED_POLICY_LIMIT, ROLE_INLINE_POLICY_LIMIT};
 
 use crate::declaration::model::{
     EntitySchema, IndexDef, IndexKind, IndexProjection, Part, TableDef, Template,
@@ -158,6 +158,28 @@ pub struct Policy {
     pub left_out: Vec<String>,
 }
 
+impl Policy {
+    /// The document's size as IAM counts it against its quotas: its
+    /// characters, white space between tokens not counted. Check it against
+    /// where the policy goes: [`MANAGED_POLICY_LIMIT`] for a managed policy,
+    /// [`ROLE_INLINE_POLICY_LIMIT`] for a role's inline policies together.
+    ///
+    /// ```
+    /// use ddb_runtime::schema::iam::{maintenance_policy, MANAGED_POLICY_LIMIT};
+    /// let policy = maintenance_policy(&["arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce"]);
+    /// assert!(policy.size() <= MANAGED_POLICY_LIMIT);
+    /// ```
+    pub fn size(&self) -> usize {
+        document_size(&self.document)
+    }
+}
+
+/// A document's size as IAM counts it: its characters, white space between
+/// tokens not counted (its compact JSON has none).
+pub(crate) fn document_size(document: &Value) -> usize {
+    document.to_string().chars().count()
+}
+
 impl std::fmt::Display for Policy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let text = serde_json::to_string_pretty(&self.document).map_err(|_| std::fmt::Error)?;
@@ -245,10 +267,9 @@ impl PolicyBuilder {
         left_out.extend(self.readable_beyond());
         unique_sids(&mut statements);
         check::check_characters(&statements)?;
-        Ok(Policy {
-            document: json!({ "Version": "2012-10-17", "Statement": statements }),
-            left_out,
-        })
+        let document = json!({ "Version": "2012-10-17", "Statement": statements });
+        check::check_size(document_size(&document))?;
+        Ok(Policy { document, left_out })
     }
 
     /// The read-only entities a writer's statement lets be written all the
