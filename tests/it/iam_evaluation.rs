@@ -4,14 +4,17 @@
 //! (`dynamodb:LeadingKeys`, `dynamodb:Attributes`, `dynamodb:Select`, with
 //! the `ForAllValues:` and `...IfExists` operators and `${...}` policy
 //! variables). Another customer's partition, a read-only entity's write and
-//! an index read of an attribute the index does not project are denied.
+//! an index read of an attribute the index does not project are denied;
+//! batch and transaction reads, idempotent creates and the guards of unique
+//! values are allowed their caller under a scope, and denied every other
+//! caller where they name the caller's partition.
 
 use std::collections::HashMap;
 
 use ddb_examples::single_table::{Customer, Ecommerce, OpenOrder, Order, OrderItem};
 use ddb_examples::{CustomerId, OrderId, OrderStatus, ProductId};
 use ddb_runtime::schema::iam::{maintenance_policy, Access, PolicyBuilder};
-use ddb_runtime::{Entity, Projection};
+use ddb_runtime::{Entity, Projection, Table};
 use serde_json::Value;
 
 const ARN: &str = "arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce";
@@ -163,6 +166,21 @@ fn queried_partition(body: &Value, partition_attribute: &str) -> String {
     panic!("no partition value in {condition}")
 }
 
+/// The partition key attribute of `index` (or of the table) in the tables
+/// the evaluated requests go to, as their declarations name it.
+fn partition_attribute(index: Option<&str>) -> &'static str {
+    let tables = [&Ecommerce::DEF, &crate::unique::Accounts::DEF];
+    let Some(index) = index else {
+        return tables[0].pk.name;
+    };
+    let indexes = tables.iter().flat_map(|table| table.indexes.iter());
+    let index = indexes.clone().find(|i| i.name == index);
+    index
+        .unwrap_or_else(|| panic!("no index {index:?}"))
+        .pk
+        .name
+}
+
 /// The authorizations a request needs: one, or one per item of a
 /// transaction (each authorized by its own action).
 fn authorizations(target: &str, body: &Value) -> Vec<Authorization> {
@@ -179,15 +197,13 @@ fn authorizations(target: &str, body: &Value) -> Vec<Authorization> {
         }
         "PutItem" => vec![one(target, ARN.into(), vec![pk_of(&body["Item"])])],
         "Query" => {
-            let (resource, partition) = match body["IndexName"].as_str() {
-                Some(index) => (format!("{ARN}/index/{index}"), format!("{index}PK")),
-                None => (ARN.to_owned(), "PK".to_owned()),
+            let index = body["IndexName"].as_str();
+            let resource = match index {
+                Some(index) => format!("{ARN}/index/{index}"),
+                None => ARN.to_owned(),
             };
-            vec![one(
-                "Query",
-                resource,
-                vec![queried_partition(body, &partition)],
-            )]
+            let partition = queried_partition(body, partition_attribute(index));
+            vec![one("Query", resource, vec![partition])]
         }
         "BatchWriteItem" => {
             let requests = body["RequestItems"]
@@ -203,6 +219,17 @@ fn authorizations(target: &str, body: &Value) -> Vec<Authorization> {
                 .collect();
             vec![one("BatchWriteItem", ARN.into(), keys)]
         }
+        "BatchGetItem" => {
+            let tables = body["RequestItems"].as_object().unwrap().values();
+            let keys = tables.flat_map(|table| table["Keys"].as_array().unwrap());
+            vec![one("BatchGetItem", ARN.into(), keys.map(pk_of).collect())]
+        }
+        "TransactGetItems" => body["TransactItems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|get| one("GetItem", ARN.into(), vec![pk_of(&get["Get"]["Key"])]))
+            .collect(),
         "TransactWriteItems" => body["TransactItems"]
             .as_array()
             .unwrap()
@@ -232,16 +259,30 @@ const ITEM_REQUESTS: &[&str] = &[
     "DeleteItem",
     "Query",
     "BatchWriteItem",
+    "BatchGetItem",
     "TransactWriteItems",
+    "TransactGetItems",
 ];
 
-/// What `act` sends of `targets`, as the authorizations it needs.
+/// What `act` sends of `targets` to the store's table, as the
+/// authorizations it needs.
 async fn sent<F: std::future::Future<Output = ()>>(
     targets: &[&str],
     act: impl FnOnce(ddb_runtime::Db) -> F,
 ) -> Vec<Authorization> {
-    let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let requests = sent_to::<Ecommerce, F>(targets, act).await;
+    requests.into_iter().flat_map(|(_, needs)| needs).collect()
+}
+
+/// What `act` sends of `targets` to table `T`: each request's target and
+/// the authorizations it needs, all of which IAM must allow for the request
+/// to run.
+async fn sent_to<T: ddb_runtime::Table + 'static, F: std::future::Future<Output = ()>>(
+    targets: &[&str],
+    act: impl FnOnce(ddb_runtime::Db) -> F,
+) -> Vec<(String, Vec<Authorization>)> {
+    let db = ddb_tests::db_with_table::<T>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<T>(&db).await;
     for target in targets {
         proxy.record(target);
     }
@@ -249,7 +290,7 @@ async fn sent<F: std::future::Future<Output = ()>>(
     let mut all = Vec::new();
     for &target in targets {
         for body in ddb_tests::recorded_json(&proxy, target) {
-            all.extend(authorizations(target, &body));
+            all.push((target.to_owned(), authorizations(target, &body)));
         }
     }
     assert!(!all.is_empty(), "nothing was sent");
@@ -298,6 +339,15 @@ async fn a_customers_session(db: ddb_runtime::Db, id: &'static str) {
         .await
         .unwrap();
     db.batch_put(&[order(id, "A3")]).await.unwrap();
+    let keys = ["A1", "A3"].map(|o| order(id, o).primary_key().unwrap());
+    db.batch_get(keys.to_vec()).await.unwrap();
+    let profile = customer(id).primary_key().unwrap();
+    db.transact_get()
+        .get(profile)
+        .get(keys[0].clone())
+        .send()
+        .await
+        .unwrap();
     db.delete(order(id, "A3").primary_key().unwrap())
         .send()
         .await
@@ -568,4 +618,99 @@ async fn a_scan_is_allowed_only_where_declared_and_never_under_a_scope() {
         assert!(!allowed(&scoped, request, &member), "{request:?}");
         assert!(!allowed(&undeclared, request, &member), "{request:?}");
     }
+}
+
+/// What a user does with an entity of unique values: create it (with its
+/// guards, once with an idempotency key), change a unique value, look it up
+/// by value, read it in a batch and a transaction, delete it.
+async fn a_users_session(db: ddb_runtime::Db, id: &'static str) {
+    use crate::unique::User;
+    let user = |email: &str| User {
+        id: id.into(),
+        email: email.into(),
+        tenant: "acme".into(),
+        handle: format!("handle-{id}"),
+        name: "A user".into(),
+    };
+    let request = format!("signup-{id}");
+    db.create(&user("first@x.io"))
+        .idempotency_key(request.clone())
+        .send()
+        .await
+        .unwrap();
+    db.create(&user("first@x.io"))
+        .idempotency_key(request)
+        .send()
+        .await
+        .unwrap();
+    let key = user("first@x.io").primary_key().unwrap();
+    db.update(key.clone())
+        .set(User::fields().email, "second@x.io")
+        .send()
+        .await
+        .unwrap();
+    db.get_unique(User::by_email(&"second@x.io".to_string()))
+        .send()
+        .await
+        .unwrap()
+        .expect("found by its new email");
+    db.batch_get(vec![key.clone()]).await.unwrap();
+    db.transact_get().get(key.clone()).send().await.unwrap();
+    db.delete(key).send().await.unwrap();
+}
+
+/// Under a scope, every request of an entity with unique values and
+/// idempotent creates is allowed its caller: the item in their partition,
+/// and the guards, which the policy grants across callers (its `left_out`
+/// says so). A request that names the caller's partition is denied to
+/// every other caller; one of guards alone is not.
+#[tokio::test]
+async fn a_scoped_caller_is_allowed_their_guarded_writes_and_denied_anothers_item() {
+    use crate::unique::{Accounts, User};
+    let policy = PolicyBuilder::new(ARN)
+        .entity(&User::SCHEMA, Access::ReadWrite)
+        .scoped_to("id", "${aws:PrincipalTag/user_id}")
+        .build()
+        .unwrap();
+    let targets = ["GetItem", "PutItem", "UpdateItem", "DeleteItem"];
+    let mut targets = targets.to_vec();
+    targets.extend(["BatchGetItem", "TransactWriteItems", "TransactGetItems"]);
+    let requests = sent_to::<Accounts, _>(&targets, |db| a_users_session(db, "1")).await;
+    let as_1 = HashMap::from([("aws:PrincipalTag/user_id", "1")]);
+    let as_2 = HashMap::from([("aws:PrincipalTag/user_id", "2")]);
+    let runs =
+        |needs: &[Authorization], vars| needs.iter().all(|n| allowed(&policy.document, n, vars));
+    let mut names_the_partition = 0;
+    for (target, needs) in &requests {
+        assert!(runs(needs, &as_1), "{target} denied its own: {needs:?}");
+        let own_item = needs
+            .iter()
+            .any(|n| n.leading_keys.iter().any(|k| k.starts_with("USER#")));
+        names_the_partition += usize::from(own_item);
+        assert_eq!(
+            runs(needs, &as_2),
+            !own_item,
+            "{target} as another caller: {needs:?}"
+        );
+    }
+    // Writes of an entity with unique values go in transactions; a lookup
+    // by value reads the guard, then the item.
+    let sent: Vec<&str> = requests.iter().map(|(t, _)| t.as_str()).collect();
+    for target in [
+        "GetItem",
+        "BatchGetItem",
+        "TransactWriteItems",
+        "TransactGetItems",
+    ] {
+        assert!(sent.contains(&target), "{target} never sent: {sent:?}");
+    }
+    assert!(names_the_partition >= 6, "{sent:?}");
+    assert!(
+        policy
+            .left_out
+            .iter()
+            .any(|n| n.contains("granted across every caller")),
+        "{:?}",
+        policy.left_out
+    );
 }
