@@ -164,15 +164,24 @@ pub async fn scan_raw<T: ddb_runtime::Table + 'static>(
     }
 }
 
-/// A client through `proxy`, retrying fast (tests wait on backoff otherwise).
+/// A client through `proxy`, retrying fast (tests wait on backoff otherwise),
+/// with a retry bucket of its own, as the SDK's default, so the faults one
+/// test injects never use up the retries of another running beside it (the
+/// SDK shares its default bucket between every client of a process).
 pub fn proxied_client(proxy: &proxy::Proxy) -> Client {
-    use aws_sdk_dynamodb::config::retry::RetryConfig;
+    use aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition};
     let local = LocalDynamoDb::connect(proxy.endpoint().to_owned()).expect("proxy endpoint");
     let retry = RetryConfig::standard()
         .with_max_attempts(4)
         .with_initial_backoff(std::time::Duration::from_millis(5))
         .with_max_backoff(std::time::Duration::from_millis(50));
-    Client::from_conf(local.config_builder().retry_config(retry).build())
+    let partition = RetryPartition::custom(format!("ddb-tests-{}", proxy.endpoint())).build();
+    let config = local
+        .config_builder()
+        .retry_config(retry)
+        .retry_partition(partition)
+        .build();
+    Client::from_conf(config)
 }
 
 /// A client through `proxy` that keeps retrying under sustained faults, as a
