@@ -81,25 +81,15 @@ async fn a_transaction_names_each_item_by_table_and_key() {
         .is_none());
 }
 
+/// A transaction sent again with its `ClientRequestToken` is applied once;
+/// the same token with other actions is refused as such.
 #[tokio::test]
-async fn a_transaction_is_applied_once_and_cancels_whole() {
+async fn a_transaction_sent_again_with_its_token_is_applied_once() {
     ddb_tests::requires!(ClientRequestToken);
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     db.create(&customer("123")).send().await.unwrap();
     let customer_key = Customer::key(&CustomerId("123".into())).unwrap();
-    let fields = Customer::fields();
-    let build = |token: &str| {
-        db.transact_write()
-            .client_request_token(token)
-            .create(&open_order("A145"))
-            .create(&line("A145", "P9"))
-            .create(&line("A145", "P31"))
-            .create(&line("A145", "P77"))
-            .update(
-                db.update(customer_key.clone())
-                    .add(fields.order_count, 1u32),
-            )
-    };
+    let build = |token: &str| placing_order(&db, &customer_key, "A145").client_request_token(token);
     let token = db.transact_write().token().to_owned();
     build(&token).send().await.unwrap();
     build(&token).send().await.unwrap(); // the same token: not applied again
@@ -107,7 +97,6 @@ async fn a_transaction_is_applied_once_and_cancels_whole() {
     assert_eq!(stored.order_count, 1);
     assert_eq!(count_items(&db).await, 5);
 
-    // The same token with other actions is refused as such.
     let mismatch = db
         .transact_write()
         .client_request_token(&token)
@@ -115,8 +104,40 @@ async fn a_transaction_is_applied_once_and_cancels_whole() {
         .send()
         .await;
     assert!(mismatch.unwrap_err().is_idempotent_parameter_mismatch());
+}
 
-    // A failing condition check cancels every action, reason on the right one.
+/// An order of three lines placed in one transaction, counted on its
+/// customer.
+fn placing_order(
+    db: &ddb_runtime::Db,
+    customer_key: &ddb_runtime::Key<Customer>,
+    order: &str,
+) -> ddb_runtime::TransactWrite {
+    db.transact_write()
+        .create(&open_order(order))
+        .create(&line(order, "P9"))
+        .create(&line(order, "P31"))
+        .create(&line(order, "P77"))
+        .update(
+            db.update(customer_key.clone())
+                .add(Customer::fields().order_count, 1u32),
+        )
+}
+
+/// A transaction is applied whole and read back whole; a failing condition
+/// check cancels every action, its reason on the action that failed.
+#[tokio::test]
+async fn a_transaction_is_applied_whole_and_cancels_whole() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    db.create(&customer("123")).send().await.unwrap();
+    let customer_key = Customer::key(&CustomerId("123".into())).unwrap();
+    let fields = Customer::fields();
+    placing_order(&db, &customer_key, "A145")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(count_items(&db).await, 5);
+
     let result = db
         .transact_write()
         .create(&open_order("A146"))
@@ -142,7 +163,6 @@ async fn a_transaction_is_applied_once_and_cancels_whole() {
         "nothing of the canceled transaction applied"
     );
 
-    // Read back in one transaction.
     let read = db
         .transact_get()
         .get(customer_key)
