@@ -235,7 +235,8 @@ async fn iam_says_when_the_policy_outgrows_what_iam_takes() {
     // Each character of the value is written once per scoped pattern.
     let (one, two) = (scoped(1).await, scoped(2).await);
     let (base, per_character) = (size(&one), size(&two) - size(&one));
-    let length_for = |target: usize| (target - base) / per_character + 1;
+    // The shortest value that makes the policy at least `target` long.
+    let length_for = |target: usize| (target - base).div_ceil(per_character) + 1;
 
     let managed_too_small = scoped(length_for(8_000)).await;
     assert_eq!(managed_too_small.code, 0, "{}", managed_too_small.err);

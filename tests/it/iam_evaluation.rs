@@ -166,19 +166,20 @@ fn queried_partition(body: &Value, partition_attribute: &str) -> String {
     panic!("no partition value in {condition}")
 }
 
-/// The partition key attribute of `index` (or of the table) in the tables
-/// the evaluated requests go to, as their declarations name it.
-fn partition_attribute(index: Option<&str>) -> &'static str {
+/// The partition key attribute a Query's key condition compares: its
+/// index's, or its table's, as the declaration of the table it is sent to
+/// (each test's copy is named after it) names it.
+fn partition_attribute(body: &Value) -> &'static str {
+    let sent_to = body["TableName"].as_str().unwrap();
     let tables = [&Ecommerce::DEF, &crate::unique::Accounts::DEF];
-    let Some(index) = index else {
-        return tables[0].pk.name;
-    };
-    let indexes = tables.iter().flat_map(|table| table.indexes.iter());
-    let index = indexes.clone().find(|i| i.name == index);
-    index
-        .unwrap_or_else(|| panic!("no index {index:?}"))
-        .pk
-        .name
+    let table = tables
+        .into_iter()
+        .find(|t| sent_to.starts_with(&format!("{}-", t.name)))
+        .unwrap_or_else(|| panic!("a table the evaluator does not know: {sent_to}"));
+    match body["IndexName"].as_str() {
+        Some(index) => table.index(index).expect("a declared index").pk.name,
+        None => table.pk.name,
+    }
 }
 
 /// The authorizations a request needs: one, or one per item of a
@@ -202,7 +203,7 @@ fn authorizations(target: &str, body: &Value) -> Vec<Authorization> {
                 Some(index) => format!("{ARN}/index/{index}"),
                 None => ARN.to_owned(),
             };
-            let partition = queried_partition(body, partition_attribute(index));
+            let partition = queried_partition(body, partition_attribute(body));
             vec![one("Query", resource, vec![partition])]
         }
         "BatchWriteItem" => {

@@ -233,13 +233,7 @@ fn iam(
 /// takes, and says on `err` when it is larger than a managed policy holds.
 fn check_size(document: &Value, err: &mut dyn Write) -> Result<(), String> {
     let size = crate::tables::iam::document_size(document);
-    if size > ROLE_INLINE_POLICY_LIMIT {
-        let refused = PolicyError::TooLarge {
-            size,
-            limit: ROLE_INLINE_POLICY_LIMIT,
-        };
-        return Err(format!("iam: {refused}"));
-    }
+    crate::tables::iam::check_size(size).map_err(|refused| format!("iam: {refused}"))?;
     if size > MANAGED_POLICY_LIMIT {
         let _ = writeln!(
             err,

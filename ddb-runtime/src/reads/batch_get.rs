@@ -2,7 +2,7 @@
 //! read again.
 
 use crate::telemetry::Capacity;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
@@ -85,7 +85,8 @@ fn batch_get_request(
 }
 
 /// One chunk of a batch get, each found item decoded as its answer arrives
-/// and matched to the position of its key (`positions`).
+/// and matched to the position of its key (`positions`): an item at a key
+/// its request did not ask, or found twice, cannot be placed.
 async fn get_chunk<E: crate::entity::Entity>(
     db: &Db,
     table: &str,
@@ -97,6 +98,7 @@ async fn get_chunk<E: crate::entity::Entity>(
     let entity = E::SCHEMA.entity_type;
     let position = |item: &Item| position(&E::SCHEMA, positions, item);
     let send = |keys: Vec<Item>| async move {
+        let mut asked: HashSet<usize> = keys.iter().filter_map(position).collect();
         // Built before the span: a request that cannot be built is no
         // request.
         let keys = keys_asked(entity, keys)?;
@@ -119,7 +121,8 @@ async fn get_chunk<E: crate::entity::Entity>(
         let mut items = Vec::with_capacity(found.len());
         let mut unplaced = 0;
         for item in found {
-            let Some(at) = position(&item) else {
+            // Each key this request asked is found once at most.
+            let Some(at) = position(&item).filter(|at| asked.remove(at)) else {
                 unplaced += 1;
                 continue;
             };

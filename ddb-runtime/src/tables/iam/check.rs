@@ -100,7 +100,7 @@ pub const MANAGED_POLICY_LIMIT: usize = 6_144;
 pub const ROLE_INLINE_POLICY_LIMIT: usize = 10_240;
 
 /// Refuses a document larger than any IAM identity takes.
-pub(super) fn check_size(size: usize) -> Result<(), PolicyError> {
+pub(crate) fn check_size(size: usize) -> Result<(), PolicyError> {
     if size > ROLE_INLINE_POLICY_LIMIT {
         return Err(PolicyError::TooLarge {
             size,

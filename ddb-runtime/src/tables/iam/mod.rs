@@ -45,6 +45,7 @@ mod check;
 
 use serde_json::{json, Value};
 
+pub(crate) use check::check_size;
 pub use check::{PolicyError, MANAGED_POLICY_LIMIT, ROLE_INLINE_POLICY_LIMIT};
 
 use crate::declaration::model::{
