@@ -223,13 +223,10 @@ struct Price {
     label: String,
 }
 
-/// A batch get matches the items it reads to the keys asked by value, not by
-/// text: a Number key written as `12.50` (stored and returned as `12.5`) is
-/// found.
-#[tokio::test]
-async fn a_number_key_in_another_form_is_matched_by_value() {
-    let db = ddb_tests::db_with_table::<Prices>().await;
-    let prices = [
+/// Two prices whose Number keys DynamoDB writes in another form than ddb
+/// sends them (`12.50` as `12.5`, `7.00` as `7`).
+fn two_prices() -> [Price; 2] {
+    [
         Price {
             price: Cents(1250),
             label: "twelve fifty".into(),
@@ -238,7 +235,16 @@ async fn a_number_key_in_another_form_is_matched_by_value() {
             price: Cents(700),
             label: "seven".into(),
         },
-    ];
+    ]
+}
+
+/// A batch get matches the items it reads to the keys asked by value, not by
+/// text: a Number key written as `12.50` (stored and returned as `12.5`) is
+/// found.
+#[tokio::test]
+async fn a_number_key_in_another_form_is_matched_by_value() {
+    let db = ddb_tests::db_with_table::<Prices>().await;
+    let prices = two_prices();
     db.batch_put(&prices).await.unwrap();
     let keys = prices
         .iter()
@@ -268,16 +274,7 @@ async fn a_number_key_left_unprocessed_in_another_form_is_matched_by_value() {
         1,
         ddb_tests::proxy::Fault::Json(200, left.to_string()),
     );
-    let prices = [
-        Price {
-            price: Cents(1250),
-            label: "twelve fifty".into(),
-        },
-        Price {
-            price: Cents(700),
-            label: "seven".into(),
-        },
-    ];
+    let prices = two_prices();
     match through.batch_put(&prices).await {
         Err(Error::Unprocessed { keys, outcome, .. }) => {
             assert_eq!(keys, ["12.50"]);

@@ -169,19 +169,12 @@ pub async fn scan_raw<T: ddb_runtime::Table + 'static>(
 /// test injects never use up the retries of another running beside it (the
 /// SDK shares its default bucket between every client of a process).
 pub fn proxied_client(proxy: &proxy::Proxy) -> Client {
-    use aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition};
-    let local = LocalDynamoDb::connect(proxy.endpoint().to_owned()).expect("proxy endpoint");
+    use aws_sdk_dynamodb::config::retry::{RetryConfig, TokenBucket};
     let retry = RetryConfig::standard()
         .with_max_attempts(4)
         .with_initial_backoff(std::time::Duration::from_millis(5))
         .with_max_backoff(std::time::Duration::from_millis(50));
-    let partition = RetryPartition::custom(format!("ddb-tests-{}", proxy.endpoint())).build();
-    let config = local
-        .config_builder()
-        .retry_config(retry)
-        .retry_partition(partition)
-        .build();
-    Client::from_conf(config)
+    client_through(proxy, retry, TokenBucket::default())
 }
 
 /// A client through `proxy` that keeps retrying under sustained faults, as a
@@ -190,14 +183,25 @@ pub fn proxied_client(proxy: &proxy::Proxy) -> Client {
 /// runs dry (the SDK's default bucket stops retrying after about 100
 /// retries without successes in between).
 pub fn patient_client(proxy: &proxy::Proxy) -> Client {
-    use aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition, TokenBucket};
-    let local = LocalDynamoDb::connect(proxy.endpoint().to_owned()).expect("proxy endpoint");
+    use aws_sdk_dynamodb::config::retry::{RetryConfig, TokenBucket};
     let retry = RetryConfig::standard()
         .with_max_attempts(12)
         .with_initial_backoff(std::time::Duration::from_millis(2))
         .with_max_backoff(std::time::Duration::from_millis(20));
+    client_through(proxy, retry, TokenBucket::unlimited())
+}
+
+/// A client through `proxy` retrying as `retry` says, from `bucket`, a retry
+/// bucket no other client shares.
+fn client_through(
+    proxy: &proxy::Proxy,
+    retry: aws_sdk_dynamodb::config::retry::RetryConfig,
+    bucket: aws_sdk_dynamodb::config::retry::TokenBucket,
+) -> Client {
+    use aws_sdk_dynamodb::config::retry::RetryPartition;
+    let local = LocalDynamoDb::connect(proxy.endpoint().to_owned()).expect("proxy endpoint");
     let partition = RetryPartition::custom(format!("ddb-tests-{}", proxy.endpoint()))
-        .token_bucket(TokenBucket::unlimited())
+        .token_bucket(bucket)
         .build();
     let config = local
         .config_builder()
