@@ -369,7 +369,6 @@ async fn an_item_read_at_a_key_not_asked_leaves_its_request_unread() {
 /// never reported not found.
 #[tokio::test]
 async fn an_item_read_at_a_key_another_request_asks_leaves_its_request_unread() {
-    use aws_sdk_dynamodb::types::AttributeValue;
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let items: Vec<OrderItem> = (0..101).map(|i| line("W1", &format!("P{i:03}"))).collect();
     db.batch_put(&items).await.unwrap();
@@ -377,16 +376,7 @@ async fn an_item_read_at_a_key_another_request_asks_leaves_its_request_unread() 
     let through = fast_batches(&through);
     // The first request asks for the first 100 keys; its answer holds the
     // 101st item, which the second request asks for.
-    let last: serde_json::Map<String, serde_json::Value> = items[100]
-        .to_item()
-        .unwrap()
-        .into_iter()
-        .map(|(name, value)| match value {
-            AttributeValue::S(text) => (name, serde_json::json!({ "S": text })),
-            AttributeValue::N(number) => (name, serde_json::json!({ "N": number })),
-            other => panic!("{other:?}"),
-        })
-        .collect();
+    let last = ddb_tests::item_json(&items[100].to_item().unwrap());
     let table = db.table_name::<Ecommerce>();
     let answer = serde_json::json!({ "Responses": { table: [last] } });
     proxy.fail("BatchGetItem", 1, Fault::Json(200, answer.to_string()));

@@ -139,6 +139,25 @@ pub async fn raw_item<T: ddb_runtime::Table + 'static>(
         .item
 }
 
+/// `item` as DynamoDB's JSON writes it, for a scripted answer
+/// (`Fault::Json`): Strings, Numbers, Booleans, nulls, lists and maps.
+pub fn item_json(item: &ddb_runtime::Item) -> serde_json::Value {
+    use aws_sdk_dynamodb::types::AttributeValue as V;
+    fn json_of(value: &V) -> serde_json::Value {
+        match value {
+            V::S(text) => serde_json::json!({ "S": text }),
+            V::N(number) => serde_json::json!({ "N": number }),
+            V::Bool(b) => serde_json::json!({ "BOOL": b }),
+            V::Null(_) => serde_json::json!({ "NULL": true }),
+            V::L(list) => serde_json::json!({ "L": list.iter().map(json_of).collect::<Vec<_>>() }),
+            V::M(map) => serde_json::json!({ "M": item_json(map) }),
+            other => panic!("not written as JSON here: {other:?}"),
+        }
+    }
+    let map = item.iter().map(|(name, v)| (name.clone(), json_of(v)));
+    serde_json::Value::Object(map.collect())
+}
+
 /// Every item of `db`'s copy of table `T`, by a plain consistent Scan
 /// through the SDK (not through ddb), all pages.
 pub async fn scan_raw<T: ddb_runtime::Table + 'static>(

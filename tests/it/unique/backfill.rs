@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use ddb_runtime::{Db, Entity, Error};
+use ddb_tests::proxy::Fault;
 use serde::{Deserialize, Serialize};
 
 use super::{raw_state, Accounts};
@@ -379,4 +380,84 @@ async fn a_transaction_lets_go_of_a_value_two_items_hold() {
         .await
         .unwrap();
     assert!(ddb_tests::scan_raw::<Accounts>(&db).await.is_empty());
+}
+
+/// A table that gains an index after launch.
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Shelves", pk = "PK", sk = "SK")]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+pub struct Shelves;
+
+/// A product as stored before its index and its constraint were declared.
+mod before_the_index {
+    use super::*;
+
+    #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+    #[ddb(table = Shelves, entity = "Product", pk = "PRODUCT#{id}", sk = "PRODUCT")]
+    pub struct Product {
+        pub id: String,
+        pub sku: String,
+        pub shelf: String,
+    }
+}
+
+/// The product today: found by shelf, one per SKU.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Shelves, entity = "Product", pk = "PRODUCT#{id}", sk = "PRODUCT")]
+#[ddb(index(
+    name = "GSI1",
+    pk = "SHELF#{shelf}",
+    sk = "PRODUCT#{id}",
+    query = "on_shelf"
+))]
+pub struct Product {
+    pub id: String,
+    #[ddb(unique)]
+    pub sku: String,
+    pub shelf: String,
+}
+
+/// Each step of bringing an item in line has the whole retry budget: an
+/// item whose index write met a changed item on all attempts but the last
+/// still has its guards put, sent again when their transaction is throttled.
+#[tokio::test]
+async fn a_backfill_gives_each_step_of_an_item_its_own_retries() {
+    let db = ddb_tests::db_with_table::<Shelves>().await;
+    let stored = before_the_index::Product {
+        id: "1".into(),
+        sku: "SKU-1".into(),
+        shelf: "A".into(),
+    };
+    db.put(&stored).send().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Shelves>(&db).await;
+    let through = through.with_retry_policy(ddb_runtime::batch::RetryPolicy {
+        max_attempts: 3,
+        base: std::time::Duration::from_millis(1),
+        cap: std::time::Duration::from_millis(5),
+        concurrency: 1,
+    });
+    // Two index writes meet the item "changed" (as it is), then the guard
+    // transaction is throttled on each of the client's 4 attempts.
+    let key = stored.primary_key().unwrap().to_item();
+    let now = ddb_tests::raw_item::<Shelves>(&db, key).await.unwrap();
+    let changed = serde_json::json!({
+        "__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
+        "message": "The conditional request failed",
+        "Item": ddb_tests::item_json(&now),
+    });
+    proxy.fail("UpdateItem", 2, Fault::Json(400, changed.to_string()));
+    let throttled = Fault::Error(400, "ProvisionedThroughputExceededException");
+    proxy.fail("TransactWriteItems", 4, throttled);
+    let done = through.backfill::<Product>().send().await.unwrap();
+    assert_eq!(
+        (done.updated, done.guards_written, done.failed, done.retried),
+        (1, 1, 0, 3),
+        "{done:?}"
+    );
+    assert_eq!(proxy.injected("TransactWriteItems"), 4);
+    let found = db
+        .get_unique(Product::by_sku(&"SKU-1".to_string()))
+        .send()
+        .await;
+    assert_eq!(found.unwrap().map(|p| p.shelf), Some("A".to_string()));
 }

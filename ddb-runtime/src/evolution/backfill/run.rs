@@ -349,9 +349,12 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
 
     /// Puts the guards of `item`'s unique values it lacks, taking the item
     /// again when it changed since it was read; a value whose guard names
-    /// another item leaves the item, counted as failed and logged.
+    /// another item leaves the item, counted as failed and logged. It has
+    /// attempts of its own: those the write before it spent are not taken
+    /// from it.
     async fn guard(&self, mut item: Item, outcome: &mut Outcome) -> Result<()> {
         let policy = self.db.retry_policy();
+        let mut retried = 0;
         loop {
             if crate::item::timestamp::expired(&E::SCHEMA, &item) {
                 return Ok(());
@@ -362,9 +365,10 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 // Busy or unsettled: the same item again, after a backoff
                 // (a put whose answer was lost is put again, the guard
                 // naming this item).
-                Err(error) if busy(&error) && outcome.retried + 1 < policy.max_attempts => {
+                Err(error) if busy(&error) && retried + 1 < policy.max_attempts => {
+                    retried += 1;
                     outcome.retried += 1;
-                    tokio::time::sleep(policy.delay(outcome.retried)).await;
+                    tokio::time::sleep(policy.delay(retried)).await;
                     continue;
                 }
                 Err(error) => {
@@ -389,8 +393,13 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                     return Ok(());
                 }
                 GuardsPut::Changed(Some(now)) if crate::reads::query::of_entity::<E>(&now) => {
+                    retried += 1;
                     outcome.retried += 1;
-                    if outcome.retried >= policy.max_attempts {
+                    if retried >= policy.max_attempts {
+                        tracing::warn!(
+                            entity = E::SCHEMA.entity_type,
+                            "ddb backfill gave up on a busy item"
+                        );
                         outcome.failed = true;
                         return Ok(());
                     }
