@@ -97,54 +97,68 @@ async fn get_chunk<E: crate::entity::Entity>(
 ) -> ChunkOutcome<usize, Result<(usize, E)>> {
     let entity = E::SCHEMA.entity_type;
     let position = |item: &Item| position(&E::SCHEMA, positions, item);
-    let send = |keys: Vec<Item>| async move {
-        let mut asked: HashSet<usize> = keys.iter().filter_map(position).collect();
-        // Built before the span: a request that cannot be built is no
-        // request.
-        let keys = keys_asked(entity, keys)?;
-        let span = db.span("BatchGetItem", table, None, entity);
-        let capacity = db.consumed_capacity(&span, false);
-        let request = batch_get_request(table, keys, capacity);
-        let returned = |output: &BatchGetItemOutput| {
-            output
-                .responses
-                .as_ref()
-                .and_then(|responses| responses.get(table))
-                .map_or(0, Vec::len)
-        };
-        let output = db.send_in_span(&span, request, returned).await?;
-        let found = output
-            .responses
-            .and_then(|mut responses| responses.remove(table))
-            .unwrap_or_default();
-        let capacity = Capacity::of_tables(output.consumed_capacity);
-        let mut items = Vec::with_capacity(found.len());
-        let mut unplaced = 0;
-        for item in found {
-            // Each key this request asked is found once at most.
-            let Some(at) = position(&item).filter(|at| asked.remove(at)) else {
-                unplaced += 1;
-                continue;
+    let send = |asked: &[usize], keys: Vec<Item>| {
+        let mut asked: HashSet<usize> = asked.iter().copied().collect();
+        async move {
+            // Built before the span: a request that cannot be built is no
+            // request.
+            let keys = keys_asked(entity, keys)?;
+            let span = db.span("BatchGetItem", table, None, entity);
+            let capacity = db.consumed_capacity(&span, false);
+            let request = batch_get_request(table, keys, capacity);
+            let returned = |output: &BatchGetItemOutput| {
+                output
+                    .responses
+                    .as_ref()
+                    .and_then(|responses| responses.get(table))
+                    .map_or(0, Vec::len)
             };
-            if let Some(decoded) = decode(item) {
-                items.push(decoded.map(|entity| (at, entity)));
-            }
+            let output = db.send_in_span(&span, request, returned).await?;
+            let found = output
+                .responses
+                .and_then(|mut responses| responses.remove(table))
+                .unwrap_or_default();
+            let capacity = Capacity::of_tables(output.consumed_capacity);
+            let (items, unplaced) = placed(found, &mut asked, position, decode);
+            let left = output
+                .unprocessed_keys
+                .and_then(|mut keys| keys.remove(table))
+                .map(|rest| rest.keys)
+                .unwrap_or_default();
+            Ok(Answer {
+                left,
+                items,
+                unplaced,
+                capacity,
+                span,
+            })
         }
-        let left = output
-            .unprocessed_keys
-            .and_then(|mut keys| keys.remove(table))
-            .map(|rest| rest.keys)
-            .unwrap_or_default();
-        Ok(Answer {
-            left,
-            items,
-            unplaced,
-            capacity,
-            span,
-        })
     };
     // A read applies nothing: a failed request leaves its keys unread.
     until_processed(policy, keys, position, false, send).await
+}
+
+/// The items a request found, decoded (`decode`; `None` skips an item),
+/// each at the position of its key, and how many cannot be placed: each key
+/// the request `asked` is found once at most.
+fn placed<E>(
+    found: Vec<Item>,
+    asked: &mut HashSet<usize>,
+    position: impl Fn(&Item) -> Option<usize>,
+    decode: fn(Item) -> Option<Result<E>>,
+) -> (Vec<Result<(usize, E)>>, usize) {
+    let mut items = Vec::with_capacity(found.len());
+    let mut unplaced = 0;
+    for item in found {
+        let Some(at) = position(&item).filter(|at| asked.remove(at)) else {
+            unplaced += 1;
+            continue;
+        };
+        if let Some(decoded) = decode(item) {
+            items.push(decoded.map(|entity| (at, entity)));
+        }
+    }
+    (items, unplaced)
 }
 
 impl Db {

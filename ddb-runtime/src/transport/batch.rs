@@ -235,7 +235,8 @@ pub(crate) struct Answer<P, T> {
 
 /// Sends one chunk of entries, each with its key's position, until
 /// every one is processed or the attempts run out, with backoff between
-/// attempts: `send` sends the pending entries once, and what it leaves is
+/// attempts: `send` sends the pending entries (with their keys) once, and
+/// what it leaves is
 /// matched back by its key (`key_of`, by typed values). The entries are
 /// moved into each request, never copied: a retry sends what DynamoDB
 /// returned unprocessed. An entry left at a key matching none sent is never
@@ -250,7 +251,7 @@ pub(crate) async fn until_processed<N: std::hash::Hash + Eq, P, T, Fut>(
     chunk: Vec<(N, P)>,
     key_of: impl Fn(&P) -> Option<N>,
     applies: bool,
-    send: impl Fn(Vec<P>) -> Fut,
+    send: impl Fn(&[N], Vec<P>) -> Fut,
 ) -> ChunkOutcome<N, T>
 where
     Fut: std::future::Future<Output = Result<Answer<P, T>>>,
@@ -265,7 +266,7 @@ where
             tokio::time::sleep(policy.delay(attempt)).await;
         }
         attempt += 1;
-        let answer = match send(entries).await {
+        let answer = match send(&names, entries).await {
             Ok(answer) => answer,
             Err(error) => {
                 outcome.failed(error, names, applies);

@@ -102,7 +102,7 @@ async fn write_chunk(
     chunk: Vec<(usize, WriteRequest)>,
     policy: RetryPolicy,
 ) -> ChunkOutcome<usize, std::convert::Infallible> {
-    let send = |pending: Vec<WriteRequest>| async move {
+    let send = |_: &[usize], pending: Vec<WriteRequest>| async move {
         let span = db.span("BatchWriteItem", table, None, schema.entity_type);
         let sent = pending.len();
         span.batch_of(sent);
