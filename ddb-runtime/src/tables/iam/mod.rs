@@ -269,7 +269,7 @@ impl PolicyBuilder {
         unique_sids(&mut statements);
         check::check_characters(&statements)?;
         let document = json!({ "Version": "2012-10-17", "Statement": statements });
-        check::check_size(document_size(&document))?;
+        check_size(document_size(&document))?;
         Ok(Policy { document, left_out })
     }
 
