@@ -436,8 +436,9 @@ async fn a_backfill_gives_each_step_of_an_item_its_own_retries() {
         cap: std::time::Duration::from_millis(5),
         concurrency: 1,
     });
-    // Two index writes meet the item "changed" (as it is), then the guard
-    // transaction is throttled on each of the client's 4 attempts.
+    // Two index writes meet the item "changed" (as it is), then two guard
+    // transactions are throttled on each of the client's 4 attempts: each
+    // step spends all but the last of its 3 attempts.
     let key = stored.primary_key().unwrap().to_item();
     let now = ddb_tests::raw_item::<Shelves>(&db, key).await.unwrap();
     let changed = serde_json::json!({
@@ -447,14 +448,14 @@ async fn a_backfill_gives_each_step_of_an_item_its_own_retries() {
     });
     proxy.fail("UpdateItem", 2, Fault::Json(400, changed.to_string()));
     let throttled = Fault::Error(400, "ProvisionedThroughputExceededException");
-    proxy.fail("TransactWriteItems", 4, throttled);
+    proxy.fail("TransactWriteItems", 8, throttled);
     let done = through.backfill::<Product>().send().await.unwrap();
     assert_eq!(
         (done.updated, done.guards_written, done.failed, done.retried),
-        (1, 1, 0, 3),
+        (1, 1, 0, 4),
         "{done:?}"
     );
-    assert_eq!(proxy.injected("TransactWriteItems"), 4);
+    assert_eq!(proxy.injected("TransactWriteItems"), 8);
     let found = db
         .get_unique(Product::by_sku(&"SKU-1".to_string()))
         .send()

@@ -61,11 +61,14 @@ pub struct Progress {
     /// Guards of unique values put, for items stored before their
     /// constraint was declared (or whose guard was missing).
     pub guards_written: u64,
-    /// Writes that met an item changed since it was read, and took it again.
+    /// Writes sent again: after meeting their item changed since it was
+    /// read (taken again), or busy (throttled, conflicting with a
+    /// transaction, or its answer lost). Each write of an item, and its
+    /// guards, has the retry policy's `max_attempts` of its own.
     pub retried: u64,
     /// Items left as they were because they could not be brought in line
     /// (they no longer decode, or kept changing under the backfill): each
-    /// is logged with its key.
+    /// is logged with its entity and the error's type, never its key.
     pub failed: u64,
     /// Capacity units DynamoDB reported for the check pass and the scan, and
     /// for the writes that were applied (not for the conditional writes that

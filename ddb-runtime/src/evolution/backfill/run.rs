@@ -10,6 +10,7 @@ use crate::db::Db;
 use crate::error::{Error, ExistingItem, Result};
 use crate::reads::cursor::Position;
 use crate::reads::scan::request::ScanRequest;
+use crate::transport::batch::RetryPolicy;
 
 use crate::entity::Entity;
 use crate::item::Item;
@@ -291,6 +292,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
     pub(super) async fn bring_in_line(&self, mut item: Item) -> Result<Outcome> {
         let mut outcome = Outcome::default();
         let policy = self.db.retry_policy();
+        let mut attempts = StepAttempts::new(policy);
         loop {
             let mut plan = match plan::<E>(item, &self.shape) {
                 Ok(Some(plan)) => plan,
@@ -311,7 +313,6 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 Err(
                     error @ (Error::ConditionFailed { .. } | Error::WriteOutcomeUnknown { .. }),
                 ) => error,
-                // The new key of a moved item is taken: left for the user.
                 // The new key of a moved item is taken, the item is at
                 // another schema version, or DynamoDB refused the write for
                 // good: this item is left; the others go on.
@@ -328,13 +329,8 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             // or, when an attempt whose answer was lost may have written it,
             // read it (the write changes no input, so sending it again is
             // safe). A busy item is taken again after a backoff.
-            outcome.retried += 1;
-            if outcome.retried >= policy.max_attempts {
-                tracing::warn!(
-                    entity = E::SCHEMA.entity_type,
-                    error = %crate::telemetry::error_type(&error),
-                    "ddb backfill gave up on a busy item"
-                );
+            if !attempts.another() {
+                gave_up::<E>(&crate::telemetry::error_type(&error));
                 outcome.failed = true;
                 return Ok(outcome);
             }
@@ -343,7 +339,8 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 // Deleted, or replaced by another entity: nothing to do.
                 _ => return Ok(outcome),
             }
-            tokio::time::sleep(policy.delay(outcome.retried)).await;
+            outcome.retried += 1;
+            tokio::time::sleep(attempts.backoff(policy)).await;
         }
     }
 
@@ -354,7 +351,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
     /// from it.
     async fn guard(&self, mut item: Item, outcome: &mut Outcome) -> Result<()> {
         let policy = self.db.retry_policy();
-        let mut retried = 0;
+        let mut attempts = StepAttempts::new(policy);
         loop {
             if crate::item::timestamp::expired(&E::SCHEMA, &item) {
                 return Ok(());
@@ -365,10 +362,9 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 // Busy or unsettled: the same item again, after a backoff
                 // (a put whose answer was lost is put again, the guard
                 // naming this item).
-                Err(error) if busy(&error) && retried + 1 < policy.max_attempts => {
-                    retried += 1;
+                Err(error) if busy(&error) && attempts.another() => {
                     outcome.retried += 1;
-                    tokio::time::sleep(policy.delay(retried)).await;
+                    tokio::time::sleep(attempts.backoff(policy)).await;
                     continue;
                 }
                 Err(error) => {
@@ -393,17 +389,15 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                     return Ok(());
                 }
                 GuardsPut::Changed(Some(now)) if crate::reads::query::of_entity::<E>(&now) => {
-                    retried += 1;
-                    outcome.retried += 1;
-                    if retried >= policy.max_attempts {
-                        tracing::warn!(
-                            entity = E::SCHEMA.entity_type,
-                            "ddb backfill gave up on a busy item"
-                        );
+                    if !attempts.another() {
+                        // Its transaction was canceled by the item's check.
+                        gave_up::<E>("TransactionCanceledException");
                         outcome.failed = true;
                         return Ok(());
                     }
+                    outcome.retried += 1;
                     item = now;
+                    tokio::time::sleep(attempts.backoff(policy)).await;
                 }
                 // Deleted, or replaced by another entity: nothing to guard.
                 GuardsPut::Changed(_) => return Ok(()),
@@ -466,6 +460,45 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
             }
         })
     }
+}
+
+/// The attempts of one step of bringing an item in line (its write, or its
+/// guards): a budget of the retry policy's `max_attempts` (one at least) of
+/// its own, the first counted as made.
+struct StepAttempts {
+    made: u32,
+    max: u32,
+}
+
+impl StepAttempts {
+    fn new(policy: RetryPolicy) -> Self {
+        Self {
+            made: 1,
+            max: policy.max_attempts.max(1),
+        }
+    }
+
+    /// Whether another attempt is left, counting it when it is.
+    fn another(&mut self) -> bool {
+        let left = self.made < self.max;
+        self.made += u32::from(left);
+        left
+    }
+
+    /// The backoff before the attempt just counted.
+    fn backoff(&self, policy: RetryPolicy) -> std::time::Duration {
+        policy.delay(self.made - 1)
+    }
+}
+
+/// Logs that a busy item is left: its entity and the last error's type
+/// (`error.type`), never its key or values.
+fn gave_up<E: Entity>(error_type: &str) {
+    tracing::warn!(
+        entity = E::SCHEMA.entity_type,
+        error = error_type,
+        "ddb backfill gave up on a busy item"
+    );
 }
 
 /// Whether a failed write may succeed sent again: throttled, conflicting
