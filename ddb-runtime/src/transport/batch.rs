@@ -85,9 +85,10 @@ pub(crate) fn jitter() -> f64 {
 }
 
 /// What one chunk of a batch did, by key (`N`: its position among the keys
-/// sent), and what it read (`T`: a read's decoded items). Keys are matched by their typed values (S or N, partition and
-/// sort): two different keys never match, whatever text they hold. They are
-/// written as `PK / SK` only in an error.
+/// sent), and what it read (`T`: a read's decoded items). Keys are matched
+/// by their typed values (S or N, partition and sort): two different keys
+/// never match, whatever text they hold. They are written as `PK / SK` only
+/// in an error.
 pub(crate) struct ChunkOutcome<N, T> {
     pub(crate) done: Vec<N>,
     pub(crate) not_done: Vec<N>,
@@ -233,19 +234,18 @@ pub(crate) struct Answer<P, T> {
     pub(crate) span: RequestSpan,
 }
 
-/// Sends one chunk of entries, each with its key's position, until
-/// every one is processed or the attempts run out, with backoff between
-/// attempts: `send` sends the pending entries (with their keys) once, and
-/// what it leaves is
-/// matched back by its key (`key_of`, by typed values). The entries are
-/// moved into each request, never copied: a retry sends what DynamoDB
-/// returned unprocessed. An entry left at a key matching none sent is never
-/// sent: it makes the keys its request processed uncertain (see
+/// Sends one chunk of entries, each with its key's position, until every
+/// one is processed or the attempts run out, with backoff between attempts:
+/// `send` sends the pending entries (with their keys) once, and what it
+/// leaves is matched back by its key (`key_of`, by typed values). The
+/// entries are moved into each request, never copied: a retry sends what
+/// DynamoDB returned unprocessed. An entry left at a key matching none sent
+/// is never sent: it makes the keys its request processed uncertain (see
 /// [`ChunkOutcome::processed`]). When the attempts run out (at least one is
 /// made), the last request's span is failed: what it left stays
 /// unprocessed. A request that fails outright ends the chunk; `applies`
-/// tells whether it could have written something (then a lost answer, or
-/// a stray entry, leaves keys unknown).
+/// tells whether it could have written something (then a lost answer, or a
+/// stray entry, leaves keys unknown).
 pub(crate) async fn until_processed<N: std::hash::Hash + Eq, P, T, Fut>(
     policy: RetryPolicy,
     chunk: Vec<(N, P)>,
