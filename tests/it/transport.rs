@@ -140,11 +140,9 @@ async fn a_service_error_displays_its_code_and_message() {
     );
 }
 
-/// ddb sends through a copy of the caller's client with its attempt recorder
-/// registered once (not a per-request interceptor, for which the SDK builds a
-/// configuration override on every request). The copy shares the caller's HTTP
-/// client: every request, before and after the switch, and the caller's own,
-/// goes over the one keep-alive connection.
+/// ddb sends through the caller's client itself: every request of a handle,
+/// however many it sends, and the caller's own, goes over the one keep-alive
+/// connection.
 #[tokio::test]
 async fn ddb_shares_the_callers_connections() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -174,10 +172,10 @@ async fn ddb_shares_the_callers_connections() {
     );
 }
 
-/// Sends creates through `through` until it sends through ddb's own copy
-/// of its client (after 8 requests; 20 here), and returns the key of the
-/// first order created.
-async fn past_the_client_switch(through: &Db, prefix: &str) -> ddb_runtime::Key<Order> {
+/// Sends 20 creates through `through`, so that a handle's later requests
+/// are tried as well as its first, and returns the key of the first order
+/// created.
+async fn after_many_requests(through: &Db, prefix: &str) -> ddb_runtime::Key<Order> {
     for i in 0..20 {
         through
             .create(&open_order(&format!("{prefix}{i:02}")))
@@ -218,8 +216,8 @@ impl aws_sdk_dynamodb::config::ProvideCredentials for FlakyCredentials {
 }
 
 /// A write that fails before it is sent (its credentials cannot be had) applies
-/// nothing: it is the SDK's error, not an unknown outcome, whether the handle
-/// still sends through the caller's client or already through its own copy.
+/// nothing: it is the SDK's error, not an unknown outcome, whether it is a
+/// handle's first request or a later one.
 #[tokio::test]
 async fn a_write_that_never_left_is_not_an_unknown_outcome() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -231,23 +229,23 @@ async fn a_write_that_never_left_is_not_an_unknown_outcome() {
         .build();
     let through = Db::new(aws_sdk_dynamodb::Client::from_conf(config))
         .with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
-    for switched in [false, true] {
-        if switched {
+    for later in [false, true] {
+        if later {
             failing.store(false, std::sync::atomic::Ordering::SeqCst);
-            past_the_client_switch(&through, "N").await;
+            after_many_requests(&through, "N").await;
         }
         failing.store(true, std::sync::atomic::Ordering::SeqCst);
         let put = through.put(&open_order("N99")).send().await;
         assert!(
             matches!(&put, Err(Error::Sdk { .. })),
-            "own client copy {switched}: {put:?}"
+            "a later request {later}: {put:?}"
         );
     }
 }
 
 /// An attempt the SDK gives up on (its attempt timeout) while the server
-/// applies it is a possibly applied attempt too, once ddb sends through its
-/// own client copy: the retry meets the write and the put reports an
+/// applies it is a possibly applied attempt, however many requests the
+/// handle sent before: the retry meets the write and the put reports an
 /// unknown outcome, never a version conflict of its own making.
 #[tokio::test]
 async fn a_timed_out_attempt_is_an_unknown_outcome_after_many_requests() {
@@ -268,7 +266,7 @@ async fn a_timed_out_attempt_is_an_unknown_outcome_after_many_requests() {
             .build(),
     );
     let through = Db::new(client).with_table_name::<Ecommerce>(db.table_name::<Ecommerce>());
-    let key = past_the_client_switch(&through, "T").await;
+    let key = after_many_requests(&through, "T").await;
     let mut loaded = through.get(key.clone()).send().await.unwrap().unwrap();
     loaded.total_cents += 1;
     let held = proxy.hold("PutItem");
@@ -286,15 +284,15 @@ async fn a_timed_out_attempt_is_an_unknown_outcome_after_many_requests() {
     );
 }
 
-/// After the switch to ddb's own copy of the client, a write still knows that
-/// an earlier attempt of its own may have been applied: a put whose first
+/// After many requests of a handle, a write still knows that an earlier
+/// attempt of its own may have been applied: a put whose first
 /// answer is lost, and whose retry then fails its version condition, is an
 /// unknown outcome, not a conflict.
 #[tokio::test]
 async fn a_lost_answer_is_an_unknown_outcome_after_many_requests() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
-    let key = past_the_client_switch(&through, "M").await;
+    let key = after_many_requests(&through, "M").await;
     for round in 0..3 {
         let mut loaded = through.get(key.clone()).send().await.unwrap().unwrap();
         loaded.total_cents += 1;
@@ -360,10 +358,10 @@ impl aws_sdk_dynamodb::config::Intercept for TablePrefix {
 }
 
 /// A transaction sent again after a conflict, through interceptors that rewrite
-/// its actions, is rewritten once: with interceptors on the caller's client,
-/// ddb keeps its own copy of the actions rather than reading back what went on
-/// the wire, which the interceptors would rewrite a second time (here: a table
-/// prefix applied twice, naming a table that does not exist).
+/// its actions, is rewritten once: ddb sends its own copy of the actions again,
+/// not what went on the wire, which the interceptors would rewrite a second
+/// time (here: a table prefix applied twice, naming a table that does not
+/// exist).
 #[tokio::test]
 async fn a_transaction_sent_again_through_rewriting_interceptors_is_rewritten_once() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
@@ -375,8 +373,7 @@ async fn a_transaction_sent_again_through_rewriting_interceptors_is_rewritten_on
         TablePrefix(prefix),
         &table[4..],
     );
-    // Past the switch to ddb's copy of the client, which keeps the
-    // caller's interceptors.
+    // A handle's later requests keep the caller's interceptors too.
     for i in 0..10 {
         through
             .transact_write()
@@ -439,7 +436,7 @@ impl aws_sdk_dynamodb::config::Intercept for ItemSignature {
 /// A create of the same data again meets the item its interceptors stored
 /// (here signed): it compares it with what it sent after them, so it is the
 /// same item (already there), and other data is still another item. Plain
-/// and exactly-once, past the switch to ddb's client copy.
+/// and exactly-once, after many requests of the handle.
 #[tokio::test]
 async fn a_create_through_item_rewriting_interceptors_recognises_its_own_item() {
     let db = ddb_tests::db_with_table::<Ecommerce>().await;

@@ -61,12 +61,10 @@ impl fmt::Debug for Db {
 impl Db {
     /// ddb over `client`.
     ///
-    /// ddb sends its single requests (gets, queries, writes, transactions)
-    /// through a copy of `client` whose HTTP client records each attempt
-    /// (wrapping yours: the same connections), with the same configuration
-    /// and credentials cache. The copy is built after the handle's first 8
-    /// requests, which go through `client` itself; building it costs about
-    /// 0.1 ms, once. Make one `Db` and clone it (clones share the copy).
+    /// ddb sends every request through `client` itself (its configuration,
+    /// connections, credentials cache and interceptors), adding to each one
+    /// an interceptor that records its attempts. Make one `Db` and clone it
+    /// (a clone is an `Arc`).
     ///
     /// ```no_run
     /// # fn demo(client: aws_sdk_dynamodb::Client) {
@@ -293,7 +291,7 @@ impl Db {
         self.inner.sdk.caller()
     }
 
-    /// The client ddb sends its single requests through (see [`crate::sdk`]).
+    /// The caller's client, as ddb sends through it.
     pub(crate) fn sdk(&self) -> &Arc<crate::transport::sdk::Sdk> {
         &self.inner.sdk
     }

@@ -10,7 +10,7 @@ use super::Db;
 use crate::error::Result;
 use crate::telemetry::{Answer, Reported, RequestSpan};
 use crate::transport::attempts::Attempts;
-use crate::transport::sdk::Operation;
+use crate::transport::operation::Operation;
 
 impl Db {
     /// Sends the request `build` makes under `span`, which records the

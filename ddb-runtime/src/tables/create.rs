@@ -2,7 +2,7 @@
 //! live turned on.
 
 use crate::entity::Table;
-use crate::telemetry::TableOperation;
+use crate::transport::operation::TableOperation;
 
 use std::time::{Duration, Instant};
 

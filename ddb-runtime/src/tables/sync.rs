@@ -2,7 +2,7 @@
 //! applies.
 
 use crate::entity::Table;
-use crate::telemetry::TableOperation;
+use crate::transport::operation::TableOperation;
 
 use std::time::Duration;
 

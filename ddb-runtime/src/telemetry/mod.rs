@@ -59,12 +59,12 @@ mod error_type;
 mod opentelemetry;
 mod reported;
 mod span;
-mod table_operation;
 #[cfg(feature = "opentelemetry")]
 mod table_schema;
 
 pub use capacity::Capacity;
 pub(crate) use error_type::error_type;
+#[cfg(feature = "opentelemetry")]
+pub(crate) use opentelemetry::{create_table_sent, nothing_sent, update_table_sent};
 pub(crate) use reported::Reported;
 pub(crate) use span::{span_names, Answer, Read, RequestSpan, Server, Tried};
-pub(crate) use table_operation::TableOperation;

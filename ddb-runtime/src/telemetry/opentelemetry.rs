@@ -26,7 +26,7 @@ pub(super) fn consumed_capacity(span: &tracing::Span, capacity: &[ConsumedCapaci
 
 /// What a CreateTable sends that its span records: each index it creates,
 /// in `aws.dynamodb.global_secondary_indexes` and `local_secondary_indexes`.
-pub(super) fn create_table_sent(input: &CreateTableInputBuilder, span: &tracing::Span) {
+pub(crate) fn create_table_sent(input: &CreateTableInputBuilder, span: &tracing::Span) {
     let globals = input.get_global_secondary_indexes().iter().flatten();
     let globals = globals.map(super::table_schema::global_index);
     json_items(span, "aws.dynamodb.global_secondary_indexes", globals);
@@ -38,7 +38,7 @@ pub(super) fn create_table_sent(input: &CreateTableInputBuilder, span: &tracing:
 /// What an UpdateTable sends that its span records: the attributes it
 /// defines and each change of a global index, in
 /// `aws.dynamodb.attribute_definitions` and `global_secondary_index_updates`.
-pub(super) fn update_table_sent(input: &UpdateTableInputBuilder, span: &tracing::Span) {
+pub(crate) fn update_table_sent(input: &UpdateTableInputBuilder, span: &tracing::Span) {
     let definitions = input.get_attribute_definitions().iter().flatten();
     let definitions = definitions.map(crate::schema_json::attribute_definition);
     json_items(span, "aws.dynamodb.attribute_definitions", definitions);
@@ -48,7 +48,7 @@ pub(super) fn update_table_sent(input: &UpdateTableInputBuilder, span: &tracing:
 }
 
 /// For a table operation whose request the conventions record nothing of.
-pub(super) fn nothing_sent<T>(_: &T, _: &tracing::Span) {}
+pub(crate) fn nothing_sent<T>(_: &T, _: &tracing::Span) {}
 
 /// A string[] attribute of each of `items` as JSON; none when there are no
 /// items, as when the request sends none.

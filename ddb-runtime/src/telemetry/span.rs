@@ -19,10 +19,11 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    /// The server of a client configured for `region`.
-    pub(crate) fn new(region: Option<String>) -> Self {
+    /// The server of `client`, as its configuration names it (the
+    /// endpoint is learned as requests go out).
+    pub(crate) fn of(client: &aws_sdk_dynamodb::Client) -> Self {
         Self {
-            region,
+            region: client.config().region().map(ToString::to_string),
             endpoint: OnceLock::new(),
         }
     }
@@ -208,16 +209,17 @@ impl RequestSpan {
     }
 
     /// Awaits a table's request `sent` under this span, and records its
-    /// answer or failure, its `attempts` (counted as they go on the wire)
-    /// and the endpoint `server` learned. A service error the caller
+    /// answer or failure, what its attempts met (`tried`, read once it has
+    /// ended) and the endpoint `server` learned. A service error the caller
     /// `handles` (a table that already exists, one probed for that does not)
     /// is an answer, not a failure: the operation completes.
     pub(crate) async fn table_request<T, E>(
         &self,
-        (server, attempts): (&Server, &std::sync::atomic::AtomicU32),
+        server: &Server,
         sent: impl std::future::Future<
             Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, HttpResponse>>,
         >,
+        tried: impl FnOnce() -> Tried,
         handles: impl Fn(&E) -> bool,
     ) -> Result<T, aws_sdk_dynamodb::error::SdkError<E, HttpResponse>>
     where
@@ -229,9 +231,10 @@ impl RequestSpan {
         let Some(fields) = self.fields() else {
             return answer;
         };
+        // Table operations record their attempts, not their throttles.
         let tried = Tried {
-            count: attempts.load(std::sync::atomic::Ordering::Relaxed),
             throttles: Vec::new(),
+            ..tried()
         };
         match &answer {
             Ok(output) => self.ended(fields, server, output.request_id(), &tried),

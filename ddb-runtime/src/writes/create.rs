@@ -2,7 +2,6 @@
 //! key, and a retry that meets its own item succeeds.
 
 use crate::transport::attempts::Attempts;
-use crate::transport::sent;
 use crate::writes::item::has_unique;
 
 use crate::db::Db;
@@ -148,8 +147,8 @@ impl<E: Entity + 'static> Create<E> {
         let exactly_once = self.exactly_once;
         let mut plan = self.plan()?;
         plan.capacity_asked = capacity;
-        // The item moves into the request; the body kept is read back when
-        // a failed condition needs this call's item to compare: the item as
+        // The item moves into the request; the recorder keeps it as sent,
+        // for a failed condition to compare with the item it met: the item as
         // stored, after the caller's interceptors, which may rewrite it (sign
         // it, encrypt it). With interceptors, the item before them is kept
         // too: one that also reads items back (decrypts them) returns the
@@ -158,7 +157,7 @@ impl<E: Entity + 'static> Create<E> {
             Action::Put(item) if db.sdk().intercepted() => Some(item.clone()),
             _ => None,
         };
-        let attempts = Attempts::keeping_sent();
+        let attempts = Attempts::keeping_put();
         let sent = if has_unique::<E>() {
             plan.send_taking_guards(&db, &attempts).await
         } else if exactly_once {
@@ -174,14 +173,7 @@ impl<E: Entity + 'static> Create<E> {
                 key,
                 existing: Some(ExistingItem(existing)),
             } => {
-                let ours = attempts.sent().and_then(|body| sent::put_item(&body));
-                if ours.is_none() && before_interceptors.is_none() {
-                    tracing::warn!(
-                        entity,
-                        "a create's item could not be read back from the request sent; \
-                         the item found is reported as another"
-                    );
-                }
+                let ours = attempts.put_sent();
                 let stamps = stamp_attributes(&E::SCHEMA);
                 let same = [ours, before_interceptors]
                     .iter()

@@ -158,10 +158,7 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
         };
         let item = item.clone();
         let key = plan.key.clone();
-        match plan
-            .send_guarded(&db, guards, &Attempts::keeping_sent())
-            .await?
-        {
+        match plan.send_guarded(&db, guards, &Attempts::default()).await? {
             Guarded::Written(_) => Ok(Idempotent {
                 created: Created::Created,
                 key,

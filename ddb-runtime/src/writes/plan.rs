@@ -449,7 +449,7 @@ impl<E: Entity + 'static> WritePlan<E> {
     /// minutes), so a failure is never this call's own write. Returns no
     /// attributes: a transaction has no return values.
     pub(crate) async fn send_exactly_once(&mut self, db: &Db) -> Result<Capacity> {
-        self.send_exactly_once_recorded(db, &Attempts::keeping_sent())
+        self.send_exactly_once_recorded(db, &Attempts::default())
             .await
     }
 

@@ -365,9 +365,7 @@ impl<E: Entity + 'static> WritePlan<E> {
         alone: bool,
     ) -> Result<Guarded> {
         if !alone {
-            return self
-                .send_guarded(db, guards, &Attempts::keeping_sent())
-                .await;
+            return self.send_guarded(db, guards, &Attempts::default()).await;
         }
         match self.send(db, None).await {
             Ok((_, capacity)) => Ok(Guarded::Written(capacity)),

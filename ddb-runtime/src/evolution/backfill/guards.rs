@@ -153,10 +153,7 @@ pub(super) async fn put_missing<E: Entity + 'static>(
     }
     let mut check = still_holding::<E>(key, item)?;
     check.capacity_asked = capacity_asked;
-    match check
-        .send_guarded(db, guards, &Attempts::keeping_sent())
-        .await?
-    {
+    match check.send_guarded(db, guards, &Attempts::default()).await? {
         Guarded::Written(capacity) => Ok(GuardsPut::Done { written, capacity }),
         Guarded::ItemCondition(now) => Ok(GuardsPut::Changed(now)),
         Guarded::Taken(unique) => Ok(GuardsPut::Taken(unique.name)),
@@ -218,10 +215,7 @@ pub(super) async fn upgrade_guarded<E: Entity + 'static>(
         for take in guard_writes::<E>(db, &owner, None, Some(new))? {
             guards.push(take.taking_over(&owner)?);
         }
-        match put
-            .send_guarded(db, guards, &Attempts::keeping_sent())
-            .await?
-        {
+        match put.send_guarded(db, guards, &Attempts::default()).await? {
             Guarded::Written(capacity) => return Ok((None, capacity)),
             Guarded::ItemCondition(existing) => {
                 return Err(Error::ConditionFailed {

@@ -438,7 +438,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                     .transact_write()
                     .plan(delete)
                     .plan(put.as_mut())
-                    .send_recorded(&Attempts::keeping_sent())
+                    .send_recorded(&Attempts::default())
                     .await;
                 (moved(sent), delete.key.clone())
             }

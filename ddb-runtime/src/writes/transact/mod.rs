@@ -318,7 +318,7 @@ impl TransactWrite {
     /// [`client_request_token`](Self::client_request_token), in which case the
     /// error is returned for the caller to retry with that token.
     pub async fn send(self) -> Result<String> {
-        let sent = self.send_recorded(&Attempts::keeping_sent()).await;
+        let sent = self.send_recorded(&Attempts::default()).await;
         sent.map(|(token, _)| token)
     }
 
@@ -384,17 +384,13 @@ impl TransactWrite {
     /// over the tables and indexes the actions touched.
     pub async fn send_with_capacity(mut self) -> Result<(String, Capacity)> {
         self.capacity_asked = true;
-        self.send_recorded(&Attempts::keeping_sent()).await
+        self.send_recorded(&Attempts::default()).await
     }
 
     /// [`send_with_capacity`](Self::send_with_capacity), every attempt of
     /// every send (the SDK's retries included) recorded into `attempts`.
-    /// Sent again (after a conflict, or an unsettled attempt under the same
-    /// token), the actions are read back from the body `attempts` kept
-    /// ([`Attempts::keeping_sent`]), or, when the caller's client has
-    /// interceptors of its own ([`Sdk::intercepted`](crate::sdk::Sdk::intercepted)),
-    /// from a copy taken before sending. Without either, the failure is
-    /// returned.
+    /// While it may be sent again (after a conflict, or an unsettled attempt
+    /// under the same token), a copy of its actions is kept to send.
     pub(crate) async fn send_recorded(self, attempts: &Attempts) -> Result<(String, Capacity)> {
         if let Some(error) = self.error {
             return Err(error);

@@ -14,7 +14,6 @@ use crate::telemetry::{Capacity, RequestSpan};
 use crate::transport::attempts::Attempts;
 use crate::transport::condition_items::TRUSTED_AFTER;
 use crate::transport::dry_run::Request;
-use crate::transport::sent::transact_items as sent_transact_items;
 use crate::writes::condition_met::item_met;
 
 use super::token::request_token;
@@ -36,26 +35,24 @@ impl Sending<'_> {
     pub(super) async fn send(
         &self,
         mut token: String,
-        items: Vec<TransactWriteItem>,
+        mut items: Vec<TransactWriteItem>,
         attempts: &Attempts,
     ) -> Result<(String, Capacity)> {
         let policy = self.db.retry_policy();
         let mut attempt = 0;
-        let mut items = Some(items);
-        let intercepted = self.db.sdk().intercepted();
         loop {
             attempt += 1;
-            // Read back from what was sent, unless the caller's interceptors
-            // may have rewritten it (sent again, they would rewrite it
-            // twice): then a copy is kept while a resend is possible.
+            // A copy is kept while a resend is possible: the request's own
+            // actions, before any interceptor of the caller's rewrote them
+            // (sent again, they rewrite them again).
             let may_resend = !self.pinned && attempt < policy.max_attempts;
-            let sending = match intercepted && may_resend {
+            let sending = match may_resend {
                 true => items.clone(),
-                false => items.take(),
+                false => std::mem::take(&mut items),
             };
             // One span per TransactWriteItems sent (and the SDK's retries),
             // which counts that request's attempts only.
-            let span = self.span(sending.iter().flatten());
+            let span = self.span(sending.iter());
             let sent_before = attempts.count();
             let error = match self
                 .send_once(sending, &token, (attempts, sent_before), &span)
@@ -75,12 +72,8 @@ impl Sending<'_> {
             let unsettled = maybe_applied && matches!(error, Error::Sdk { .. });
             let again = error.is_transaction_conflict() || (unsettled && error.is_retryable());
             let resend = again && may_resend;
-            if resend && !intercepted {
-                // Sent again, the actions are those just sent, read back.
-                items = read_back_sent(attempts);
-            }
             let tried = attempts.tried(sent_before);
-            if resend && items.is_some() {
+            if resend {
                 // This request failed; the transaction goes on in the next.
                 span.failed(self.db.sdk().server(), &error, tried);
                 tokio::time::sleep(policy.delay(attempt)).await;
@@ -128,13 +121,13 @@ impl Sending<'_> {
     /// `sent_before` (the count before this request).
     async fn send_once(
         &self,
-        sending: Option<Vec<TransactWriteItem>>,
+        sending: Vec<TransactWriteItem>,
         token: &str,
         (attempts, sent_before): (&Attempts, u32),
         span: &RequestSpan,
     ) -> Result<Capacity> {
         let capacity = self.db.consumed_capacity(span, self.capacity_asked);
-        let request = request(sending, token, capacity);
+        let request = request(Some(sending), token, capacity);
         let result = self
             .db
             .sdk()
@@ -175,19 +168,6 @@ fn request(
             .client_request_token(token)
             .set_return_consumed_capacity(capacity)
     }
-}
-
-/// The actions of the request just sent, read back from its body to send
-/// them again; `None`, with a warning, when they cannot be.
-fn read_back_sent(attempts: &Attempts) -> Option<Vec<TransactWriteItem>> {
-    let items = attempts.sent().and_then(|body| sent_transact_items(&body));
-    if items.is_none() {
-        tracing::warn!(
-            "a transaction's actions could not be read back from the request \
-             sent; its failure is returned instead of sent again"
-        );
-    }
-    items
 }
 
 /// `error` with the item each failed condition met: the one DynamoDB

@@ -1,0 +1,195 @@
+//! The SDK's operations as ddb sends them: each fluent builder is sent with
+//! the [`Recorder`] added, under DynamoDB's name for it; an item
+//! operation also gives its input for a dry run, a table operation what
+//! its span records of it.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::{BuildError, SdkError};
+use aws_sdk_dynamodb::Client;
+
+use super::attempts::Attempts;
+use super::dry_run::Request;
+use super::recorder::Recorder;
+use crate::error::Error;
+use crate::telemetry::{RequestSpan, Server};
+
+/// A request of the SDK's fluent builders.
+pub(crate) trait Operation: Sized {
+    /// What the operation answers.
+    type Output;
+    /// How it fails.
+    type Error;
+    /// DynamoDB's name of the operation (`GetItem`).
+    const OPERATION: &'static str;
+
+    /// Sends the request with `recorder` added to its interceptors.
+    fn send_recorded(
+        self,
+        recorder: Recorder,
+    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send + 'static;
+}
+
+/// An item operation (reads and writes of items), which a dry run shows.
+pub(crate) trait ItemOperation: Operation {
+    /// The input the request would send (copied out of the builder).
+    fn request(&self) -> Result<Request, BuildError>;
+}
+
+/// A table operation (CreateTable, UpdateTable, ...), sent through a
+/// client in a span of its own that records where it went, its request id
+/// and its failure.
+pub(crate) trait TableOperation: Operation
+where
+    Self::Output: aws_sdk_dynamodb::operation::RequestId,
+    Self::Error: aws_sdk_dynamodb::error::ProvideErrorMetadata,
+{
+    /// Records on `span` what the request sends that the conventions name
+    /// as string[] attributes.
+    #[cfg(feature = "opentelemetry")]
+    fn record_sent(&self, span: &tracing::Span);
+
+    /// Sends the operation on table `table` in a span of its own.
+    fn send_spanned(
+        self,
+        client: &Client,
+        table: &str,
+    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> {
+        self.send_spanned_for(client, (table, ""), |_| false)
+    }
+
+    /// [`send_spanned`](Self::send_spanned), for the work of an entity (a
+    /// backfill's, `""` for none), which its span names; a service error
+    /// the caller `handles` is recorded as an answer, not a failure.
+    fn send_spanned_for(
+        self,
+        client: &Client,
+        (table, entity): (&str, &'static str),
+        handles: impl Fn(&Self::Error) -> bool,
+    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> {
+        let server = Arc::new(Server::of(client));
+        let attempts = Attempts::default();
+        let span = RequestSpan::new(&server, Self::OPERATION, table, None, entity);
+        #[cfg(feature = "opentelemetry")]
+        if span.is_recorded() {
+            self.record_sent(span.span());
+        }
+        let sent = self.send_recorded(Recorder::new(&attempts, &server));
+        async move {
+            let tried = || attempts.tried(0);
+            span.table_request(&server, sent, tried, handles).await
+        }
+    }
+
+    /// [`send_spanned`](Self::send_spanned), its failure as ddb's error.
+    fn send_on(
+        self,
+        client: &Client,
+        table: &str,
+    ) -> impl Future<Output = Result<Self::Output, Error>>
+    where
+        aws_sdk_dynamodb::Error: From<SdkError<Self::Error, HttpResponse>>,
+    {
+        let sent = self.send_spanned(client, table);
+        async move { sent.await.map_err(|e| Error::sdk(Self::OPERATION, e)) }
+    }
+}
+
+macro_rules! operation {
+    ($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal) => {
+        impl Operation for aws_sdk_dynamodb::operation::$op::builders::$builder {
+            type Output = aws_sdk_dynamodb::operation::$op::$output;
+            type Error = aws_sdk_dynamodb::operation::$op::$error;
+            const OPERATION: &'static str = $name;
+
+            fn send_recorded(
+                self,
+                recorder: Recorder,
+            ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>>
+                   + Send
+                   + 'static {
+                self.customize().interceptor(recorder).send()
+            }
+        }
+    };
+}
+
+macro_rules! item_operations {
+    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $variant:ident, $name:literal;)*) => {$(
+        operation!($op: $builder -> $output, $error, $name);
+
+        impl ItemOperation for aws_sdk_dynamodb::operation::$op::builders::$builder {
+            fn request(&self) -> Result<Request, BuildError> {
+                self.as_input().clone().build().map(Request::$variant)
+            }
+        }
+    )*};
+}
+
+macro_rules! table_operations {
+    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal, $sent:ident;)*) => {$(
+        operation!($op: $builder -> $output, $error, $name);
+
+        impl TableOperation for aws_sdk_dynamodb::operation::$op::builders::$builder {
+            #[cfg(feature = "opentelemetry")]
+            fn record_sent(&self, span: &tracing::Span) {
+                crate::telemetry::$sent(self.as_input(), span)
+            }
+        }
+    )*};
+}
+
+item_operations! {
+    put_item: PutItemFluentBuilder -> PutItemOutput, PutItemError, PutItemInput, "PutItem";
+    update_item: UpdateItemFluentBuilder -> UpdateItemOutput, UpdateItemError, UpdateItemInput, "UpdateItem";
+    delete_item: DeleteItemFluentBuilder -> DeleteItemOutput, DeleteItemError, DeleteItemInput, "DeleteItem";
+    get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError, GetItemInput, "GetItem";
+    query: QueryFluentBuilder -> QueryOutput, QueryError, QueryInput, "Query";
+    transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError, TransactWriteItemsInput, "TransactWriteItems";
+    search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError, SearchVectorsInput, "SearchVectors";
+    scan: ScanFluentBuilder -> ScanOutput, ScanError, ScanInput, "Scan";
+    batch_get_item: BatchGetItemFluentBuilder -> BatchGetItemOutput, BatchGetItemError, BatchGetItemInput, "BatchGetItem";
+    batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError, BatchWriteItemInput, "BatchWriteItem";
+    transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError, TransactGetItemsInput, "TransactGetItems";
+}
+
+table_operations! {
+    create_table: CreateTableFluentBuilder -> CreateTableOutput, CreateTableError, "CreateTable", create_table_sent;
+    describe_table: DescribeTableFluentBuilder -> DescribeTableOutput, DescribeTableError, "DescribeTable", nothing_sent;
+    update_table: UpdateTableFluentBuilder -> UpdateTableOutput, UpdateTableError, "UpdateTable", update_table_sent;
+    describe_time_to_live: DescribeTimeToLiveFluentBuilder -> DescribeTimeToLiveOutput, DescribeTimeToLiveError, "DescribeTimeToLive", nothing_sent;
+    update_time_to_live: UpdateTimeToLiveFluentBuilder -> UpdateTimeToLiveOutput, UpdateTimeToLiveError, "UpdateTimeToLive", nothing_sent;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
+    use aws_sdk_dynamodb::Client;
+
+    /// Each operation's name is the one its dry run gives.
+    #[test]
+    fn an_operation_is_named_as_its_dry_run_names_it() {
+        fn named<O: ItemOperation>(request: O) {
+            let input = request.request().expect("an empty input builds");
+            assert_eq!(O::OPERATION, input.operation());
+        }
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"));
+        let client = Client::from_conf(config.build());
+        named(client.put_item());
+        named(client.update_item());
+        named(client.delete_item());
+        named(client.get_item());
+        named(client.query());
+        named(client.transact_write_items());
+        named(client.search_vectors());
+        named(client.scan());
+        named(client.batch_get_item());
+        named(client.batch_write_item());
+        named(client.transact_get_items());
+    }
+}
