@@ -391,23 +391,7 @@ impl Db {
         span.reading(&read, names.as_ref());
         let capacity = self.consumed_capacity(&span, false);
         let request = stored_request(name, key, consistent, (projection, names), capacity);
-        Ok(self.send_get_item(&span, request).await?.item)
-    }
-
-    /// Sends the GetItem `request` builds under `span`, which records the
-    /// answer.
-    pub(crate) async fn send_get_item(
-        &self,
-        span: &crate::telemetry::RequestSpan,
-        request: impl FnOnce(
-            &Client,
-        )
-            -> aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder,
-    ) -> crate::error::Result<aws_sdk_dynamodb::operation::get_item::GetItemOutput> {
-        let found = |output: &aws_sdk_dynamodb::operation::get_item::GetItemOutput| {
-            usize::from(output.item.is_some())
-        };
-        self.send_in_span(span, request, found).await
+        Ok(self.send_in_span(&span, request(self.client())).await?.item)
     }
 }
 

@@ -5,7 +5,6 @@ use crate::telemetry::Capacity;
 use std::collections::{HashMap, HashSet};
 
 use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
-use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
 use aws_sdk_dynamodb::types::KeysAndAttributes;
 
 use crate::db::Db;
@@ -106,14 +105,7 @@ async fn get_chunk<E: crate::entity::Entity>(
             let span = db.span("BatchGetItem", table, None, entity);
             let capacity = db.consumed_capacity(&span, false);
             let request = batch_get_request(table, keys, capacity);
-            let returned = |output: &BatchGetItemOutput| {
-                output
-                    .responses
-                    .as_ref()
-                    .and_then(|responses| responses.get(table))
-                    .map_or(0, Vec::len)
-            };
-            let output = db.send_in_span(&span, request, returned).await?;
+            let output = db.send_in_span(&span, request(db.client())).await?;
             let found = output
                 .responses
                 .and_then(|mut responses| responses.remove(table))

@@ -12,7 +12,6 @@ use crate::telemetry::Capacity;
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
-use aws_sdk_dynamodb::operation::query::QueryOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, Select};
 
 use crate::db::Db;
@@ -363,8 +362,7 @@ impl Plan {
         span.reading(&read, parts.names.as_ref());
         let capacity = db.consumed_capacity(&span, false);
         let request = self.query_request(parts, start, limit, capacity);
-        let returned = |output: &QueryOutput| output.items.as_ref().map_or(0, Vec::len);
-        let output = db.send_in_span(&span, request, returned).await?;
+        let output = db.send_in_span(&span, request(db.client())).await?;
         let items = output.items.unwrap_or_default();
         let capacity = Capacity::of(output.consumed_capacity);
         Ok(Response {

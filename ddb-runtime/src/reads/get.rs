@@ -150,7 +150,10 @@ impl<E: Entity + 'static> GetItem<E> {
         span.reading(&read, names.as_ref());
         let capacity = self.db.consumed_capacity(&span, asked);
         let request = self.request(table, projection, names, capacity);
-        let output = self.db.send_get_item(&span, request).await?;
+        let output = self
+            .db
+            .send_in_span(&span, request(self.db.client()))
+            .await?;
         let capacity = crate::telemetry::Capacity::of(output.consumed_capacity);
         let item = output.item.filter(|item| {
             self.include_expired || !crate::item::timestamp::expired(&E::SCHEMA, item)

@@ -4,9 +4,11 @@
 
 use std::marker::PhantomData;
 
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::search_vectors::builders::SearchVectorsFluentBuilder;
+use aws_sdk_dynamodb::operation::search_vectors::SearchVectorsError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
-use tracing::Instrument;
 
 use crate::db::Db;
 use crate::declaration::model::{IndexProjection, ScalarType, VectorIndexDef};
@@ -16,6 +18,7 @@ use crate::expression::{Condition, Placeholders};
 use crate::item::Item;
 use crate::keys::key::Key;
 use crate::reads::projection::Projection;
+use crate::transport::attempts::Attempts;
 
 /// DynamoDB's bounds on a search's `TopK`.
 pub const MAX_TOP_K: u32 = 100;
@@ -403,40 +406,26 @@ impl<E: Entity + 'static> Search<E> {
         let span = self
             .db
             .span("SearchVectors", name, Some(index.name), entity);
-        let attempts = crate::transport::attempts::Attempts::default();
-        let server = self.db.sdk().server();
-        let output = self
-            .db
-            .sdk()
-            .send(&attempts, request)
-            .instrument(span.span().clone())
-            .await
-            .map_err(|e| {
-                use aws_sdk_dynamodb::error::ProvideErrorMetadata;
-                let filling = e
-                    .as_service_error()
-                    .and_then(|service| service.message())
-                    .is_some_and(|m| m.starts_with("Cannot search backfilling vector index"));
-                let answered = Error::sdk("SearchVectors", e);
-                if !filling {
-                    span.failed(server, &answered, attempts.tried(0));
-                    return answered;
-                }
-                // The span records DynamoDB's answer, and ddb's reading.
-                let error = Error::IndexNotSearchable {
+        // A filling index refuses searches: ddb's reading of DynamoDB's
+        // answer, which the span records both of.
+        let failure = async |refused: SdkError<SearchVectorsError, HttpResponse>| {
+            use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+            let filling = refused
+                .as_service_error()
+                .and_then(|service| service.message())
+                .is_some_and(|m| m.starts_with("Cannot search backfilling vector index"));
+            match filling {
+                true => Error::IndexNotSearchable {
                     table: name.to_owned(),
                     index: index.name,
-                };
-                span.failed_as(server, (&answered, &error), attempts.tried(0));
-                error
-            })?;
-        let answer = crate::telemetry::Answer {
-            items: output.search_results.as_ref().map_or(0, Vec::len),
-            tried: attempts.tried(0),
-            request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
-            ..Default::default()
+                },
+                false => Error::sdk("SearchVectors", refused),
+            }
         };
-        span.answered(server, &answer);
+        let attempts = Attempts::default();
+        let request = request(self.db.client());
+        let sdk = self.db.sdk();
+        let output = sdk.send(&span, &attempts, request, failure).await?;
         let bytes = output
             .consumed_capacity
             .and_then(|c| c.vector_search_request_bytes)

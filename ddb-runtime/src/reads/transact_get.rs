@@ -1,6 +1,5 @@
 //! TransactGetItems: consistent reads of up to 100 items of any entities.
 
-use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsOutput;
 use aws_sdk_dynamodb::types::{Get, TransactGetItem};
 
 use crate::db::Db;
@@ -127,11 +126,10 @@ impl TransactGet {
         let read_at = crate::item::timestamp::now_epoch_seconds();
         let capacity = self.db.consumed_capacity(&span, false);
         let request = request(items, capacity);
-        let found = |output: &TransactGetItemsOutput| {
-            let responses = output.responses.as_deref().unwrap_or_default();
-            responses.iter().filter(|r| r.item.is_some()).count()
-        };
-        let output = self.db.send_in_span(&span, request, found).await?;
+        let output = self
+            .db
+            .send_in_span(&span, request(self.db.client()))
+            .await?;
         let mut items: Vec<Option<Item>> = output
             .responses
             .unwrap_or_default()

@@ -233,22 +233,25 @@ pub async fn create_table_if_missing(
         .set_vector_indexes(input.vector_indexes.clone())
         .set_stream_specification(input.stream_specification.clone())
         .set_billing_mode(input.billing_mode().cloned())
-        .send_spanned_for(client, (name, ""), |e| e.is_resource_in_use_exception())
+        .send_on_for(client, (name, ""), table_exists)
         .await;
     let outcome = match created {
         Ok(_) => TableCreated::Created,
-        Err(error)
-            if error
-                .as_service_error()
-                .is_some_and(|e| e.is_resource_in_use_exception()) =>
-        {
-            TableCreated::AlreadyExisted
-        }
-        Err(error) => return Err(Error::sdk("CreateTable", error)),
+        Err(error) if table_exists(&error) => TableCreated::AlreadyExisted,
+        Err(error) => return Err(error),
     };
     wait_until_active(client, name, timeout).await?;
     enable_time_to_live(client, table, name).await?;
     Ok(outcome)
+}
+
+/// CreateTable's answer for a table that exists already.
+fn table_exists(error: &Error) -> bool {
+    let service = error.sdk_error();
+    matches!(
+        service,
+        Some(aws_sdk_dynamodb::Error::ResourceInUseException(_))
+    )
 }
 
 /// Waits until the table and every global index are ACTIVE (at most

@@ -273,19 +273,22 @@ async fn describe_table(client: &Client, name: &str) -> Result<Option<DescribeTa
     match client
         .describe_table()
         .table_name(name)
-        .send_spanned_for(client, (name, ""), |e| e.is_resource_not_found_exception())
+        .send_on_for(client, (name, ""), no_table)
         .await
     {
         Ok(described) => Ok(Some(described)),
-        Err(error)
-            if error
-                .as_service_error()
-                .is_some_and(|e| e.is_resource_not_found_exception()) =>
-        {
-            Ok(None)
-        }
-        Err(error) => Err(Error::sdk("DescribeTable", error)),
+        Err(error) if no_table(&error) => Ok(None),
+        Err(error) => Err(error),
     }
+}
+
+/// DescribeTable's answer for a table that does not exist.
+fn no_table(error: &Error) -> bool {
+    let service = error.sdk_error();
+    matches!(
+        service,
+        Some(aws_sdk_dynamodb::Error::ResourceNotFoundException(_))
+    )
 }
 
 /// The global index `index` against the table's: added when missing, else

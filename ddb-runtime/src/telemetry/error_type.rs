@@ -1,5 +1,6 @@
 //! The `error.type` of a failed request: low-cardinality, and never the
-//! error's text (which can quote a key).
+//! error's text (which can quote a key). A request's span records it from
+//! the SDK's error; ddb's logs name an error of ddb's by it too.
 
 use std::borrow::Cow;
 
@@ -27,22 +28,6 @@ pub(crate) fn error_type(error: &Error) -> Cow<'static, str> {
         E::IndexNotSearchable { .. } => Cow::Borrowed("IndexNotSearchable"),
         E::Migration { .. } => Cow::Borrowed("Migration"),
         _ => Cow::Borrowed(condition_code(error).unwrap_or("Invalid")),
-    }
-}
-
-/// DynamoDB's error code when DynamoDB answered the failed request with
-/// one, for `db.response.status_code`: the code `error.type` holds then.
-pub(crate) fn response_code(error: &Error) -> Option<Cow<'static, str>> {
-    use crate::error::Error as E;
-    match error {
-        E::Sdk {
-            kind: SdkErrorKind::Service,
-            source,
-            ..
-        } => source.code().map(|code| Cow::Owned(code.to_owned())),
-        E::Sdk { .. } => None,
-        E::WriteOutcomeUnknown { failure, .. } => response_code(failure),
-        _ => condition_code(error).map(Cow::Borrowed),
     }
 }
 

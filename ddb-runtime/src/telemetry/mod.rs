@@ -67,4 +67,4 @@ pub(crate) use error_type::error_type;
 #[cfg(feature = "opentelemetry")]
 pub(crate) use opentelemetry::{create_table_sent, nothing_sent, update_table_sent};
 pub(crate) use reported::Reported;
-pub(crate) use span::{span_names, Answer, Read, RequestSpan, Server, Tried};
+pub(crate) use span::{span_names, Read, RequestSpan, Server, Tried};

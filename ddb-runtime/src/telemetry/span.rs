@@ -2,12 +2,14 @@
 //! with what its answer said.
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::RequestId;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use aws_sdk_dynamodb::types::ConsumedCapacity;
 use tracing::field::{Empty, Field};
 
+use super::Reported;
 use crate::error::{Error, Throttle};
 
 /// Where a client's requests go: its region, known when the client is
@@ -93,24 +95,24 @@ pub(crate) struct Tried {
     pub(crate) throttles: Vec<Throttle>,
 }
 
-/// What an answer said, as the span records it.
-#[derive(Debug, Default)]
-pub(crate) struct Answer<'a> {
-    /// The answer's `ConsumedCapacity`, one per table.
-    pub(crate) capacity: &'a [ConsumedCapacity],
-    /// Items written or returned.
-    pub(crate) items: usize,
-    /// What the SDK's attempts met.
-    pub(crate) tried: Tried,
-    /// `x-amzn-RequestId`.
-    pub(crate) request_id: Option<&'a str>,
-    /// A Scan's `Count` and `ScannedCount`.
-    pub(crate) scanned: Option<(i32, i32)>,
-}
-
 /// The span of one DynamoDB request (see [the module](super)).
 #[derive(Debug, Clone)]
-pub(crate) struct RequestSpan(tracing::Span, Recorded);
+pub(crate) struct RequestSpan(tracing::Span, Recorded, Answers);
+
+/// The errors a request's caller handles as an answer (a table that
+/// already exists, one probed for that does not): the operation completes,
+/// and its span is not failed.
+type Answers = Option<fn(&Error) -> bool>;
+
+/// What DynamoDB (or the SDK) answered a failed request with, read before
+/// ddb reads the failure as its own error.
+#[derive(Debug, Default)]
+pub(crate) struct Refusal {
+    request_id: Option<String>,
+    /// `error.type`, and DynamoDB's code when it answered one.
+    error_type: String,
+    code: Option<String>,
+}
 
 /// Whether a subscriber records the span, decided when it is made.
 #[derive(Debug, Clone, Copy)]
@@ -187,7 +189,7 @@ impl RequestSpan {
             ddb.throttling_reasons = Empty,
         );
         let recorded = Recorded::of(&span);
-        let this = Self(span, recorded);
+        let this = Self(span, recorded, None);
         let Some(fields) = this.fields() else {
             return this;
         };
@@ -208,50 +210,11 @@ impl RequestSpan {
         this
     }
 
-    /// Awaits a table's request `sent` under this span, and records its
-    /// answer or failure, what its attempts met (`tried`, read once it has
-    /// ended) and the endpoint `server` learned. A service error the caller
-    /// `handles` (a table that already exists, one probed for that does not)
-    /// is an answer, not a failure: the operation completes.
-    pub(crate) async fn table_request<T, E>(
-        &self,
-        server: &Server,
-        sent: impl std::future::Future<
-            Output = Result<T, aws_sdk_dynamodb::error::SdkError<E, HttpResponse>>,
-        >,
-        tried: impl FnOnce() -> Tried,
-        handles: impl Fn(&E) -> bool,
-    ) -> Result<T, aws_sdk_dynamodb::error::SdkError<E, HttpResponse>>
-    where
-        T: aws_sdk_dynamodb::operation::RequestId,
-        E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
-    {
-        use tracing::Instrument;
-        let answer = sent.instrument(self.0.clone()).await;
-        let Some(fields) = self.fields() else {
-            return answer;
-        };
-        // Table operations record their attempts, not their throttles.
-        let tried = Tried {
-            throttles: Vec::new(),
-            ..tried()
-        };
-        match &answer {
-            Ok(output) => self.ended(fields, server, output.request_id(), &tried),
-            Err(error) => {
-                let request_id = aws_sdk_dynamodb::operation::RequestId::request_id(error);
-                self.ended(fields, server, request_id, &tried);
-                let service = error.as_service_error();
-                if service.is_some_and(&handles) {
-                    return answer;
-                }
-                let kind = crate::error::SdkErrorKind::of(error);
-                let code = service.and_then(|e| e.code());
-                let error_type = super::error_type::sdk_error_type(kind, code);
-                self.failure(fields, (&error_type, code), "Sdk");
-            }
-        }
-        answer
+    /// This span, recording a failure `handled` by its caller as an
+    /// answer.
+    pub(crate) fn answering(mut self, handled: fn(&Error) -> bool) -> Self {
+        self.2 = Some(handled);
+        self
     }
 
     /// Whether a subscriber records this span: what only the span reads is
@@ -322,84 +285,76 @@ impl RequestSpan {
         self.0.record(&fields.ddb_error, ddb);
     }
 
-    /// Records what the answer said, and where it came from.
-    pub(crate) fn answered(&self, server: &Server, answer: &Answer<'_>) {
+    /// Records what the answer said (`output`, of a request that sent
+    /// `sent` items), what its attempts met, and where it came from.
+    pub(crate) fn answered(
+        &self,
+        server: &Server,
+        output: &impl Reported,
+        sent: usize,
+        tried: Tried,
+    ) {
         let Some(fields) = self.fields() else { return };
-        // As i64: `tracing-opentelemetry` exports a u64 as text.
-        self.0.record(&fields.items, answer.items as i64);
-        if !answer.capacity.is_empty() {
-            let units: f64 = answer
-                .capacity
-                .iter()
-                .filter_map(|c| c.capacity_units)
-                .sum();
+        if let Some(items) = output.items(sent) {
+            // As i64: `tracing-opentelemetry` exports a u64 as text.
+            self.0.record(&fields.items, items as i64);
+        }
+        let capacity = output.capacity();
+        if !capacity.is_empty() {
+            let units: f64 = capacity.iter().filter_map(|c| c.capacity_units).sum();
             self.0.record(&fields.capacity, units);
             #[cfg(feature = "opentelemetry")]
-            super::opentelemetry::consumed_capacity(&self.0, answer.capacity);
+            super::opentelemetry::consumed_capacity(&self.0, capacity);
         }
-        if let Some((count, scanned)) = answer.scanned {
+        if let Some((count, scanned)) = output.scanned() {
             self.0.record(&fields.count, i64::from(count));
             self.0.record(&fields.scanned_count, i64::from(scanned));
         }
-        self.ended(fields, server, answer.request_id, &answer.tried);
+        self.ended(fields, server, output.request_id(), &tried);
     }
 
-    /// Records a failed request: the span's status, the error's type (never
-    /// its text, which can quote a key).
-    pub(crate) fn failed(&self, server: &Server, error: &Error, tried: Tried) {
-        self.failed_as(server, (error, error), tried);
+    /// What the SDK's `error` says of a failed request, kept for its span
+    /// (nothing when no subscriber records it): its request id, and what
+    /// failed, as `error.type` names it (never the error's text, which can
+    /// quote a key).
+    pub(crate) fn refusal<E>(&self, error: &SdkError<E, HttpResponse>) -> Refusal
+    where
+        E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
+    {
+        if !self.is_recorded() {
+            return Refusal::default();
+        }
+        let service = error.as_service_error();
+        let code = service.and_then(|e| e.code());
+        let kind = crate::error::SdkErrorKind::of(error);
+        Refusal {
+            request_id: RequestId::request_id(error).map(str::to_owned),
+            error_type: super::error_type::sdk_error_type(kind, code).into_owned(),
+            code: code.map(str::to_owned),
+        }
     }
 
-    /// [`failed`](Self::failed), for a failure ddb reads as another error
-    /// than the one DynamoDB answered: `error.type` and the status code are
-    /// the answer's, `ddb.error` ddb's reading.
-    pub(crate) fn failed_as(
+    /// Records a failed request: DynamoDB's `refusal`, ddb's reading of it
+    /// (`error`), and what its attempts met; a failure the caller handles
+    /// ([`answering`](Self::answering)) is recorded as an answer.
+    pub(crate) fn failed(
         &self,
         server: &Server,
-        (error, read): (&Error, &Error),
+        refusal: Refusal,
+        error: &Error,
         mut tried: Tried,
     ) {
         let Some(fields) = self.fields() else { return };
-        let code = super::error_type::response_code(error);
-        let error_type = super::error_type(error);
-        self.failure(fields, (&error_type, code.as_deref()), ddb_error(read));
+        if !self.2.is_some_and(|handled| handled(error)) {
+            let failed = (refusal.error_type.as_str(), refusal.code.as_deref());
+            self.failure(fields, failed, ddb_error(error));
+        }
         // The last attempt's throttles are among those the attempts kept;
         // the error's stand in when no attempt's answer could be read.
         if tried.throttles.is_empty() {
             tried.throttles = error.throttling_reasons();
         }
-        let request_id = error
-            .sdk_error()
-            .and_then(|e| aws_sdk_dynamodb::operation::RequestId::request_id(e).map(str::to_owned));
-        self.ended(fields, server, request_id.as_deref(), &tried);
-    }
-
-    /// Records the request id of a failed request, before its error is
-    /// read into ddb's (which keeps no request id).
-    pub(crate) fn failed_request<E>(
-        &self,
-        error: &aws_sdk_dynamodb::error::SdkError<E, aws_sdk_dynamodb::config::http::HttpResponse>,
-    ) {
-        let Some(fields) = self.fields() else { return };
-        if let Some(request_id) = aws_sdk_dynamodb::operation::RequestId::request_id(error) {
-            self.0.record(&fields.request_id, request_id);
-        }
-    }
-
-    /// The SDK's failure of `operation` as ddb's error, recorded.
-    pub(crate) fn sdk_failure<E, R>(
-        &self,
-        server: &Server,
-        operation: &'static str,
-        error: aws_sdk_dynamodb::error::SdkError<E, R>,
-        tried: Tried,
-    ) -> Error
-    where
-        aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
-    {
-        let error = Error::sdk(operation, error);
-        self.failed(server, &error, tried);
-        error
+        self.ended(fields, server, refusal.request_id.as_deref(), &tried);
     }
 
     /// What any answer, or failure, records.

@@ -4,17 +4,19 @@
 //! its span records of it.
 
 use std::future::Future;
-use std::sync::Arc;
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{BuildError, SdkError};
 use aws_sdk_dynamodb::Client;
 
-use super::attempts::Attempts;
+use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemInputBuilder;
+use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsInputBuilder;
+
 use super::dry_run::Request;
 use super::recorder::Recorder;
-use crate::error::Error;
-use crate::telemetry::{RequestSpan, Server};
+use super::sdk::Sdk;
+use crate::error::{Error, Result};
+use crate::telemetry::{Reported, RequestSpan};
 
 /// A request of the SDK's fluent builders.
 pub(crate) trait Operation: Sized {
@@ -30,6 +32,12 @@ pub(crate) trait Operation: Sized {
         self,
         recorder: Recorder,
     ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> + Send + 'static;
+
+    /// How many items the request sends (a batch's requests, a
+    /// transaction's actions), for its span.
+    fn sent_items(&self) -> usize {
+        1
+    }
 }
 
 /// An item operation (reads and writes of items), which a dry run shows.
@@ -43,7 +51,7 @@ pub(crate) trait ItemOperation: Operation {
 /// and its failure.
 pub(crate) trait TableOperation: Operation
 where
-    Self::Output: aws_sdk_dynamodb::operation::RequestId,
+    Self::Output: Reported,
     Self::Error: aws_sdk_dynamodb::error::ProvideErrorMetadata,
 {
     /// Records on `span` what the request sends that the conventions name
@@ -51,54 +59,40 @@ where
     #[cfg(feature = "opentelemetry")]
     fn record_sent(&self, span: &tracing::Span);
 
-    /// Sends the operation on table `table` in a span of its own.
-    fn send_spanned(
-        self,
-        client: &Client,
-        table: &str,
-    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> {
-        self.send_spanned_for(client, (table, ""), |_| false)
+    /// Sends the operation on table `table` in a span of its own, its
+    /// failure as ddb's error.
+    fn send_on(self, client: &Client, table: &str) -> impl Future<Output = Result<Self::Output>>
+    where
+        aws_sdk_dynamodb::Error: From<SdkError<Self::Error, HttpResponse>>,
+    {
+        self.send_on_for(client, (table, ""), |_| false)
     }
 
-    /// [`send_spanned`](Self::send_spanned), for the work of an entity (a
-    /// backfill's, `""` for none), which its span names; a service error
-    /// the caller `handles` is recorded as an answer, not a failure.
-    fn send_spanned_for(
+    /// [`send_on`](Self::send_on), for the work of an entity (a
+    /// backfill's, `""` for none), which its span names; a failure the
+    /// caller `handles` is recorded as an answer.
+    fn send_on_for(
         self,
         client: &Client,
         (table, entity): (&str, &'static str),
-        handles: impl Fn(&Self::Error) -> bool,
-    ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>> {
-        let server = Arc::new(Server::of(client));
-        let attempts = Attempts::default();
-        let span = RequestSpan::new(&server, Self::OPERATION, table, None, entity);
+        handles: fn(&Error) -> bool,
+    ) -> impl Future<Output = Result<Self::Output>>
+    where
+        aws_sdk_dynamodb::Error: From<SdkError<Self::Error, HttpResponse>>,
+    {
+        let sdk = Sdk::new(client.clone());
+        let span = RequestSpan::new(sdk.server(), Self::OPERATION, table, None, entity);
+        let span = span.answering(handles);
         #[cfg(feature = "opentelemetry")]
         if span.is_recorded() {
             self.record_sent(span.span());
         }
-        let sent = self.send_recorded(Recorder::new(&attempts, &server));
-        async move {
-            let tried = || attempts.tried(0);
-            span.table_request(&server, sent, tried, handles).await
-        }
-    }
-
-    /// [`send_spanned`](Self::send_spanned), its failure as ddb's error.
-    fn send_on(
-        self,
-        client: &Client,
-        table: &str,
-    ) -> impl Future<Output = Result<Self::Output, Error>>
-    where
-        aws_sdk_dynamodb::Error: From<SdkError<Self::Error, HttpResponse>>,
-    {
-        let sent = self.send_spanned(client, table);
-        async move { sent.await.map_err(|e| Error::sdk(Self::OPERATION, e)) }
+        async move { sdk.send_plain(&span, self).await }
     }
 }
 
 macro_rules! operation {
-    ($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal) => {
+    ($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal $(, $sent:expr)?) => {
         impl Operation for aws_sdk_dynamodb::operation::$op::builders::$builder {
             type Output = aws_sdk_dynamodb::operation::$op::$output;
             type Error = aws_sdk_dynamodb::operation::$op::$error;
@@ -112,13 +106,17 @@ macro_rules! operation {
                    + 'static {
                 self.customize().interceptor(recorder).send()
             }
+
+            $(fn sent_items(&self) -> usize {
+                $sent(self.as_input())
+            })?
         }
     };
 }
 
 macro_rules! item_operations {
-    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $variant:ident, $name:literal;)*) => {$(
-        operation!($op: $builder -> $output, $error, $name);
+    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $variant:ident, $name:literal $(, $sent:expr)?;)*) => {$(
+        operation!($op: $builder -> $output, $error, $name $(, $sent)?);
 
         impl ItemOperation for aws_sdk_dynamodb::operation::$op::builders::$builder {
             fn request(&self) -> Result<Request, BuildError> {
@@ -147,11 +145,13 @@ item_operations! {
     delete_item: DeleteItemFluentBuilder -> DeleteItemOutput, DeleteItemError, DeleteItemInput, "DeleteItem";
     get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError, GetItemInput, "GetItem";
     query: QueryFluentBuilder -> QueryOutput, QueryError, QueryInput, "Query";
-    transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError, TransactWriteItemsInput, "TransactWriteItems";
+    transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError, TransactWriteItemsInput, "TransactWriteItems",
+        |input: &TransactWriteItemsInputBuilder| input.get_transact_items().as_ref().map_or(0, Vec::len);
     search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError, SearchVectorsInput, "SearchVectors";
     scan: ScanFluentBuilder -> ScanOutput, ScanError, ScanInput, "Scan";
     batch_get_item: BatchGetItemFluentBuilder -> BatchGetItemOutput, BatchGetItemError, BatchGetItemInput, "BatchGetItem";
-    batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError, BatchWriteItemInput, "BatchWriteItem";
+    batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError, BatchWriteItemInput, "BatchWriteItem",
+        |input: &BatchWriteItemInputBuilder| input.get_request_items().iter().flat_map(|r| r.values()).map(Vec::len).sum();
     transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError, TransactGetItemsInput, "TransactGetItems";
 }
 

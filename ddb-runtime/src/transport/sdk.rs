@@ -1,18 +1,19 @@
 //! The caller's client, as ddb sends through it: every request with its
 //! attempts recorded ([`Recorder`]), and what ddb learns of the server.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
-use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::Client;
+use tracing::Instrument;
 
 use super::attempts::Attempts;
 use super::condition_items::ConditionItems;
 use super::operation::{ItemOperation, Operation};
 use super::recorder::Recorder;
-use crate::telemetry::Server;
+use crate::error::{Error, Result};
+use crate::telemetry::{Reported, RequestSpan, Server};
 
 /// The caller's client, where its requests go, and what the server's
 /// answers have shown.
@@ -43,7 +44,7 @@ impl Sdk {
     }
 
     /// Where the client's requests go, for their spans.
-    pub(crate) fn server(&self) -> &Server {
+    pub(crate) fn server(&self) -> &Arc<Server> {
         &self.server
     }
 
@@ -73,15 +74,56 @@ impl Sdk {
             })
     }
 
-    /// Sends the request `build` makes from the caller's client, its
-    /// attempts recorded into `attempts`.
-    pub(crate) fn send<O: Operation>(
+    /// Sends `request` in `span`: the one route every request takes. Its
+    /// attempts are recorded into `attempts` (and counted from what they
+    /// held before: a transaction sends several requests under one); the
+    /// span records the answer, or DynamoDB's refusal and ddb's reading of
+    /// it, `failure`'s.
+    pub(crate) async fn send<O>(
         &self,
+        span: &RequestSpan,
         attempts: &Attempts,
-        build: impl FnOnce(&Client) -> O,
-    ) -> impl Future<Output = Result<O::Output, SdkError<O::Error, HttpResponse>>> + Send + 'static
+        request: O,
+        failure: impl AsyncFnOnce(SdkError<O::Error, HttpResponse>) -> Error,
+    ) -> Result<O::Output>
+    where
+        O: Operation,
+        O::Output: Reported,
+        O::Error: ProvideErrorMetadata,
     {
-        build(&self.caller).send_recorded(Recorder::new(attempts, &self.server))
+        let before = attempts.count();
+        let sent = request.sent_items();
+        let recorder = Recorder::new(attempts, &self.server);
+        let answer = request
+            .send_recorded(recorder)
+            .instrument(span.span().clone())
+            .await;
+        match answer {
+            Ok(output) => {
+                span.answered(&self.server, &output, sent, attempts.tried(before));
+                Ok(output)
+            }
+            Err(refused) => {
+                let refusal = span.refusal(&refused);
+                let error = failure(refused).await;
+                span.failed(&self.server, refusal, &error, attempts.tried(before));
+                Err(error)
+            }
+        }
+    }
+
+    /// [`send`](Self::send) with attempts of its own, a failure read as the
+    /// SDK's error.
+    pub(crate) async fn send_plain<O>(&self, span: &RequestSpan, request: O) -> Result<O::Output>
+    where
+        O: Operation,
+        O::Output: Reported,
+        O::Error: ProvideErrorMetadata,
+        aws_sdk_dynamodb::Error: From<SdkError<O::Error, HttpResponse>>,
+    {
+        let failure = async |refused| Error::sdk(O::OPERATION, refused);
+        self.send(span, &Attempts::default(), request, failure)
+            .await
     }
 }
 

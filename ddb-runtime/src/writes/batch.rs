@@ -5,7 +5,6 @@ use crate::telemetry::Capacity;
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
-use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
 use aws_sdk_dynamodb::types::WriteRequest;
 
 use crate::db::Db;
@@ -108,16 +107,7 @@ async fn write_chunk(
         span.batch_of(sent);
         let capacity = db.consumed_capacity(&span, false);
         let request = batch_write_request(table, pending, capacity);
-        // Matched by key: DynamoDB returns the requests it did not process.
-        let written = |output: &BatchWriteItemOutput| {
-            let left_count = output
-                .unprocessed_items
-                .as_ref()
-                .and_then(|items| items.get(table))
-                .map_or(0, Vec::len);
-            sent.saturating_sub(left_count)
-        };
-        let output = db.send_in_span(&span, request, written).await?;
+        let output = db.send_in_span(&span, request(db.client())).await?;
         let left = output
             .unprocessed_items
             .and_then(|mut items| items.remove(table))

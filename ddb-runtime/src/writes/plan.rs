@@ -3,7 +3,7 @@
 //! rendered from it, and every failed condition is mapped by it.
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
-use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
@@ -13,8 +13,6 @@ use aws_sdk_dynamodb::types::{
     ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
-
-use tracing::Instrument;
 
 use crate::db::Db;
 use crate::entity::Entity;
@@ -31,6 +29,7 @@ use crate::item::size::item_size;
 use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
 use crate::transport::attempts::Attempts;
 use crate::transport::dry_run::{DryRun, Request};
+use crate::transport::operation::Operation;
 
 /// What a write does to its item.
 pub(crate) enum Action {
@@ -265,48 +264,23 @@ impl<E: Entity + 'static> WritePlan<E> {
         let span = db.span(operation, table, None, E::SCHEMA.entity_type);
         let parts = self.take_parts();
         let capacity = db.consumed_capacity(&span, self.capacity_asked);
-        let sdk = db.sdk();
-        let sent = match &mut self.action {
+        let client = db.client();
+        match &mut self.action {
             Action::Put(item) => {
                 let item = std::mem::take(item);
                 let request = put_request(table, item, parts, return_values, capacity);
-                self.answer(
-                    (db, &span),
-                    operation,
-                    attempts,
-                    sdk.send(attempts, request),
-                )
-                .instrument(span.span().clone())
-                .await
+                self.answer(db, &span, attempts, request(client)).await
             }
             Action::Update(expression) => {
                 let expression = std::mem::take(expression);
                 let request = update_request(table, expression, parts, return_values, capacity);
-                self.answer(
-                    (db, &span),
-                    operation,
-                    attempts,
-                    sdk.send(attempts, request),
-                )
-                .instrument(span.span().clone())
-                .await
+                self.answer(db, &span, attempts, request(client)).await
             }
             Action::Delete | Action::ConditionCheck => {
                 let request = delete_request(table, parts, return_values, capacity);
-                self.answer(
-                    (db, &span),
-                    operation,
-                    attempts,
-                    sdk.send(attempts, request),
-                )
-                .instrument(span.span().clone())
-                .await
+                self.answer(db, &span, attempts, request(client)).await
             }
-        };
-        if let Err(error) = &sent {
-            span.failed(sdk.server(), error, attempts.tried(0));
         }
-        sent
     }
 
     /// The PutItem, UpdateItem or DeleteItem [`send`](Self::send) would
@@ -364,44 +338,34 @@ impl<E: Entity + 'static> WritePlan<E> {
         Ok(DryRun::of(request, &E::SCHEMA))
     }
 
-    /// The answer of a single write: the attributes it returned and the
-    /// capacity it consumed, or its failure (see `sdk_failure`).
-    async fn answer<O: WriteAnswer, R>(
+    /// Sends a single write's `request`: the attributes it returned and
+    /// the capacity it consumed, or its failure (see `sdk_failure`).
+    async fn answer<O>(
         &self,
-        (db, span): (&Db, &telemetry::RequestSpan),
-        operation: &'static str,
+        db: &Db,
+        span: &telemetry::RequestSpan,
         attempts: &Attempts,
-        sent: impl std::future::Future<Output = std::result::Result<O, SdkError<R, HttpResponse>>>,
+        request: O,
     ) -> Result<(Option<Item>, Capacity)>
     where
-        R: ConditionFailure,
-        aws_sdk_dynamodb::Error: From<SdkError<R, HttpResponse>>,
+        O: Operation,
+        O::Output: WriteAnswer,
+        O::Error: ConditionFailure + ProvideErrorMetadata,
+        aws_sdk_dynamodb::Error: From<SdkError<O::Error, HttpResponse>>,
     {
-        match sent.await {
-            Ok(output) => {
-                let answer = telemetry::Answer {
-                    capacity: output.consumed().map_or(&[], std::slice::from_ref),
-                    items: 1,
-                    tried: attempts.tried(0),
-                    request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
-                    scanned: None,
-                };
-                span.answered(db.sdk().server(), &answer);
-                let (attributes, consumed) = output.into_parts();
-                Ok((attributes, Capacity::of(consumed)))
-            }
-            Err(error) => {
-                span.failed_request(&error);
-                let met = match error
-                    .as_service_error()
-                    .and_then(ConditionFailure::condition_failed)
-                {
-                    Some(returned) => Some(self.item_met(db, returned).await),
-                    None => None,
-                };
-                Err(self.sdk_failure(operation, error, met, attempts))
-            }
-        }
+        let failure = async |refused: SdkError<O::Error, HttpResponse>| {
+            let met = match refused
+                .as_service_error()
+                .and_then(ConditionFailure::condition_failed)
+            {
+                Some(returned) => Some(self.item_met(db, returned).await),
+                None => None,
+            };
+            self.sdk_failure(O::OPERATION, refused, met, attempts)
+        };
+        let output = db.sdk().send(span, attempts, request, failure).await?;
+        let (attributes, consumed) = output.into_parts();
+        Ok((attributes, Capacity::of(consumed)))
     }
 
     /// The item a failed condition met (see `writes::condition_met`).
@@ -730,9 +694,7 @@ pub(crate) fn and<E>(a: Option<Condition<E>>, b: Condition<E>) -> Condition<E> {
 
 /// What a PutItem, UpdateItem or DeleteItem answers: the attributes its
 /// return values asked for, and the capacity it consumed.
-pub(crate) trait WriteAnswer: aws_sdk_dynamodb::operation::RequestId {
-    fn consumed(&self) -> Option<&aws_sdk_dynamodb::types::ConsumedCapacity>;
-
+pub(crate) trait WriteAnswer: telemetry::Reported {
     fn into_parts(
         self,
     ) -> (
@@ -744,10 +706,6 @@ pub(crate) trait WriteAnswer: aws_sdk_dynamodb::operation::RequestId {
 macro_rules! write_answer {
     ($($output:ty),* $(,)?) => {$(
         impl WriteAnswer for $output {
-            fn consumed(&self) -> Option<&aws_sdk_dynamodb::types::ConsumedCapacity> {
-                self.consumed_capacity.as_ref()
-            }
-
             fn into_parts(
                 self,
             ) -> (

@@ -387,7 +387,7 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
         let described = client
             .describe_table()
             .table_name(table)
-            .send_spanned_for(client, (table, E::SCHEMA.entity_type), |_| false)
+            .send_on_for(client, (table, E::SCHEMA.entity_type), |_| false)
             .await
             .ok()?;
         described

@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
-use aws_sdk_dynamodb::operation::scan::ScanOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 
 use crate::db::Db;
@@ -99,8 +98,7 @@ impl ScanRequest {
         let capacity = capacity.or_else(|| db.consumed_capacity(&span, false));
         let request =
             |client: &aws_sdk_dynamodb::Client| self.settings(client.scan(), capacity.clone());
-        let returned = |output: &ScanOutput| output.items.as_ref().map_or(0, Vec::len);
-        let mut output = db.send_in_span(&span, request, returned).await?;
+        let mut output = db.send_in_span(&span, request(db.client())).await?;
         Ok(Scanned {
             capacity: Capacity::of(output.consumed_capacity.take()),
             items: output.items.take().unwrap_or_default(),

@@ -4,12 +4,10 @@
 use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::TransactWriteItem;
-use tracing::Instrument;
 
 use crate::db::Db;
 use crate::error::{ActionFailure, Error, ExistingItem, Result};
 use crate::keys::guard::shown_key;
-use crate::telemetry;
 use crate::telemetry::{Capacity, RequestSpan};
 use crate::transport::attempts::Attempts;
 use crate::transport::condition_items::TRUSTED_AFTER;
@@ -50,49 +48,19 @@ impl Sending<'_> {
                 true => items.clone(),
                 false => std::mem::take(&mut items),
             };
-            // One span per TransactWriteItems sent (and the SDK's retries),
-            // which counts that request's attempts only.
-            let span = self.span(sending.iter());
-            let sent_before = attempts.count();
-            let error = match self
-                .send_once(sending, &token, (attempts, sent_before), &span)
-                .await
-            {
+            let error = match self.send_once(sending, &token, attempts, may_resend).await {
                 Ok(capacity) => return Ok((token, capacity)),
                 Err(error) => error,
             };
-            // Lost only to other transactions or throttling, this attempt
-            // applied nothing: it is safe to send again (a token pinned by
-            // the caller is theirs to retry with). So is one the SDK gave up
-            // on after an attempt that may have been applied, under the same
-            // token: DynamoDB then answers success instead of applying it
-            // twice. Once an attempt may have been applied, the token is
-            // never changed.
-            let maybe_applied = attempts.maybe_applied();
-            let unsettled = maybe_applied && matches!(error, Error::Sdk { .. });
-            let again = error.is_transaction_conflict() || (unsettled && error.is_retryable());
-            let resend = again && may_resend;
-            let tried = attempts.tried(sent_before);
-            if resend {
-                // This request failed; the transaction goes on in the next.
-                span.failed(self.db.sdk().server(), &error, tried);
-                tokio::time::sleep(policy.delay(attempt)).await;
-                if !maybe_applied {
-                    token = request_token();
-                }
-                continue;
+            if !(may_resend && sent_again(&error, attempts.maybe_applied())) {
+                return Err(error);
             }
-            let error = if unsettled {
-                Error::WriteOutcomeUnknown {
-                    entity: "transaction",
-                    key: token,
-                    failure: Box::new(error),
-                }
-            } else {
-                error
-            };
-            span.failed(self.db.sdk().server(), &error, tried);
-            return Err(error);
+            tokio::time::sleep(policy.delay(attempt)).await;
+            // Once an attempt may have been applied, the token is never
+            // changed.
+            if !attempts.maybe_applied() {
+                token = request_token();
+            }
         }
     }
 
@@ -115,43 +83,47 @@ impl Sending<'_> {
         span
     }
 
-    /// One TransactWriteItems (the SDK's retries included): the capacity
-    /// DynamoDB reported, or the failure, a cancellation with one reason per
-    /// action; recorded into `span` either way, its attempts counted from
-    /// `sent_before` (the count before this request).
+    /// One TransactWriteItems (the SDK's retries included), in a span of
+    /// its own that counts its attempts only: the capacity DynamoDB
+    /// reported, or the failure, a cancellation with one reason per action.
+    /// An unsettled failure that is not to be sent again (`may_resend`) is
+    /// an unknown outcome.
     async fn send_once(
         &self,
         sending: Vec<TransactWriteItem>,
         token: &str,
-        (attempts, sent_before): (&Attempts, u32),
-        span: &RequestSpan,
+        attempts: &Attempts,
+        may_resend: bool,
     ) -> Result<Capacity> {
-        let capacity = self.db.consumed_capacity(span, self.capacity_asked);
-        let request = request(Some(sending), token, capacity);
-        let result = self
-            .db
-            .sdk()
-            .send(attempts, request)
-            .instrument(span.span().clone())
-            .await;
-        match result {
-            Ok(output) => {
-                let answer = telemetry::Answer {
-                    capacity: output.consumed_capacity.as_deref().unwrap_or_default(),
-                    items: self.actions.len(),
-                    tried: attempts.tried(sent_before),
-                    request_id: aws_sdk_dynamodb::operation::RequestId::request_id(&output),
-                    scanned: None,
-                };
-                span.answered(self.db.sdk().server(), &answer);
-                Ok(Capacity::of_tables(output.consumed_capacity))
+        let span = self.span(sending.iter());
+        let capacity = self.db.consumed_capacity(&span, self.capacity_asked);
+        let request = request(Some(sending), token, capacity)(self.db.client());
+        let failure = async |refused| {
+            let error = canceled(refused, self.actions);
+            let unsettled = attempts.maybe_applied() && matches!(error, Error::Sdk { .. });
+            if !unsettled || (may_resend && sent_again(&error, true)) {
+                return error;
             }
-            Err(error) => {
-                span.failed_request(&error);
-                Err(canceled(error, self.actions))
+            Error::WriteOutcomeUnknown {
+                entity: "transaction",
+                key: token.to_owned(),
+                failure: Box::new(error),
             }
-        }
+        };
+        let sdk = self.db.sdk();
+        let output = sdk.send(&span, attempts, request, failure).await?;
+        Ok(Capacity::of_tables(output.consumed_capacity))
     }
+}
+
+/// Whether a failed transaction is sent again: lost only to other
+/// transactions or throttling, it applied nothing (a token pinned by the
+/// caller is theirs to retry with). So is one the SDK gave up on after an
+/// attempt that `maybe_applied`, under the same token: DynamoDB then
+/// answers success instead of applying it twice.
+fn sent_again(error: &Error, maybe_applied: bool) -> bool {
+    let unsettled = maybe_applied && matches!(error, Error::Sdk { .. });
+    error.is_transaction_conflict() || (unsettled && error.is_retryable())
 }
 
 /// The TransactWriteItems of `items` under `token`, as a client builds it:
