@@ -2,7 +2,7 @@
 //! live turned on.
 
 use crate::entity::Table;
-use crate::transport::operation::TableOperation;
+use crate::transport::table_operation::TableOperation;
 
 use std::time::{Duration, Instant};
 

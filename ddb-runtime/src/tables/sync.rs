@@ -2,7 +2,7 @@
 //! applies.
 
 use crate::entity::Table;
-use crate::transport::operation::TableOperation;
+use crate::transport::table_operation::TableOperation;
 
 use std::time::Duration;
 

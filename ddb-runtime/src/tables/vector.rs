@@ -1,7 +1,7 @@
 //! Vector indexes in DynamoDB's own types: the `VectorIndexes` of
 //! CreateTable and the `VectorIndexUpdates` of UpdateTable.
 
-use crate::transport::operation::TableOperation;
+use crate::transport::table_operation::TableOperation;
 use aws_sdk_dynamodb::types::{
     CreateVectorIndexAction, Projection as SdkProjection, ProjectionType, SearchSchemaElement,
     SearchSchemaElementType, VectorAttributeDefinition, VectorDistanceFunction, VectorIndex,

@@ -9,3 +9,4 @@ pub mod dry_run;
 pub(crate) mod operation;
 pub(crate) mod recorder;
 pub mod sdk;
+pub(crate) mod table_operation;

@@ -1,22 +1,17 @@
 //! The SDK's operations as ddb sends them: each fluent builder is sent with
 //! the [`Recorder`] added, under DynamoDB's name for it; an item
-//! operation also gives its input for a dry run, a table operation what
-//! its span records of it.
+//! operation also gives its input for a dry run.
 
 use std::future::Future;
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{BuildError, SdkError};
-use aws_sdk_dynamodb::Client;
 
 use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemInputBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsInputBuilder;
 
 use super::dry_run::Request;
 use super::recorder::Recorder;
-use super::sdk::Sdk;
-use crate::error::{Error, Result};
-use crate::telemetry::{Reported, RequestSpan};
 
 /// A request of the SDK's fluent builders.
 pub(crate) trait Operation: Sized {
@@ -46,51 +41,6 @@ pub(crate) trait ItemOperation: Operation {
     fn request(&self) -> Result<Request, BuildError>;
 }
 
-/// A table operation (CreateTable, UpdateTable, ...), sent through a
-/// client in a span of its own that records where it went, its request id
-/// and its failure.
-pub(crate) trait TableOperation: Operation
-where
-    Self::Output: Reported,
-    Self::Error: aws_sdk_dynamodb::error::ProvideErrorMetadata,
-{
-    /// Records on `span` what the request sends that the conventions name
-    /// as string[] attributes.
-    #[cfg(feature = "opentelemetry")]
-    fn record_sent(&self, span: &tracing::Span);
-
-    /// Sends the operation on table `table` in a span of its own, its
-    /// failure as ddb's error.
-    fn send_on(self, client: &Client, table: &str) -> impl Future<Output = Result<Self::Output>>
-    where
-        aws_sdk_dynamodb::Error: From<SdkError<Self::Error, HttpResponse>>,
-    {
-        self.send_on_for(client, (table, ""), |_| false)
-    }
-
-    /// [`send_on`](Self::send_on), for the work of an entity (a
-    /// backfill's, `""` for none), which its span names; a failure the
-    /// caller `handles` is recorded as an answer.
-    fn send_on_for(
-        self,
-        client: &Client,
-        (table, entity): (&str, &'static str),
-        handles: fn(&Error) -> bool,
-    ) -> impl Future<Output = Result<Self::Output>>
-    where
-        aws_sdk_dynamodb::Error: From<SdkError<Self::Error, HttpResponse>>,
-    {
-        let sdk = Sdk::new(client.clone());
-        let span = RequestSpan::new(sdk.server(), Self::OPERATION, table, None, entity);
-        let span = span.answering(handles);
-        #[cfg(feature = "opentelemetry")]
-        if span.is_recorded() {
-            self.record_sent(span.span());
-        }
-        async move { sdk.send_plain(&span, self).await }
-    }
-}
-
 macro_rules! operation {
     ($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal $(, $sent:expr)?) => {
         impl Operation for aws_sdk_dynamodb::operation::$op::builders::$builder {
@@ -113,6 +63,7 @@ macro_rules! operation {
         }
     };
 }
+pub(super) use operation;
 
 macro_rules! item_operations {
     ($($op:ident: $builder:ident -> $output:ident, $error:ident, $variant:ident, $name:literal $(, $sent:expr)?;)*) => {$(
@@ -121,19 +72,6 @@ macro_rules! item_operations {
         impl ItemOperation for aws_sdk_dynamodb::operation::$op::builders::$builder {
             fn request(&self) -> Result<Request, BuildError> {
                 self.as_input().clone().build().map(Request::$variant)
-            }
-        }
-    )*};
-}
-
-macro_rules! table_operations {
-    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal, $sent:ident;)*) => {$(
-        operation!($op: $builder -> $output, $error, $name);
-
-        impl TableOperation for aws_sdk_dynamodb::operation::$op::builders::$builder {
-            #[cfg(feature = "opentelemetry")]
-            fn record_sent(&self, span: &tracing::Span) {
-                crate::telemetry::$sent(self.as_input(), span)
             }
         }
     )*};
@@ -153,14 +91,6 @@ item_operations! {
     batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError, BatchWriteItemInput, "BatchWriteItem",
         |input: &BatchWriteItemInputBuilder| input.get_request_items().iter().flat_map(|r| r.values()).map(Vec::len).sum();
     transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError, TransactGetItemsInput, "TransactGetItems";
-}
-
-table_operations! {
-    create_table: CreateTableFluentBuilder -> CreateTableOutput, CreateTableError, "CreateTable", create_table_sent;
-    describe_table: DescribeTableFluentBuilder -> DescribeTableOutput, DescribeTableError, "DescribeTable", nothing_sent;
-    update_table: UpdateTableFluentBuilder -> UpdateTableOutput, UpdateTableError, "UpdateTable", update_table_sent;
-    describe_time_to_live: DescribeTimeToLiveFluentBuilder -> DescribeTimeToLiveOutput, DescribeTimeToLiveError, "DescribeTimeToLive", nothing_sent;
-    update_time_to_live: UpdateTimeToLiveFluentBuilder -> UpdateTimeToLiveOutput, UpdateTimeToLiveError, "UpdateTimeToLive", nothing_sent;
 }
 
 #[cfg(test)]

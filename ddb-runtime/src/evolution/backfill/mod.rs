@@ -23,7 +23,7 @@ mod pacing;
 mod plan;
 mod run;
 
-use crate::transport::operation::TableOperation;
+use crate::transport::table_operation::TableOperation;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
