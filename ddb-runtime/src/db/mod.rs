@@ -255,18 +255,6 @@ impl Db {
         wanted.then_some(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes)
     }
 
-    /// The capacity a dry run's request asks for: what [`consumed_capacity`]
-    /// asks, without a span (a dry run records none).
-    ///
-    /// [`consumed_capacity`]: Self::consumed_capacity
-    pub(crate) fn dry_capacity(
-        &self,
-        asked: bool,
-    ) -> Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity> {
-        let wanted = asked || self.inner.return_consumed_capacity;
-        wanted.then_some(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes)
-    }
-
     pub(crate) fn cursor_keys(&self) -> Option<Arc<CursorKeys>> {
         self.inner.cursor_keys.clone()
     }
@@ -297,7 +285,8 @@ impl Db {
     }
 
     /// The span of one request of `operation` on `table` (and `index`),
-    /// for `entity` ("" when it is of several).
+    /// for `entity` ("" when it is of several); in a dry run, a span that
+    /// records nothing.
     pub(crate) fn span(
         &self,
         operation: &'static str,
@@ -305,8 +294,7 @@ impl Db {
         index: Option<&str>,
         entity: &'static str,
     ) -> crate::telemetry::RequestSpan {
-        let server = self.inner.sdk.server();
-        crate::telemetry::RequestSpan::new(server, operation, table, index, entity)
+        self.span_of_tables(operation, &[table], index, entity)
     }
 
     /// The span of one request of `operation` on each of `tables` (a
@@ -315,45 +303,35 @@ impl Db {
         &self,
         operation: &'static str,
         tables: &[&str],
+        index: Option<&str>,
         entity: &'static str,
     ) -> crate::telemetry::RequestSpan {
+        use crate::telemetry::RequestSpan;
+        if crate::transport::capture::in_dry_run() {
+            return RequestSpan::disabled();
+        }
         let server = self.inner.sdk.server();
-        crate::telemetry::RequestSpan::of_tables(server, operation, tables, None, entity)
+        RequestSpan::of_tables(server, operation, tables, index, entity)
     }
 
-    /// The GetItem [`get_stored`](Self::get_stored) sends for the whole
-    /// item at `key`, strongly consistent: not sent.
-    pub(crate) fn dry_get_stored<T: Table + 'static>(
+    /// The dry run of a call: the requests its `send` would send first,
+    /// not sent, printed without the values of `sensitive` attributes. A
+    /// write (`writes`) whose first request is a GetItem reads first.
+    pub(crate) fn dry_run<T>(
         &self,
-        entity: &'static str,
-        key: crate::item::Item,
-    ) -> crate::error::Result<crate::transport::dry_run::Request> {
-        self.dry_get_stored_of::<T>(entity, key, true, &[])
-    }
-
-    /// The dry run of a write of `E` that reads the item at `key` first:
-    /// the strongly consistent GetItem it sends before it can plan its write.
-    pub(crate) fn dry_reading_first<E: crate::entity::Entity + 'static>(
-        &self,
-        key: crate::item::Item,
+        send: impl std::future::Future<Output = crate::error::Result<T>>,
+        sensitive: Vec<&'static str>,
+        writes: bool,
     ) -> crate::error::Result<crate::DryRun> {
-        let read = self.dry_get_stored::<E::Table>(E::SCHEMA.entity_type, key)?;
-        Ok(crate::DryRun::of(read, &E::SCHEMA).reading_first())
-    }
-
-    /// The GetItem [`get_stored`](Self::get_stored) sends with these
-    /// arguments: not sent.
-    pub(crate) fn dry_get_stored_of<T: Table + 'static>(
-        &self,
-        entity: &'static str,
-        key: crate::item::Item,
-        consistent: bool,
-        attributes: &[&str],
-    ) -> crate::error::Result<crate::transport::dry_run::Request> {
-        let projected = stored_projection(attributes);
-        let capacity = self.dry_capacity(false);
-        let request = stored_request(self.table_name::<T>(), key, consistent, projected, capacity);
-        self.sdk().dry(entity, request)
+        use crate::transport::dry_run::Request;
+        let requests = crate::transport::capture::requests_sent_first(send)?;
+        let reads_first = writes && matches!(requests.first(), Some(Request::GetItemInput(_)));
+        let dry = crate::DryRun::new(requests, sensitive);
+        Ok(if reads_first {
+            dry.reading_first()
+        } else {
+            dry
+        })
     }
 
     /// One GetItem of the item at `key` of table `T`, as DynamoDB stores
@@ -389,9 +367,16 @@ impl Db {
             ..Default::default()
         };
         span.reading(&read, names.as_ref());
-        let capacity = self.consumed_capacity(&span, false);
-        let request = stored_request(name, key, consistent, (projection, names), capacity);
-        Ok(self.send_in_span(&span, request(self.client())).await?.item)
+        let request = self
+            .client()
+            .get_item()
+            .table_name(name)
+            .set_key(Some(key))
+            .set_consistent_read(consistent.then_some(true))
+            .set_projection_expression(projection)
+            .set_expression_attribute_names(names)
+            .set_return_consumed_capacity(self.consumed_capacity(&span, false));
+        Ok(self.send_in_span(&span, request).await?.item)
     }
 }
 
@@ -403,27 +388,4 @@ fn stored_projection(attributes: &[&str]) -> (Option<String>, crate::expression:
         (!attributes.is_empty()).then(|| placeholders.projection(attributes.iter().copied()));
     let (names, _) = placeholders.into_maps();
     (projection, names)
-}
-
-/// The GetItem of the stored item at `key` ddb reads for itself, as a
-/// client builds it: what is sent, and what a dry run shows. It asks for
-/// its `capacity` as every request does, when someone reads it.
-fn stored_request(
-    name: &str,
-    key: crate::item::Item,
-    consistent: bool,
-    (projection, names): (Option<String>, crate::expression::NameMap),
-    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
-) -> impl FnOnce(&Client) -> aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder + '_
-{
-    move |client| {
-        client
-            .get_item()
-            .table_name(name)
-            .set_key(Some(key))
-            .set_consistent_read(consistent.then_some(true))
-            .set_projection_expression(projection)
-            .set_expression_attribute_names(names)
-            .set_return_consumed_capacity(capacity)
-    }
 }

@@ -40,57 +40,89 @@ impl SdkErrorKind {
 }
 
 impl Error {
-    /// The same error about a request's input (a key, a sort condition), for
-    /// a query built once and sent several times: those variants are plain
-    /// data; any other keeps its message.
+    /// The same error about a request's input (a key, a value, an item, a
+    /// sort condition, an update), for a request built once and then sent,
+    /// or dry run, more than once: those variants are plain data, copied
+    /// whole; any other keeps its message.
     pub(crate) fn clone_input(&self) -> Self {
+        use Error as E;
         match self {
-            Error::InvalidKeySegment {
+            E::InvalidKeySegment {
                 entity,
                 key,
                 field,
                 source,
-            } => Error::InvalidKeySegment {
+            } => E::InvalidKeySegment {
                 entity,
                 key,
                 field,
                 source: source.clone(),
             },
-            Error::KeyTooLarge {
+            &E::KeyTooLarge {
                 entity,
                 key,
                 size,
                 limit,
-            } => Error::KeyTooLarge {
+            } => E::KeyTooLarge {
                 entity,
                 key,
-                size: *size,
-                limit: *limit,
+                size,
+                limit,
             },
-            Error::KeyMismatch {
+            E::KeyMismatch {
                 entity,
                 key,
                 template,
                 reason,
-            } => Error::KeyMismatch {
+            } => E::KeyMismatch {
                 entity,
                 key,
                 template,
                 reason: reason.clone(),
             },
-            Error::InvalidRequest { entity, reason } => Error::InvalidRequest {
+            E::Encode { entity, source } => E::Encode {
+                entity,
+                source: source.clone(),
+            },
+            E::InvalidRequest { entity, reason } => E::InvalidRequest {
                 entity,
                 reason: reason.clone(),
             },
-            Error::InvalidSortCondition { entity, reason } => Error::InvalidSortCondition {
+            E::InvalidValue { entity, reason } => E::InvalidValue {
                 entity,
                 reason: reason.clone(),
             },
-            Error::InvalidValue { entity, reason } => Error::InvalidValue {
+            &E::ExpressionTooLarge {
+                entity,
+                expression,
+                size,
+                limit,
+            } => E::ExpressionTooLarge {
+                entity,
+                expression,
+                size,
+                limit,
+            },
+            E::InvalidSortCondition { entity, reason } => E::InvalidSortCondition {
                 entity,
                 reason: reason.clone(),
             },
-            other => Error::InvalidRequest {
+            E::InvalidUpdate { entity, reason } => E::InvalidUpdate {
+                entity,
+                reason: reason.clone(),
+            },
+            E::ItemTooLarge {
+                entity,
+                key,
+                size,
+                limit,
+            } => E::ItemTooLarge {
+                entity,
+                key: key.clone(),
+                size: *size,
+                limit: *limit,
+            },
+            other => E::InvalidRequest {
                 entity: "",
                 reason: other.to_string(),
             },

@@ -385,6 +385,15 @@ pub enum Error {
 /// `Result<T, ddb_runtime::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// A copy of what a builder made of its input: a request is sent (or dry
+/// run) from a copy, so the builder can be sent again.
+pub(crate) fn cloned<T: Clone>(made: &Result<T>) -> Result<T> {
+    match made {
+        Ok(made) => Ok(made.clone()),
+        Err(error) => Err(error.clone_input()),
+    }
+}
+
 /// `f` applied to each of `items`, in order, into a vector allocated once;
 /// the first error stops it. Collecting an iterator of results grows its
 /// vector from nothing: for a page of entities of a hundred bytes or more

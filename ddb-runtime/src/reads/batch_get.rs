@@ -4,7 +4,6 @@
 use crate::telemetry::Capacity;
 use std::collections::{HashMap, HashSet};
 
-use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
 use aws_sdk_dynamodb::types::KeysAndAttributes;
 
 use crate::db::Db;
@@ -68,21 +67,6 @@ fn keys_asked(entity: &'static str, keys: Vec<Item>) -> Result<KeysAndAttributes
         })
 }
 
-/// The BatchGetItem of `keys` on `table`, as a client builds it: what is
-/// sent, and what a dry run shows.
-fn batch_get_request(
-    table: &str,
-    keys: KeysAndAttributes,
-    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
-) -> impl FnOnce(&aws_sdk_dynamodb::Client) -> BatchGetItemFluentBuilder + '_ {
-    move |client: &aws_sdk_dynamodb::Client| {
-        client
-            .batch_get_item()
-            .request_items(table, keys)
-            .set_return_consumed_capacity(capacity)
-    }
-}
-
 /// One chunk of a batch get, each found item decoded as its answer arrives
 /// and matched to the position of its key (`positions`): an item at a key
 /// its request did not ask, or found twice, cannot be placed.
@@ -104,8 +88,12 @@ async fn get_chunk<E: crate::entity::Entity>(
             let keys = keys_asked(entity, keys)?;
             let span = db.span("BatchGetItem", table, None, entity);
             let capacity = db.consumed_capacity(&span, false);
-            let request = batch_get_request(table, keys, capacity);
-            let output = db.send_in_span(&span, request(db.client())).await?;
+            let request = db
+                .client()
+                .batch_get_item()
+                .request_items(table, keys)
+                .set_return_consumed_capacity(capacity);
+            let output = db.send_in_span(&span, request).await?;
             let found = output
                 .responses
                 .and_then(|mut responses| responses.remove(table))
@@ -170,8 +158,9 @@ impl Db {
         get_entities(self, self.table_name::<E::Table>(), keys, decode).await
     }
 
-    /// The BatchGetItems [`batch_get`](Self::batch_get) would send first, one
-    /// per chunk of 100 keys, not sent; checked as `batch_get` checks them.
+    /// The BatchGetItems [`batch_get`](Self::batch_get) sends first, one per
+    /// chunk of 100 keys (as many chunks as its retry policy sends at once),
+    /// not sent; checked as `batch_get` checks them.
     ///
     /// # Example
     ///
@@ -185,18 +174,7 @@ impl Db {
         &self,
         keys: Vec<crate::keys::key::Key<E>>,
     ) -> Result<crate::DryRun> {
-        let entity = E::SCHEMA.entity_type;
-        let table = self.table_name::<E::Table>();
-        let values: Vec<&KeyValues> = keys.iter().map(crate::keys::key::Key::values).collect();
-        positions(entity, values)?;
-        let items: Vec<Item> = keys.iter().map(crate::keys::key::Key::to_item).collect();
-        let capacity = self.dry_capacity(false);
-        let sent = chunks(items, GET_CHUNK).into_iter().map(|chunk| {
-            let request = batch_get_request(table, keys_asked(entity, chunk)?, capacity.clone());
-            self.sdk().dry(entity, request)
-        });
-        let sent = sent.collect::<Result<Vec<_>>>()?;
         let sensitive = crate::transport::dry_run::sensitive_attributes(&E::SCHEMA);
-        Ok(crate::DryRun::new(sent, sensitive.collect()))
+        self.dry_run(self.batch_get(keys), sensitive.collect(), false)
     }
 }

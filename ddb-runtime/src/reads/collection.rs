@@ -257,17 +257,20 @@ impl<C: Collection> CollectionQuery<C> {
     /// # }
     /// ```
     pub fn dry_run(&self) -> Result<crate::DryRun> {
-        let plan = self.plan()?;
-        let requests = plan.dry_run(&self.db, self.cursor.as_ref(), self.limit)?;
         let sensitive = C::MEMBERS
             .iter()
             .flat_map(|m| crate::transport::dry_run::sensitive_attributes(m))
             .collect();
-        Ok(crate::DryRun::new(requests, sensitive))
+        self.db.dry_run(self.page(), sensitive, false)
     }
 
     /// Sends the query and returns one page.
     pub async fn send(self) -> Result<Page<C>> {
+        self.page().await
+    }
+
+    /// One page from the cursor.
+    async fn page(&self) -> Result<Page<C>> {
         let plan = self.plan()?;
         self.page_at(&plan, self.cursor.as_ref()).await
     }

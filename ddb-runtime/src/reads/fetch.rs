@@ -11,7 +11,6 @@ use crate::telemetry;
 use crate::telemetry::Capacity;
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, Select};
 
 use crate::db::Db;
@@ -270,74 +269,6 @@ impl Plan {
         })
     }
 
-    /// The Query request of `parts`, as a client builds it: what is sent,
-    /// and what a dry run shows.
-    fn query_request<'a>(
-        &'a self,
-        parts: Rendered,
-        start: Option<&'a Item>,
-        limit: Option<usize>,
-        capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
-    ) -> impl FnOnce(&aws_sdk_dynamodb::Client) -> QueryFluentBuilder + 'a {
-        move |client| {
-            client
-                .query()
-                .table_name(&self.table_name)
-                .set_index_name(self.index.map(str::to_owned))
-                .key_condition_expression(parts.condition)
-                .set_filter_expression(parts.filter)
-                .set_projection_expression(parts.projection)
-                .set_select(parts.select)
-                .set_expression_attribute_names(parts.names)
-                .set_expression_attribute_values(parts.values)
-                // Forward is DynamoDB's default.
-                .set_scan_index_forward((!parts.forward).then_some(false))
-                .set_consistent_read(self.consistent.then_some(true))
-                .set_exclusive_start_key(start.cloned())
-                .set_limit(limit.map(clamped))
-                .set_return_consumed_capacity(capacity)
-        }
-    }
-
-    /// The Query requests the first page from `cursor` sends first, not
-    /// sent: one per shard of a sharded query (none when the sort range is
-    /// empty or the cursor is at the end).
-    pub(crate) fn dry_run(
-        &self,
-        db: &Db,
-        cursor: Option<&Cursor>,
-        limit: Option<usize>,
-    ) -> Result<Vec<crate::transport::dry_run::Request>> {
-        if self.sort.range == SortRange::Empty {
-            return Ok(Vec::new());
-        }
-        let (positions, reading) = self.positions(cursor)?;
-        let sharded = self.partitions.len() > 1;
-        if sharded && reading == Reading::Backward {
-            return Err(Error::InvalidCursor {
-                reason: "a sharded query has no previous-page cursors".into(),
-            });
-        }
-        let target = match sharded {
-            true => Some(limit.unwrap_or(DEFAULT_SHARDED_PAGE)),
-            false => self.items_to_read(limit, reading),
-        };
-        let ask = target.map(|n| next_read(n, None));
-        let capacity = db.dry_capacity(false);
-        let mut requests = Vec::with_capacity(positions.len());
-        for (shard, position) in positions.iter().enumerate() {
-            let start = match position {
-                Position::Done => continue,
-                Position::Start => None,
-                Position::After(key) => Some(key),
-            };
-            let parts = self.rendered(shard, reading)?;
-            let request = self.query_request(parts, start, ask, capacity.clone());
-            requests.push(db.sdk().dry(self.entity, request)?);
-        }
-        Ok(requests)
-    }
-
     /// One DynamoDB Query request, read in the query's order or against it.
     async fn request(
         &self,
@@ -360,9 +291,24 @@ impl Plan {
             segment: None,
         };
         span.reading(&read, parts.names.as_ref());
-        let capacity = db.consumed_capacity(&span, false);
-        let request = self.query_request(parts, start, limit, capacity);
-        let output = db.send_in_span(&span, request(db.client())).await?;
+        let request = db
+            .client()
+            .query()
+            .table_name(&self.table_name)
+            .set_index_name(self.index.map(str::to_owned))
+            .key_condition_expression(parts.condition)
+            .set_filter_expression(parts.filter)
+            .set_projection_expression(parts.projection)
+            .set_select(parts.select)
+            .set_expression_attribute_names(parts.names)
+            .set_expression_attribute_values(parts.values)
+            // Forward is DynamoDB's default.
+            .set_scan_index_forward((!parts.forward).then_some(false))
+            .set_consistent_read(self.consistent.then_some(true))
+            .set_exclusive_start_key(start.cloned())
+            .set_limit(limit.map(clamped))
+            .set_return_consumed_capacity(db.consumed_capacity(&span, false));
+        let output = db.send_in_span(&span, request).await?;
         let items = output.items.unwrap_or_default();
         let capacity = Capacity::of(output.consumed_capacity);
         Ok(Response {

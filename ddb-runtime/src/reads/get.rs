@@ -3,13 +3,11 @@
 use crate::db::Db;
 use crate::telemetry::Capacity;
 
-use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
-use aws_sdk_dynamodb::Client;
-
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::keys::key::Key;
 use crate::reads::projection::Projection;
+use crate::transport::dry_run::sensitive_attributes;
 
 impl Db {
     /// A GetItem of one item by its primary key.
@@ -84,37 +82,6 @@ impl<E: Entity + 'static> GetItem<E> {
         Ok((projection, names.flatten()))
     }
 
-    /// The GetItem, as a client builds it: what is sent, and what a dry
-    /// run shows.
-    fn request<'a>(
-        &'a self,
-        table: &'a str,
-        projection: Option<String>,
-        names: crate::expression::NameMap,
-        capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
-    ) -> impl FnOnce(&Client) -> GetItemFluentBuilder + 'a {
-        move |client| {
-            client
-                .get_item()
-                .table_name(table)
-                .set_key(Some(self.key.to_item()))
-                // Eventually consistent is the default: sent only when true.
-                .set_consistent_read(self.consistent.then_some(true))
-                .set_projection_expression(projection)
-                .set_expression_attribute_names(names)
-                .set_return_consumed_capacity(capacity)
-        }
-    }
-
-    /// The GetItem request [`send`](Self::send) would send, not sent.
-    pub(crate) fn dry_request(&self) -> Result<crate::dry_run::Request> {
-        let table = self.db.table_name::<E::Table>();
-        let (projection, names) = self.projection_parts()?;
-        let capacity = self.db.dry_capacity(false);
-        let request = self.request(table, projection, names, capacity);
-        self.db.sdk().dry(E::SCHEMA.entity_type, request)
-    }
-
     /// The GetItem [`send`](Self::send) would send, not sent.
     ///
     /// # Example
@@ -127,7 +94,8 @@ impl<E: Entity + 'static> GetItem<E> {
     /// # }
     /// ```
     pub fn dry_run(&self) -> Result<crate::DryRun> {
-        Ok(crate::DryRun::of(self.dry_request()?, &E::SCHEMA))
+        let sensitive = sensitive_attributes(&E::SCHEMA).collect();
+        self.db.dry_run(self.fetch(), sensitive, false)
     }
 
     async fn fetch(&self) -> Result<Option<crate::item::Item>> {
@@ -148,12 +116,18 @@ impl<E: Entity + 'static> GetItem<E> {
             ..Default::default()
         };
         span.reading(&read, names.as_ref());
-        let capacity = self.db.consumed_capacity(&span, asked);
-        let request = self.request(table, projection, names, capacity);
-        let output = self
+        let request = self
             .db
-            .send_in_span(&span, request(self.db.client()))
-            .await?;
+            .client()
+            .get_item()
+            .table_name(table)
+            .set_key(Some(self.key.to_item()))
+            // Eventually consistent is the default: sent only when true.
+            .set_consistent_read(self.consistent.then_some(true))
+            .set_projection_expression(projection)
+            .set_expression_attribute_names(names)
+            .set_return_consumed_capacity(self.db.consumed_capacity(&span, asked));
+        let output = self.db.send_in_span(&span, request).await?;
         let capacity = crate::telemetry::Capacity::of(output.consumed_capacity);
         let item = output.item.filter(|item| {
             self.include_expired || !crate::item::timestamp::expired(&E::SCHEMA, item)

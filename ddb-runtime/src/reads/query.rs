@@ -229,10 +229,12 @@ where
     where
         (P, D): Ready,
     {
-        let plan = self.plan()?;
-        let requests = plan.dry_run(&self.db, self.cursor.as_ref(), self.limit)?;
+        let page = async {
+            let plan = self.plan()?;
+            self.page_with(&plan, self.cursor.as_ref()).await
+        };
         let sensitive = sensitive_attributes(&E::SCHEMA).collect();
-        Ok(DryRun::new(requests, sensitive))
+        self.db.dry_run(page, sensitive, false)
     }
 
     /// Sends the query and returns one page (see [`limit`](Self::limit)).

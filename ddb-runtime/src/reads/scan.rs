@@ -247,20 +247,21 @@ where
     /// # Ok(()) }
     /// ```
     pub fn dry_run(&self) -> Result<crate::DryRun> {
-        let plan = self.plan()?;
-        let requests = plan.dry_run(&self.db, self.cursor.as_ref(), self.limit)?;
         let sensitive = crate::transport::dry_run::sensitive_attributes(&E::SCHEMA).collect();
-        Ok(crate::DryRun::new(requests, sensitive))
+        self.db.dry_run(self.page(), sensitive, false)
     }
 
     /// Sends the scan and returns one page (see [`limit`](Self::limit)).
     pub fn send(self) -> BoxFuture<'static, Result<ScanPage<D::Output>>> {
-        Box::pin(async move {
-            let plan = self.plan()?;
-            let mut reading = plan.start(self.cursor.as_ref())?;
-            let raw = plan.page(&self.db, &mut reading, self.limit).await?;
-            self.decode_page(raw).await
-        })
+        Box::pin(async move { self.page().await })
+    }
+
+    /// One page from the cursor.
+    async fn page(&self) -> Result<ScanPage<D::Output>> {
+        let plan = self.plan()?;
+        let mut reading = plan.start(self.cursor.as_ref())?;
+        let raw = plan.page(&self.db, &mut reading, self.limit).await?;
+        self.decode_page(raw).await
     }
 
     /// Every page, from the cursor (if any) to the end. What a page's

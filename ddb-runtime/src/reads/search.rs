@@ -2,6 +2,7 @@
 //! items of an entity whose vectors are closest to a search vector, best
 //! first.
 
+use std::future::Future;
 use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
@@ -19,6 +20,7 @@ use crate::item::Item;
 use crate::keys::key::Key;
 use crate::reads::projection::Projection;
 use crate::transport::attempts::Attempts;
+use crate::transport::dry_run::sensitive_attributes;
 
 /// DynamoDB's bounds on a search's `TopK`.
 pub const MAX_TOP_K: u32 = 100;
@@ -150,8 +152,12 @@ impl<E: Entity + 'static> Search<E> {
     /// attribute of an older item, which the index does not return
     /// unasked). Items past their time to live are left out.
     pub async fn send(self) -> Result<Searched<E>> {
+        self.whole().await
+    }
+
+    async fn whole(&self) -> Result<Searched<E>> {
         if E::SCHEMA.schema_version > 1 {
-            return self.hydrate().await;
+            return self.hydrated().await;
         }
         let (index, attributes) = self.whole_attributes()?;
         let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
@@ -171,6 +177,10 @@ impl<E: Entity + 'static> Search<E> {
     /// sending. Items past their time to live are left out (when the index
     /// carries the time to live).
     pub async fn project<P: Projection<E>>(self) -> Result<Searched<P>> {
+        self.projected().await
+    }
+
+    async fn projected<P: Projection<E>>(&self) -> Result<Searched<P>> {
         let (index, attributes) = self.projected_attributes::<P>()?;
         let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
         let results = found
@@ -190,9 +200,13 @@ impl<E: Entity + 'static> Search<E> {
     /// (BatchGetItem): the way to read entities from an index that does not
     /// project them. An item deleted since the index was read is left out.
     pub async fn hydrate(self) -> Result<Searched<E>> {
+        self.hydrated().await
+    }
+
+    async fn hydrated(&self) -> Result<Searched<E>> {
         let index = self.index()?;
         let attributes = Self::key_attributes();
-        let db = self.db.clone();
+        let db = &self.db;
         let (found, search_bytes) = self.request(index, Some(&attributes)).await?;
         let found: Vec<(Key<E>, f64)> = found
             .into_iter()
@@ -287,11 +301,7 @@ impl<E: Entity + 'static> Search<E> {
     /// # }
     /// ```
     pub fn dry_run(&self) -> Result<crate::DryRun> {
-        if E::SCHEMA.schema_version > 1 {
-            return self.dry_run_hydrate();
-        }
-        let (index, attributes) = self.whole_attributes()?;
-        self.dry_run_of(index, &attributes)
+        self.dry_run_of(self.whole())
     }
 
     /// The SearchVectors [`project::<P>()`](Self::project) sends, not sent;
@@ -304,8 +314,7 @@ impl<E: Entity + 'static> Search<E> {
     /// # }
     /// ```
     pub fn dry_run_project<P: Projection<E>>(&self) -> Result<crate::DryRun> {
-        let (index, attributes) = self.projected_attributes::<P>()?;
-        self.dry_run_of(index, &attributes)
+        self.dry_run_of(self.projected::<P>())
     }
 
     /// The SearchVectors [`hydrate`](Self::hydrate) sends first (for the
@@ -318,17 +327,13 @@ impl<E: Entity + 'static> Search<E> {
     /// # }
     /// ```
     pub fn dry_run_hydrate(&self) -> Result<crate::DryRun> {
-        self.dry_run_of(self.index()?, &Self::key_attributes())
+        self.dry_run_of(self.hydrated())
     }
 
-    fn dry_run_of(
-        &self,
-        index: &'static VectorIndexDef,
-        attributes: &[&str],
-    ) -> Result<crate::DryRun> {
-        let request = self.search_request(index, Some(attributes))?;
-        let request = self.db.sdk().dry(E::SCHEMA.entity_type, request)?;
-        Ok(crate::DryRun::of(request, &E::SCHEMA))
+    /// The dry run of `search`, a search of this one.
+    fn dry_run_of<T>(&self, search: impl Future<Output = Result<T>>) -> Result<crate::DryRun> {
+        let sensitive = sensitive_attributes(&E::SCHEMA).collect();
+        self.db.dry_run(search, sensitive, false)
     }
 
     /// The index the search names, as the table declares it.
@@ -348,13 +353,12 @@ impl<E: Entity + 'static> Search<E> {
         }
     }
 
-    /// The SearchVectors request, checked, as a client builds it: what is
-    /// sent, and what a dry run shows.
+    /// The SearchVectors request, checked.
     fn search_request(
         &self,
         index: &'static VectorIndexDef,
         attributes: Option<&[&str]>,
-    ) -> Result<impl FnOnce(&aws_sdk_dynamodb::Client) -> SearchVectorsFluentBuilder + '_> {
+    ) -> Result<SearchVectorsFluentBuilder> {
         let entity = E::SCHEMA.entity_type;
         if !(1..=MAX_TOP_K).contains(&self.top_k) {
             return Err(self.invalid(format!(
@@ -377,26 +381,25 @@ impl<E: Entity + 'static> Search<E> {
         };
         p.check(entity)?;
         let (names, values) = p.into_maps();
-        let name = self.db.table_name::<E::Table>();
-        Ok(move |client: &aws_sdk_dynamodb::Client| {
-            client
-                .search_vectors()
-                .table_name(name)
-                .index_name(index.name)
-                .set_search_vector(Some(vector))
-                .top_k(self.top_k as i32)
-                .set_search_condition_expression(condition)
-                .set_projection_expression(projection)
-                .set_expression_attribute_names(names)
-                .set_expression_attribute_values(values)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        })
+        Ok(self
+            .db
+            .client()
+            .search_vectors()
+            .table_name(self.db.table_name::<E::Table>())
+            .index_name(index.name)
+            .set_search_vector(Some(vector))
+            .top_k(self.top_k as i32)
+            .set_search_condition_expression(condition)
+            .set_projection_expression(projection)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total))
     }
 
     /// The SearchVectors request, checked, sent: each result's item and
     /// score, and the search bytes consumed.
     async fn request(
-        self,
+        &self,
         index: &'static VectorIndexDef,
         attributes: Option<&[&str]>,
     ) -> Result<(Vec<(Item, f64)>, f64)> {
@@ -423,7 +426,6 @@ impl<E: Entity + 'static> Search<E> {
             }
         };
         let attempts = Attempts::default();
-        let request = request(self.db.client());
         let sdk = self.db.sdk();
         let output = sdk.send(&span, &attempts, request, failure).await?;
         let bytes = output

@@ -107,29 +107,34 @@ impl TransactGet {
     /// # }
     /// ```
     pub fn dry_run(&self) -> Result<crate::DryRun> {
-        let request = request(self.items()?, self.db.dry_capacity(false));
-        let request = self.db.sdk().dry("transaction", request)?;
         // A get names a key only, and no key holds a sensitive field.
-        Ok(crate::DryRun::new(vec![request], Vec::new()))
+        self.db.dry_run(self.sent(), Vec::new(), false)
     }
 
     /// Sends the TransactGetItems.
     pub async fn send(self) -> Result<TransactGetOutput> {
+        self.sent().await
+    }
+
+    async fn sent(&self) -> Result<TransactGetOutput> {
         let items = self.items()?;
         let names = self
             .gets
             .iter()
             .map(|(entity, table, _)| (*entity, table.as_str()));
         let (tables, entity) = crate::telemetry::span_names(names);
-        let span = self.db.span_of_tables("TransactGetItems", &tables, entity);
+        let span = self
+            .db
+            .span_of_tables("TransactGetItems", &tables, None, entity);
         span.batch_of(self.gets.len());
         let read_at = crate::item::timestamp::now_epoch_seconds();
-        let capacity = self.db.consumed_capacity(&span, false);
-        let request = request(items, capacity);
-        let output = self
+        let request = self
             .db
-            .send_in_span(&span, request(self.db.client()))
-            .await?;
+            .client()
+            .transact_get_items()
+            .set_transact_items(Some(items))
+            .set_return_consumed_capacity(self.db.consumed_capacity(&span, false));
+        let output = self.db.send_in_span(&span, request).await?;
         let mut items: Vec<Option<Item>> = output
             .responses
             .unwrap_or_default()
@@ -143,20 +148,4 @@ impl TransactGet {
 
 fn invalid(entity: &'static str, reason: String) -> crate::error::Error {
     crate::error::Error::InvalidRequest { entity, reason }
-}
-
-/// The TransactGetItems of `items`, as a client builds it: what is sent,
-/// and what a dry run shows.
-fn request(
-    items: Vec<TransactGetItem>,
-    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
-) -> impl FnOnce(
-    &aws_sdk_dynamodb::Client,
-) -> aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder{
-    move |client| {
-        client
-            .transact_get_items()
-            .set_transact_items(Some(items))
-            .set_return_consumed_capacity(capacity)
-    }
 }

@@ -85,23 +85,8 @@ impl<E: Entity + 'static> GetUnique<E> {
     /// # Ok(()) }
     /// ```
     pub fn dry_run(&self) -> Result<crate::DryRun> {
-        let schema = &E::SCHEMA;
-        let requests = match self.guard_key()? {
-            Some(guard) => {
-                let table = <E::Table as Table>::DEF;
-                let key = guard.to_item(&table);
-                let read = self.db.dry_get_stored_of::<E::Table>(
-                    schema.entity_type,
-                    key,
-                    self.consistent,
-                    &[OWNER_PK, OWNER_SK],
-                )?;
-                vec![read]
-            }
-            None => Vec::new(),
-        };
-        let sensitive = crate::transport::dry_run::sensitive_attributes(schema).collect();
-        Ok(crate::DryRun::new(requests, sensitive))
+        let sensitive = crate::transport::dry_run::sensitive_attributes(&E::SCHEMA).collect();
+        self.db.dry_run(self.found(), sensitive, false)
     }
 
     /// The key of the value's guard, with the value; `None` for a NULL
@@ -125,19 +110,19 @@ impl<E: Entity + 'static> GetUnique<E> {
         Ok(Some((guard, value)))
     }
 
-    fn guard_key(&self) -> Result<Option<KeyValues>> {
-        Ok(self.guard_and_value()?.map(|(guard, _)| guard))
-    }
-
     /// Reads the guard, then the entity it names.
     pub async fn send(self) -> Result<Option<E>> {
+        self.found().await
+    }
+
+    async fn found(&self) -> Result<Option<E>> {
         let schema = &E::SCHEMA;
         let Some((guard, value)) = self.guard_and_value()? else {
             return Ok(None); // a NULL value has no guard
         };
         let unique = &schema.unique[self.key.position];
-        let GetUnique { db, consistent, .. } = self;
-        let Some(owner) = owner::<E>(&db, guard, consistent).await? else {
+        let (db, consistent) = (&self.db, self.consistent);
+        let Some(owner) = owner::<E>(db, guard, consistent).await? else {
             return Ok(None);
         };
         let key = Key::<E>::from_values(owner);

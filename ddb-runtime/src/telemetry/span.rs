@@ -144,6 +144,11 @@ impl RequestSpan {
         Self::of_tables(server, operation, &[table], index, entity)
     }
 
+    /// A span that records nothing: a dry run's requests are not sent.
+    pub(crate) fn disabled() -> Self {
+        Self(tracing::Span::none(), Recorded(false), None)
+    }
+
     /// The span of `operation` on each of `tables`.
     pub(crate) fn of_tables(
         server: &Server,

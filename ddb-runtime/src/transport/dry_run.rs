@@ -129,11 +129,6 @@ impl DryRun {
         }
     }
 
-    /// A dry run of one request on entity `schema`.
-    pub(crate) fn of(request: Request, schema: &EntitySchema) -> Self {
-        Self::new(vec![request], sensitive_attributes(schema).collect())
-    }
-
     /// The dry run of a call that reads before it writes.
     pub(crate) fn reading_first(mut self) -> Self {
         self.reads_first = true;

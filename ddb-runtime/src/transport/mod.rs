@@ -4,6 +4,7 @@
 
 pub mod attempts;
 pub mod batch;
+pub(crate) mod capture;
 pub(crate) mod condition_items;
 pub mod dry_run;
 pub(crate) mod operation;

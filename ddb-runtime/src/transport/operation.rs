@@ -1,6 +1,6 @@
 //! The SDK's operations as ddb sends them: each fluent builder is sent with
-//! the [`Recorder`] added, under DynamoDB's name for it; an item
-//! operation also gives its input for a dry run.
+//! the [`Recorder`] added, under DynamoDB's name for it, and an item
+//! operation's input is what a dry run keeps.
 
 use std::future::Future;
 
@@ -33,16 +33,16 @@ pub(crate) trait Operation: Sized {
     fn sent_items(&self) -> usize {
         1
     }
-}
 
-/// An item operation (reads and writes of items), which a dry run shows.
-pub(crate) trait ItemOperation: Operation {
-    /// The input the request would send (copied out of the builder).
-    fn request(&self) -> Result<Request, BuildError>;
+    /// The input the request would send (copied out of the builder), for a
+    /// dry run; `None` for a table operation, which no dry run sends.
+    fn request(&self) -> Option<Result<Request, BuildError>> {
+        None
+    }
 }
 
 macro_rules! operation {
-    ($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal $(, $sent:expr)?) => {
+    ($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal $(, input $variant:ident)? $(, sent $sent:expr)?) => {
         impl Operation for aws_sdk_dynamodb::operation::$op::builders::$builder {
             type Output = aws_sdk_dynamodb::operation::$op::$output;
             type Error = aws_sdk_dynamodb::operation::$op::$error;
@@ -60,20 +60,18 @@ macro_rules! operation {
             $(fn sent_items(&self) -> usize {
                 $sent(self.as_input())
             })?
+
+            $(fn request(&self) -> Option<Result<Request, BuildError>> {
+                Some(self.as_input().clone().build().map(Request::$variant))
+            })?
         }
     };
 }
 pub(super) use operation;
 
 macro_rules! item_operations {
-    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $variant:ident, $name:literal $(, $sent:expr)?;)*) => {$(
-        operation!($op: $builder -> $output, $error, $name $(, $sent)?);
-
-        impl ItemOperation for aws_sdk_dynamodb::operation::$op::builders::$builder {
-            fn request(&self) -> Result<Request, BuildError> {
-                self.as_input().clone().build().map(Request::$variant)
-            }
-        }
+    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $variant:ident, $name:literal $(, sent $sent:expr)?;)*) => {$(
+        operation!($op: $builder -> $output, $error, $name, input $variant $(, sent $sent)?);
     )*};
 }
 
@@ -84,12 +82,12 @@ item_operations! {
     get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError, GetItemInput, "GetItem";
     query: QueryFluentBuilder -> QueryOutput, QueryError, QueryInput, "Query";
     transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError, TransactWriteItemsInput, "TransactWriteItems",
-        |input: &TransactWriteItemsInputBuilder| input.get_transact_items().as_ref().map_or(0, Vec::len);
+        sent |input: &TransactWriteItemsInputBuilder| input.get_transact_items().as_ref().map_or(0, Vec::len);
     search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError, SearchVectorsInput, "SearchVectors";
     scan: ScanFluentBuilder -> ScanOutput, ScanError, ScanInput, "Scan";
     batch_get_item: BatchGetItemFluentBuilder -> BatchGetItemOutput, BatchGetItemError, BatchGetItemInput, "BatchGetItem";
     batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError, BatchWriteItemInput, "BatchWriteItem",
-        |input: &BatchWriteItemInputBuilder| input.get_request_items().iter().flat_map(|r| r.values()).map(Vec::len).sum();
+        sent |input: &BatchWriteItemInputBuilder| input.get_request_items().iter().flat_map(|r| r.values()).map(Vec::len).sum();
     transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError, TransactGetItemsInput, "TransactGetItems";
 }
 
@@ -102,8 +100,8 @@ mod tests {
     /// Each operation's name is the one its dry run gives.
     #[test]
     fn an_operation_is_named_as_its_dry_run_names_it() {
-        fn named<O: ItemOperation>(request: O) {
-            let input = request.request().expect("an empty input builds");
+        fn named<O: Operation>(request: O) {
+            let input = request.request().unwrap().expect("an empty input builds");
             assert_eq!(O::OPERATION, input.operation());
         }
         let config = aws_sdk_dynamodb::Config::builder()

@@ -9,8 +9,9 @@ use aws_sdk_dynamodb::Client;
 use tracing::Instrument;
 
 use super::attempts::Attempts;
+use super::capture;
 use super::condition_items::ConditionItems;
-use super::operation::{ItemOperation, Operation};
+use super::operation::Operation;
 use super::recorder::Recorder;
 use crate::error::{Error, Result};
 use crate::telemetry::{Reported, RequestSpan, Server};
@@ -59,26 +60,12 @@ impl Sdk {
         &self.caller
     }
 
-    /// The input of the request `build` makes from the caller's client,
-    /// not sent: a dry run of what [`send`](Self::send) would send.
-    pub(crate) fn dry<O: ItemOperation>(
-        &self,
-        entity: &'static str,
-        build: impl FnOnce(&Client) -> O,
-    ) -> crate::error::Result<super::dry_run::Request> {
-        build(&self.caller)
-            .request()
-            .map_err(|e| crate::error::Error::InvalidRequest {
-                entity,
-                reason: e.to_string(),
-            })
-    }
-
     /// Sends `request` in `span`: the one route every request takes. Its
     /// attempts are recorded into `attempts` (and counted from what they
     /// held before: a transaction sends several requests under one); the
     /// span records the answer, or DynamoDB's refusal and ddb's reading of
-    /// it, `failure`'s.
+    /// it, `failure`'s. In a dry run, the request is kept, not sent, and
+    /// its caller waits forever ([`capture`]).
     pub(crate) async fn send<O>(
         &self,
         span: &RequestSpan,
@@ -91,6 +78,12 @@ impl Sdk {
         O::Output: Reported,
         O::Error: ProvideErrorMetadata,
     {
+        if capture::in_dry_run() {
+            if let Some(input) = request.request() {
+                capture::keep(input);
+            }
+            return std::future::pending().await;
+        }
         let before = attempts.count();
         let sent = request.sent_items();
         let recorder = Recorder::new(attempts, &self.server);

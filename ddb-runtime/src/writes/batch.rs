@@ -4,7 +4,6 @@
 use crate::telemetry::Capacity;
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
 use aws_sdk_dynamodb::types::WriteRequest;
 
 use crate::db::Db;
@@ -59,40 +58,6 @@ fn request_position(
     position(schema, positions, key)
 }
 
-/// The BatchWriteItem of `pending` on `table`, as a client builds it: what
-/// is sent, and what a dry run shows.
-fn batch_write_request(
-    table: &str,
-    pending: Vec<WriteRequest>,
-    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
-) -> impl FnOnce(&aws_sdk_dynamodb::Client) -> BatchWriteItemFluentBuilder + '_ {
-    move |client| {
-        client
-            .batch_write_item()
-            .request_items(table, pending)
-            .set_return_consumed_capacity(capacity)
-    }
-}
-
-/// The BatchWriteItems [`write_requests`] sends first, one a chunk, not
-/// sent.
-fn dry_run_requests(
-    db: &Db,
-    table: &str,
-    schema: &EntitySchema,
-    requests: Vec<(KeyValues, WriteRequest)>,
-) -> Result<DryRun> {
-    positions(schema.entity_type, requests.iter().map(|(key, _)| key))?;
-    let capacity = db.dry_capacity(false);
-    let sent = chunks(requests, WRITE_CHUNK).into_iter().map(|chunk| {
-        let pending = chunk.into_iter().map(|(_, request)| request).collect();
-        let request = batch_write_request(table, pending, capacity.clone());
-        db.sdk().dry(schema.entity_type, request)
-    });
-    let sent = sent.collect::<Result<Vec<_>>>()?;
-    Ok(DryRun::new(sent, sensitive_attributes(schema).collect()))
-}
-
 async fn write_chunk(
     db: &Db,
     table: &str,
@@ -106,8 +71,12 @@ async fn write_chunk(
         let sent = pending.len();
         span.batch_of(sent);
         let capacity = db.consumed_capacity(&span, false);
-        let request = batch_write_request(table, pending, capacity);
-        let output = db.send_in_span(&span, request(db.client())).await?;
+        let request = db
+            .client()
+            .batch_write_item()
+            .request_items(table, pending)
+            .set_return_consumed_capacity(capacity);
+        let output = db.send_in_span(&span, request).await?;
         let left = output
             .unprocessed_items
             .and_then(|mut items| items.remove(table))
@@ -148,8 +117,9 @@ impl Db {
         write_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests).await
     }
 
-    /// The BatchWriteItems [`batch_put`](Self::batch_put) would send, one
-    /// per chunk of 25, not sent; checked as `batch_put` checks them.
+    /// The BatchWriteItems [`batch_put`](Self::batch_put) sends first, one
+    /// per chunk of 25 (as many chunks as its retry policy sends at once),
+    /// not sent; checked as `batch_put` checks them.
     ///
     /// # Example
     ///
@@ -164,12 +134,12 @@ impl Db {
         &self,
         entities: &[E],
     ) -> Result<DryRun> {
-        let requests = batch_put_requests(entities)?;
-        dry_run_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests)
+        let sensitive = sensitive_attributes(&E::SCHEMA).collect();
+        self.dry_run(self.batch_put(entities), sensitive, false)
     }
 
-    /// The BatchWriteItems [`batch_delete`](Self::batch_delete) would send,
-    /// one per chunk of 25, not sent.
+    /// The BatchWriteItems [`batch_delete`](Self::batch_delete) sends first,
+    /// as [`batch_put_dry_run`](Self::batch_put_dry_run), not sent.
     ///
     /// # Example
     ///
@@ -183,8 +153,8 @@ impl Db {
         &self,
         keys: Vec<crate::keys::key::Key<E>>,
     ) -> Result<DryRun> {
-        let requests = self.batch_delete_requests(keys)?;
-        dry_run_requests(self, self.table_name::<E::Table>(), &E::SCHEMA, requests)
+        let sensitive = sensitive_attributes(&E::SCHEMA).collect();
+        self.dry_run(self.batch_delete(keys), sensitive, false)
     }
 
     /// The delete requests of `keys`.

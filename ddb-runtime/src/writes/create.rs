@@ -6,10 +6,11 @@ use crate::writes::item::has_unique;
 
 use crate::db::Db;
 use crate::entity::Entity;
-use crate::error::{Error, ExistingItem, Result};
+use crate::error::{cloned, Error, ExistingItem, Result};
 use crate::expression::Placeholders;
 use crate::keys::key::Key;
 use crate::telemetry::Capacity;
+use crate::transport::dry_run::sensitive_attributes;
 
 use super::item::{absent_or_expired, prepare, same_item, stamp_attributes, Prepared};
 use super::plan::{Action, WritePlan};
@@ -64,8 +65,8 @@ fn put_if_absent<E: Entity + 'static>(
 
 impl<E: Entity + 'static> Create<E> {
     /// The create as a put conditioned on no item having the key.
-    pub(crate) fn plan(self) -> Result<WritePlan<E>> {
-        let Prepared { item, key, size } = self.prepared?;
+    pub(crate) fn plan(&self) -> Result<WritePlan<E>> {
+        let Prepared { item, key, size } = cloned(&self.prepared)?;
         let mut plan = put_if_absent(key, item)?;
         plan.item_size = Some(size);
         Ok(plan)
@@ -131,20 +132,14 @@ impl<E: Entity + 'static> Create<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(self) -> Result<crate::DryRun> {
-        let db = self.db.clone();
-        let exactly_once = self.exactly_once;
-        let mut plan = self.plan()?;
-        if has_unique::<E>() {
-            return plan.dry_run_taking_guards(&db);
-        }
-        plan.dry_run_alone(&db, exactly_once, None)
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        let sensitive = sensitive_attributes(&E::SCHEMA).collect();
+        self.db.dry_run(self.sent(false), sensitive, true)
     }
 
     /// Sends the create, asking DynamoDB for its capacity when `capacity`.
-    async fn sent(self, capacity: bool) -> Result<(Created, Capacity)> {
-        let db = self.db.clone();
-        let exactly_once = self.exactly_once;
+    async fn sent(&self, capacity: bool) -> Result<(Created, Capacity)> {
+        let (db, exactly_once) = (&self.db, self.exactly_once);
         let mut plan = self.plan()?;
         plan.capacity_asked = capacity;
         // The item moves into the request; the recorder keeps it as sent,
@@ -159,11 +154,11 @@ impl<E: Entity + 'static> Create<E> {
         };
         let attempts = Attempts::keeping_put();
         let sent = if has_unique::<E>() {
-            plan.send_taking_guards(&db, &attempts).await
+            plan.send_taking_guards(db, &attempts).await
         } else if exactly_once {
-            plan.send_exactly_once_recorded(&db, &attempts).await
+            plan.send_exactly_once_recorded(db, &attempts).await
         } else {
-            plan.send_recorded(&db, None, &attempts)
+            plan.send_recorded(db, None, &attempts)
                 .await
                 .map(|(_, capacity)| capacity)
         };

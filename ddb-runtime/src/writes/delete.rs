@@ -2,17 +2,16 @@
 
 use super::item::version_attribute;
 
-use aws_sdk_dynamodb::types::ReturnValue;
-
 use crate::db::Db;
 use crate::entity::Entity;
-use crate::error::Result;
+use crate::error::{cloned, Result};
 use crate::expression::{Condition, Placeholders};
-use crate::keys::key::Key;
+use crate::keys::key::{Key, KeyValues};
+use crate::transport::dry_run::sensitive_attributes;
 
 use super::item::{has_unique, version_is};
 use super::plan::{and, Action, WritePlan};
-use super::unique::{plan_guarded, write_guarded, GuardedPlan};
+use super::unique::{plan_guarded, unique_values_changed, write_guarded, GuardedPlan};
 use super::written::{require_version, return_old_allowed, Written};
 
 impl Db {
@@ -78,15 +77,10 @@ impl<E: Entity + 'static> Delete<E> {
         self
     }
 
-    /// The key of the item, unless it could not be made.
-    pub(crate) fn key(&self) -> Option<&Key<E>> {
-        self.key.as_ref().ok()
-    }
-
     /// The delete as a write plan, its version check included.
-    pub(crate) fn plan(self) -> Result<WritePlan<E>> {
+    pub(crate) fn plan(&self) -> Result<WritePlan<E>> {
         let condition = self.full_condition();
-        planned(self.key?, condition, self.expected_version)
+        planned(cloned(&self.key)?, condition, self.expected_version)
     }
 
     /// The caller's condition and the version check.
@@ -123,53 +117,55 @@ impl<E: Entity + 'static> Delete<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(self) -> Result<crate::DryRun> {
-        let db = self.db.clone();
-        let (return_old, exactly_once) = (self.return_old, self.exactly_once);
-        return_old_allowed::<E>(return_old, exactly_once)?;
-        if has_unique::<E>() {
-            return db.dry_reading_first::<E>(self.key?.to_item());
-        }
-        let return_values = return_old.then_some(ReturnValue::AllOld);
-        self.plan()?.dry_run_alone(&db, exactly_once, return_values)
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        let sensitive = sensitive_attributes(&E::SCHEMA).collect();
+        self.db.dry_run(self.sent(), sensitive, true)
     }
 
     /// Sends the DeleteItem (or, [`exactly_once`](Self::exactly_once), the
     /// one-action transaction).
     pub async fn send(self) -> Result<Written<E>> {
-        let db = self.db.clone();
-        let (return_old, exactly_once) = (self.return_old, self.exactly_once);
-        return_old_allowed::<E>(return_old, exactly_once)?;
+        self.sent().await
+    }
+
+    async fn sent(&self) -> Result<Written<E>> {
+        return_old_allowed::<E>(self.return_old, self.exactly_once)?;
         if has_unique::<E>() {
-            return self.send_releasing_guards(&db).await;
+            return self.send_releasing_guards().await;
         }
-        self.plan()?.send_alone(&db, exactly_once, return_old).await
+        let plan = self.plan()?;
+        plan.send_alone(&self.db, self.exactly_once, self.return_old)
+            .await
     }
 
     /// The delete of an entity with unique values: the stored item read,
     /// then the delete conditioned on it still holding the values read,
     /// with the deletes of their guards, in one transaction.
-    async fn send_releasing_guards(self, db: &Db) -> Result<Written<E>> {
-        let exactly_once = self.exactly_once;
-        let delete = self.guarded()?;
-        let plan = |held| delete.plan(held);
-        let capacity = write_guarded(db, &delete.key, None, exactly_once, plan).await?;
+    async fn send_releasing_guards(&self) -> Result<Written<E>> {
+        let (db, delete) = (&self.db, self.guarded()?);
+        let delete = &delete;
+        let planned = move |foreign: Vec<KeyValues>| async move {
+            plan_guarded(db, &delete.key, None, &foreign, |held| delete.plan(held)).await
+        };
+        let stale = unique_values_changed::<E>;
+        let (capacity, _) =
+            write_guarded(db, &delete.key, self.exactly_once, planned, stale).await?;
         Ok(Written::applied(None, None, false, capacity))
     }
 
     /// The delete of an entity with unique values as a transaction holds
     /// it: the stored item read, the delete conditioned on it, and the
     /// deletes of its guards.
-    pub(crate) async fn plan_guarded(self, db: &Db) -> Result<GuardedPlan<E>> {
+    pub(crate) async fn plan_guarded(&self, db: &Db) -> Result<GuardedPlan<E>> {
         let delete = self.guarded()?;
         plan_guarded(db, &delete.key, None, &[], |held| delete.plan(held)).await
     }
 
-    fn guarded(self) -> Result<GuardedDelete<E>> {
+    fn guarded(&self) -> Result<GuardedDelete<E>> {
         Ok(GuardedDelete {
             condition: self.full_condition(),
             expected_version: self.expected_version,
-            key: self.key?,
+            key: cloned(&self.key)?,
         })
     }
 }

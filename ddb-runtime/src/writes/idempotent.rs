@@ -19,6 +19,7 @@ use crate::item::Item;
 use crate::keys::guard::{guard_item, idempotency_guard_key, owner_of};
 use crate::keys::key::{Key, KeyValues};
 use crate::transport::attempts::Attempts;
+use crate::transport::dry_run::sensitive_attributes;
 
 use super::create::{Create, Created};
 use super::item::{maintained_index_attributes, stamp_attributes, version_attribute};
@@ -135,30 +136,27 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(self) -> Result<crate::DryRun> {
-        let (db, request, keep) = (self.create.db.clone(), self.request, self.keep);
-        let mut plan = self.create.plan()?;
-        let (_, guards) = guards_of(&db, &plan, &request, keep)?;
-        plan.guarded_transaction(&db, guards).0.dry_run()
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        let sensitive = sensitive_attributes(&E::SCHEMA).collect();
+        self.create.db.dry_run(self.sent(), sensitive, true)
     }
 
     /// Sends the create with its guard (and the guards of its unique
     /// values), then reports the first call's item when the key was used.
     pub async fn send(self) -> Result<Idempotent<E>> {
-        let IdempotentCreate {
-            create,
-            request,
-            keep,
-        } = self;
-        let db = create.db.clone();
-        let mut plan = create.plan()?;
-        let (guard_key, guards) = guards_of(&db, &plan, &request, keep)?;
+        self.sent().await
+    }
+
+    async fn sent(&self) -> Result<Idempotent<E>> {
+        let (db, request, keep) = (&self.create.db, &self.request, self.keep);
+        let mut plan = self.create.plan()?;
+        let (guard_key, guards) = guards_of(db, &plan, request, keep)?;
         let Action::Put(item) = &plan.action else {
             return Err(invalid::<E>("a create puts its item".into()));
         };
         let item = item.clone();
         let key = plan.key.clone();
-        match plan.send_guarded(&db, guards, &Attempts::default()).await? {
+        match plan.send_guarded(db, guards, &Attempts::default()).await? {
             Guarded::Written(_) => Ok(Idempotent {
                 created: Created::Created,
                 key,
@@ -168,14 +166,14 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
                     // The same item is there (a create without this key made
                     // it): the request is recorded, so that a retry with
                     // another item key finds it.
-                    let mut guard = request_guard::<E>(&request, key.values(), &item, keep)?;
-                    match guard.send(&db, None).await {
+                    let mut guard = request_guard::<E>(request, key.values(), &item, keep)?;
+                    match guard.send(db, None).await {
                         Ok(_) => Ok(Idempotent {
                             created: Created::AlreadyExisted,
                             key,
                         }),
                         Err(Error::ConditionFailed { .. }) => {
-                            earlier::<E>(&db, guard_key, &item).await
+                            earlier::<E>(db, guard_key, &item).await
                         }
                         Err(error) => Err(error),
                     }
@@ -184,7 +182,7 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
             },
             Guarded::Taken(unique) => Err(taken::<E>(unique)),
             Guarded::RequestSeen | Guarded::HeldElsewhere(_) => {
-                earlier::<E>(&db, guard_key, &item).await
+                earlier::<E>(db, guard_key, &item).await
             }
         }
     }

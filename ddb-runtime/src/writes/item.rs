@@ -56,6 +56,16 @@ pub(crate) struct Prepared<E> {
     pub size: usize,
 }
 
+impl<E> Clone for Prepared<E> {
+    fn clone(&self) -> Self {
+        Self {
+            item: self.item.clone(),
+            key: self.key.clone(),
+            size: self.size,
+        }
+    }
+}
+
 pub(crate) fn prepare<E: Entity>(
     entity: &E,
     created: bool,

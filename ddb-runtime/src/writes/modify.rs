@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::expression::Condition;
 use crate::item::Item;
 use crate::keys::key::Key;
+use crate::transport::dry_run::sensitive_attributes;
 
 use super::item::{key_text, version_attribute};
 
@@ -136,8 +137,8 @@ impl<E: Entity + 'static, F: FnMut(&mut E)> Modify<E, F> {
     /// # }
     /// ```
     pub fn dry_run(&self) -> Result<crate::DryRun> {
-        let read = self.db.get(self.key.clone()).consistent_read(true);
-        Ok(read.dry_run()?.reading_first())
+        let sensitive = sensitive_attributes(&E::SCHEMA).collect();
+        self.db.dry_run(self.read(), sensitive, true)
     }
 
     /// Reads, changes and writes, again on each conflict.
@@ -156,19 +157,19 @@ impl<E: Entity + 'static, F: FnMut(&mut E)> Modify<E, F> {
         }
     }
 
+    /// The item as stored (strongly consistent).
+    async fn read(&self) -> Result<Item> {
+        let read = self.db.get(self.key.clone()).consistent_read(true);
+        read.raw().await?.ok_or_else(|| Error::NotFound {
+            entity: E::SCHEMA.entity_type,
+            key: key_text(&self.key),
+        })
+    }
+
     /// One read, change and conditioned put.
     async fn round(&mut self) -> Result<E> {
         let schema = &E::SCHEMA;
-        let read = self
-            .db
-            .get(self.key.clone())
-            .consistent_read(true)
-            .raw()
-            .await?
-            .ok_or_else(|| Error::NotFound {
-                entity: schema.entity_type,
-                key: key_text(&self.key),
-            })?;
+        let read = self.read().await?;
         let mut entity = E::from_item(read.clone()).map_err(|e| e.with_key(&self.key))?;
         (self.change)(&mut entity);
         let changed = entity.to_item()?;

@@ -28,7 +28,6 @@ use super::written::Written;
 use crate::item::size::item_size;
 use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
 use crate::transport::attempts::Attempts;
-use crate::transport::dry_run::{DryRun, Request};
 use crate::transport::operation::Operation;
 
 /// What a write does to its item.
@@ -281,61 +280,6 @@ impl<E: Entity + 'static> WritePlan<E> {
                 self.answer(db, &span, attempts, request(client)).await
             }
         }
-    }
-
-    /// The PutItem, UpdateItem or DeleteItem [`send`](Self::send) would
-    /// send, not sent. A put's item moves into the request, as it does when
-    /// sent.
-    pub(crate) fn dry_run(
-        &mut self,
-        db: &Db,
-        return_values: Option<ReturnValue>,
-    ) -> Result<Request> {
-        let entity = E::SCHEMA.entity_type;
-        let table = db.table_name::<E::Table>();
-        let capacity = db.dry_capacity(self.capacity_asked);
-        if let Action::ConditionCheck = self.action {
-            return Err(Error::InvalidRequest {
-                entity,
-                reason: "a condition check is sent inside a transaction".into(),
-            });
-        }
-        let parts = self.take_parts();
-        let sdk = db.sdk();
-        match &mut self.action {
-            Action::Put(item) => {
-                let item = std::mem::take(item);
-                sdk.dry(
-                    entity,
-                    put_request(table, item, parts, return_values, capacity),
-                )
-            }
-            Action::Update(expression) => {
-                let expression = std::mem::take(expression);
-                let request = update_request(table, expression, parts, return_values, capacity);
-                sdk.dry(entity, request)
-            }
-            Action::Delete | Action::ConditionCheck => sdk.dry(
-                entity,
-                delete_request(table, parts, return_values, capacity),
-            ),
-        }
-    }
-
-    /// The dry run of the plan sent alone: the one-action
-    /// TransactWriteItems when it is sent exactly once, else its PutItem,
-    /// UpdateItem or DeleteItem.
-    pub(crate) fn dry_run_alone(
-        mut self,
-        db: &Db,
-        exactly_once: bool,
-        return_values: Option<ReturnValue>,
-    ) -> Result<DryRun> {
-        if exactly_once {
-            return db.transact_write().plan(&mut self).dry_run();
-        }
-        let request = self.dry_run(db, return_values)?;
-        Ok(DryRun::of(request, &E::SCHEMA))
     }
 
     /// Sends a single write's `request`: the attributes it returned and

@@ -1,19 +1,18 @@
 //! A put (upsert), versioned when the entity has a version field.
 
-use aws_sdk_dynamodb::types::ReturnValue;
-
 use crate::db::Db;
 use crate::entity::Entity;
-use crate::error::Result;
+use crate::error::{cloned, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::Item;
-use crate::keys::key::Key;
+use crate::keys::key::{Key, KeyValues};
+use crate::transport::dry_run::sensitive_attributes;
 
 use super::item::{
     absent_or_expired, has_unique, next_version, prepare, version_attribute, version_is, Prepared,
 };
 use super::plan::{and, Action, WritePlan};
-use super::unique::{plan_guarded, write_guarded, GuardedPlan};
+use super::unique::{plan_guarded, unique_values_changed, write_guarded, GuardedPlan};
 use super::written::{return_old_allowed, Written};
 
 impl Db {
@@ -78,14 +77,9 @@ impl<E: Entity + 'static> Put<E> {
     }
 
     /// The put as a write plan, its version check included.
-    /// The key of the item, unless it could not be made.
-    pub(crate) fn key(&self) -> Option<&Key<E>> {
-        self.prepared.as_ref().ok().map(|prepared| &prepared.key)
-    }
-
-    pub(crate) fn plan(self) -> Result<WritePlan<E>> {
+    pub(crate) fn plan(&self) -> Result<WritePlan<E>> {
         let condition = self.full_condition();
-        let Prepared { item, key, size } = self.prepared?;
+        let Prepared { item, key, size } = cloned(&self.prepared)?;
         planned(key, item, size, condition, self.expected_version)
     }
 
@@ -133,15 +127,9 @@ impl<E: Entity + 'static> Put<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(self) -> Result<crate::DryRun> {
-        let db = self.db.clone();
-        let (return_old, exactly_once) = (self.return_old, self.exactly_once);
-        return_old_allowed::<E>(return_old, exactly_once)?;
-        if has_unique::<E>() {
-            return db.dry_reading_first::<E>(self.guarded()?.key.to_item());
-        }
-        let return_values = return_old.then_some(ReturnValue::AllOld);
-        self.plan()?.dry_run_alone(&db, exactly_once, return_values)
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        let sensitive = sensitive_attributes(&E::SCHEMA).collect();
+        self.db.dry_run(self.sent(), sensitive, true)
     }
 
     /// Sends the PutItem (or, [`exactly_once`](Self::exactly_once), the
@@ -152,38 +140,45 @@ impl<E: Entity + 'static> Put<E> {
     /// [`VersionConflict`](crate::Error::VersionConflict): the lost attempt may
     /// have been applied.
     pub async fn send(self) -> Result<Written<E>> {
-        let db = self.db.clone();
-        let (return_old, exactly_once) = (self.return_old, self.exactly_once);
-        return_old_allowed::<E>(return_old, exactly_once)?;
+        self.sent().await
+    }
+
+    async fn sent(&self) -> Result<Written<E>> {
+        return_old_allowed::<E>(self.return_old, self.exactly_once)?;
         if has_unique::<E>() {
-            return self.send_keeping_guards(&db).await;
+            return self.send_keeping_guards().await;
         }
-        self.plan()?.send_alone(&db, exactly_once, return_old).await
+        let plan = self.plan()?;
+        plan.send_alone(&self.db, self.exactly_once, self.return_old)
+            .await
     }
 
     /// The put of an entity with unique values: the stored item read, then
     /// the put conditioned on it still holding the values read, with the
     /// guards of the values that change, in one transaction.
-    async fn send_keeping_guards(self, db: &Db) -> Result<Written<E>> {
-        let (expected_version, exactly_once) = (self.expected_version, self.exactly_once);
-        let put = self.guarded()?;
-        let plan = |held| put.plan(held);
-        let capacity = write_guarded(db, &put.key, Some(&put.item), exactly_once, plan).await?;
-        let version = expected_version.map(|v| v + 1);
+    async fn send_keeping_guards(&self) -> Result<Written<E>> {
+        let put = &self.guarded()?;
+        let (db, item) = (&self.db, Some(&put.item));
+        let planned = move |foreign: Vec<KeyValues>| async move {
+            plan_guarded(db, &put.key, item, &foreign, |held| put.plan(held)).await
+        };
+        let stale = unique_values_changed::<E>;
+        let (capacity, _) = write_guarded(db, &put.key, self.exactly_once, planned, stale).await?;
+        let version = self.expected_version.map(|v| v + 1);
         Ok(Written::applied(version, None, false, capacity))
     }
 
     /// The put of an entity with unique values as a transaction holds it:
     /// the stored item read, the put conditioned on it, and its guards.
-    pub(crate) async fn plan_guarded(self, db: &Db) -> Result<GuardedPlan<E>> {
+    pub(crate) async fn plan_guarded(&self, db: &Db) -> Result<GuardedPlan<E>> {
         let put = self.guarded()?;
         plan_guarded(db, &put.key, Some(&put.item), &[], |held| put.plan(held)).await
     }
 
-    fn guarded(self) -> Result<GuardedPut<E>> {
+    fn guarded(&self) -> Result<GuardedPut<E>> {
         let condition = self.full_condition();
         let expected_version = self.expected_version;
-        let Prepared { item, key, size } = self.prepared?;
+        let Prepared { item, key, size } = cloned(&self.prepared)?;
         Ok(GuardedPut {
             key,
             item,

@@ -312,16 +312,6 @@ impl<E: Entity + 'static> WritePlan<E> {
         (transaction, described)
     }
 
-    /// The dry run of a create that takes its guards: the transaction
-    /// [`send_taking_guards`](Self::send_taking_guards) sends, not sent.
-    pub(crate) fn dry_run_taking_guards(&mut self, db: &Db) -> Result<crate::DryRun> {
-        let Action::Put(item) = &self.action else {
-            return Err(kept_changing(&self.key));
-        };
-        let guards = guard_writes::<E>(db, self.key.values(), None, Some(item))?;
-        self.guarded_transaction(db, guards).0.dry_run()
-    }
-
     pub(crate) async fn send_guarded(
         &mut self,
         db: &Db,
@@ -429,43 +419,57 @@ pub(crate) fn todays_shape<E: Entity>(item: &Item) -> std::borrow::Cow<'_, Item>
     }
 }
 
-/// A put or delete of an item of an entity with unique values: reads the
-/// stored item, then sends `plan(held)` (the write, conditioned on `held`:
-/// the stored item still holds the unique values read, or there is no
-/// item) with the guards it changes from the item read to `new` (`None`
-/// for a delete). When no guard changes, the write goes alone, as one
-/// request. Sent again, from the read, when the values changed under it.
-pub(crate) async fn write_guarded<E: Entity + 'static>(
+/// A write of an item of an entity with unique values, planned by
+/// `planned` from the stored item it reads (given the guards found naming
+/// another item, which it must not let go), sent with the guards it
+/// changes; when no guard changes and there is a stored item, alone, as
+/// one request. Read, planned and sent again when the values it read
+/// changed under it: when its own condition fails on an item `stale`
+/// judges other than the one read (`stale(read, met)`); otherwise the
+/// failure is the caller's condition's. Returns the capacity of the write,
+/// and the item it read.
+pub(crate) async fn write_guarded<E, F>(
     db: &Db,
     key: &Key<E>,
-    new: Option<&Item>,
     exactly_once: bool,
-    mut plan: impl FnMut(Condition<E>) -> Result<WritePlan<E>>,
-) -> Result<Capacity> {
+    mut planned: impl FnMut(Vec<KeyValues>) -> F,
+    stale: fn(Option<&Item>, Option<&Item>) -> bool,
+) -> Result<(Capacity, Option<Item>)>
+where
+    E: Entity + 'static,
+    F: std::future::Future<Output = Result<GuardedPlan<E>>>,
+{
     let mut foreign = Vec::new();
     for _ in 0..UNIQUE_TRIES {
         let GuardedPlan {
             mut plan,
             guards,
-            read: old,
-        } = plan_guarded(db, key, new, &foreign, &mut plan).await?;
+            read,
+        } = planned(foreign.clone()).await?;
         // Alone only over a stored item: a put where there is none is
         // conditioned on its absence, which a lost answer's retry fails.
-        let alone = guards.is_empty() && !exactly_once && old.is_some();
+        let alone = guards.is_empty() && !exactly_once && read.is_some();
         match plan.send_with_guards(db, guards, alone).await? {
-            Guarded::Written(capacity) => return Ok(capacity),
+            Guarded::Written(capacity) => return Ok((capacity, read)),
             Guarded::Taken(unique) => return Err(taken::<E>(unique)),
             Guarded::HeldElsewhere(guard) => foreign.push(guard),
             Guarded::RequestSeen => {}
             Guarded::ItemCondition(existing) => {
                 let existing = existing.filter(|item| !expired(&E::SCHEMA, item));
-                if same_unique_values::<E>(old.as_ref(), existing.as_ref()) {
+                if !stale(read.as_ref(), existing.as_ref()) {
                     return Err(plan.failure(existing));
                 }
             }
         }
     }
     Err(kept_changing(key))
+}
+
+/// Whether the item a put or delete of an entity with unique values `met`
+/// holds other unique values (or time to live) than the one it `read`: its
+/// guards were computed from a stale read.
+pub(crate) fn unique_values_changed<E: Entity>(read: Option<&Item>, met: Option<&Item>) -> bool {
+    !same_values(read, met, &guarded_attributes::<E>())
 }
 
 impl<E: Entity + 'static> WritePlan<E> {
@@ -505,12 +509,6 @@ pub(crate) fn guarded_attributes<E: Entity>() -> Vec<&'static str> {
     attributes.sort_unstable();
     attributes.dedup();
     attributes
-}
-
-/// Whether two states of an item hold the same unique values and time to
-/// live (an absent item holds none).
-fn same_unique_values<E: Entity>(a: Option<&Item>, b: Option<&Item>) -> bool {
-    same_values(a, b, &guarded_attributes::<E>())
 }
 
 /// Whether two states of an item hold the same `attributes` (an absent item

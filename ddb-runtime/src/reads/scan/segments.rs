@@ -123,26 +123,6 @@ impl ScanPlan {
             .collect()
     }
 
-    /// The requests the first page from `cursor` sends first, not sent.
-    pub(super) fn dry_run(
-        &self,
-        db: &Db,
-        cursor: Option<&Cursor>,
-        limit: Option<usize>,
-    ) -> Result<Vec<crate::transport::dry_run::Request>> {
-        let reading = self.start(cursor)?;
-        let capacity = db.dry_capacity(false);
-        self.round(&reading, limit)
-            .into_iter()
-            .map(|(_, _, request)| {
-                let build = |client: &aws_sdk_dynamodb::Client| {
-                    request.settings(client.scan(), capacity.clone())
-                };
-                db.sdk().dry(request.entity, build)
-            })
-            .collect()
-    }
-
     /// One page of up to `limit` items (without a limit: one request of
     /// each segment read, up to [`CONCURRENT_SEGMENTS`] of them).
     pub(super) async fn page(

@@ -16,6 +16,7 @@ use crate::writes::unique::{guarded_attributes, same_values, GuardKind, GuardWri
 use super::{action, Action, Prepared};
 
 /// What an action is to the transaction.
+#[derive(Clone)]
 pub(super) enum Role {
     /// An action the caller added, of an entity without unique values.
     Plain,

@@ -15,7 +15,7 @@ use crate::keys::guard::shown_key;
 use crate::keys::key::{Key, KeyValues};
 use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
-use crate::transport::dry_run::{sensitive_attributes, DryRun, Request};
+use crate::transport::dry_run::{sensitive_attributes, DryRun};
 use crate::writes::delete::Delete;
 use crate::writes::item::has_unique;
 use crate::writes::plan::{Action as WriteAction, WritePlan};
@@ -37,6 +37,7 @@ use send::{items_met, Sending};
 use token::request_token;
 
 /// What to say about one prepared action.
+#[derive(Clone)]
 struct Action {
     entity: &'static str,
     key: KeyValues,
@@ -56,7 +57,8 @@ type Prepared = (TransactWriteItem, Action);
 
 /// A write that reads first (an update, or a write of an entity with
 /// unique values): the actions it makes once it has read, its own first.
-type Later = BoxFuture<'static, Result<Made>>;
+/// Made again for each send (or dry run) of the transaction.
+type Later = std::sync::Arc<dyn Fn(Db) -> BoxFuture<'static, Result<Made>> + Send + Sync>;
 
 /// A TransactWriteItems; add actions, then [`send`](TransactWrite::send).
 ///
@@ -89,8 +91,22 @@ pub struct TransactWrite {
     /// The attributes of the `#[ddb(sensitive)]` fields of the entities
     /// the actions write, for a dry run's reading.
     sensitive: Vec<&'static str>,
-    /// The GetItem each write that reads first sends first, for a dry run.
-    reads: Vec<Result<Request>>,
+}
+
+impl Clone for TransactWrite {
+    fn clone(&self) -> Self {
+        Self {
+            db: self.db.clone(),
+            items: self.items.clone(),
+            actions: self.actions.clone(),
+            later: self.later.clone(),
+            token: self.token.clone(),
+            pinned: self.pinned,
+            capacity_asked: self.capacity_asked,
+            error: self.error.as_ref().map(Error::clone_input),
+            sensitive: self.sensitive.clone(),
+        }
+    }
 }
 
 impl Db {
@@ -107,7 +123,6 @@ impl Db {
             capacity_asked: false,
             error: None,
             sensitive: Vec::new(),
-            reads: Vec::new(),
         }
     }
 }
@@ -181,21 +196,24 @@ impl TransactWrite {
     /// `#[ddb(ttl)]` time counts as none, judged at the time the action is
     /// added). An entity with unique values adds the puts of their guards.
     pub fn create<E: Entity + 'static>(self, entity: &E) -> Self {
-        let plan = self.db.create(entity).plan();
+        let create = self.db.create(entity);
         if !has_unique::<E>() {
-            return self.push_plan(plan);
+            return self.push_plan(create.plan());
         }
-        let db = self.db.clone();
-        self.push_later::<E>(None, async move {
-            let plan = plan?;
-            let item = match &plan.action {
-                WriteAction::Put(item) => Some(item.clone()),
-                _ => None,
-            };
-            let guards = guard_writes::<E>(&db, plan.key.values(), None, item.as_ref())?;
-            let read = None;
-            let planned = GuardedPlan { plan, guards, read };
-            guarded_actions(&db, planned, Compare::Nothing)
+        let create = std::sync::Arc::new(create);
+        self.push_later::<E>(move |db| {
+            let create = create.clone();
+            Box::pin(async move {
+                let plan = create.plan()?;
+                let item = match &plan.action {
+                    WriteAction::Put(item) => Some(item.clone()),
+                    _ => None,
+                };
+                let guards = guard_writes::<E>(&db, plan.key.values(), None, item.as_ref())?;
+                let read = None;
+                let planned = GuardedPlan { plan, guards, read };
+                guarded_actions(&db, planned, Compare::Nothing)
+            })
         })
     }
 
@@ -206,23 +224,27 @@ impl TransactWrite {
         if !has_unique::<E>() {
             return self.push_plan(put.plan());
         }
-        let db = self.db.clone();
-        let read = put.key().map(|key| stored_read(&db, key));
-        self.push_later::<E>(read, async move {
-            guarded_actions(&db, put.plan_guarded(&db).await?, Compare::Guarded)
+        let put = std::sync::Arc::new(put);
+        self.push_later::<E>(move |db| {
+            let put = put.clone();
+            Box::pin(
+                async move { guarded_actions(&db, put.plan_guarded(&db).await?, Compare::Guarded) },
+            )
         })
     }
 
     /// An update built with [`Db::update`]. One that sets a unique value
     /// (or the time to live its guards carry) is planned from the item
     /// read first and adds the guards it moves.
-    pub fn update<E: Entity + 'static>(self, mut update: Update<E>) -> Self {
-        let db = self.db.clone();
+    pub fn update<E: Entity + 'static>(self, update: Update<E>) -> Self {
         if update.moves_guards() {
-            let read = Some(stored_read(&db, update.key()));
-            return self.push_later::<E>(read, async move {
-                let (planned, _) = update.plan_moving_guards(&[]).await?;
-                guarded_actions(&db, planned, Compare::Whole)
+            let update = std::sync::Arc::new(update);
+            return self.push_later::<E>(move |db| {
+                let update = update.clone();
+                Box::pin(async move {
+                    let planned = update.plan_moving_guards(&[]).await?;
+                    guarded_actions(&db, planned, Compare::Whole)
+                })
             });
         }
         // An update that needs no read is planned now; one that reads
@@ -232,11 +254,14 @@ impl TransactWrite {
             Ok(None) => {}
             Err(error) => return self.push_plan::<E>(Err(error)),
         }
-        let read = Some(update.first_read());
-        self.push_later::<E>(read, async move {
-            let own = action(&db, update.plan().await?)?;
-            let guards = Vec::new();
-            Ok(Made { own, guards })
+        let update = std::sync::Arc::new(update);
+        self.push_later::<E>(move |db| {
+            let update = update.clone();
+            Box::pin(async move {
+                let own = action(&db, update.plan().await?)?;
+                let guards = Vec::new();
+                Ok(Made { own, guards })
+            })
         })
     }
 
@@ -247,24 +272,23 @@ impl TransactWrite {
         if !has_unique::<E>() {
             return self.push_plan(delete.plan());
         }
-        let db = self.db.clone();
-        let read = delete.key().map(|key| stored_read(&db, key));
-        self.push_later::<E>(read, async move {
-            guarded_actions(&db, delete.plan_guarded(&db).await?, Compare::Guarded)
+        let delete = std::sync::Arc::new(delete);
+        self.push_later::<E>(move |db| {
+            let delete = delete.clone();
+            Box::pin(async move {
+                guarded_actions(&db, delete.plan_guarded(&db).await?, Compare::Guarded)
+            })
         })
     }
 
     /// Holds a place for the actions `later` makes once it has read.
-    /// `read` is the GetItem it sends first, if it reads (a dry run shows
-    /// it).
     fn push_later<E: Entity + 'static>(
         mut self,
-        read: Option<Result<Request>>,
-        later: impl std::future::Future<Output = Result<Made>> + Send + 'static,
+        later: impl Fn(Db) -> BoxFuture<'static, Result<Made>> + Send + Sync + 'static,
     ) -> Self {
         self.writes::<E>();
-        self.reads.extend(read);
-        self.later.push((self.items.len(), Box::pin(later)));
+        self.later
+            .push((self.items.len(), std::sync::Arc::new(later)));
         self.items.push(TransactWriteItem::builder().build());
         self.actions.push(Action::new::<E>(
             KeyValues {
@@ -342,42 +366,10 @@ impl TransactWrite {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(self) -> Result<DryRun> {
-        let sensitive = self.sensitive.clone();
-        let request = self.dry_request()?;
-        Ok(match request {
-            Ok(request) => DryRun::new(vec![request], sensitive),
-            Err(reads) => DryRun::new(reads, sensitive).reading_first(),
-        })
-    }
-
-    /// The TransactWriteItems send would send, or, when actions read
-    /// first, the GetItems they send first.
-    pub(crate) fn dry_request(self) -> Result<std::result::Result<Request, Vec<Request>>> {
-        if let Some(error) = self.error {
-            return Err(error);
-        }
-        // Refused before any read, as send refuses it.
-        check_action_count(self.items.len())?;
-        if !self.reads.is_empty() {
-            let reads = self.reads.into_iter().collect::<Result<Vec<_>>>()?;
-            return Ok(Err(reads));
-        }
-        let (mut items, mut actions) = (self.items, self.actions);
-        // What is left to make reads nothing (creates of entities with
-        // unique values): it is made at once.
-        read_later(self.later, &mut items, &mut actions)
-            .now_or_never()
-            .unwrap_or_else(|| Err(invalid("transaction", "an action reads first".into())))?;
-        check_action_count(items.len())?;
-        check_actions(&actions, &items)?;
-        let transaction = Sending {
-            db: &self.db,
-            actions: &actions,
-            pinned: self.pinned,
-            capacity_asked: self.capacity_asked,
-        };
-        transaction.dry_run(&self.token, items).map(Ok)
+    pub fn dry_run(&self) -> Result<DryRun> {
+        let attempts = Attempts::default();
+        let send = self.clone().send_recorded(&attempts);
+        self.db.dry_run(send, self.sensitive.clone(), true)
     }
 
     /// [`send`](Self::send), with the capacity DynamoDB reported, summed
@@ -398,7 +390,7 @@ impl TransactWrite {
         check_action_count(self.items.len())?;
         let (mut items, mut actions) = (self.items, self.actions);
         // The writes that read first read at the same time.
-        read_later(self.later, &mut items, &mut actions).await?;
+        read_later(&self.db, &self.later, &mut items, &mut actions).await?;
         check_action_count(items.len())?;
         check_actions(&actions, &items)?;
         let transaction = Sending {
@@ -438,7 +430,8 @@ fn check_action_count(count: usize) -> Result<()> {
 /// action at the place it holds, and the actions of its guards after every
 /// action the caller added.
 async fn read_later(
-    later: Vec<(usize, Later)>,
+    db: &Db,
+    later: &[(usize, Later)],
     items: &mut Vec<TransactWriteItem>,
     actions: &mut Vec<Action>,
 ) -> Result<()> {
@@ -446,8 +439,8 @@ async fn read_later(
         return Ok(());
     }
     let read = later
-        .into_iter()
-        .map(|(at, made)| async move { made.await.map(|made| (at, made)) });
+        .iter()
+        .map(|(at, made)| made(db.clone()).map(|made| made.map(|made| (*at, made))));
     let mut guards = Vec::new();
     for (at, made) in futures::future::try_join_all(read).await? {
         (items[at], actions[at]) = made.own;
@@ -496,12 +489,6 @@ fn check_actions(actions: &[Action], items: &[TransactWriteItem]) -> Result<()> 
         ));
     }
     Ok(())
-}
-
-/// The GetItem a write of an entity with unique values sends first: the
-/// item at `key`, strongly consistent.
-fn stored_read<E: Entity + 'static>(db: &Db, key: &Key<E>) -> Result<Request> {
-    db.dry_get_stored::<E::Table>(E::SCHEMA.entity_type, key.to_item())
 }
 
 /// The plan as one action of a TransactWriteItems, and what describes it;

@@ -1,7 +1,6 @@
 //! Sending a checked transaction: again after a conflict or an unsettled
 //! attempt, and its cancellation read as one reason per action.
 
-use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::TransactWriteItem;
 
@@ -11,7 +10,6 @@ use crate::keys::guard::shown_key;
 use crate::telemetry::{Capacity, RequestSpan};
 use crate::transport::attempts::Attempts;
 use crate::transport::condition_items::TRUSTED_AFTER;
-use crate::transport::dry_run::Request;
 use crate::writes::condition_met::item_met;
 
 use super::token::request_token;
@@ -64,13 +62,6 @@ impl Sending<'_> {
         }
     }
 
-    /// The TransactWriteItems of `items` under `token`, not sent.
-    pub(super) fn dry_run(&self, token: &str, items: Vec<TransactWriteItem>) -> Result<Request> {
-        let capacity = self.db.dry_capacity(self.capacity_asked);
-        let request = request(Some(items), token, capacity);
-        self.db.sdk().dry("transaction", request)
-    }
-
     /// The span of the transaction: the tables and entity its actions name.
     fn span<'i>(&self, items: impl Iterator<Item = &'i TransactWriteItem>) -> RequestSpan {
         let named = self.actions.iter().zip(items);
@@ -78,7 +69,7 @@ impl Sending<'_> {
             crate::telemetry::span_names(named.map(|(a, item)| (a.entity, table_of(item))));
         let span = self
             .db
-            .span_of_tables("TransactWriteItems", &tables, entity);
+            .span_of_tables("TransactWriteItems", &tables, None, entity);
         span.batch_of(self.actions.len());
         span
     }
@@ -96,8 +87,13 @@ impl Sending<'_> {
         may_resend: bool,
     ) -> Result<Capacity> {
         let span = self.span(sending.iter());
-        let capacity = self.db.consumed_capacity(&span, self.capacity_asked);
-        let request = request(Some(sending), token, capacity)(self.db.client());
+        let request = self
+            .db
+            .client()
+            .transact_write_items()
+            .set_transact_items(Some(sending))
+            .client_request_token(token)
+            .set_return_consumed_capacity(self.db.consumed_capacity(&span, self.capacity_asked));
         let failure = async |refused| {
             let error = canceled(refused, self.actions);
             let unsettled = attempts.maybe_applied() && matches!(error, Error::Sdk { .. });
@@ -124,22 +120,6 @@ impl Sending<'_> {
 fn sent_again(error: &Error, maybe_applied: bool) -> bool {
     let unsettled = maybe_applied && matches!(error, Error::Sdk { .. });
     error.is_transaction_conflict() || (unsettled && error.is_retryable())
-}
-
-/// The TransactWriteItems of `items` under `token`, as a client builds it:
-/// what is sent, and what a dry run shows.
-fn request(
-    items: Option<Vec<TransactWriteItem>>,
-    token: &str,
-    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
-) -> impl FnOnce(&aws_sdk_dynamodb::Client) -> TransactWriteItemsFluentBuilder + '_ {
-    move |client| {
-        client
-            .transact_write_items()
-            .set_transact_items(items)
-            .client_request_token(token)
-            .set_return_consumed_capacity(capacity)
-    }
 }
 
 /// `error` with the item each failed condition met: the one DynamoDB

@@ -11,8 +11,8 @@ use crate::keys::key::KeyValues;
 use crate::writes::item::{stored_version, version_attribute, version_is};
 use crate::writes::plan::and;
 use crate::writes::unique::{
-    guard_writes, guarded_attributes, holds_values_of, kept_changing, read_stored, taken,
-    GuardKind, Guarded, GuardedPlan, UNIQUE_TRIES,
+    guard_writes, guarded_attributes, holds_values_of, read_stored, write_guarded, GuardKind,
+    GuardedPlan,
 };
 use crate::writes::written::{no_return_values, Written};
 
@@ -32,46 +32,25 @@ impl<E: Entity + 'static> Update<E> {
     /// on a versioned entity, the version read). Read and sent again when
     /// they changed in between; a condition of the caller's that fails on
     /// the item as read is the caller's failure.
-    pub(super) async fn send_moving_guards(mut self) -> Result<Written<E>> {
+    pub(super) async fn send_moving_guards(&self) -> Result<Written<E>> {
         no_return_values::<E>(self.return_new)?;
-        let db = self.db.clone();
-        let mut foreign = Vec::new();
-        for _ in 0..UNIQUE_TRIES {
-            let (planned, version) = self.plan_moving_guards(&foreign).await?;
-            let GuardedPlan {
-                mut plan,
-                guards,
-                read,
-            } = planned;
-            // No value moves (set to the one stored): a plain UpdateItem.
-            let alone = guards.is_empty() && !self.exactly_once;
-            match plan.send_with_guards(&db, guards, alone).await? {
-                Guarded::Written(capacity) => {
-                    return Ok(Written::applied(version, None, false, capacity))
-                }
-                Guarded::Taken(unique) => return Err(taken::<E>(unique)),
-                Guarded::HeldElsewhere(guard) => foreign.push(guard),
-                Guarded::RequestSeen => {}
-                Guarded::ItemCondition(existing) => {
-                    let existing = existing.filter(|item| !expired(&E::SCHEMA, item));
-                    if existing.is_none() || existing == read {
-                        return Err(plan.failure(existing));
-                    }
-                }
-            }
-        }
-        Err(kept_changing(&self.key))
+        let planned =
+            move |foreign: Vec<KeyValues>| async move { self.plan_moving_guards(&foreign).await };
+        // The update is conditioned on the whole item as read: a failure on
+        // another item is a stale read, on the item read the caller's.
+        let stale = |read: Option<&Item>, met: Option<&Item>| met.is_some() && met != read;
+        let (db, key) = (&self.db, &self.key);
+        let (capacity, read) = write_guarded(db, key, self.exactly_once, planned, stale).await?;
+        let version = read.and_then(|read| self.version_after(&read));
+        Ok(Written::applied(version, None, false, capacity))
     }
 
     /// Reads the item (strongly consistent) and plans the update
     /// conditioned on the values and version read, with the guards it
     /// moves (but the releases of `foreign`, guards found naming another
-    /// item); returns it with the version it writes, when known. An item
-    /// that is not there (or has expired) is [`Error::NotFound`].
-    pub(crate) async fn plan_moving_guards(
-        &mut self,
-        foreign: &[KeyValues],
-    ) -> Result<(GuardedPlan<E>, Option<u64>)> {
+    /// item). An item that is not there (or has expired) is
+    /// [`Error::NotFound`].
+    pub(crate) async fn plan_moving_guards(&self, foreign: &[KeyValues]) -> Result<GuardedPlan<E>> {
         self.refusal()?;
         let old = read_stored::<E>(&self.db, &self.key).await?;
         let Some(old) = old.filter(|item| !expired(&E::SCHEMA, item)) else {
@@ -85,7 +64,7 @@ impl<E: Entity + 'static> Update<E> {
         guards
             .retain(|g| !matches!(g.kind(), GuardKind::Release(_)) || !foreign.contains(g.guard()));
         let absent = absent_key_attributes::<E>(&old);
-        let (mut update, version) = self.conditioned_on_read(&old);
+        let update = self.conditioned_on_read(&old);
         let plan = update
             .plan_with(Assumed::InCondition {
                 absent: &absent,
@@ -97,7 +76,7 @@ impl<E: Entity + 'static> Update<E> {
             guards,
             read: Some(old),
         };
-        Ok((planned, version))
+        Ok(planned)
     }
 
     /// A copy of the update, to condition on what was read (its builder's
@@ -132,9 +111,8 @@ impl<E: Entity + 'static> Update<E> {
 
     /// The update to send after reading `old`: conditioned on `old`'s
     /// guarded values, and on its version (a condition, not an expected
-    /// version: the caller asked for none); with the version it writes,
-    /// when known.
-    fn conditioned_on_read(&self, old: &Item) -> (Self, Option<u64>) {
+    /// version: the caller asked for none).
+    fn conditioned_on_read(&self, old: &Item) -> Self {
         let mut update = self.copied();
         if let Some(held) = holds_values_of::<E>(old) {
             update.condition = Some(and(update.condition.take(), held));
@@ -146,8 +124,16 @@ impl<E: Entity + 'static> Update<E> {
             let same = version_is(attribute, read);
             update.condition = Some(and(update.condition.take(), same));
         }
-        let replaced = update.expected_version.or(read);
-        (update, replaced.map(|v| v + 1))
+        update
+    }
+
+    /// The version the update writes over `old`, when known: the one it
+    /// expects, or the one read, plus 1.
+    fn version_after(&self, old: &Item) -> Option<u64> {
+        let replaced = self
+            .expected_version
+            .or_else(|| stored_version(&E::SCHEMA, Some(old)));
+        replaced.map(|v| v + 1)
     }
 }
 

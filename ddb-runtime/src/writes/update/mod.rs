@@ -47,15 +47,6 @@ enum Assumed<'a> {
     },
 }
 
-impl Assumed<'_> {
-    /// The first assumptions of an update sent by itself: in every sparse
-    /// index, and no `_schema` unless the entity declares its version.
-    const FIRST: Self = Assumed::InCondition {
-        absent: &[],
-        schema_stored: false,
-    };
-}
-
 /// One change of an update.
 #[derive(Clone, Debug)]
 pub(crate) enum Op {
@@ -316,20 +307,11 @@ impl Db {
 }
 
 impl<E: Entity + 'static> Update<E> {
-    /// The key of the item the update changes.
-    pub(crate) fn key(&self) -> &Key<E> {
-        &self.key
-    }
-
-    /// The first failure of the update's builder, taken out. Its changes
-    /// go with it: planned again, the update has nothing to send rather
-    /// than the changes the builder accepted.
-    fn refusal(&mut self) -> Result<()> {
-        match self.error.take() {
-            Some(error) => {
-                self.ops.clear();
-                Err(error)
-            }
+    /// The first failure of the update's builder: every plan of the update
+    /// fails with it, never sending the changes the builder accepted.
+    fn refusal(&self) -> Result<()> {
+        match &self.error {
+            Some(error) => Err(error.clone_input()),
             None => Ok(()),
         }
     }

@@ -26,14 +26,13 @@ impl<E: Entity + 'static> Update<E> {
     /// recomputed in the same request: from the primary key and the values
     /// the update sets when those are all an index reads, else from the item
     /// read first, with the write conditioned on everything read.
-    pub(crate) async fn plan(mut self) -> Result<WritePlan<E>> {
+    pub(crate) async fn plan(&self) -> Result<WritePlan<E>> {
         self.plan_with(Assumed::Nothing).await
     }
 
     /// [`plan`](Self::plan), assuming of the stored item what `assumed`
-    /// says. An update its builder accepted stays as it was, to be planned
-    /// again with other assumptions.
-    pub(super) async fn plan_with(&mut self, assumed: Assumed<'_>) -> Result<WritePlan<E>> {
+    /// says.
+    pub(super) async fn plan_with(&self, assumed: Assumed<'_>) -> Result<WritePlan<E>> {
         match self.planned(assumed, true).await? {
             Some(plan) => Ok(plan),
             None => Err(Error::InvalidRequest {
@@ -45,15 +44,12 @@ impl<E: Entity + 'static> Update<E> {
 
     /// [`plan`](Self::plan) without reading: `None` when the update must
     /// read the item first.
-    pub(crate) fn plan_unread(&mut self) -> Result<Option<WritePlan<E>>> {
+    pub(crate) fn plan_unread(&self) -> Result<Option<WritePlan<E>>> {
         self.plan_unread_with(Assumed::Nothing)
     }
 
     /// [`plan_unread`](Self::plan_unread), assuming what `assumed` says.
-    pub(super) fn plan_unread_with(
-        &mut self,
-        assumed: Assumed<'_>,
-    ) -> Result<Option<WritePlan<E>>> {
+    pub(super) fn plan_unread_with(&self, assumed: Assumed<'_>) -> Result<Option<WritePlan<E>>> {
         // Without its read, planning awaits nothing: it is done at once.
         self.planned(assumed, false)
             .now_or_never()
@@ -65,22 +61,9 @@ impl<E: Entity + 'static> Update<E> {
             })
     }
 
-    /// The GetItem an update that reads first sends first (strongly
-    /// consistent), not sent.
-    pub(crate) fn first_read(&self) -> Result<crate::transport::dry_run::Request> {
-        self.db
-            .get(self.key.clone())
-            .consistent_read(true)
-            .dry_request()
-    }
-
     /// The plan; `None` when the update must read first and `may_read` is
     /// false.
-    async fn planned(
-        &mut self,
-        assumed: Assumed<'_>,
-        may_read: bool,
-    ) -> Result<Option<WritePlan<E>>> {
+    async fn planned(&self, assumed: Assumed<'_>, may_read: bool) -> Result<Option<WritePlan<E>>> {
         self.refusal()?;
         check_changes::<E>(&self.ops)?;
         let schema = &E::SCHEMA;

@@ -7,6 +7,7 @@ use aws_sdk_dynamodb::types::ReturnValue;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
+use crate::transport::dry_run::sensitive_attributes;
 use crate::writes::item::stored_version;
 use crate::writes::plan::{Assumptions, WritePlan};
 use crate::writes::written::{no_return_values, Written};
@@ -22,7 +23,11 @@ impl<E: Entity + 'static> Update<E> {
     /// version check) is then applied twice, which matters for `ADD` and
     /// `append`; one whose retry fails its condition, or whose retries run
     /// out, is [`Error::WriteOutcomeUnknown`].
-    pub async fn send(mut self) -> Result<Written<E>> {
+    pub async fn send(self) -> Result<Written<E>> {
+        self.sent().await
+    }
+
+    async fn sent(&self) -> Result<Written<E>> {
         if self.moves_guards() {
             return self.send_moving_guards().await;
         }
@@ -78,30 +83,15 @@ impl<E: Entity + 'static> Update<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(mut self) -> Result<crate::DryRun> {
-        let schema = &E::SCHEMA;
-        if self.moves_guards() {
-            no_return_values::<E>(self.return_new)?;
-            if let Some(error) = self.error {
-                return Err(error);
-            }
-            return self.db.dry_reading_first::<E>(self.key.to_item());
-        }
-        let db = self.db.clone();
-        let (return_new, exactly_once) = (self.return_new, self.exactly_once);
-        if exactly_once {
-            no_return_values::<E>(return_new)?;
-        }
-        match self.plan_unread_with(Assumed::FIRST)? {
-            Some(plan) => plan.dry_run_alone(&db, exactly_once, asked_back(return_new)),
-            None => Ok(crate::DryRun::of(self.first_read()?, schema).reading_first()),
-        }
+    pub fn dry_run(&self) -> Result<crate::DryRun> {
+        let sensitive = sensitive_attributes(&E::SCHEMA).collect();
+        self.db.dry_run(self.sent(), sensitive, true)
     }
 
     /// Sends the update, assuming of the stored item what `assumed` says;
     /// returns the outcome and what its condition assumed.
-    async fn send_with(&mut self, assumed: Assumed<'_>) -> (Result<Written<E>>, Assumptions) {
-        let db = self.db.clone();
+    async fn send_with(&self, assumed: Assumed<'_>) -> (Result<Written<E>>, Assumptions) {
+        let db = &self.db;
         let (return_new, exactly_once) = (self.return_new, self.exactly_once);
         if exactly_once {
             if let Err(error) = no_return_values::<E>(return_new) {
@@ -114,9 +104,9 @@ impl<E: Entity + 'static> Update<E> {
         };
         let assumptions = std::mem::take(&mut plan.assumed);
         let sent = if exactly_once {
-            send_exactly_once(plan, &db).await
+            send_exactly_once(plan, db).await
         } else {
-            send_update_item(plan, &db, return_new).await
+            send_update_item(plan, db, return_new).await
         };
         (sent, assumptions)
     }
