@@ -4,15 +4,10 @@
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
-use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
-use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
-use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
-use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use aws_sdk_dynamodb::types::{
     ConditionCheck, Delete, DeleteRequest, Put, PutRequest, ReturnValue,
     ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update, WriteRequest,
 };
-use aws_sdk_dynamodb::Client;
 
 use crate::db::Db;
 use crate::entity::Entity;
@@ -125,15 +120,15 @@ struct Parts {
 /// and values, and the item back when the condition fails. A write without
 /// a condition cannot fail one, and asks for no item.
 macro_rules! conditioned {
-    ($builder:expr, $condition:expr, $names:expr, $values:expr) => {{
-        let condition: Option<String> = $condition;
-        let item_on_failure = condition
+    ($builder:expr, $parts:ident) => {{
+        let item_on_failure = $parts
+            .condition
             .as_ref()
             .map(|_| ReturnValuesOnConditionCheckFailure::AllOld);
         $builder
-            .set_condition_expression(condition)
-            .set_expression_attribute_names($names)
-            .set_expression_attribute_values($values)
+            .set_condition_expression($parts.condition)
+            .set_expression_attribute_names($parts.names)
+            .set_expression_attribute_values($parts.values)
             .set_return_values_on_condition_check_failure(item_on_failure)
     }};
 }
@@ -266,18 +261,28 @@ impl<E: Entity + 'static> WritePlan<E> {
         let client = db.client();
         match &mut self.action {
             Action::Put(item) => {
-                let item = std::mem::take(item);
-                let request = put_request(table, item, parts, return_values, capacity);
-                self.answer(db, &span, attempts, request(client)).await
+                let put = client.put_item().set_item(Some(std::mem::take(item)));
+                let request = conditioned!(put.table_name(table), parts)
+                    .set_return_values(return_values)
+                    .set_return_consumed_capacity(capacity);
+                self.answer(db, &span, attempts, request).await
             }
             Action::Update(expression) => {
-                let expression = std::mem::take(expression);
-                let request = update_request(table, expression, parts, return_values, capacity);
-                self.answer(db, &span, attempts, request(client)).await
+                let update = client
+                    .update_item()
+                    .set_key(Some(parts.key))
+                    .update_expression(std::mem::take(expression));
+                let request = conditioned!(update.table_name(table), parts)
+                    .set_return_values(return_values)
+                    .set_return_consumed_capacity(capacity);
+                self.answer(db, &span, attempts, request).await
             }
             Action::Delete | Action::ConditionCheck => {
-                let request = delete_request(table, parts, return_values, capacity);
-                self.answer(db, &span, attempts, request(client)).await
+                let delete = client.delete_item().set_key(Some(parts.key));
+                let request = conditioned!(delete.table_name(table), parts)
+                    .set_return_values(return_values)
+                    .set_return_consumed_capacity(capacity);
+                self.answer(db, &span, attempts, request).await
             }
         }
     }
@@ -394,12 +399,7 @@ impl<E: Entity + 'static> WritePlan<E> {
     /// The plan as one action of a TransactWriteItems on `table`. A put's
     /// item moves into the action: the plan no longer holds it.
     pub(crate) fn transact_item(&mut self, table: &str) -> Result<TransactWriteItem> {
-        let Parts {
-            key,
-            condition,
-            names,
-            values,
-        } = self.take_parts();
+        let parts = self.take_parts();
         let invalid = |e: aws_sdk_dynamodb::error::BuildError| Error::InvalidRequest {
             entity: E::SCHEMA.entity_type,
             reason: e.to_string(),
@@ -407,33 +407,25 @@ impl<E: Entity + 'static> WritePlan<E> {
         let item = TransactWriteItem::builder();
         Ok(match &mut self.action {
             Action::Put(put) => {
-                let put = Put::builder()
-                    .table_name(table)
-                    .set_item(Some(std::mem::take(put)));
-                item.put(
-                    conditioned!(put, condition, names, values)
-                        .build()
-                        .map_err(invalid)?,
-                )
+                let put = Put::builder().set_item(Some(std::mem::take(put)));
+                let put = conditioned!(put.table_name(table), parts);
+                item.put(put.build().map_err(invalid)?)
             }
             Action::Update(expression) => {
                 let update = Update::builder()
-                    .table_name(table)
-                    .set_key(Some(key))
+                    .set_key(Some(parts.key))
                     .update_expression(expression.as_str());
-                let update = conditioned!(update, condition, names, values);
+                let update = conditioned!(update.table_name(table), parts);
                 item.update(update.build().map_err(invalid)?)
             }
             Action::Delete => {
-                let delete = Delete::builder().table_name(table).set_key(Some(key));
-                let delete = conditioned!(delete, condition, names, values);
+                let delete = Delete::builder().set_key(Some(parts.key));
+                let delete = conditioned!(delete.table_name(table), parts);
                 item.delete(delete.build().map_err(invalid)?)
             }
             Action::ConditionCheck => {
-                let check = ConditionCheck::builder()
-                    .table_name(table)
-                    .set_key(Some(key));
-                let check = conditioned!(check, condition, names, values);
+                let check = ConditionCheck::builder().set_key(Some(parts.key));
+                let check = conditioned!(check.table_name(table), parts);
                 item.condition_check(check.build().map_err(invalid)?)
             }
         }
@@ -555,76 +547,6 @@ impl<E: Entity + 'static> WritePlan<E> {
             key,
             existing: existing.map(ExistingItem),
         }
-    }
-}
-
-/// A single write's PutItem of `item`, as a client builds it: what is sent,
-/// and what a dry run shows.
-fn put_request(
-    table: &str,
-    item: Item,
-    parts: Parts,
-    return_values: Option<ReturnValue>,
-    capacity: Option<ReturnConsumedCapacity>,
-) -> impl FnOnce(&Client) -> PutItemFluentBuilder + '_ {
-    move |client| {
-        let Parts {
-            condition,
-            names,
-            values,
-            ..
-        } = parts;
-        let put = client.put_item().table_name(table).set_item(Some(item));
-        conditioned!(put, condition, names, values)
-            .set_return_values(return_values)
-            .set_return_consumed_capacity(capacity)
-    }
-}
-
-/// A single write's UpdateItem of `expression`, as a client builds it.
-fn update_request(
-    table: &str,
-    expression: String,
-    parts: Parts,
-    return_values: Option<ReturnValue>,
-    capacity: Option<ReturnConsumedCapacity>,
-) -> impl FnOnce(&Client) -> UpdateItemFluentBuilder + '_ {
-    move |client| {
-        let Parts {
-            key,
-            condition,
-            names,
-            values,
-        } = parts;
-        let update = client
-            .update_item()
-            .table_name(table)
-            .set_key(Some(key))
-            .update_expression(expression);
-        conditioned!(update, condition, names, values)
-            .set_return_values(return_values)
-            .set_return_consumed_capacity(capacity)
-    }
-}
-
-/// A single write's DeleteItem, as a client builds it.
-fn delete_request(
-    table: &str,
-    parts: Parts,
-    return_values: Option<ReturnValue>,
-    capacity: Option<ReturnConsumedCapacity>,
-) -> impl FnOnce(&Client) -> DeleteItemFluentBuilder + '_ {
-    move |client| {
-        let Parts {
-            key,
-            condition,
-            names,
-            values,
-        } = parts;
-        let delete = client.delete_item().table_name(table).set_key(Some(key));
-        conditioned!(delete, condition, names, values)
-            .set_return_values(return_values)
-            .set_return_consumed_capacity(capacity)
     }
 }
 
