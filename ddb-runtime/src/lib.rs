@@ -68,13 +68,13 @@
 // docs.rs marks what each feature brings.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// The folders are the layers, each using only those below it: the
-// declarations; the item and its values; keys; expressions; the transport
-// (sending, recording attempts, reading back what was sent); reads and
-// writes; the schema (CreateTable, sync, report, IAM, cost, the
-// infrastructure-as-code exports and drift); evolution (migrations,
-// backfill); and on top, the command line (feature `cli`). The public paths
-// below are a facade over them.
+// The folders are the layers, each using only those below it (see
+// ARCHITECTURE.md): the declarations; the item and its values; keys;
+// expressions; telemetry; the transport (the one send route, its recorded
+// attempts, dry runs); the handle; reads and writes; the schema
+// (CreateTable, sync, report, IAM, cost, the infrastructure-as-code exports
+// and drift); evolution (migrations, backfill); and on top, the command line
+// (feature `cli`). The public paths below are a facade over them.
 mod db;
 mod declaration;
 mod entity;
