@@ -31,6 +31,10 @@ struct Member {
 
 const EMAIL: &str = "ada@example.com";
 
+/// The guard hash key of the handles that write members under an
+/// idempotency key (a member holds a sensitive field).
+const GUARD_HASH_KEY: &[u8] = b"32 random bytes for the dry runs";
+
 fn member(id: &str) -> Member {
     Member {
         member_id: id.into(),
@@ -547,6 +551,8 @@ async fn a_collection_dry_run_is_the_query_send_sends() {
 #[tokio::test]
 async fn an_idempotent_create_dry_run_is_its_transaction_and_redacted() {
     let (_db, proxy, through) = recorded(&["TransactWriteItems"]).await;
+    // A member holds a sensitive field: its record's fingerprint is keyed.
+    let through = through.with_guard_hash_key(GUARD_HASH_KEY.to_vec());
     let create = || through.create(&member("m1")).idempotency_key("req-1");
     let dry = create().dry_run().unwrap();
     assert_eq!(
@@ -708,9 +714,11 @@ async fn a_printout_does_not_change_when_only_a_sensitive_value_does() {
         let member = with_email(email);
         vec![
             steady(&db.create(&member).dry_run().unwrap()),
-            // The guard of an idempotency key holds a hash of the whole item.
+            // The guard of an idempotency key holds a keyed hash of the
+            // whole item.
             steady(
-                &db.create(&member)
+                &db.with_guard_hash_key(GUARD_HASH_KEY.to_vec())
+                    .create(&member)
                     .idempotency_key("req-1")
                     .dry_run()
                     .unwrap(),

@@ -3,7 +3,7 @@
 //! every later call, across handles; other content under a used key
 //! refused; a key forgotten once its time is up.
 
-use ddb_examples::single_table::{Ecommerce, Order};
+use ddb_examples::single_table::{Customer, Ecommerce, Order};
 use ddb_examples::{CustomerId, OrderId, OrderStatus};
 use ddb_runtime::{Created, Error};
 use time::OffsetDateTime;
@@ -152,4 +152,90 @@ async fn a_key_met_by_the_same_item_is_recorded_for_later_retries() {
         (Created::AlreadyExisted, &again.key)
     );
     assert_eq!(orders(&db).await, 1);
+}
+
+/// A create under an idempotency key that meets another item at its key is
+/// `AlreadyExists`, with the stored item, as a plain create's is.
+#[tokio::test]
+async fn an_idempotent_create_over_another_item_is_already_exists() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let order = placed("O1", 1999);
+    db.create(&order).send().await.unwrap();
+    let other = Order {
+        total_cents: 2500,
+        ..order.clone()
+    };
+    let plain = db.create(&other).send().await;
+    let keyed = db.create(&other).idempotency_key("req-1").send().await;
+    for outcome in [plain.map(|_| ()), keyed.map(|_| ())] {
+        match outcome {
+            Err(Error::AlreadyExists {
+                entity: "Order",
+                existing,
+                ..
+            }) => {
+                let stored: Order = existing.decode().unwrap();
+                assert_eq!(stored.total_cents, 1999);
+            }
+            other => panic!("expected AlreadyExists, got {other:?}"),
+        }
+    }
+    assert_eq!(orders(&db).await, 1);
+}
+
+/// The idempotency record of an entity with a `sensitive` field holds a
+/// fingerprint keyed by the handle's guard hash key: the same content under
+/// two keys stores two fingerprints, so a reader of the table cannot test a
+/// guessed value by hashing it; no attribute of the record holds the value.
+/// Without a guard hash key, such a create is refused before sending.
+#[tokio::test]
+async fn the_idempotency_fingerprint_of_a_sensitive_entity_is_keyed() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let customer = |id: &str| Customer {
+        customer_id: CustomerId(id.into()),
+        name: "Ada".into(),
+        email: "ada@example.com".into(),
+        order_count: 0,
+    };
+    match db
+        .create(&customer("C1"))
+        .idempotency_key("req-0")
+        .send()
+        .await
+    {
+        Err(Error::InvalidRequest {
+            entity: "Customer", ..
+        }) => {}
+        other => panic!("expected a refusal without a guard hash key, got {other:?}"),
+    }
+    assert!(ddb_tests::scan_raw::<Ecommerce>(&db).await.is_empty());
+    // The same customer under the same request, through three handles on
+    // three tables: two share a key.
+    let first: &[u8] = b"the first 32 random bytes, a key";
+    let other: &[u8] = b"the other 32 random bytes, a key";
+    let mut records = Vec::new();
+    for key in [first, other, first] {
+        let handle = ddb_tests::db_with_table::<Ecommerce>()
+            .await
+            .with_guard_hash_key(key.to_vec());
+        let created = handle
+            .create(&customer("C1"))
+            .idempotency_key("req-1")
+            .send();
+        assert_eq!(created.await.unwrap().created, Created::Created);
+        let stored = ddb_tests::scan_raw::<Ecommerce>(&handle).await.into_iter();
+        records.extend(stored.filter(|item| item.contains_key("_ddb_fingerprint")));
+    }
+    assert_eq!(records.len(), 3);
+    let fingerprint = |i: usize| records[i]["_ddb_fingerprint"].as_s().unwrap().clone();
+    assert_eq!(fingerprint(0), fingerprint(2), "one key, one fingerprint");
+    assert_ne!(
+        fingerprint(0),
+        fingerprint(1),
+        "another key, another fingerprint"
+    );
+    for record in &records {
+        let shown = format!("{record:?}");
+        assert!(!shown.contains("ada@example.com"), "{shown}");
+    }
 }

@@ -477,9 +477,8 @@ async fn exported_spans_follow_the_registry_of_the_dynamodb_conventions() {
         failure[0]["error.type"].as_str(),
         "ConditionalCheckFailedException"
     );
-    // The request's failure as ddb reads it; the create then finds the
-    // stored item is another (AlreadyExists), after the request.
-    assert_eq!(failure[0]["ddb.error"].as_str(), "ConditionFailed");
+    // The request's failure as ddb reads it: a create that met another item.
+    assert_eq!(failure[0]["ddb.error"].as_str(), "AlreadyExists");
     assert_eq!(failure[0]["rpc.method"].as_str(), "PutItem");
 }
 

@@ -211,8 +211,9 @@ impl Db {
     }
 
     /// The same handle keying the guards of unique values that hold a
-    /// `#[ddb(sensitive)]` field by HMAC-SHA256 of the value under `key`:
-    /// the value never appears in a key. Every handle writing such an
+    /// `#[ddb(sensitive)]` field by HMAC-SHA256 of the value under `key`
+    /// (the value never appears in a key), and the fingerprint an
+    /// idempotency record keeps of an entity with such a field. Every handle writing such an
     /// entity needs the same key (a guard keyed under another key guards
     /// nothing); use at least 32 random bytes from a secret store.
     ///
@@ -227,13 +228,13 @@ impl Db {
         self.with(|inner| inner.guard_hash_key = Some(key))
     }
 
-    /// The keyed hash of a sensitive unique value, hex: `None` without a
-    /// guard hash key.
-    pub(crate) fn guard_hash(&self, value: &str) -> Option<String> {
+    /// The keyed hash (HMAC-SHA256) of a sensitive unique value or
+    /// content, hex: `None` without a guard hash key.
+    pub(crate) fn guard_hash(&self, value: impl AsRef<[u8]>) -> Option<String> {
         use hmac::{KeyInit, Mac};
         let key = self.inner.guard_hash_key.as_ref()?;
         let mut mac = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(key).ok()?;
-        mac.update(value.as_bytes());
+        mac.update(value.as_ref());
         let digest = mac.finalize().into_bytes();
         Some(digest.iter().map(|b| format!("{b:02x}")).collect())
     }

@@ -55,12 +55,14 @@ fn put_if_absent<E: Entity + 'static>(
     item: crate::item::Item,
 ) -> Result<WritePlan<E>> {
     let absent = absent_or_expired::<E>();
-    WritePlan::new(
+    let mut plan = WritePlan::new(
         key,
         Action::Put(item),
         Some(&absent),
         Placeholders::default(),
-    )
+    )?;
+    plan.creates = true;
+    Ok(plan)
 }
 
 impl<E: Entity + 'static> Create<E> {
@@ -163,10 +165,10 @@ impl<E: Entity + 'static> Create<E> {
                 .map(|(_, capacity)| capacity)
         };
         let already_there = move |failure: Error| match failure {
-            Error::ConditionFailed {
+            Error::AlreadyExists {
                 entity,
                 key,
-                existing: Some(ExistingItem(existing)),
+                existing: ExistingItem(existing),
             } => {
                 let ours = attempts.put_sent();
                 let stamps = stamp_attributes(&E::SCHEMA);

@@ -162,11 +162,11 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
                 key,
             }),
             Guarded::ItemCondition(existing) => match existing {
-                Some(existing) if same_content::<E>(&existing, &item) => {
+                Some(existing) if same_content::<E>(db, &existing, &item)? => {
                     // The same item is there (a create without this key made
                     // it): the request is recorded, so that a retry with
                     // another item key finds it.
-                    let mut guard = request_guard::<E>(request, key.values(), &item, keep)?;
+                    let mut guard = request_guard::<E>(db, request, key.values(), &item, keep)?;
                     match guard.send(db, None).await {
                         Ok(_) => Ok(Idempotent {
                             created: Created::AlreadyExisted,
@@ -199,7 +199,7 @@ fn guards_of<E: Entity + 'static>(
     let Action::Put(item) = &plan.action else {
         return Err(invalid::<E>("a create puts its item".into()));
     };
-    let guard = request_guard::<E>(request, plan.key.values(), item, keep)?;
+    let guard = request_guard::<E>(db, request, plan.key.values(), item, keep)?;
     let guard_key = guard.key.clone();
     let mut guards = vec![GuardWrite::idempotency(guard, plan.key.values().clone())];
     guards.extend(guard_writes::<E>(db, plan.key.values(), None, Some(item))?);
@@ -209,6 +209,7 @@ fn guards_of<E: Entity + 'static>(
 /// The guard of request `request` for the item at `owner`: its fingerprint
 /// and expiry, put unless a live guard of the request is there.
 fn request_guard<E: Entity + 'static>(
+    db: &Db,
     request: &str,
     owner: &KeyValues,
     item: &Item,
@@ -225,7 +226,7 @@ fn request_guard<E: Entity + 'static>(
     let mut stored = guard_item(&table, &key, owner);
     stored.insert(
         FINGERPRINT.to_owned(),
-        AttributeValue::S(fingerprint::<E>(item)),
+        AttributeValue::S(fingerprint::<E>(db, item)?),
     );
     let until = now.saturating_add(i64::try_from(keep.as_secs()).unwrap_or(i64::MAX / 2));
     stored.insert(expires_at.to_owned(), AttributeValue::N(until.to_string()));
@@ -254,7 +255,7 @@ async fn earlier<E: Entity + 'static>(
         ));
     };
     let recorded = stored.get(FINGERPRINT).and_then(|f| f.as_s().ok());
-    if recorded != Some(&fingerprint::<E>(item)) {
+    if recorded != Some(&fingerprint::<E>(db, item)?) {
         return Err(Error::IdempotencyKeyReused {
             entity: E::SCHEMA.entity_type,
         });
@@ -288,76 +289,89 @@ fn left_out<E: Entity>() -> Vec<&'static str> {
     out
 }
 
-/// SHA-256, hex, of the item's content: every attribute but
-/// [`left_out`]'s, by name, each value in one canonical form.
-fn fingerprint<E: Entity>(item: &Item) -> String {
+/// The fingerprint of the item's content: every attribute but
+/// [`left_out`]'s, by name, each value in one canonical form; hashed with
+/// HMAC-SHA256 under the handle's guard hash key when the entity has a
+/// `sensitive` field (an unkeyed hash would let anyone who reads the table
+/// test a guessed value), else with SHA-256. Hex.
+fn fingerprint<E: Entity>(db: &Db, item: &Item) -> Result<String> {
     let left_out = left_out::<E>();
     let mut names: Vec<&String> = item
         .keys()
         .filter(|n| !left_out.contains(&n.as_str()))
         .collect();
     names.sort_unstable();
-    let mut hash = sha2::Sha256::new();
+    let mut content = Vec::new();
     for name in names {
-        hash.update(name.as_bytes());
-        hash.update([0]);
-        canonical(&item[name], &mut hash);
-        hash.update([0]);
+        content.extend_from_slice(name.as_bytes());
+        content.push(0);
+        canonical(&item[name], &mut content);
+        content.push(0);
     }
-    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    if !E::SCHEMA.fields.iter().any(|f| f.role.sensitive) {
+        let digest = sha2::Sha256::digest(&content);
+        return Ok(digest.iter().map(|b| format!("{b:02x}")).collect());
+    }
+    db.guard_hash(&content).ok_or_else(|| {
+        invalid::<E>(
+            "an idempotency key's record fingerprints the item, which holds a sensitive \
+             field: give the Db its key with Db::with_guard_hash_key"
+                .into(),
+        )
+    })
 }
 
 /// Whether two items have the same content, as fingerprints compare it.
-fn same_content<E: Entity>(a: &Item, b: &Item) -> bool {
-    fingerprint::<E>(a) == fingerprint::<E>(b)
+fn same_content<E: Entity>(db: &Db, a: &Item, b: &Item) -> Result<bool> {
+    Ok(fingerprint::<E>(db, a)? == fingerprint::<E>(db, b)?)
 }
 
-/// A value in one form for all its equal forms: numbers by value, sets and
-/// maps in order.
-fn canonical(value: &AttributeValue, hash: &mut sha2::Sha256) {
+/// A value in one form for all its equal forms (numbers by value, sets and
+/// maps in order), appended to `out`.
+fn canonical(value: &AttributeValue, out: &mut Vec<u8>) {
     let number = |n: &str| {
         crate::item::number::Decimal::parse(n).map_or_else(|| n.to_owned(), |d| d.canonical())
     };
-    let sorted = |mut texts: Vec<String>, hash: &mut sha2::Sha256| {
+    let sorted = |mut texts: Vec<String>, out: &mut Vec<u8>| {
         texts.sort_unstable();
         texts.iter().for_each(|t| {
-            hash.update(t.as_bytes());
-            hash.update([1]);
+            out.extend_from_slice(t.as_bytes());
+            out.push(1);
         });
     };
     match value {
-        AttributeValue::S(s) => hash.update([b"S:".as_slice(), s.as_bytes()].concat()),
-        AttributeValue::N(n) => hash.update(format!("N:{}", number(n))),
-        AttributeValue::B(b) => hash.update([b"B:".as_slice(), b.as_ref()].concat()),
-        AttributeValue::Bool(b) => hash.update(if *b { "BOOL:1" } else { "BOOL:0" }),
-        AttributeValue::Null(_) => hash.update("NULL"),
-        AttributeValue::Ss(items) => sorted(items.clone(), hash),
-        AttributeValue::Ns(items) => sorted(items.iter().map(|n| number(n)).collect(), hash),
+        AttributeValue::S(s) => out.extend_from_slice(&[b"S:".as_slice(), s.as_bytes()].concat()),
+        AttributeValue::N(n) => out.extend_from_slice(format!("N:{}", number(n)).as_bytes()),
+        AttributeValue::B(b) => out.extend_from_slice(&[b"B:".as_slice(), b.as_ref()].concat()),
+        AttributeValue::Bool(b) => out.extend_from_slice(if *b { b"BOOL:1" } else { b"BOOL:0" }),
+        AttributeValue::Null(_) => out.extend_from_slice(b"NULL"),
+        AttributeValue::Ss(items) => sorted(items.clone(), out),
+        AttributeValue::Ns(items) => sorted(items.iter().map(|n| number(n)).collect(), out),
         AttributeValue::Bs(items) => sorted(
             items.iter().map(|b| format!("{:?}", b.as_ref())).collect(),
-            hash,
+            out,
         ),
         AttributeValue::L(items) => {
-            hash.update("L[");
+            out.extend_from_slice(b"L[");
             items.iter().for_each(|v| {
-                canonical(v, hash);
-                hash.update([2]);
+                canonical(v, out);
+                out.push(2);
             });
-            hash.update("]");
+            out.extend_from_slice(b"]");
         }
         AttributeValue::M(map) => {
             let mut names: Vec<&String> = map.keys().collect();
             names.sort_unstable();
-            hash.update("M{");
+            out.extend_from_slice(b"M{");
             for name in names {
-                hash.update(name.as_bytes());
-                hash.update([3]);
-                canonical(&map[name], hash);
-                hash.update([2]);
+                out.extend_from_slice(name.as_bytes());
+                out.push(3);
+                canonical(&map[name], out);
+                out.push(2);
             }
-            hash.update("}");
+            out.extend_from_slice(b"}");
         }
-        _ => hash.update("?"),
+        _ => out.extend_from_slice(b"?"),
     }
 }
 

@@ -49,6 +49,8 @@ pub(crate) struct WritePlan<E> {
     pub expected_version: Option<u64>,
     /// A missing item fails the write as [`Error::NotFound`].
     pub must_exist: bool,
+    /// A create: an item met fails it as [`Error::AlreadyExists`].
+    pub creates: bool,
     /// The item an update read first, if it did.
     pub read: Option<ReadFirst>,
     /// A put's item size, when it was measured as the item was checked.
@@ -168,6 +170,7 @@ impl<E: Entity + 'static> WritePlan<E> {
             placeholders,
             expected_version: None,
             must_exist: false,
+            creates: false,
             read: None,
             item_size: None,
             assumed: Assumptions::default(),
@@ -470,8 +473,9 @@ impl<E: Entity + 'static> WritePlan<E> {
     /// Maps a failed condition, given the item as it was (ALL_OLD): a
     /// version the caller expected is a [`Error::VersionConflict`], a
     /// missing item [`Error::NotFound`] when the write needed one, a change
-    /// to what an update read first [`Error::ChangedSinceRead`], anything
-    /// else [`Error::ConditionFailed`] with the stored item.
+    /// to what an update read first [`Error::ChangedSinceRead`], an item a
+    /// create met [`Error::AlreadyExists`], anything else
+    /// [`Error::ConditionFailed`] with the stored item.
     pub(crate) fn failure(&self, existing: Option<Item>) -> Error {
         let schema = &E::SCHEMA;
         let entity = schema.entity_type;
@@ -542,10 +546,17 @@ impl<E: Entity + 'static> WritePlan<E> {
                 };
             }
         }
-        Error::ConditionFailed {
-            entity,
-            key,
-            existing: existing.map(ExistingItem),
+        match existing {
+            Some(existing) if self.creates => Error::AlreadyExists {
+                entity,
+                key,
+                existing: ExistingItem(existing),
+            },
+            existing => Error::ConditionFailed {
+                entity,
+                key,
+                existing: existing.map(ExistingItem),
+            },
         }
     }
 }
