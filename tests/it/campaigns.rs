@@ -839,12 +839,15 @@ async fn unique_values_under_every_write() {
         match outcome {
             Ok(()) => {}
             Err(Error::WriteOutcomeUnknown { .. }) => row.unknown += 1,
-            Err(
-                Error::UniqueViolation { .. }
-                | Error::AlreadyExists { .. }
-                | Error::NotFound { .. }
-                | Error::ChangedSinceRead { .. },
-            ) => row.failed += 1,
+            // A single write's failure, or a transaction's action's.
+            Err(error)
+                if error.is_unique_violation()
+                    || error.is_already_exists()
+                    || error.is_not_found()
+                    || error.is_changed_since_read() =>
+            {
+                row.failed += 1
+            }
             Err(error) if error.is_retryable() => row.failed += 1,
             Err(error) => panic!("unexpected: {error:?}"),
         }

@@ -41,6 +41,7 @@ mod telemetry_conventions;
 mod templates;
 mod throttling;
 mod timestamps;
+mod transaction_outcomes;
 mod transactions;
 mod transport;
 mod unique;

@@ -2,7 +2,7 @@
 //! whether sending it again may succeed, and the other questions a caller
 //! asks of an error.
 
-use super::Error;
+use super::{ActionFailure, Error};
 
 /// How a request to DynamoDB failed, as the SDK tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +166,22 @@ impl Error {
             Error::ChangedSinceRead { .. }
             | Error::TableNotActive { .. }
             | Error::IndexNotSearchable { .. } => true,
-            Error::TransactionCanceled { .. } => self.is_transaction_conflict(),
+            // Every failed action would succeed sent again: a conflict, a
+            // throttle, a read gone stale.
+            Error::TransactionCanceled { reasons } => {
+                let mut failed = reasons.iter().filter(|r| r.code != "None").peekable();
+                failed.peek().is_some()
+                    && failed.all(|r| match r.error() {
+                        Some(error) => error.is_retryable(),
+                        None => matches!(
+                            r.code.as_str(),
+                            "TransactionConflict"
+                                | "ThrottlingError"
+                                | "ProvisionedThroughputExceeded"
+                        ),
+                    })
+            }
+            Error::TransactionConflict { .. } => true,
             _ => false,
         }
     }
@@ -210,26 +225,81 @@ impl Error {
         }
     }
 
+    /// Whether this error, or the failure of any action of a canceled
+    /// transaction, is one `is` says yes to: a transaction answers the
+    /// predicates as each of its writes would.
+    fn is_or_any_action(&self, is: fn(&Error) -> bool) -> bool {
+        match self {
+            Error::TransactionCanceled { reasons } => {
+                reasons.iter().filter_map(|r| r.error()).any(is)
+            }
+            error => is(error),
+        }
+    }
+
+    /// The failure of the action of a canceled transaction at `key`, as
+    /// the caller added it; `None` when this is not a canceled transaction,
+    /// or it has no action at `key`.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db, purchase: ddb_runtime::Key<Purchase>, debit: ddb_runtime::Key<Player>) {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Game", pk = "PK", sk = "SK")]
+    /// # struct Game;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Game, entity = "Purchase", pk = "PLAYER#{player}", sk = "PURCHASE#{at}")]
+    /// # struct Purchase { player: String, at: u64 }
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Game, entity = "Player", pk = "PLAYER#{player}", sk = "PROFILE")]
+    /// # struct Player { player: String, coins: u64 }
+    /// # let error = ddb_runtime::Error::NotFound { entity: "Player", key: String::new() };
+    /// if let Some(failure) = error.action_failure(&debit) {
+    ///     if failure.error().is_some_and(|e| e.is_condition_failed()) {
+    ///         // not enough coins: the purchase was not made
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn action_failure<E: crate::Entity>(
+        &self,
+        key: &crate::keys::key::Key<E>,
+    ) -> Option<&ActionFailure> {
+        let Error::TransactionCanceled { reasons } = self else {
+            return None;
+        };
+        let text = crate::keys::guard::shown_key(key.values().text());
+        reasons
+            .iter()
+            .find(|r| r.entity == E::SCHEMA.entity_type && r.key == text)
+    }
+
+    /// A unique value is held by another item
+    /// ([`UniqueViolation`](Error::UniqueViolation)), by this write or by an
+    /// action of a canceled transaction.
+    pub fn is_unique_violation(&self) -> bool {
+        self.is_or_any_action(|e| matches!(e, Error::UniqueViolation { .. }))
+    }
+
     /// Someone else wrote the item since it was read.
     pub fn is_version_conflict(&self) -> bool {
-        matches!(self, Error::VersionConflict { .. })
+        self.is_or_any_action(|e| matches!(e, Error::VersionConflict { .. }))
     }
 
     /// Another writer changed the item between the read an update needed and
     /// its write ([`ChangedSinceRead`](Error::ChangedSinceRead)): nothing was
     /// written, and sending the same update again is safe.
     pub fn is_changed_since_read(&self) -> bool {
-        matches!(self, Error::ChangedSinceRead { .. })
+        self.is_or_any_action(|e| matches!(e, Error::ChangedSinceRead { .. }))
     }
 
     /// `create` met a different item at the key.
     pub fn is_already_exists(&self) -> bool {
-        matches!(self, Error::AlreadyExists { .. })
+        self.is_or_any_action(|e| matches!(e, Error::AlreadyExists { .. }))
     }
 
     /// There is no item at the key.
     pub fn is_not_found(&self) -> bool {
-        matches!(self, Error::NotFound { .. })
+        self.is_or_any_action(|e| matches!(e, Error::NotFound { .. }))
     }
 
     /// A transaction lost to a concurrent one (every failing reason is a
@@ -252,6 +322,7 @@ impl Error {
                 **source,
                 aws_sdk_dynamodb::Error::TransactionConflictException(_)
             ),
+            Error::TransactionConflict { .. } => true,
             _ => false,
         }
     }

@@ -51,22 +51,35 @@ impl std::fmt::Debug for ExistingItem {
     }
 }
 
-/// Why one action of a canceled transaction failed.
-#[derive(Debug, Clone, PartialEq)]
+/// What became of one action the caller added to a canceled transaction:
+/// failed, and why, or not failed (another action did). The guards of its
+/// unique values are part of it. Reach it by the action's key, with
+/// [`Error::action_failure`].
+#[derive(Debug)]
+#[non_exhaustive]
 pub struct ActionFailure {
-    /// The action's position, from 0.
+    /// The action's position among those the caller added, from 0.
     pub index: usize,
     /// Its entity type.
     pub entity: &'static str,
     /// Its key.
     pub key: String,
-    /// DynamoDB's code: `None`, `ConditionalCheckFailed`, `TransactionConflict`,
+    /// DynamoDB's code for the action, or for the guard whose failure is
+    /// the action's: `None`, `ConditionalCheckFailed`, `TransactionConflict`,
     /// `ValidationError`, `ThrottlingError`, ...
     pub code: String,
     /// DynamoDB's message, if any.
     pub message: Option<String>,
     /// The item as it was, for a failed condition.
     pub existing: Option<ExistingItem>,
+    /// The action's failure as the same write sent alone reports it:
+    /// [`Error::AlreadyExists`], [`Error::NotFound`],
+    /// [`Error::ConditionFailed`], [`Error::VersionConflict`],
+    /// [`Error::UniqueViolation`], [`Error::ChangedSinceRead`],
+    /// [`Error::TransactionConflict`]... `None` when it did not fail, or
+    /// failed for a reason only `code` tells (throttling, a validation
+    /// error).
+    pub error: Option<Box<Error>>,
 }
 
 /// What DynamoDB said of one action of a canceled transaction, by its
@@ -93,15 +106,30 @@ pub enum CancellationReason {
 }
 
 impl ActionFailure {
-    /// The action's reason, typed.
+    /// The action's failure, in the words of the same write sent alone;
+    /// `None` when it did not fail, or failed for a reason only
+    /// [`code`](Self::code) tells.
     ///
+    /// ```no_run
+    /// # fn demo(failure: &ddb_runtime::ActionFailure) {
+    /// if let Some(error) = failure.error() {
+    ///     assert!(error.is_condition_failed() || error.is_transaction_conflict() || error.is_not_found());
+    /// }
+    /// # }
     /// ```
-    /// use ddb_runtime::{ActionFailure, CancellationReason};
-    /// let failure = ActionFailure {
-    ///     index: 0, entity: "Order", key: "CUSTOMER#1 / ORDER#9".into(),
-    ///     code: "ConditionalCheckFailed".into(), message: None, existing: None,
-    /// };
-    /// assert_eq!(failure.reason(), CancellationReason::ConditionFailed);
+    pub fn error(&self) -> Option<&Error> {
+        self.error.as_deref()
+    }
+
+    /// DynamoDB's reason for the action, typed.
+    ///
+    /// ```no_run
+    /// # fn demo(failure: &ddb_runtime::ActionFailure) {
+    /// use ddb_runtime::CancellationReason;
+    /// if failure.reason() == CancellationReason::NotFailed {
+    ///     assert!(failure.error().is_none());
+    /// }
+    /// # }
     /// ```
     pub fn reason(&self) -> CancellationReason {
         match self.code.as_str() {

@@ -319,12 +319,25 @@ pub enum Error {
         /// The entity type.
         entity: &'static str,
     },
-    /// DynamoDB canceled a transaction; nothing of it was applied. One reason
-    /// per action, in the order the actions were added.
+    /// DynamoDB canceled a transaction; nothing of it was applied. One
+    /// entry per action the caller added, in the order added, each with its
+    /// failure as the write sent alone reports it (or none): reach an
+    /// action's by its key with [`Error::action_failure`]. What an action's
+    /// entry says does not depend on what the other actions did.
     #[error("transaction canceled: {}", describe_reasons(reasons))]
     TransactionCanceled {
-        /// Why each action failed (`code` `"None"` for those that did not).
+        /// What became of each action (`code` `"None"` for those that did
+        /// not fail).
         reasons: Vec<ActionFailure>,
+    },
+    /// Another transaction held the item while this write's transaction
+    /// ran: nothing was written, and sending it again is safe.
+    #[error("{entity} {key} was held by another transaction; nothing was written")]
+    TransactionConflict {
+        /// The entity type.
+        entity: &'static str,
+        /// The key.
+        key: String,
     },
     /// A collection query met an item of an entity type the collection does
     /// not list, and the caller asked for an error in that case.

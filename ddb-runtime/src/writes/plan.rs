@@ -63,6 +63,7 @@ pub(crate) struct WritePlan<E> {
 }
 
 /// What an update read before writing, and what its write is conditioned on.
+#[derive(Clone)]
 pub(crate) struct ReadFirst {
     pub item: Item,
     /// Attributes the write requires unchanged (entities without a version).
@@ -470,6 +471,66 @@ impl<E: Entity + 'static> WritePlan<E> {
         })
     }
 
+    /// Maps a failed condition, given the item as it was (ALL_OLD): see
+    /// [`FailureReading::failure`].
+    pub(crate) fn failure(&self, existing: Option<Item>) -> Error {
+        self.reading().failure(existing)
+    }
+
+    /// What the write knows that reads its failed condition.
+    pub(crate) fn reading(&self) -> FailureReading<'_, E> {
+        FailureReading {
+            key: &self.key,
+            expected_version: self.expected_version,
+            updates: matches!(self.action, Action::Update(_)),
+            must_exist: self.must_exist,
+            creates: self.creates,
+            read: self.read.as_ref(),
+        }
+    }
+
+    /// [`failure`](Self::failure), kept for later: a transaction reads its
+    /// actions' failures once DynamoDB answers.
+    pub(crate) fn failure_reader(&self) -> FailureReader {
+        let (key, read) = (self.key.clone(), self.read.clone());
+        let reading = self.reading();
+        let (expected_version, updates, must_exist, creates) = (
+            reading.expected_version,
+            reading.updates,
+            reading.must_exist,
+            reading.creates,
+        );
+        std::sync::Arc::new(move |existing| {
+            let reading = FailureReading {
+                key: &key,
+                expected_version,
+                updates,
+                must_exist,
+                creates,
+                read: read.as_ref(),
+            };
+            reading.failure(existing)
+        })
+    }
+}
+
+/// A write's failed condition read as ddb's error, from the item as it was.
+pub(crate) type FailureReader = std::sync::Arc<dyn Fn(Option<Item>) -> Error + Send + Sync>;
+
+/// What a write knew that reads its failed condition.
+pub(crate) struct FailureReading<'a, E> {
+    key: &'a Key<E>,
+    /// The version the caller expected.
+    expected_version: Option<u64>,
+    /// The write is an update.
+    updates: bool,
+    must_exist: bool,
+    creates: bool,
+    /// What an update read first.
+    read: Option<&'a ReadFirst>,
+}
+
+impl<E: Entity> FailureReading<'_, E> {
     /// Maps a failed condition, given the item as it was (ALL_OLD): a
     /// version the caller expected is a [`Error::VersionConflict`], a
     /// missing item [`Error::NotFound`] when the write needed one, a change
@@ -479,7 +540,7 @@ impl<E: Entity + 'static> WritePlan<E> {
     pub(crate) fn failure(&self, existing: Option<Item>) -> Error {
         let schema = &E::SCHEMA;
         let entity = schema.entity_type;
-        let key = key_text(&self.key);
+        let key = key_text(self.key);
         if let Some(expected) = self.expected_version {
             let current = stored_version(schema, existing.as_ref());
             if current != Some(expected) && !(expected == 0 && existing.is_none()) {
@@ -491,7 +552,7 @@ impl<E: Entity + 'static> WritePlan<E> {
                 };
             }
         }
-        if let (Some(item), Action::Update(_)) = (&existing, &self.action) {
+        if let (Some(item), true) = (&existing, self.updates) {
             let stored = crate::item::stored::stored_schema_version(item).unwrap_or(0);
             let current = schema.schema_version;
             if stored != current {
@@ -521,7 +582,7 @@ impl<E: Entity + 'static> WritePlan<E> {
         if self.must_exist && gone {
             return Error::NotFound { entity, key };
         }
-        if let (Some(read), Some(existing)) = (&self.read, &existing) {
+        if let (Some(read), Some(existing)) = (self.read, &existing) {
             let differs =
                 |attribute: &str| match (read.item.get(attribute), existing.get(attribute)) {
                     (Some(a), Some(b)) => !same_value(a, b),

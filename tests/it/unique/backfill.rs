@@ -340,8 +340,9 @@ async fn a_value_held_twice_from_before_its_constraint_can_still_be_let_go() {
     let key = |id: &str| Customer::key(&id.to_string()).unwrap();
     // In a transaction, the value held twice is named.
     let sent = db.transact_write().delete(db.delete(key("1"))).send().await;
-    match sent {
-        Err(Error::UniqueDuplicates { duplicates, .. }) => assert_eq!(
+    let error = sent.unwrap_err();
+    match error.action_failure(&key("1")).and_then(|a| a.error()) {
+        Some(Error::UniqueDuplicates { duplicates, .. }) => assert_eq!(
             duplicates[0].items,
             ["CUSTOMER#1 / PROFILE", "CUSTOMER#2 / PROFILE"]
         ),

@@ -402,13 +402,15 @@ async fn concurrent_writers_never_share_a_unique_value() {
                 };
                 match written {
                     Ok(())
-                    | Err(Error::UniqueViolation { .. })
-                    | Err(Error::AlreadyExists { .. })
-                    | Err(Error::NotFound { .. })
                     | Err(Error::DuplicateKey { .. })
-                    | Err(Error::ChangedSinceRead { .. })
                     | Err(Error::WriteOutcomeUnknown { .. }) => {}
-                    Err(error) if error.is_retryable() => {}
+                    // A single write's failure, or a transaction's action's.
+                    Err(error)
+                        if error.is_unique_violation()
+                            || error.is_already_exists()
+                            || error.is_not_found()
+                            || error.is_changed_since_read()
+                            || error.is_retryable() => {}
                     Err(error) => panic!("unexpected: {error:?}"),
                 }
             }
@@ -456,20 +458,32 @@ async fn a_transaction_keeps_the_guards_of_its_writes() {
     let (guards, users) = raw_state(&db).await;
     assert_eq!(users.len(), 2);
     assert_eq!(email_guards(&guards).len(), 2);
-    // A value held elsewhere cancels the whole transaction, typed.
+    // A value held elsewhere cancels the whole transaction; the update
+    // that takes it is the action that failed, typed.
     let sent = db
         .transact_write()
         .create(&user("3", "carol@example.com"))
         .update(db.update(key("1")).set(fields.email, "bob@example.com"))
         .send()
         .await;
-    match sent {
-        Err(Error::UniqueViolation {
-            entity: "User",
-            field: "email",
-        }) => {}
-        other => panic!("expected the email taken, got {other:?}"),
-    }
+    let error = sent.unwrap_err();
+    assert!(error.is_unique_violation(), "{error:?}");
+    let update = error.action_failure(&key("1")).unwrap();
+    assert!(
+        matches!(
+            update.error(),
+            Some(Error::UniqueViolation {
+                entity: "User",
+                field: "email",
+            })
+        ),
+        "{update:?}"
+    );
+    let create = error.action_failure(&key("3")).unwrap();
+    assert!(
+        create.error().is_none(),
+        "the create did not fail: {create:?}"
+    );
     let (guards, users) = raw_state(&db).await;
     assert_eq!(users.len(), 2, "nothing was written: {users:?}");
     assert_eq!(email_guards(&guards).len(), 2);

@@ -1,19 +1,16 @@
 //! The writes of entities with unique values in a transaction: each planned
 //! from the stored item, its guard actions added after the caller's
-//! actions, and a cancellation a guard caused read as the constraint it
-//! keeps.
+//! actions (a cancellation a guard caused is read in `outcome.rs`).
 
 use crate::db::Db;
 use crate::declaration::model::EntitySchema;
 use crate::entity::Entity;
-use crate::error::{CancellationReason, Error, Result, UniqueDuplicate};
-use crate::item::timestamp::expired;
+use crate::error::{Error, Result};
 use crate::item::Item;
-use crate::keys::guard::owner_of;
 use crate::keys::key::KeyValues;
-use crate::writes::unique::{guarded_attributes, same_values, GuardKind, GuardWrite, GuardedPlan};
+use crate::writes::unique::{guarded_attributes, GuardKind, GuardWrite, GuardedPlan};
 
-use super::{action, Action, Prepared};
+use super::{action, Prepared};
 
 /// What an action is to the transaction.
 #[derive(Clone)]
@@ -173,79 +170,4 @@ pub(super) fn guard_actions(pending: Vec<PendingGuard>) -> Result<Vec<Prepared>>
         .filter(|(_, folded)| !folded)
         .map(|((p, previous), _)| (p.make)(previous.as_ref()))
         .collect()
-}
-
-/// A cancellation read through the guards: a guard whose value another item
-/// holds is [`Error::UniqueViolation`]; a guard to let go that names another
-/// item (the value held twice, from before its constraint) is
-/// [`Error::UniqueDuplicates`]; an item changed since it was read is
-/// [`Error::ChangedSinceRead`] (build the transaction again). Any other
-/// failure is returned as it is. Actions are looked at in order, the
-/// caller's before the guards: a caller's condition that failed on the item
-/// as read explains the guards' failures (a create over a stored item
-/// meets that item's own guards).
-pub(super) fn through_guards(actions: &[Action], error: Error) -> Error {
-    let Error::TransactionCanceled { reasons } = &error else {
-        return error;
-    };
-    let failed = actions.iter().zip(reasons);
-    let failed = failed.filter(|(_, r)| r.reason() == CancellationReason::ConditionFailed);
-    for (action, reason) in failed {
-        let existing = reason.existing.as_ref().map(|e| e.item());
-        match typed_failure(action, existing) {
-            Some(typed) => return typed,
-            None if !matches!(action.role, Role::Guard { .. }) => return error,
-            None => {}
-        }
-    }
-    error
-}
-
-/// What the failed condition of `action` means, given the item as it was
-/// (`existing`); `None` when it is the caller's condition.
-fn typed_failure(action: &Action, existing: Option<&Item>) -> Option<Error> {
-    let entity = action.entity;
-    let changed = |key: String| Error::ChangedSinceRead {
-        entity,
-        key,
-        attributes: action.guarded.iter().map(|a| (*a).to_owned()).collect(),
-    };
-    match &action.role {
-        Role::Guard {
-            kind: GuardKind::Take(unique),
-            ..
-        } => Some(Error::UniqueViolation {
-            entity,
-            field: unique.name,
-        }),
-        Role::Guard {
-            kind: GuardKind::Release(unique),
-            owner,
-        } => {
-            let other = existing.and_then(owner_of).map(|o| o.text());
-            let items = [Some(owner.clone()), other].into_iter().flatten().collect();
-            let duplicate = UniqueDuplicate {
-                field: unique.name,
-                items,
-            };
-            Some(Error::UniqueDuplicates {
-                entity,
-                duplicates: vec![duplicate],
-            })
-        }
-        Role::Guarded {
-            read,
-            compare,
-            schema,
-        } => {
-            let existing = existing.filter(|item| !expired(schema, item));
-            let stale = match compare {
-                Compare::Nothing => false,
-                Compare::Guarded => !same_values(read.as_ref(), existing, &action.guarded),
-                Compare::Whole => read.as_ref() != existing,
-            };
-            stale.then(|| changed(action.key.text()))
-        }
-        Role::Guard { .. } | Role::Plain => None,
-    }
 }

@@ -18,7 +18,7 @@ use crate::transport::attempts::Attempts;
 use crate::transport::dry_run::{sensitive_attributes, DryRun};
 use crate::writes::delete::Delete;
 use crate::writes::item::has_unique;
-use crate::writes::plan::{Action as WriteAction, WritePlan};
+use crate::writes::plan::{Action as WriteAction, FailureReader, WritePlan};
 use crate::writes::put::Put;
 use crate::writes::unique::{guard_writes, GuardedPlan};
 use crate::writes::update::Update;
@@ -29,10 +29,12 @@ pub const MAX_ACTIONS: usize = 100;
 pub const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 
 mod guards;
+mod outcome;
 mod send;
 mod token;
 
-use guards::{guard_actions, guarded_actions, through_guards, Compare, Made, Role};
+use guards::{guard_actions, guarded_actions, Compare, Made, Role};
+use outcome::caller_failures;
 use send::{items_met, Sending};
 use token::request_token;
 
@@ -50,6 +52,9 @@ struct Action {
     /// For the write of an entity with unique values and its guards, the
     /// attributes the guards depend on.
     guarded: Vec<&'static str>,
+    /// How the action's own failed condition reads, as the write sent
+    /// alone reads it.
+    failure: Option<FailureReader>,
 }
 
 /// One action as the request sends it, and what describes it.
@@ -186,8 +191,12 @@ impl TransactWrite {
     pub(crate) fn plan<E: Entity + 'static>(mut self, plan: &mut WritePlan<E>) -> Self {
         self.writes::<E>();
         self.capacity_asked |= plan.capacity_asked;
-        let action = rendered(&self.db, plan)
-            .map(|(item, size)| (item, Action::new::<E>(plan.key.values().clone(), size)));
+        let failure = plan.failure_reader();
+        let action = rendered(&self.db, plan).map(|(item, size)| {
+            let mut action = Action::new::<E>(plan.key.values().clone(), size);
+            action.failure = Some(failure);
+            (item, action)
+        });
         self.push(action);
         self
     }
@@ -342,7 +351,7 @@ impl TransactWrite {
     /// [`client_request_token`](Self::client_request_token), in which case the
     /// error is returned for the caller to retry with that token.
     pub async fn send(self) -> Result<String> {
-        let sent = self.send_recorded(&Attempts::default()).await;
+        let sent = self.send_read(&Attempts::default()).await;
         sent.map(|(token, _)| token)
     }
 
@@ -368,7 +377,7 @@ impl TransactWrite {
     /// ```
     pub fn dry_run(&self) -> Result<DryRun> {
         let attempts = Attempts::default();
-        let send = self.clone().send_recorded(&attempts);
+        let send = self.clone().send_read(&attempts);
         self.db.dry_run(send, self.sensitive.clone(), true)
     }
 
@@ -376,36 +385,53 @@ impl TransactWrite {
     /// over the tables and indexes the actions touched.
     pub async fn send_with_capacity(mut self) -> Result<(String, Capacity)> {
         self.capacity_asked = true;
-        self.send_recorded(&Attempts::default()).await
+        self.send_read(&Attempts::default()).await
     }
 
-    /// [`send_with_capacity`](Self::send_with_capacity), every attempt of
-    /// every send (the SDK's retries included) recorded into `attempts`.
-    /// While it may be sent again (after a conflict, or an unsettled attempt
-    /// under the same token), a copy of its actions is kept to send.
+    /// Sends it, its failure read as one entry per action the caller added
+    /// (see [`Error::TransactionCanceled`]).
+    async fn send_read(self, attempts: &Attempts) -> Result<(String, Capacity)> {
+        let (sent, actions) = self.send_actions(attempts).await;
+        sent.map_err(|error| caller_failures(&actions, error))
+    }
+
+    /// Sends it, every attempt of every send (the SDK's retries included)
+    /// recorded into `attempts`; a cancellation has one reason per action
+    /// sent, guards included, in the order sent.
     pub(crate) async fn send_recorded(self, attempts: &Attempts) -> Result<(String, Capacity)> {
+        self.send_actions(attempts).await.0
+    }
+
+    /// [`send_recorded`](Self::send_recorded), with the actions sent (none
+    /// when it failed before sending). While it may be sent again (after a
+    /// conflict, or an unsettled attempt under the same token), a copy of
+    /// its actions is kept to send.
+    async fn send_actions(self, attempts: &Attempts) -> (Result<(String, Capacity)>, Vec<Action>) {
         if let Some(error) = self.error {
-            return Err(error);
+            return (Err(error), Vec::new());
         }
-        check_action_count(self.items.len())?;
         let (mut items, mut actions) = (self.items, self.actions);
-        // The writes that read first read at the same time.
-        read_later(&self.db, &self.later, &mut items, &mut actions).await?;
-        check_action_count(items.len())?;
-        check_actions(&actions, &items)?;
+        let checked = async {
+            check_action_count(items.len())?;
+            // The writes that read first read at the same time.
+            read_later(&self.db, &self.later, &mut items, &mut actions).await?;
+            check_action_count(items.len())?;
+            check_actions(&actions, &items)
+        };
+        if let Err(error) = checked.await {
+            return (Err(error), Vec::new());
+        }
         let transaction = Sending {
             db: &self.db,
             actions: &actions,
             pinned: self.pinned,
             capacity_asked: self.capacity_asked,
         };
-        match transaction.send(self.token, items, attempts).await {
+        let sent = match transaction.send(self.token, items, attempts).await {
             Ok(sent) => Ok(sent),
-            Err(error) => {
-                let error = items_met(&self.db, &actions, error).await;
-                Err(through_guards(&actions, error))
-            }
-        }
+            Err(error) => Err(items_met(&self.db, &actions, error).await),
+        };
+        (sent, actions)
     }
 }
 
@@ -497,8 +523,11 @@ fn action<E: Entity + 'static>(
     db: &Db,
     mut plan: WritePlan<E>,
 ) -> Result<(TransactWriteItem, Action)> {
+    let failure = plan.failure_reader();
     let (item, size) = rendered(db, &mut plan)?;
-    Ok((item, Action::new::<E>(plan.key.into_values(), size)))
+    let mut action = Action::new::<E>(plan.key.into_values(), size);
+    action.failure = Some(failure);
+    Ok((item, action))
 }
 
 /// The plan as one action of a TransactWriteItems, and the size DynamoDB
@@ -521,7 +550,19 @@ impl Action {
             size,
             role: Role::Plain,
             guarded: Vec::new(),
+            failure: None,
         }
+    }
+
+    /// Whether the caller added the action (not a guard of another).
+    fn is_callers(&self) -> bool {
+        matches!(self.role, Role::Plain | Role::Guarded { .. })
+    }
+
+    /// Whether this action is a guard of `action`'s unique values.
+    fn guards(&self, action: &Action) -> bool {
+        let same_table = std::ptr::eq(self.table.0, action.table.0);
+        matches!(&self.role, Role::Guard { owner, .. } if same_table && *owner == action.key.text())
     }
 }
 

@@ -172,6 +172,7 @@ fn canceled(
                         code: reason.code().unwrap_or("None").to_owned(),
                         message: reason.message().map(str::to_owned),
                         existing: reason.item().cloned().map(ExistingItem),
+                        error: None,
                     }
                 })
                 .collect();
