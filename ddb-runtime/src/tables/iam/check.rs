@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::declaration::model::EntitySchema;
 
-use super::{Access, Scope};
+use super::scope::{Access, Scope};
 
 /// Why a policy was not built: what was asked cannot be granted right, or
 /// the document would not be one IAM takes. Each says what to change.
