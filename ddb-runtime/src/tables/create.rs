@@ -8,112 +8,17 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::operation::create_table::CreateTableInput;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
-    LocalSecondaryIndex, Projection as SdkProjection, ProjectionType, ScalarAttributeType,
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, LocalSecondaryIndex,
     StreamSpecification, StreamViewType, TableStatus, TimeToLiveSpecification, TimeToLiveStatus,
 };
 use aws_sdk_dynamodb::Client;
 
-use crate::declaration::model::{
-    IndexDef, IndexKind, IndexProjection, KeyAttribute, ScalarType, StreamView, TableDef,
-};
+use crate::declaration::model::{IndexKind, StreamView, TableDef};
 use crate::error::Error;
 
-pub(super) fn key_element(attribute: KeyAttribute, key_type: KeyType) -> KeySchemaElement {
-    KeySchemaElement::builder()
-        .attribute_name(attribute.name)
-        .key_type(key_type)
-        .build()
-        .expect("attribute name and key type are set")
-}
-
-pub(super) fn key_schema(pk: KeyAttribute, sk: Option<KeyAttribute>) -> Vec<KeySchemaElement> {
-    let mut schema = vec![key_element(pk, KeyType::Hash)];
-    if let Some(sk) = sk {
-        schema.push(key_element(sk, KeyType::Range));
-    }
-    schema
-}
-
-/// A global index's key schema: every partition attribute (HASH), then every
-/// sort attribute (RANGE), in order; DynamoDB reads a multi-attribute key
-/// from this order.
-pub(super) fn index_key_schema(index: &IndexDef) -> Vec<KeySchemaElement> {
-    let partition = index.pk_attributes().map(|a| key_element(a, KeyType::Hash));
-    let sort = index
-        .sk_attributes()
-        .map(|a| key_element(a, KeyType::Range));
-    partition.chain(sort).collect()
-}
-
-/// `index`'s projection. An INCLUDE list names what the index holds
-/// (`IndexDef::projects`: the declared list, and the entity type and
-/// schema version ddb adds to it) but not the table's and the index's own
-/// key attributes, which DynamoDB projects into every index and does not
-/// take as `NonKeyAttributes`; a list left empty (every name a key) is
-/// KEYS_ONLY, which holds the same.
-pub(super) fn projection(index: &IndexDef, table: &TableDef) -> SdkProjection {
-    let of_kind = |kind| SdkProjection::builder().projection_type(kind);
-    let listed = match index.projection {
-        IndexProjection::All => return of_kind(ProjectionType::All).build(),
-        IndexProjection::KeysOnly => return of_kind(ProjectionType::KeysOnly).build(),
-        IndexProjection::Include(listed) => listed,
-    };
-    let non_key = non_key_attributes(listed, table, |name| index.is_key(table, name));
-    if non_key.is_empty() {
-        return of_kind(ProjectionType::KeysOnly).build();
-    }
-    of_kind(ProjectionType::Include)
-        .set_non_key_attributes(Some(non_key))
-        .build()
-}
-
-/// An INCLUDE list's `NonKeyAttributes`: the declared attributes and the
-/// ones ddb adds to every list (`TableDef::added_to_include`), each once,
-/// but those `is_key` says DynamoDB projects as keys anyway.
-pub(super) fn non_key_attributes(
-    listed: &[&str],
-    table: &TableDef,
-    is_key: impl Fn(&str) -> bool,
-) -> Vec<String> {
-    let mut non_key: Vec<String> = Vec::new();
-    for name in listed.iter().copied().chain(table.added_to_include()) {
-        if !is_key(name) && !non_key.iter().any(|n| n == name) {
-            non_key.push(name.to_owned());
-        }
-    }
-    non_key
-}
-
-pub(super) fn scalar(ty: ScalarType) -> ScalarAttributeType {
-    match ty {
-        ScalarType::S => ScalarAttributeType::S,
-        ScalarType::N => ScalarAttributeType::N,
-    }
-}
-
-/// Every key attribute of the table and its indexes, each once, in order of
-/// first use: exactly DynamoDB's `AttributeDefinitions`.
-pub fn key_attributes(table: &TableDef) -> Vec<KeyAttribute> {
-    let mut attributes: Vec<KeyAttribute> = Vec::new();
-    let mut add = |attribute: KeyAttribute| {
-        if !attributes.iter().any(|a| a.name == attribute.name) {
-            attributes.push(attribute);
-        }
-    };
-    add(table.pk);
-    if let Some(sk) = table.sk {
-        add(sk);
-    }
-    for index in table.indexes {
-        index.key_attributes().for_each(&mut add);
-    }
-    for index in table.vector_indexes {
-        index.hash.into_iter().for_each(&mut add);
-        index.filters.iter().copied().for_each(&mut add);
-    }
-    attributes
-}
+use super::key_schema::{index_key_schema, key_attributes, key_schema, scalar};
+use super::projection::projection;
+use super::vector::vector_index;
 
 /// The CreateTable input for `table` under the physical name `name`:
 /// attribute definitions for every key attribute, key schema, GSIs, LSIs
@@ -167,7 +72,7 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
     let vectors: Vec<_> = table
         .vector_indexes
         .iter()
-        .map(|index| super::vector::vector_index(index, table))
+        .map(|index| vector_index(index, table))
         .collect();
     CreateTableInput::builder()
         .table_name(name)

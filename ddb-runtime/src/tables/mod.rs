@@ -6,15 +6,20 @@ pub mod cost;
 pub(crate) mod create;
 mod hot_partitions;
 pub mod iam;
+mod key_schema;
+mod projection;
 mod report;
 mod sync;
+mod sync_plan;
 mod template;
 mod vector;
 
-pub use create::{create_table_if_missing, create_table_input, key_attributes, TableCreated};
+pub use create::{create_table_if_missing, create_table_input, TableCreated};
 pub use hot_partitions::hot_partition_report;
+pub use key_schema::key_attributes;
 pub use report::access_pattern_report;
-pub use sync::{plan_sync, sync_table, SyncChange, SyncPlan};
+pub use sync::{plan_sync, sync_table};
+pub use sync_plan::{SyncChange, SyncPlan};
 pub use template::{
     cloudformation, cloudformation_yaml, drift, logical_id, terraform, workbench, Billing,
     Deployment, Template,

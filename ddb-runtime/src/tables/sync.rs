@@ -16,76 +16,14 @@ use aws_sdk_dynamodb::Client;
 use crate::declaration::model::{IndexDef, IndexKind, StreamView, TableDef};
 use crate::error::Error;
 
-use super::create::*;
-
-/// One change [`sync_table`] makes to bring a table in line with the code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SyncChange {
-    /// The table does not exist: create it with every declared index and its
-    /// time to live.
-    CreateTable,
-    /// A global index the code declares and the table lacks: created with
-    /// UpdateTable (DynamoDB fills it from the existing items; synthetic key
-    /// attributes that existing items lack still need a backfill).
-    AddIndex(&'static str),
-    /// A vector index the code declares and the table lacks: created with
-    /// UpdateTable (DynamoDB fills it from the existing items, and it can be
-    /// searched once ACTIVE).
-    AddVectorIndex(&'static str),
-    /// Time to live is off: turn it on for this attribute.
-    EnableTimeToLive(&'static str),
-    /// The table has no stream and the code reads one: turn it on with
-    /// this view.
-    EnableStream(StreamView),
-}
-
-/// What [`sync_table`] does (or, as a dry run, would do): the changes it
-/// applies, and the differences it never applies (it neither deletes nor
-/// re-keys anything, nor changes what an index projects) for a person to
-/// decide. Its `Display` is a readable diff.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SyncPlan {
-    /// The changes, in the order they are applied.
-    pub changes: Vec<SyncChange>,
-    /// Differences left as they are.
-    pub differences: Vec<String>,
-}
-
-impl SyncPlan {
-    /// Whether the table already matches the code.
-    pub fn is_empty(&self) -> bool {
-        self.changes.is_empty() && self.differences.is_empty()
-    }
-}
-
-impl std::fmt::Display for SyncChange {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SyncChange::CreateTable => write!(f, "create the table"),
-            SyncChange::AddIndex(name) => write!(f, "add global index {name}"),
-            SyncChange::AddVectorIndex(name) => write!(f, "add vector index {name}"),
-            SyncChange::EnableTimeToLive(attribute) => {
-                write!(f, "turn on time to live on {attribute}")
-            }
-            SyncChange::EnableStream(view) => {
-                write!(f, "turn on the stream with {}", view.as_str())
-            }
-        }
-    }
-}
-
-impl std::fmt::Display for SyncPlan {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for change in &self.changes {
-            writeln!(f, "+ {change}")?;
-        }
-        for difference in &self.differences {
-            writeln!(f, "! {difference} (left as it is)")?;
-        }
-        Ok(())
-    }
-}
+use super::create::{
+    create_table_if_missing, create_table_input, enable_time_to_live, stream_specification,
+    time_to_live, wait_until_active,
+};
+use super::key_schema::{index_key_schema, key_attributes, key_schema, scalar};
+use super::projection::projection;
+use super::sync_plan::{SyncChange, SyncPlan};
+use super::vector::{add_vector_index, plan_vector_indexes};
 
 /// The key schema of a described index or table, as `name:HASH` pairs.
 fn described_keys(schema: &[KeySchemaElement]) -> Vec<String> {
@@ -205,7 +143,7 @@ pub(super) fn compare(
         }
     }
     plan_undeclared_indexes(&mut plan, table, current, &existing);
-    super::vector::plan_vector_indexes(&mut plan, table, current);
+    plan_vector_indexes(&mut plan, table, current);
     let described_view = current
         .stream_specification()
         .filter(|s| s.stream_enabled())
@@ -503,7 +441,7 @@ pub async fn sync_table(
                 let Some(index) = table.vector_index(index_name) else {
                     continue;
                 };
-                super::vector::add_vector_index(client, table, index, name).await?;
+                add_vector_index(client, table, index, name).await?;
                 wait_until_active(client, name, timeout).await?;
             }
             SyncChange::EnableTimeToLive(_) => enable_time_to_live(client, table, name).await?,

@@ -13,7 +13,9 @@ use aws_sdk_dynamodb::Client;
 use crate::declaration::model::{DistanceFunction, IndexProjection, TableDef, VectorIndexDef};
 use crate::error::Error;
 
-use super::sync::{SyncChange, SyncPlan};
+use super::key_schema::scalar;
+use super::projection::non_key_attributes;
+use super::sync_plan::{SyncChange, SyncPlan};
 
 /// The index's distance function, as the SDK names it.
 pub(super) fn distance(distance: DistanceFunction) -> VectorDistanceFunction {
@@ -59,7 +61,7 @@ fn projection(index: &VectorIndexDef, table: &TableDef) -> SdkProjection {
     };
     let table_key =
         |name: &str| name == table.pk.name || table.sk.is_some_and(|sk| sk.name == name);
-    let non_key = super::create::non_key_attributes(listed, table, table_key);
+    let non_key = non_key_attributes(listed, table, table_key);
     of_kind(ProjectionType::Include)
         .set_non_key_attributes(Some(non_key))
         .build()
@@ -201,7 +203,7 @@ pub(super) async fn add_vector_index(
         .map(|a| {
             AttributeDefinition::builder()
                 .attribute_name(a.name)
-                .attribute_type(super::create::scalar(a.ty))
+                .attribute_type(scalar(a.ty))
                 .build()
                 .expect("name and type are set")
         })

@@ -5,7 +5,8 @@ use serde_json::Value;
 
 use crate::declaration::model::TableDef;
 use crate::error::Error;
-use crate::tables::sync::{compare, SyncChange, SyncPlan};
+use crate::tables::sync::compare;
+use crate::tables::sync_plan::{SyncChange, SyncPlan};
 
 /// A deployment template, read: a CloudFormation or SAM template (JSON, or
 /// YAML with feature `yaml`) or a Terraform configuration in JSON syntax.

@@ -99,7 +99,7 @@ fn table_model(
                 globals.push(json!({
                     "IndexName": index.name,
                     "KeyAttributes": key_attributes(index.pk, index.sk),
-                    "Projection": crate::schema_json::projection(Some(&crate::tables::create::projection(index, table))),
+                    "Projection": crate::schema_json::projection(Some(&crate::tables::projection::projection(index, table))),
                 }));
             }
             IndexKind::Global => left_out.push(format!("multi-attribute index {}", index.name)),

@@ -1,0 +1,75 @@
+//! What a sync does: the changes it applies to bring a table in line with
+//! the code, and the differences it leaves for a person to decide, as a
+//! readable diff.
+
+use crate::declaration::model::StreamView;
+
+/// One change [`sync_table`](super::sync_table) makes to bring a table in
+/// line with the code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SyncChange {
+    /// The table does not exist: create it with every declared index and its
+    /// time to live.
+    CreateTable,
+    /// A global index the code declares and the table lacks: created with
+    /// UpdateTable (DynamoDB fills it from the existing items; synthetic key
+    /// attributes that existing items lack still need a backfill).
+    AddIndex(&'static str),
+    /// A vector index the code declares and the table lacks: created with
+    /// UpdateTable (DynamoDB fills it from the existing items, and it can be
+    /// searched once ACTIVE).
+    AddVectorIndex(&'static str),
+    /// Time to live is off: turn it on for this attribute.
+    EnableTimeToLive(&'static str),
+    /// The table has no stream and the code reads one: turn it on with
+    /// this view.
+    EnableStream(StreamView),
+}
+
+/// What [`sync_table`](super::sync_table) does (or, as a dry run, would
+/// do): the changes it applies, and the differences it never applies (it
+/// neither deletes nor re-keys anything, nor changes what an index
+/// projects) for a person to decide. Its `Display` is a readable diff.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SyncPlan {
+    /// The changes, in the order they are applied.
+    pub changes: Vec<SyncChange>,
+    /// Differences left as they are.
+    pub differences: Vec<String>,
+}
+
+impl SyncPlan {
+    /// Whether the table already matches the code.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty() && self.differences.is_empty()
+    }
+}
+
+impl std::fmt::Display for SyncChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SyncChange::CreateTable => write!(f, "create the table"),
+            SyncChange::AddIndex(name) => write!(f, "add global index {name}"),
+            SyncChange::AddVectorIndex(name) => write!(f, "add vector index {name}"),
+            SyncChange::EnableTimeToLive(attribute) => {
+                write!(f, "turn on time to live on {attribute}")
+            }
+            SyncChange::EnableStream(view) => {
+                write!(f, "turn on the stream with {}", view.as_str())
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for SyncPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for change in &self.changes {
+            writeln!(f, "+ {change}")?;
+        }
+        for difference in &self.differences {
+            writeln!(f, "! {difference} (left as it is)")?;
+        }
+        Ok(())
+    }
+}
