@@ -30,6 +30,7 @@ mod modify;
 mod multi_attribute;
 mod previous_pages;
 mod reads;
+mod reserved_words;
 mod scan;
 mod schema;
 mod schema_guard;

@@ -161,7 +161,7 @@ fn table_exists(error: &Error) -> bool {
 
 /// Waits until the table and every global index are ACTIVE (at most
 /// `timeout`).
-pub(crate) async fn wait_until_active(
+pub(super) async fn wait_until_active(
     client: &Client,
     name: &str,
     timeout: Duration,

@@ -3,7 +3,7 @@
 //! `Table` and `Entity` declarations.
 
 pub mod cost;
-pub(crate) mod create;
+mod create;
 mod hot_partitions;
 pub mod iam;
 mod key_schema;
