@@ -323,11 +323,11 @@ impl Db {
         send: impl std::future::Future<Output = crate::error::Result<T>>,
         sensitive: Vec<&'static str>,
         writes: bool,
-    ) -> crate::error::Result<crate::DryRun> {
+    ) -> crate::error::Result<crate::transport::dry_run::DryRun> {
         use crate::transport::dry_run::Request;
         let requests = crate::transport::capture::requests_sent_first(send)?;
         let reads_first = writes && matches!(requests.first(), Some(Request::GetItemInput(_)));
-        let dry = crate::DryRun::new(requests, sensitive);
+        let dry = crate::transport::dry_run::DryRun::new(requests, sensitive);
         Ok(if reads_first {
             dry.reading_first()
         } else {

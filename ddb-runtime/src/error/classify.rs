@@ -2,7 +2,7 @@
 //! whether sending it again may succeed, and the other questions a caller
 //! asks of an error.
 
-use super::{ActionFailure, Error};
+use super::Error;
 
 /// How a request to DynamoDB failed, as the SDK tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,42 +235,6 @@ impl Error {
             }
             error => is(error),
         }
-    }
-
-    /// The failure of the action of a canceled transaction at `key`, as
-    /// the caller added it; `None` when this is not a canceled transaction,
-    /// or it has no action at `key`.
-    ///
-    /// ```no_run
-    /// # async fn demo(db: ddb_runtime::Db, purchase: ddb_runtime::Key<Purchase>, debit: ddb_runtime::Key<Player>) {
-    /// # #[derive(ddb_runtime::Table)]
-    /// # #[ddb(name = "Game", pk = "PK", sk = "SK")]
-    /// # struct Game;
-    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-    /// # #[ddb(table = Game, entity = "Purchase", pk = "PLAYER#{player}", sk = "PURCHASE#{at}")]
-    /// # struct Purchase { player: String, at: u64 }
-    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-    /// # #[ddb(table = Game, entity = "Player", pk = "PLAYER#{player}", sk = "PROFILE")]
-    /// # struct Player { player: String, coins: u64 }
-    /// # let error = ddb_runtime::Error::NotFound { entity: "Player", key: String::new() };
-    /// if let Some(failure) = error.action_failure(&debit) {
-    ///     if failure.error().is_some_and(|e| e.is_condition_failed()) {
-    ///         // not enough coins: the purchase was not made
-    ///     }
-    /// }
-    /// # }
-    /// ```
-    pub fn action_failure<E: crate::Entity>(
-        &self,
-        key: &crate::keys::key::Key<E>,
-    ) -> Option<&ActionFailure> {
-        let Error::TransactionCanceled { reasons } = self else {
-            return None;
-        };
-        let text = crate::keys::guard::shown_key(key.values().text());
-        reasons
-            .iter()
-            .find(|r| r.entity == E::SCHEMA.entity_type && r.key == text)
     }
 
     /// A unique value is held by another item

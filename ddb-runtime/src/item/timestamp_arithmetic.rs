@@ -170,7 +170,7 @@ impl std::fmt::Display for Timestamp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::KeySegment;
+    use crate::keys::segment::KeySegment;
     use time::macros::datetime;
     use time::Duration;
 

@@ -173,7 +173,7 @@ impl Db {
     pub fn batch_get_dry_run<E: crate::entity::Entity + 'static>(
         &self,
         keys: Vec<crate::keys::key::Key<E>>,
-    ) -> Result<crate::DryRun> {
+    ) -> Result<crate::transport::dry_run::DryRun> {
         let sensitive = crate::transport::dry_run::sensitive_attributes(&E::SCHEMA);
         self.dry_run(self.batch_get(keys), sensitive.collect(), false)
     }

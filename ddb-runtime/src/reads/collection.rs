@@ -256,7 +256,7 @@ impl<C: Collection> CollectionQuery<C> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(&self) -> Result<crate::DryRun> {
+    pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         let sensitive = C::MEMBERS
             .iter()
             .flat_map(|m| crate::transport::dry_run::sensitive_attributes(m))

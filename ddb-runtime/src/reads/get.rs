@@ -93,7 +93,7 @@ impl<E: Entity + 'static> GetItem<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(&self) -> Result<crate::DryRun> {
+    pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         let sensitive = sensitive_attributes(&E::SCHEMA).collect();
         self.db.dry_run(self.fetch(), sensitive, false)
     }
@@ -186,7 +186,7 @@ impl<E: Entity + 'static, P: Projection<E>> GetProjection<E, P> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(&self) -> Result<crate::DryRun> {
+    pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         self.get.dry_run()
     }
 

@@ -230,7 +230,7 @@ where
     /// The Scan requests the first page would send first, not sent: one
     /// per segment read at once (up to 32, the lowest unfinished ones),
     /// printed with every placeholder resolved and `#[ddb(sensitive)]`
-    /// values as `<sensitive>` (see [`DryRun`](crate::DryRun)). Bad input is
+    /// values as `<sensitive>` (see [`DryRun`](crate::transport::dry_run::DryRun)). Bad input is
     /// the error [`send`](Self::send) would return.
     ///
     /// ```no_run
@@ -246,7 +246,7 @@ where
     /// println!("{dry}");
     /// # Ok(()) }
     /// ```
-    pub fn dry_run(&self) -> Result<crate::DryRun> {
+    pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         let sensitive = crate::transport::dry_run::sensitive_attributes(&E::SCHEMA).collect();
         self.db.dry_run(self.page(), sensitive, false)
     }

@@ -300,7 +300,7 @@ impl<E: Entity + 'static> Search<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(&self) -> Result<crate::DryRun> {
+    pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         self.dry_run_of(self.whole())
     }
 
@@ -313,7 +313,7 @@ impl<E: Entity + 'static> Search<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run_project<P: Projection<E>>(&self) -> Result<crate::DryRun> {
+    pub fn dry_run_project<P: Projection<E>>(&self) -> Result<crate::transport::dry_run::DryRun> {
         self.dry_run_of(self.projected::<P>())
     }
 
@@ -326,12 +326,15 @@ impl<E: Entity + 'static> Search<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run_hydrate(&self) -> Result<crate::DryRun> {
+    pub fn dry_run_hydrate(&self) -> Result<crate::transport::dry_run::DryRun> {
         self.dry_run_of(self.hydrated())
     }
 
     /// The dry run of `search`, a search of this one.
-    fn dry_run_of<T>(&self, search: impl Future<Output = Result<T>>) -> Result<crate::DryRun> {
+    fn dry_run_of<T>(
+        &self,
+        search: impl Future<Output = Result<T>>,
+    ) -> Result<crate::transport::dry_run::DryRun> {
         let sensitive = sensitive_attributes(&E::SCHEMA).collect();
         self.db.dry_run(search, sensitive, false)
     }

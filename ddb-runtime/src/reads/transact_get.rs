@@ -106,7 +106,7 @@ impl TransactGet {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(&self) -> Result<crate::DryRun> {
+    pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         // A get names a key only, and no key holds a sensitive field.
         self.db.dry_run(self.sent(), Vec::new(), false)
     }

@@ -84,7 +84,7 @@ impl<E: Entity + 'static> GetUnique<E> {
     /// println!("{dry}");
     /// # Ok(()) }
     /// ```
-    pub fn dry_run(&self) -> Result<crate::DryRun> {
+    pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         let sensitive = crate::transport::dry_run::sensitive_attributes(&E::SCHEMA).collect();
         self.db.dry_run(self.found(), sensitive, false)
     }

@@ -106,7 +106,7 @@ impl<E: Entity + 'static> Delete<E> {
     /// TransactWriteItems). The delete of an entity with unique values reads
     /// the item first (to release its guards): its dry run is that
     /// strongly consistent GetItem, and
-    /// [`DryRun::reads_first`](crate::DryRun::reads_first) is true.
+    /// [`DryRun::reads_first`](crate::transport::dry_run::DryRun::reads_first) is true.
     ///
     /// # Example
     ///
@@ -117,7 +117,7 @@ impl<E: Entity + 'static> Delete<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(&self) -> Result<crate::DryRun> {
+    pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         let sensitive = sensitive_attributes(&E::SCHEMA).collect();
         self.db.dry_run(self.sent(), sensitive, true)
     }

@@ -136,7 +136,7 @@ impl<E: Entity + 'static> IdempotentCreate<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(&self) -> Result<crate::DryRun> {
+    pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         let sensitive = sensitive_attributes(&E::SCHEMA).collect();
         self.create.db.dry_run(self.sent(), sensitive, true)
     }

@@ -125,7 +125,7 @@ impl<E: Entity + 'static, F: FnMut(&mut E)> Modify<E, F> {
 
     /// The GetItem [`send`](Self::send) sends first (strongly consistent),
     /// not sent: the write depends on what it reads, so
-    /// [`DryRun::reads_first`](crate::DryRun::reads_first) is true.
+    /// [`DryRun::reads_first`](crate::transport::dry_run::DryRun::reads_first) is true.
     ///
     /// # Example
     ///
@@ -136,7 +136,7 @@ impl<E: Entity + 'static, F: FnMut(&mut E)> Modify<E, F> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(&self) -> Result<crate::DryRun> {
+    pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         let sensitive = sensitive_attributes(&E::SCHEMA).collect();
         self.db.dry_run(self.read(), sensitive, true)
     }

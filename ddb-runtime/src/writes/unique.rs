@@ -302,7 +302,7 @@ impl<E: Entity + 'static> WritePlan<E> {
         &mut self,
         db: &Db,
         guards: Vec<GuardWrite<E>>,
-    ) -> (crate::TransactWrite, Vec<(GuardKind, KeyValues)>) {
+    ) -> (super::transact::TransactWrite, Vec<(GuardKind, KeyValues)>) {
         let mut transaction = db.transact_write().plan(self);
         let mut described = Vec::with_capacity(guards.len());
         for mut guard in guards {

@@ -4,14 +4,51 @@
 //! action's, unless the action's own condition failed, which explains it (a
 //! create over a stored item meets that item's own guards).
 
+use crate::entity::Entity;
 use crate::error::{ActionFailure, CancellationReason, Error, ExistingItem, UniqueDuplicate};
 use crate::item::timestamp::expired;
 use crate::item::Item;
 use crate::keys::guard::{owner_of, shown_key};
+use crate::keys::key::Key;
 use crate::writes::unique::{same_values, GuardKind};
 
 use super::guards::{Compare, Role};
 use super::Action;
+
+impl Error {
+    /// The failure of the action of a canceled transaction at `key`, as
+    /// the caller added it; `None` when this is not a canceled transaction,
+    /// or it has no action at `key`.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db, purchase: ddb_runtime::Key<Purchase>, debit: ddb_runtime::Key<Player>) {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Game", pk = "PK", sk = "SK")]
+    /// # struct Game;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Game, entity = "Purchase", pk = "PLAYER#{player}", sk = "PURCHASE#{at}")]
+    /// # struct Purchase { player: String, at: u64 }
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Game, entity = "Player", pk = "PLAYER#{player}", sk = "PROFILE")]
+    /// # struct Player { player: String, coins: u64 }
+    /// # let error = ddb_runtime::Error::NotFound { entity: "Player", key: String::new() };
+    /// if let Some(failure) = error.action_failure(&debit) {
+    ///     if failure.error().is_some_and(|e| e.is_condition_failed()) {
+    ///         // not enough coins: the purchase was not made
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn action_failure<E: Entity>(&self, key: &Key<E>) -> Option<&ActionFailure> {
+        let Error::TransactionCanceled { reasons } = self else {
+            return None;
+        };
+        let text = shown_key(key.values().text());
+        reasons
+            .iter()
+            .find(|r| r.entity == E::SCHEMA.entity_type && r.key == text)
+    }
+}
 
 /// `error`, a cancellation with one reason per action sent, read as one
 /// entry per action the caller added (those come first); any other error

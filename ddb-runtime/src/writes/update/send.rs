@@ -70,7 +70,7 @@ impl<E: Entity + 'static> Update<E> {
     /// recompute an index key from attributes it does not set, or to move
     /// the guards of unique values) cannot know its write before the read:
     /// its dry run is the strongly consistent GetItem it sends first, and
-    /// [`DryRun::reads_first`](crate::DryRun::reads_first) is true. Bad
+    /// [`DryRun::reads_first`](crate::transport::dry_run::DryRun::reads_first) is true. Bad
     /// input is the error `send` would return.
     ///
     /// # Example
@@ -83,7 +83,7 @@ impl<E: Entity + 'static> Update<E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn dry_run(&self) -> Result<crate::DryRun> {
+    pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         let sensitive = sensitive_attributes(&E::SCHEMA).collect();
         self.db.dry_run(self.sent(), sensitive, true)
     }
