@@ -129,7 +129,7 @@ pub use scan::{Scan, ScanPage, Scannable};
 pub use search::{Scored, Search, Searched, VectorSearch};
 pub use segment::{KeySegment, SegmentError};
 pub use telemetry::Capacity;
-pub use transact::{TransactGet, TransactGetOutput, TransactWrite};
+pub use transact::{TransactGet, TransactGetOutput, TransactWrite, Transacted};
 pub use write::{Create, Created, Delete, Idempotent, Put, Update, Written};
 
 /// The declarations `#[derive(Table)]` and `#[derive(Entity)]` produce: what
@@ -240,7 +240,8 @@ pub mod batch {
 /// limits on them.
 pub mod transact {
     pub use crate::reads::transact_get::{TransactGet, TransactGetOutput};
-    pub use crate::writes::transact::{TransactWrite, MAX_ACTIONS, MAX_TRANSACTION_BYTES};
+    pub use crate::writes::transact::{MAX_ACTIONS, MAX_TRANSACTION_BYTES};
+    pub use crate::writes::transaction::{TransactWrite, Transacted};
 }
 
 /// Single writes: idempotent create, put, delete and typed updates that keep

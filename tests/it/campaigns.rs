@@ -877,3 +877,181 @@ async fn unique_values_under_every_write() {
     }
     row.report();
 }
+
+#[derive(Table)]
+#[ddb(name = "Game", pk = "PK", sk = "SK")]
+pub struct Game;
+
+/// A player and their coins.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Game, entity = "Player", pk = "PLAYER#{player}", sk = "PROFILE")]
+pub struct Player {
+    pub player: usize,
+    pub coins: i64,
+}
+
+/// A purchase, keyed on the time the server took it.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Game, entity = "Purchase", pk = "PLAYER#{player}", sk = "PURCHASE#{at}")]
+pub struct Purchase {
+    pub player: usize,
+    pub at: u64,
+    pub request: String,
+    pub price: i64,
+}
+
+/// Players in the purchases campaign, and a purchase's price.
+const PLAYERS: usize = 40;
+const PRICE: i64 = 30;
+
+/// A purchase and its debit, under `request`, at `at`: the business
+/// operation a client retries.
+fn purchase(db: &Db, player: usize, at: u64, request: &str) -> ddb_runtime::TransactWrite {
+    let coins = Player::fields().coins;
+    let debit = db
+        .update(Player::key(&player).unwrap())
+        .add(coins, -PRICE)
+        .condition(coins.ge(PRICE));
+    let bought = Purchase {
+        player,
+        at,
+        request: request.to_owned(),
+        price: PRICE,
+    };
+    db.transact_write()
+        .idempotency_key(request)
+        .create(&bought)
+        .update(debit)
+}
+
+/// What a caller was told: the purchase's key, or a failure in the
+/// vocabulary a client answers (coins too few, or an error to retry).
+#[derive(Debug, PartialEq)]
+enum Told {
+    Bought(ddb_runtime::Key<Purchase>),
+    TooFewCoins,
+    Unknown,
+    Other(String),
+}
+
+fn told(
+    sent: ddb_runtime::Result<ddb_runtime::Transacted>,
+    key: &ddb_runtime::Key<Purchase>,
+    player: usize,
+) -> Told {
+    match sent {
+        Ok(done) => Told::Bought(done.key(key).expect("the purchase is an action")),
+        Err(error) => {
+            let debit = error.action_failure(&Player::key(&player).unwrap());
+            match debit.and_then(|d| d.error()) {
+                Some(Error::ConditionFailed { .. }) => Told::TooFewCoins,
+                _ if matches!(error, Error::WriteOutcomeUnknown { .. }) => Told::Unknown,
+                _ => Told::Other(format!("{error:?}")),
+            }
+        }
+    }
+}
+
+/// Purchases (a create keyed on the server's time and a conditional debit,
+/// in one transaction under the request's idempotency key), each tried
+/// again by a second handle with a fresh timestamp, through lost answers,
+/// throttles and conflicts; a player's later purchases find too few coins.
+/// Exactly one purchase and one debit per request, every balance exact,
+/// and both tries told the same.
+#[tokio::test]
+async fn purchases_retried_under_idempotency_keys() {
+    let db = ddb_tests::db_with_table::<Game>().await;
+    let n = size(160, 2_000);
+    // Coins for half a player's purchases: the later ones find too few.
+    let coins = PRICE * (n / PLAYERS / 2) as i64;
+    for player in 0..PLAYERS {
+        db.create(&Player { player, coins }).send().await.unwrap();
+    }
+    let (proxy, first) = through_proxy_to::<Game>(&db).await;
+    // Another process: a handle of its own, through the same faults.
+    let second = Db::new(ddb_tests::patient_client(&proxy))
+        .with_table_name::<Game>(db.table_name::<Game>())
+        .with_retry_policy(first.retry_policy());
+    let target = "TransactWriteItems";
+    proxy.fail_randomly(target, 0.15, 31, THROTTLE);
+    proxy.fail_randomly(target, 0.15, 32, Fault::DropResponse);
+    proxy.fail_randomly(target, 0.1, 33, Fault::TransactionConflict);
+    let outcomes: Vec<_> = futures::stream::iter(0..n)
+        .map(|i| {
+            let (first, second) = (first.clone(), second.clone());
+            async move {
+                let (player, request) = (i % PLAYERS, format!("req-{i}"));
+                let (at, again) = (2 * i as u64, 2 * i as u64 + 1);
+                let key = |at: u64| Purchase::key(&player, &at).unwrap();
+                let a = purchase(&first, player, at, &request).send().await;
+                // The client's retry, from another process: a new time.
+                let b = purchase(&second, player, again, &request).send().await;
+                (i, told(a, &key(at), player), told(b, &key(again), player))
+            }
+        })
+        .buffer_unordered(CALLERS)
+        .collect()
+        .await;
+    let mut row = Row::new(
+        "purchases with a debit under idempotency keys, each tried twice",
+        2 * n,
+    )
+    .faults(&proxy, &[target]);
+    let raw = ddb_tests::scan_raw::<Game>(&db).await;
+    let of_type = |t: &'static str| {
+        raw.iter().filter(move |item| {
+            item.get("_type")
+                .and_then(|v| v.as_s().ok())
+                .map(String::as_str)
+                == Some(t)
+        })
+    };
+    let mut bought: HashMap<String, Vec<ddb_runtime::Key<Purchase>>> = HashMap::new();
+    let mut per_player = vec![0i64; PLAYERS];
+    for item in of_type("Purchase") {
+        let stored = Purchase::from_item(item.clone()).expect("a stored purchase decodes");
+        per_player[stored.player] += 1;
+        let key = stored.primary_key().unwrap();
+        bought.entry(stored.request).or_default().push(key);
+    }
+    for item in of_type("Player") {
+        let player = Player::from_item(item.clone()).expect("a stored player decodes");
+        let expected = coins - PRICE * per_player[player.player];
+        row.wrong += usize::from(player.coins != expected);
+    }
+    let mut too_few = 0;
+    for (i, a, b) in outcomes {
+        let stored = bought.remove(&format!("req-{i}")).unwrap_or_default();
+        row.duplicated += stored.len().saturating_sub(1);
+        match (&a, &b) {
+            (Told::Unknown, _) | (_, Told::Unknown) => row.unknown += 1,
+            (Told::Other(_), _) | (_, Told::Other(_)) => row.failed += 1,
+            _ => {}
+        }
+        match (&a, &b) {
+            (Told::Bought(x), Told::Bought(y)) => {
+                row.wrong += usize::from(x != y || stored.as_slice() != [x.clone()]);
+            }
+            (Told::TooFewCoins, Told::TooFewCoins) => {
+                too_few += 1;
+                row.wrong += usize::from(!stored.is_empty());
+            }
+            // The first try's answer was lost or refused for good: the
+            // second's is the truth.
+            (Told::Unknown | Told::Other(_), Told::Bought(y)) => {
+                row.lost += usize::from(stored.as_slice() != [y.clone()]);
+            }
+            (Told::Unknown | Told::Other(_), Told::TooFewCoins) => {
+                row.wrong += usize::from(!stored.is_empty())
+            }
+            (_, Told::Unknown | Told::Other(_)) => {}
+            // Told differently by the two tries.
+            (Told::Bought(_), Told::TooFewCoins) | (Told::TooFewCoins, Told::Bought(_)) => {
+                row.wrong += 1
+            }
+        }
+    }
+    assert!(too_few > 0, "no purchase found too few coins");
+    row.duplicated += bought.values().map(Vec::len).sum::<usize>();
+    row.report();
+}

@@ -239,7 +239,11 @@ async fn transactions_lost_to_conflicts_are_sent_again() {
         .create(&line("T1", "P2"));
     let first_token = transaction.token().to_owned();
     let applied = transaction.send().await.unwrap();
-    assert_ne!(applied, first_token, "a canceled token is not reused");
+    assert_ne!(
+        applied.token(),
+        first_token,
+        "a canceled token is not reused"
+    );
     assert_eq!(proxy.seen("TransactWriteItems"), 3);
     assert_eq!(count_items(&db).await, 2);
 

@@ -8,9 +8,10 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{cloned, Error, ExistingItem, Result};
 use crate::expression::Placeholders;
-use crate::keys::key::Key;
+use crate::keys::key::{Key, KeyValues};
 use crate::telemetry::Capacity;
 use crate::transport::dry_run::sensitive_attributes;
+use crate::writes::idempotency::{item_content, Content};
 
 use super::item::{absent_or_expired, prepare, same_item, stamp_attributes, Prepared};
 use super::plan::{Action, WritePlan};
@@ -30,6 +31,16 @@ pub struct Create<E> {
     pub(super) db: Db,
     prepared: Result<Prepared<E>>,
     exactly_once: bool,
+}
+
+impl<E> Clone for Create<E> {
+    fn clone(&self) -> Self {
+        Self {
+            db: self.db.clone(),
+            prepared: cloned(&self.prepared),
+            exactly_once: self.exactly_once,
+        }
+    }
 }
 
 impl Db {
@@ -66,6 +77,22 @@ fn put_if_absent<E: Entity + 'static>(
 }
 
 impl<E: Entity + 'static> Create<E> {
+    /// What the create asks, for an idempotency key's fingerprint, and the
+    /// key it writes.
+    pub(crate) fn content(&self) -> Result<(Content, KeyValues)> {
+        let Prepared { item, key, .. } = self.prepared.as_ref().map_err(Error::clone_input)?;
+        let content = Content::of::<E>("create").item::<E>(item);
+        Ok((content, key.values().clone()))
+    }
+
+    /// Whether `stored` holds what this create would write, as an
+    /// idempotency key's fingerprint compares it (its sort key's fields,
+    /// stamps, version and time to live aside).
+    pub(crate) fn holds(&self, stored: &crate::item::Item) -> bool {
+        let ours = self.prepared.as_ref().map(|p| item_content::<E>(&p.item));
+        ours.is_ok_and(|ours| ours == item_content::<E>(stored))
+    }
+
     /// The create as a put conditioned on no item having the key.
     pub(crate) fn plan(&self) -> Result<WritePlan<E>> {
         let Prepared { item, key, size } = cloned(&self.prepared)?;

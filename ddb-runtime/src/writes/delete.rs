@@ -8,10 +8,12 @@ use crate::error::{cloned, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::keys::key::{Key, KeyValues};
 use crate::transport::dry_run::sensitive_attributes;
+use crate::writes::idempotency::Content;
 
+use super::guarded::{unique_values_changed, write_guarded};
 use super::item::{has_unique, version_is};
 use super::plan::{and, Action, WritePlan};
-use super::unique::{plan_guarded, unique_values_changed, write_guarded, GuardedPlan};
+use super::unique::{plan_guarded, GuardedPlan};
 use super::written::{require_version, return_old_allowed, Written};
 
 impl Db {
@@ -75,6 +77,20 @@ impl<E: Entity + 'static> Delete<E> {
     pub fn return_old(mut self, return_old: bool) -> Self {
         self.return_old = return_old;
         self
+    }
+
+    /// What the delete asks, for an idempotency key's fingerprint, and the
+    /// key it names.
+    pub(crate) fn content(&self) -> Result<(Content, KeyValues)> {
+        let key = self
+            .key
+            .as_ref()
+            .map_err(crate::error::Error::clone_input)?;
+        let content = Content::of::<E>("delete")
+            .key(key.values())
+            .version(self.expected_version)
+            .condition(self.condition.as_ref())?;
+        Ok((content, key.values().clone()))
     }
 
     /// The delete as a write plan, its version check included.

@@ -19,7 +19,6 @@ use crate::telemetry;
 use crate::telemetry::Capacity;
 
 use super::item::{key_text, same_value, stored_version, version_attribute};
-use super::written::Written;
 use crate::item::size::item_size;
 use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
 use crate::transport::attempts::Attempts;
@@ -217,29 +216,6 @@ impl<E: Entity + 'static> WritePlan<E> {
             .await
     }
 
-    /// Sends a put or delete (never an update) by itself: as the one-action
-    /// transaction (`exactly_once`), else as the PutItem or DeleteItem,
-    /// returning the item it replaced when `return_old`. A put's version
-    /// written is the one it expected plus 1.
-    pub(crate) async fn send_alone(
-        mut self,
-        db: &Db,
-        exactly_once: bool,
-        return_old: bool,
-    ) -> Result<Written<E>> {
-        let version = match self.action {
-            Action::Put(_) => self.expected_version.map(|v| v + 1),
-            _ => None,
-        };
-        if exactly_once {
-            let capacity = self.send_exactly_once(db).await?;
-            return Ok(Written::applied(version, None, false, capacity));
-        }
-        let asked = return_old.then_some(ReturnValue::AllOld);
-        let (old, capacity) = self.send(db, asked).await?;
-        Ok(Written::applied(version, old, true, capacity))
-    }
-
     /// [`send`](Self::send), its attempts recorded into `attempts`.
     pub(crate) async fn send_recorded(
         &mut self,
@@ -358,46 +334,6 @@ impl<E: Entity + 'static> WritePlan<E> {
             key: key_text(&self.key),
             failure: Box::new(failure),
         }
-    }
-
-    /// Sends the plan as a one-action TransactWriteItems under a
-    /// ClientRequestToken: when an answer is lost, the SDK's retry carries
-    /// the same token and DynamoDB does not apply it again (for ten
-    /// minutes), so a failure is never this call's own write. Returns no
-    /// attributes: a transaction has no return values.
-    pub(crate) async fn send_exactly_once(&mut self, db: &Db) -> Result<Capacity> {
-        self.send_exactly_once_recorded(db, &Attempts::default())
-            .await
-    }
-
-    /// [`send_exactly_once`](Self::send_exactly_once), its attempts
-    /// recorded into `attempts` (which must keep what they sent: a
-    /// transaction sent again after a conflict sends it again).
-    pub(crate) async fn send_exactly_once_recorded(
-        &mut self,
-        db: &Db,
-        attempts: &Attempts,
-    ) -> Result<Capacity> {
-        let failed = match db.transact_write().plan(self).send_recorded(attempts).await {
-            Ok((_, capacity)) => return Ok(capacity),
-            Err(Error::TransactionCanceled { reasons })
-                if reasons
-                    .first()
-                    .is_some_and(|r| r.code == "ConditionalCheckFailed") =>
-            {
-                reasons.into_iter().next()
-            }
-            // Sent under the same token until the SDK and ddb gave up.
-            Err(Error::WriteOutcomeUnknown { failure, .. }) => {
-                return Err(self.outcome_unknown(*failure))
-            }
-            Err(error) => return Err(error),
-        };
-        // The item that failed the condition, as DynamoDB returned it
-        // (ALL_OLD) or read back (see `condition_met`): none when there is
-        // no item.
-        let met = failed.and_then(|r| r.existing);
-        Err(self.failure(met.map(|ExistingItem(item)| item)))
     }
 
     /// The plan as one action of a TransactWriteItems on `table`. A put's

@@ -7,12 +7,14 @@ use crate::expression::{Condition, Placeholders};
 use crate::item::Item;
 use crate::keys::key::{Key, KeyValues};
 use crate::transport::dry_run::sensitive_attributes;
+use crate::writes::idempotency::Content;
 
+use super::guarded::{unique_values_changed, write_guarded};
 use super::item::{
     absent_or_expired, has_unique, next_version, prepare, version_attribute, version_is, Prepared,
 };
 use super::plan::{and, Action, WritePlan};
-use super::unique::{plan_guarded, unique_values_changed, write_guarded, GuardedPlan};
+use super::unique::{plan_guarded, GuardedPlan};
 use super::written::{return_old_allowed, Written};
 
 impl Db {
@@ -74,6 +76,20 @@ impl<E: Entity + 'static> Put<E> {
             condition = Some(and(condition, version));
         }
         condition
+    }
+
+    /// What the put asks, for an idempotency key's fingerprint, and the key
+    /// it writes.
+    pub(crate) fn content(&self) -> Result<(Content, KeyValues)> {
+        let prepared = self
+            .prepared
+            .as_ref()
+            .map_err(crate::error::Error::clone_input)?;
+        let content = Content::of::<E>("put")
+            .item::<E>(&prepared.item)
+            .version(self.expected_version)
+            .condition(self.condition.as_ref())?;
+        Ok((content, prepared.key.values().clone()))
     }
 
     /// The put as a write plan, its version check included.

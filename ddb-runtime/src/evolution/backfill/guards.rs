@@ -15,9 +15,10 @@ use crate::keys::guard::{owner_of, unique_guard_prefix, GUARD_TYPE};
 use crate::keys::key::{Key, KeyValues};
 use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
+use crate::writes::guarded::Guarded;
 use crate::writes::plan::{Action, WritePlan};
 use crate::writes::unique::{
-    guard_writes, holds_values_of, taken, todays_shape, GuardKind, GuardWrite, Guarded,
+    guard_writes, holds_values_of, taken, todays_shape, GuardKind, GuardWrite,
 };
 
 /// What the check pass learned of the entity's unique values.
@@ -158,9 +159,7 @@ pub(super) async fn put_missing<E: Entity + 'static>(
         Guarded::ItemCondition(now) => Ok(GuardsPut::Changed(now)),
         Guarded::Taken(unique) => Ok(GuardsPut::Taken(unique.name)),
         // No guard is let go, and none records a request.
-        Guarded::HeldElsewhere(_) | Guarded::RequestSeen => {
-            Err(crate::writes::unique::kept_changing(&check.key))
-        }
+        Guarded::HeldElsewhere(_) => Err(crate::writes::unique::kept_changing(&check.key)),
     }
 }
 
@@ -226,7 +225,6 @@ pub(super) async fn upgrade_guarded<E: Entity + 'static>(
             }
             Guarded::Taken(unique) => return Err(taken::<E>(unique)),
             Guarded::HeldElsewhere(guard) => foreign.push(guard),
-            Guarded::RequestSeen => return Err(crate::writes::unique::kept_changing(&put.key)),
         }
     }
 }

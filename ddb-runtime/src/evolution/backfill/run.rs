@@ -17,6 +17,7 @@ use crate::item::Item;
 use crate::keys::key::Key;
 use crate::telemetry::Capacity;
 use crate::transport::attempts::Attempts;
+use crate::writes::transact::Transaction;
 
 use super::guards::{is_guard_of, put_missing, upgrade_guarded, GuardsPut, Values};
 use super::*;
@@ -433,9 +434,7 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
                 (Err(moving), delete.key.clone())
             }
             Step::Move { delete, put } => {
-                let sent = self
-                    .db
-                    .transact_write()
+                let sent = Transaction::new(&self.db)
                     .plan(delete)
                     .plan(put.as_mut())
                     .send_recorded(&Attempts::default())

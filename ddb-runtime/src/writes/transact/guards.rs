@@ -3,52 +3,28 @@
 //! actions (a cancellation a guard caused is read in `outcome.rs`).
 
 use crate::db::Db;
-use crate::declaration::model::EntitySchema;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
-use crate::item::Item;
 use crate::keys::key::KeyValues;
 use crate::writes::unique::{guarded_attributes, GuardKind, GuardWrite, GuardedPlan};
 
-use super::{action, Prepared};
-
-/// What an action is to the transaction.
-#[derive(Clone)]
-pub(super) enum Role {
-    /// An action the caller added, of an entity without unique values.
-    Plain,
-    /// The write of an item of an entity with unique values, planned from
-    /// the stored item `read` (`None` when there was none, or when it did
-    /// not read).
-    Guarded {
-        read: Option<Item>,
-        compare: Compare,
-        schema: &'static EntitySchema,
-    },
-    /// The put or delete of a guard, for the item whose key reads `owner`.
-    Guard { kind: GuardKind, owner: String },
-}
-
-/// How a guarded write's own failed condition tells a read gone stale
-/// (the transaction is then [`Error::ChangedSinceRead`]) from the caller's
-/// condition failing.
-#[derive(Clone, Copy)]
-pub(super) enum Compare {
-    /// A create: it read nothing, its failure is the caller's.
-    Nothing,
-    /// A put or delete: conditioned on the unique values and time to live
-    /// read.
-    Guarded,
-    /// An update: conditioned on the item as read (its version, its
-    /// indexes' membership).
-    Whole,
-}
+use super::action::{action, Compare, Prepared, Role};
 
 /// What a write that reads first makes once it has read: its own action,
 /// and the guard writes it adds after every action the caller added.
-pub(super) struct Made {
+pub(crate) struct Made {
     pub(super) own: Prepared,
     pub(super) guards: Vec<PendingGuard>,
+}
+
+impl Made {
+    /// A write's own action, with no guard.
+    pub(crate) fn alone(own: Prepared) -> Self {
+        Self {
+            own,
+            guards: Vec::new(),
+        }
+    }
 }
 
 /// A guard write not yet made an action: a take may still fold in the
@@ -67,7 +43,7 @@ pub(super) struct PendingGuard {
 type MakeGuard = Box<dyn FnOnce(Option<&KeyValues>) -> Result<Prepared> + Send>;
 
 /// The actions of a guarded write: the item's own, and its guards.
-pub(super) fn guarded_actions<E: Entity + 'static>(
+pub(crate) fn guarded_actions<E: Entity + 'static>(
     db: &Db,
     planned: GuardedPlan<E>,
     compare: Compare,

@@ -12,8 +12,7 @@ use crate::keys::guard::{owner_of, shown_key};
 use crate::keys::key::Key;
 use crate::writes::unique::{same_values, GuardKind};
 
-use super::guards::{Compare, Role};
-use super::Action;
+use super::action::{Action, Compare, Role};
 
 impl Error {
     /// The failure of the action of a canceled transaction at `key`, as

@@ -12,8 +12,8 @@ use crate::transport::attempts::Attempts;
 use crate::transport::condition_items::TRUSTED_AFTER;
 use crate::writes::condition_met::item_met;
 
+use super::action::{table_of, Action};
 use super::token::request_token;
-use super::{table_of, Action};
 
 /// A checked transaction being sent: where, what its actions are, and
 /// whether the caller pinned its token.

@@ -8,11 +8,11 @@ use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
 use crate::item::timestamp::expired;
 use crate::item::Item;
 use crate::keys::key::KeyValues;
+use crate::writes::guarded::write_guarded;
 use crate::writes::item::{stored_version, version_attribute, version_is};
 use crate::writes::plan::and;
 use crate::writes::unique::{
-    guard_writes, guarded_attributes, holds_values_of, read_stored, write_guarded, GuardKind,
-    GuardedPlan,
+    guard_writes, guarded_attributes, holds_values_of, read_stored, GuardKind, GuardedPlan,
 };
 use crate::writes::written::{no_return_values, Written};
 

@@ -9,7 +9,8 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expression::{Attr, Condition, IntoValue, Value};
-use crate::keys::key::Key;
+use crate::keys::key::{Key, KeyValues};
+use crate::writes::idempotency::Content;
 
 use super::item::{attribute_key_attributes, check_attribute_key};
 use super::plan::and;
@@ -307,6 +308,26 @@ impl Db {
 }
 
 impl<E: Entity + 'static> Update<E> {
+    /// What the update asks, for an idempotency key's fingerprint: its
+    /// changes, expected version and condition; and the key it names.
+    pub(crate) fn content(&self) -> Result<(Content, KeyValues)> {
+        self.refusal()?;
+        let mut content = Content::of::<E>("update")
+            .key(self.key.values())
+            .version(self.expected_version)
+            .condition(self.condition.as_ref())?;
+        let null = || AttributeValue::Null(true);
+        let changes = self.ops.iter().map(|op| match op {
+            Op::Set(a, v) => (format!("SET {a}"), v.clone()),
+            Op::Remove(a) => (format!("REMOVE {a}"), null()),
+            Op::Add(a, v) => (format!("ADD {a}"), v.clone()),
+            Op::Append(a, v) => (format!("APPEND {a}"), v.clone()),
+            Op::DeleteFromSet(a, v) => (format!("DELETE {a}"), v.clone()),
+        });
+        content.values(changes.collect());
+        Ok((content, self.key.values().clone()))
+    }
+
     /// The first failure of the update's builder: every plan of the update
     /// fails with it, never sending the changes the builder accepted.
     fn refusal(&self) -> Result<()> {
