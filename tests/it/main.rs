@@ -18,6 +18,7 @@ mod hostile;
 mod iam;
 mod iam_evaluation;
 mod idempotency;
+mod idempotent_transactions;
 mod index_invariant;
 mod index_queries;
 mod key_fields;
