@@ -33,8 +33,9 @@ use crate::reads::query::{Decode, Project, Whole};
 pub const MAX_SEGMENTS: u32 = 1_000_000;
 
 /// An entity declared as scanned with `#[ddb(scan)]`: what [`Db::scan`]
-/// needs. A Scan reads every item of the table, of every entity, so it is
-/// declared where the access patterns are: the access-pattern report lists
+/// needs. A Scan reads and bills every item of the table, of every entity
+/// and ddb's guard items included, so it is declared where the access
+/// patterns are: the access-pattern report lists
 /// it, and the IAM policy grants `dynamodb:Scan` only to such entities.
 ///
 /// ```
@@ -59,10 +60,17 @@ impl Db {
     /// A Scan of every item of entity `E` (declared with `#[ddb(scan)]`),
     /// one segment unless [`segments`](Scan::segments) says more.
     ///
-    /// A Scan reads the whole table: every entity stored in it, and every
-    /// item a filter then drops, costs read capacity. Use it for jobs that
-    /// need every item (exports, repairs), never to answer a request: a
-    /// query of a key or index reads only what it returns.
+    /// A Scan reads, and DynamoDB bills, every item of the table, not only
+    /// `E`'s: the items of every other entity stored in it, ddb's guard
+    /// items (of unique values and idempotency keys) and every item a
+    /// [`filter`](Scan::filter) then drops. ddb leaves them out of what it
+    /// returns, by a filter on the entity type, but they are read all the
+    /// same: an export of 200 orders from a table of 900 items reads and
+    /// bills 900 ([`ScanPage::scanned`] counts them, `page.items` holds
+    /// the 200). Its cost grows with the table, not with what it returns.
+    /// Use it for jobs that need every item (exports, repairs), never to
+    /// answer a request: a query of a key or index reads only what it
+    /// returns.
     ///
     /// ```no_run
     /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
@@ -113,9 +121,10 @@ impl Db {
 /// or a [`Project`]ion.
 ///
 /// Every request filters on the table's entity-type attribute, so items of
-/// the other entities of the table (and the guard items of unique values)
-/// are never returned, but they are read: DynamoDB bills a Scan for every
-/// item it reads, before any filter.
+/// the other entities of the table and ddb's guard items (of unique values
+/// and idempotency keys) are never returned, but they are read: DynamoDB
+/// bills a Scan for every item of the table it reads, before any filter
+/// ([`ScanPage::scanned`] against `items.len()`).
 #[must_use = "a scan does nothing until it is sent"]
 pub struct Scan<E, D> {
     db: Db,
