@@ -242,8 +242,18 @@ async fn every_operation(db: &ddb_runtime::Db) {
     assert!(failed.is_err(), "{failed:?}");
 }
 
-/// The spans `work` makes, as OpenTelemetry exports them.
+/// The spans `work` makes, as OpenTelemetry exports them: ddb's own.
 async fn exported(work: impl std::future::Future<Output = ()>) -> Vec<SpanData> {
+    let ddb = tracing_subscriber::filter::Targets::new().with_target("ddb", tracing::Level::INFO);
+    exported_through(ddb, work).await
+}
+
+/// The spans `work` makes that `filter` lets through, as OpenTelemetry
+/// exports them.
+async fn exported_through(
+    filter: tracing_subscriber::filter::Targets,
+    work: impl std::future::Future<Output = ()>,
+) -> Vec<SpanData> {
     let exporter = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
@@ -255,9 +265,7 @@ async fn exported(work: impl std::future::Future<Output = ()>) -> Vec<SpanData> 
         .with_level(false)
         .with_target(false)
         .with_tracked_inactivity(false)
-        .with_filter(
-            tracing_subscriber::filter::Targets::new().with_target("ddb", tracing::Level::INFO),
-        );
+        .with_filter(filter);
     let subscriber = tracing_subscriber::registry().with(layer);
     {
         let _one = ddb_tests::one_subscriber_at_a_time().await;
@@ -266,6 +274,60 @@ async fn exported(work: impl std::future::Future<Output = ()>) -> Vec<SpanData> 
         work.await;
     }
     exporter.get_finished_spans().unwrap()
+}
+
+/// The SDK opens a span of its own per operation, at DEBUG and under the
+/// same name as ddb's: unfiltered, a pipeline exports both (and the SDK's
+/// orchestration spans); the filter the README and the `telemetry` module
+/// show (`ddb` at INFO, the SDK's targets at WARN) exports ddb's alone.
+#[tokio::test]
+async fn the_sdk_span_of_a_request_is_filtered_out_by_its_targets() {
+    use tracing::level_filters::LevelFilter;
+    use tracing_subscriber::filter::Targets;
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let unfiltered = Targets::new().with_default(LevelFilter::TRACE);
+    let spans = exported_through(unfiltered, async {
+        db.put(&order("S1")).send().await.unwrap();
+    })
+    .await;
+    let puts: Vec<&SpanData> = spans
+        .iter()
+        .filter(|s| s.name == "DynamoDB.PutItem")
+        .collect();
+    assert_eq!(puts.len(), 2, "{puts:#?}");
+    let ours = puts.iter().find(|s| s.span_kind == SpanKind::Client);
+    let ours = ours.expect("ddb's CLIENT span");
+    let sdk = puts.iter().find(|s| s.span_kind == SpanKind::Internal);
+    let sdk = sdk.expect("the SDK's span, INTERNAL");
+    assert_eq!(
+        sdk.parent_span_id,
+        ours.span_context.span_id(),
+        "the SDK's span is the child of ddb's"
+    );
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_ref()).collect();
+    assert!(names.contains(&"try_attempt"), "{names:?}");
+
+    // The application's own spans at INFO, or at DEBUG, which the SDK's
+    // would pass without their own directives.
+    for (id, default) in [("S2", LevelFilter::INFO), ("S3", LevelFilter::DEBUG)] {
+        let filter = Targets::new()
+            .with_default(default)
+            .with_target("ddb", LevelFilter::INFO)
+            .with_target("aws_sdk_dynamodb", LevelFilter::WARN)
+            .with_target("aws_smithy_runtime", LevelFilter::WARN);
+        let spans = exported_through(filter, async {
+            db.put(&order(id)).send().await.unwrap();
+        })
+        .await;
+        let names: Vec<&str> = spans.iter().map(|s| s.name.as_ref()).collect();
+        let puts: Vec<&SpanData> = spans
+            .iter()
+            .filter(|s| s.name == "DynamoDB.PutItem")
+            .collect();
+        assert_eq!(puts.len(), 1, "{names:?}");
+        assert_eq!(puts[0].span_kind, SpanKind::Client);
+        assert!(!names.contains(&"try_attempt"), "{names:?}");
+    }
 }
 
 #[tokio::test]

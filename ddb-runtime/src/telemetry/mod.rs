@@ -52,6 +52,31 @@
 //! be personal data. The SDK's own spans and TRACE logs are another matter:
 //! at TRACE, `aws-smithy-runtime` logs whole requests and answers, the item
 //! a failed condition returns included, `sensitive` fields too.
+//!
+//! The SDK opens spans of its own at DEBUG: one per operation, named as
+//! ddb's (`DynamoDB.PutItem`, target `aws_sdk_dynamodb::operation::put_item`)
+//! and a child of it, and under that its orchestrator's (`try_attempt`,
+//! `serialization`..., target `aws_smithy_runtime::client::orchestrator`).
+//! An OpenTelemetry layer that exports every span therefore exports two
+//! `DynamoDB.PutItem` spans per request: ddb's CLIENT span, and the SDK's
+//! INTERNAL one with `rpc.*` and `sdk_invocation_id` only. Filter the layer
+//! to keep `ddb` at INFO and the SDK's targets at WARN (as an `EnvFilter`
+//! directive, `info,ddb=info,aws_sdk_dynamodb=warn,aws_smithy_runtime=warn`;
+//! `tests/it/telemetry_conventions.rs` checks the filter below):
+//!
+//! ```ignore
+//! use tracing_subscriber::filter::{LevelFilter, Targets};
+//! use tracing_subscriber::prelude::*;
+//!
+//! let spans = Targets::new()
+//!     .with_default(LevelFilter::INFO)
+//!     .with_target("ddb", LevelFilter::INFO)
+//!     .with_target("aws_sdk_dynamodb", LevelFilter::WARN)
+//!     .with_target("aws_smithy_runtime", LevelFilter::WARN);
+//! tracing_subscriber::registry()
+//!     .with(tracing_opentelemetry::layer().with_tracer(tracer).with_filter(spans))
+//!     .init();
+//! ```
 
 mod capacity;
 mod error_type;
