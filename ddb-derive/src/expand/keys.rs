@@ -5,10 +5,9 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::snake_case;
 use super::template::{codecs, literal_prefix, read_template, write_template};
 use super::upkeep::{index_key_from, membership, side_arms};
-use crate::internals::ast::{Entity, Key};
+use crate::internals::ast::{snake_case, Entity, Key};
 
 /// Literal prefixes and names of one key, for messages and method names.
 struct Names {

@@ -30,28 +30,6 @@ mod vector;
 
 pub use fallback::fallback;
 
-/// `ProductOrdersIndex` -> `product_orders_index`, `GSI1` -> `gsi1`.
-pub fn snake_case(name: &str) -> String {
-    let mut out = String::new();
-    let chars: Vec<char> = name.chars().collect();
-    for (i, c) in chars.iter().enumerate() {
-        if c.is_uppercase() {
-            let prev_lower =
-                i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            if i > 0 && (prev_lower || next_lower) && !out.ends_with('_') {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-        } else if c.is_alphanumeric() {
-            out.push(*c);
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    out.trim_matches('_').to_owned()
-}
-
 pub fn expand(entity: &Entity) -> TokenStream {
     let checks = schema::checks(entity);
     let fields_struct = fields::fields_struct(entity);
@@ -278,7 +256,6 @@ fn inherent_impl(entity: &Entity, key_code: keys::KeyCode, parse_key: TokenStrea
 
 #[cfg(test)]
 mod tests {
-    use super::snake_case;
     use crate::internals::ast::Entity;
     use crate::internals::ctxt::Ctxt;
 
@@ -304,12 +281,5 @@ mod tests {
             assert!(code.contains(&format!("scan : {scan}")), "{code}");
             drop(cx.into_compile_errors());
         }
-    }
-
-    #[test]
-    fn index_names_become_snake_case() {
-        assert_eq!(snake_case("GSI1"), "gsi1");
-        assert_eq!(snake_case("ProductOrdersIndex"), "product_orders_index");
-        assert_eq!(snake_case("order-id.index"), "order_id_index");
     }
 }

@@ -598,6 +598,30 @@ fn check_every_version_migrates(
     }
 }
 
+/// An index name in snake_case, the stem of its key functions:
+/// `ProductOrdersIndex` -> `product_orders_index`, `GSI1` -> `gsi1`
+/// (`gsi1_key`, `gsi1_pk`, `GSI1_PK_PREFIX`).
+pub fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev_lower =
+                i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if i > 0 && (prev_lower || next_lower) && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else if c.is_alphanumeric() {
+            out.push(*c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    out.trim_matches('_').to_owned()
+}
+
 fn string_attr(attr: &Attr<syn::LitStr>) -> Attr<String> {
     Attr {
         value: attr.value.value(),
@@ -615,5 +639,18 @@ fn parse_template(cx: &Ctxt, attr: &Attr<syn::LitStr>, what: &str) -> Option<Att
             cx.error_spanned_by(&attr.tokens, message);
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snake_case;
+
+    #[test]
+    fn index_names_become_snake_case() {
+        assert_eq!(snake_case("GSI1"), "gsi1");
+        assert_eq!(snake_case("ProductOrdersIndex"), "product_orders_index");
+        assert_eq!(snake_case("order-id.index"), "order_id_index");
+        assert_eq!(snake_case("Idx-1"), snake_case("Idx_1"));
     }
 }

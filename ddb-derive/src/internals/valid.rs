@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use syn::Type;
 
-use super::ast::Entity;
+use super::ast::{snake_case, Entity};
 use super::ctxt::{closest, Ctxt};
 
 /// The start of the keys of ddb's guard items (`ddb_runtime`'s
@@ -279,6 +279,7 @@ fn check_roles(cx: &Ctxt, entity: &Entity) {
 }
 
 fn check_names(cx: &Ctxt, entity: &Entity) {
+    check_index_function_names(cx, entity);
     let mut indexes = HashSet::new();
     let mut queries = HashSet::new();
     let templates = entity
@@ -313,6 +314,42 @@ fn check_names(cx: &Ctxt, entity: &Entity) {
                     format!("query name `{}` is used twice on this entity", query.value),
                 );
             }
+        }
+    }
+}
+
+/// An index keyed by templates gets key functions named after it in
+/// snake_case (`idx_1_key`, `idx_1_pk`, `IDX_1_PK_PREFIX`), which drops
+/// case and punctuation: two index names alike but for those (`Idx-1`,
+/// `Idx_1`) would get the same functions, and a name starting with a digit
+/// none at all.
+fn check_index_function_names(cx: &Ctxt, entity: &Entity) {
+    let mut taken: Vec<(String, &str)> = Vec::new();
+    for index in entity.keys.iter().filter_map(|k| k.index.as_ref()) {
+        let name = index.value.as_str();
+        let snake = snake_case(name);
+        if snake.starts_with(|c: char| c.is_ascii_digit()) {
+            cx.error_spanned_by(
+                &index.tokens,
+                format!(
+                    "index `{name}` starts with a digit, so its key functions (`{snake}_key`, `{snake}_pk`) \
+                     cannot be Rust names; ddb names them after the index"
+                ),
+            );
+            continue;
+        }
+        match taken.iter().find(|(s, n)| *s == snake && *n != name) {
+            Some((_, first)) => cx.error_spanned_by(
+                &index.tokens,
+                format!(
+                    "index `{name}` would get the same key functions as index `{first}` \
+                     (`{snake}_key`, `{snake}_pk`, `{}_PK_PREFIX`): ddb names them after the index \
+                     in snake_case, without its case and punctuation; declare only one of the two \
+                     on this entity",
+                    snake.to_uppercase()
+                ),
+            ),
+            None => taken.push((snake, name)),
         }
     }
 }
