@@ -49,7 +49,10 @@ pub trait Table {
 /// A struct stored as items of a table.
 ///
 /// Implement it with `#[derive(Entity)]`; see the crate documentation for an
-/// example and [`model::EntitySchema`] for what it declares.
+/// example and [`model::EntitySchema`] for what it declares. The struct
+/// needs no serde derive of its own: only field types that DynamoDB does not
+/// store as they are, and serde attributes, need serde (the
+/// [attribute reference](crate::attributes) says which).
 pub trait Entity: Sized {
     /// The table the entity is stored in.
     type Table: Table;
