@@ -3,10 +3,11 @@
 # #[derive(Entity)] (and a Table), against the same structs with serde's
 # derives only. Both crates' dependencies are built first; then each crate
 # alone is rebuilt from a touched lib.rs, three times, and the medians are
-# printed. Usage: scripts/compile_cost.sh  (from the workspace root)
+# printed. Usage: scripts/compile_cost.sh  (from the workspace root); the
+# crates and their builds go under $CARGO_TARGET_DIR (default target/).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-work="$root/target/compile-cost"
+work="${CARGO_TARGET_DIR:-$root/target}/compile-cost"
 rm -rf "$work"
 mkdir -p "$work"
 
@@ -40,7 +41,7 @@ generate() { # $1: ddb|serde
     for i in $(seq 1 "$entities"); do
       if [ "$1" = ddb ]; then
         echo "#[derive(ddb_runtime::Entity, Serialize, Deserialize)]"
-        echo "#[ddb(table = App, pk = \"E$i#{id}\", sk = \"AT#{at}#{n}\", query = \"q$i\")]"
+        echo "#[ddb(table = App, entity = \"Entity$i\", pk = \"E$i#{id}\", sk = \"AT#{at}#{n}\", query = \"q$i\")]"
         echo "#[ddb(index(name = \"GSI1\", pk = \"OWNER$i#{owner}\", sk = \"E$i#{id}\", query = \"by_owner$i\"))]"
       else
         echo "#[derive(Serialize, Deserialize)]"
