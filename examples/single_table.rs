@@ -259,3 +259,23 @@ pub async fn place_order(
     };
     db.create(&order).idempotency_key(request_id).send().await
 }
+
+/// The two calls of [`checkout`]: the client's first call and its retry.
+#[derive(Debug)]
+pub struct Checkout {
+    /// The first call.
+    pub first: ddb_runtime::Idempotent<Order>,
+    /// The same request sent again, as a client retrying after a timeout.
+    pub retry: ddb_runtime::Idempotent<Order>,
+}
+
+/// The store's checkout: "place an order" for customer 123, sent twice as a
+/// client retrying after a timeout would. The retry, a second later (a new
+/// server timestamp, so a new order key), reports the first order.
+pub async fn checkout(db: &Db) -> Result<Checkout> {
+    let request = format!("checkout-{}", std::process::id());
+    let first = place_order(db, "123", &request, 4_200).await?;
+    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+    let retry = place_order(db, "123", &request, 4_200).await?;
+    Ok(Checkout { first, retry })
+}

@@ -299,10 +299,7 @@ async fn similar_products(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
 /// "Place an order", sent twice as a client retrying after a timeout would:
 /// the second call, with a new server timestamp, reports the first order.
 async fn place_an_order(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
-    let request = format!("checkout-{}", std::process::id());
-    let first = store::place_order(db, "123", &request, 4_200).await?;
-    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
-    let retry = store::place_order(db, "123", &request, 4_200).await?;
+    let store::Checkout { first, retry } = store::checkout(db).await?;
     let key = |k: &ddb_runtime::Key<store::Order>| {
         k.values()
             .sk
