@@ -269,13 +269,20 @@ pub struct Checkout {
     pub retry: ddb_runtime::Idempotent<Order>,
 }
 
-/// The store's checkout: "place an order" for customer 123, sent twice as a
-/// client retrying after a timeout would. The retry, a second later (a new
-/// server timestamp, so a new order key), reports the first order.
+/// The client's request id of the store's checkout. It is fixed, as a
+/// client's is for one purchase: a second run of the example against the
+/// same table (within the idempotency key's 24 hours) sends the first run's
+/// request again, and reports the first run's order instead of placing
+/// another.
+pub const CHECKOUT_REQUEST: &str = "checkout-123-0001";
+
+/// The store's checkout: "place an order" for customer 123 under
+/// [`CHECKOUT_REQUEST`], sent twice as a client retrying after a timeout
+/// would. The retry, a second later (a new server timestamp, so a new order
+/// key), reports the first order.
 pub async fn checkout(db: &Db) -> Result<Checkout> {
-    let request = format!("checkout-{}", std::process::id());
-    let first = place_order(db, "123", &request, 4_200).await?;
+    let first = place_order(db, "123", CHECKOUT_REQUEST, 4_200).await?;
     tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
-    let retry = place_order(db, "123", &request, 4_200).await?;
+    let retry = place_order(db, "123", CHECKOUT_REQUEST, 4_200).await?;
     Ok(Checkout { first, retry })
 }

@@ -298,6 +298,8 @@ async fn similar_products(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
 
 /// "Place an order", sent twice as a client retrying after a timeout would:
 /// the second call, with a new server timestamp, reports the first order.
+/// The request id is fixed: run again on the same table, both calls report
+/// the first run's order.
 async fn place_an_order(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
     let store::Checkout { first, retry } = store::checkout(db).await?;
     let key = |k: &ddb_runtime::Key<store::Order>| {
@@ -325,7 +327,7 @@ async fn place_an_order(db: &Db) -> Result<(), Box<dyn std::error::Error>> {
             "Place an order under an idempotency key, then retry it (TransactWriteItems each)",
             &["call", "outcome", "order key"],
             &rows,
-            "the retry wrote nothing: one order, the first call's key"
+            "a retry writes nothing: one order, under the first call's key (run again, both calls are retries)"
         )
     );
     Ok(())

@@ -502,3 +502,64 @@ async fn loading_twice_changes_nothing() {
         }
     );
 }
+
+/// Set by `the_store_checkout_run_twice_places_one_order` for the child
+/// process it starts: the table the store example's checkout runs on.
+const CHECKOUT_TABLE_VAR: &str = "DDB_TEST_CHECKOUT_TABLE";
+
+/// The orders of `db`'s store table, counted by a raw Scan.
+async fn orders_stored(db: &Db) -> usize {
+    let items = ddb_tests::scan_raw::<one::Ecommerce>(db).await;
+    let is_order = |item: &ddb_runtime::Item| {
+        let entity_type = item.get("_type").and_then(|t| t.as_s().ok());
+        entity_type.is_some_and(|t| t == "Order")
+    };
+    items.iter().filter(|item| is_order(item)).count()
+}
+
+/// The store example's checkout, run by two processes against one table as
+/// two `cargo run --example store` against one `DDB_ENDPOINT` are: the
+/// second run sends the first run's request again, and places no second
+/// order.
+#[tokio::test]
+async fn the_store_checkout_run_twice_places_one_order() {
+    let db = single_table().await;
+    let table = db.table_name::<one::Ecommerce>().to_owned();
+    let seeded = orders_stored(&db).await;
+    for run in 1..=2 {
+        let child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "store::checkout_in_a_process_of_its_own",
+                "--exact",
+                "--ignored",
+            ])
+            .env(
+                ddb_runtime::local::ENDPOINT_VAR,
+                ddb_tests::local().endpoint(),
+            )
+            .env(CHECKOUT_TABLE_VAR, &table)
+            .output()
+            .expect("start the test binary");
+        let stdout = String::from_utf8_lossy(&child.stdout);
+        assert!(
+            child.status.success() && stdout.contains("1 passed"),
+            "run {run}: {stdout}{}",
+            String::from_utf8_lossy(&child.stderr)
+        );
+    }
+    assert_eq!(orders_stored(&db).await, seeded + 1);
+}
+
+/// One run of the store example's checkout, on the table the parent test
+/// names; nothing without it.
+#[tokio::test]
+#[ignore = "run by the_store_checkout_run_twice_places_one_order, in a process of its own"]
+async fn checkout_in_a_process_of_its_own() {
+    let Ok(table) = std::env::var(CHECKOUT_TABLE_VAR) else {
+        return;
+    };
+    let db = Db::new(ddb_tests::client()).with_table_name::<one::Ecommerce>(table);
+    let checkout = one::checkout(&db).await.unwrap();
+    assert_eq!(checkout.retry.created, ddb_runtime::Created::AlreadyExisted);
+    assert_eq!(checkout.retry.key, checkout.first.key);
+}
