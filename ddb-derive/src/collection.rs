@@ -12,7 +12,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
     let Data::Enum(data) = &input.data else {
         cx.error_spanned_by(ident, "#[derive(Collection)] needs an enum with one variant per entity, e.g. `enum CustomerItem { Profile(Customer), Order(Order) }`");
-        return cx.into_compile_errors();
+        let mut out = cx.into_compile_errors();
+        out.extend(stand_in(ident, None));
+        return out;
     };
     let mut members = Vec::new();
     for variant in &data.variants {
@@ -30,7 +32,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         cx.error_spanned_by(ident, "a collection needs at least one entity variant");
     }
     if cx.has_errors() {
-        return cx.into_compile_errors();
+        let mut out = cx.into_compile_errors();
+        out.extend(stand_in(ident, members.first().map(|(_, ty)| *ty)));
+        return out;
     }
     let first = members[0].1;
     let schemas = members
@@ -56,10 +60,37 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             }
         }
 
-        const _: () = if let ::core::option::Option::Some(__message) =
-            #p::check_collection(&[#(#schemas2),*])
-        {
-            ::core::panic!("{}", __message.as_str())
+        // A member whose declaration has errors stands in without keys:
+        // its own errors are the ones to read.
+        const _: () = {
+            let __members: &[&#p::EntitySchema] = &[#(#schemas2),*];
+            if !#p::has_stand_in(__members) {
+                if let ::core::option::Option::Some(__message) = #p::check_collection(__members) {
+                    ::core::panic!("{}", __message.as_str())
+                }
+            }
         };
+    }
+}
+
+/// The `Collection` impl emitted beside the errors, so uses of the
+/// collection add none: no member, the first member's table when there is
+/// one.
+fn stand_in(ident: &syn::Ident, first: Option<&syn::Type>) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let table = match first {
+        Some(ty) => quote!(<#ty as #p::Entity>::Table),
+        None => quote!(#p::NoTable),
+    };
+    quote! {
+        #[automatically_derived]
+        impl #p::Collection for #ident {
+            type Table = #table;
+            const MEMBERS: &'static [&'static #p::EntitySchema] = &[];
+
+            fn from_item(_: &str, _: #p::Item) -> ::core::option::Option<::core::result::Result<Self, #p::Error>> {
+                ::core::option::Option::None
+            }
+        }
     }
 }

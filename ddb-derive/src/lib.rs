@@ -35,22 +35,23 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     let cx = internals::ctxt::Ctxt::default();
     let model = internals::ast::Entity::from_input(&cx, &input);
-    if let Some(model) = &model {
-        internals::valid::check(&cx, model);
+    if model.has_keys() {
+        internals::valid::check(&cx, &model);
     }
-    match model {
-        Some(model) if !cx.has_errors() => expand::expand(&model).into(),
-        model => {
-            let table = model.as_ref().map(|m| &m.table);
-            let mut out = cx.into_compile_errors();
-            // A generic struct is refused outright: a stub impl would need its
-            // generics and only add errors.
-            if input.generics.params.is_empty() {
-                out.extend(expand::fallback(&input.ident, table));
-            }
-            out.into()
-        }
+    // Errors the model holds a stand-in for (a missing `entity`) leave the
+    // code as declared: generated whole, the error is the only one.
+    let whole = model.has_keys() && cx.only_stand_ins();
+    let mut out = cx.into_compile_errors();
+    if whole {
+        out.extend(expand::expand(&model));
+    } else if input.generics.params.is_empty() {
+        // In place of the code, a stand-in (the trait impls, the fields and
+        // their codecs), so that uses of the entity add no errors. A generic
+        // struct is refused outright: a stand-in would need its generics
+        // and only add errors.
+        out.extend(expand::fallback(&model));
     }
+    out.into()
 }
 
 /// Makes a newtype or a fieldless enum usable in key templates; see

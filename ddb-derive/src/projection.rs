@@ -16,11 +16,12 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::default();
     let ident = &input.ident;
     let p = quote!(::ddb_runtime::__private);
-    let Some(entity) = projected_entity(&cx, input) else {
-        return cx.into_compile_errors();
-    };
-    let Some(fields) = named_fields(&cx, input) else {
-        return cx.into_compile_errors();
+    let entity = projected_entity(&cx, input);
+    let fields = named_fields(&cx, input);
+    let (Some(entity), Some(fields)) = (entity, fields) else {
+        let mut out = cx.into_compile_errors();
+        out.extend(stand_in(ident));
+        return out;
     };
     let FieldParts {
         reads,
@@ -46,6 +47,22 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             }
             #(#const_checks)*
         };
+    }
+}
+
+/// The `Projection` impl emitted beside the errors, for every entity, so
+/// uses of the projection add none: it reads no attribute.
+fn stand_in(ident: &syn::Ident) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    quote! {
+        #[automatically_derived]
+        impl<__E: #p::Entity> #p::Projection<__E> for #ident {
+            const ATTRIBUTES: &'static [&'static str] = &[];
+
+            fn __from_item(_: #p::Item) -> ::core::result::Result<Self, #p::Error> {
+                ::core::result::Result::Err(#p::stand_in_error(<__E as #p::Entity>::SCHEMA.entity_type))
+            }
+        }
     }
 }
 

@@ -29,19 +29,44 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         Data::Enum(data) => Some(enum_body(&cx, ident, data)),
         _ => None,
     };
-    let Some(body) = body else {
+    if body.is_none() {
         cx.error_spanned_by(
             ident,
             "#[derive(KeySegment)] needs a newtype struct such as `struct CustomerId(String);` or an enum without fields",
         );
-        return cx.into_compile_errors();
-    };
-    let errors = cx.into_compile_errors();
+    }
+    match body {
+        Some(body) if !cx.has_errors() => quote! {
+            #[automatically_derived]
+            impl #p::KeySegment for #ident {
+                #body
+            }
+        },
+        _ => {
+            let mut out = cx.into_compile_errors();
+            out.extend(stand_in(input));
+            out
+        }
+    }
+}
+
+/// The `KeySegment` impl emitted beside the errors (with the type's
+/// generics), so uses of the type in keys add none: it writes and reads
+/// nothing.
+fn stand_in(input: &DeriveInput) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let reason = format!("`{ident}` has errors in its #[derive(KeySegment)]");
     quote! {
-        #errors
         #[automatically_derived]
-        impl #p::KeySegment for #ident {
-            #body
+        impl #impl_generics #p::KeySegment for #ident #ty_generics #where_clause {
+            fn write_segment(&self, _: &mut #p::std::string::String) -> ::core::result::Result<(), #p::SegmentError> {
+                ::core::result::Result::Err(#p::SegmentError::new(#reason))
+            }
+            fn read_segment(_: &str) -> ::core::result::Result<Self, #p::SegmentError> {
+                ::core::result::Result::Err(#p::SegmentError::new(#reason))
+            }
         }
     }
 }
@@ -79,9 +104,6 @@ fn enum_body(cx: &Ctxt, ident: &syn::Ident, data: &syn::DataEnum) -> TokenStream
                 variant,
                 "#[derive(KeySegment)] needs an enum whose variants have no fields",
             );
-            // An arm all the same, so the error above is the only one.
-            let v = &variant.ident;
-            writes.push(quote!(#ident::#v { .. } => "",));
             continue;
         }
         let name = variant_name(cx, variant);

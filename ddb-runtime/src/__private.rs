@@ -8,7 +8,7 @@ pub use aws_sdk_dynamodb::types::AttributeValue;
 
 pub use crate::declaration::check::{
     check_distinct_keys, check_fields, check_key, check_multi_attribute_key,
-    check_projection_field, check_ttl_field, check_vector_field, Message,
+    check_projection_field, check_ttl_field, check_vector_field, has_stand_in, Message,
 };
 pub use crate::declaration::model::{
     index_attribute_type, is_global, is_key_attribute, key_types, DistanceFunction, EntitySchema,
@@ -17,7 +17,7 @@ pub use crate::declaration::model::{
     VectorIndexDef,
 };
 pub use crate::entity::{check_key_form, to_item};
-pub use crate::entity::{no_such_index, Entity, NoTable, Table};
+pub use crate::entity::{no_such_index, stand_in_error, Entity, NoTable, Table};
 pub use crate::error::Error;
 pub use crate::evolution::migrate::{migrate, Migration};
 pub use crate::expression::{attr, Attr, KeyPart, Value};

@@ -11,7 +11,8 @@ pub(super) fn fields_struct(entity: &Entity) -> TokenStream {
     let ident = entity.ident;
     let vis = entity.vis;
     let fields_type = format_ident!("{}Fields", ident);
-    let primary_fields = entity.keys[0].fields();
+    // A stand-in (no keys) marks no field as a key part.
+    let primary_fields = entity.keys.first().map(|k| k.fields()).unwrap_or_default();
     let field_attrs: Vec<TokenStream> = entity
         .fields
         .iter()

@@ -7,7 +7,7 @@
 //! attributes), `fields` (`Entity::fields()`), `stamps` (version and
 //! timestamps), `migrate` (schema versions and migrations), `unique` (unique
 //! constraints: their values, lookups and checks), `convert` (the
-//! item conversion), `fallback` (the stub impl emitted when the attributes
+//! item conversion), `fallback` (the stand-in emitted when the attributes
 //! have errors). This file assembles them.
 
 use proc_macro2::TokenStream;
@@ -273,7 +273,8 @@ mod tests {
         };
         for (input, scan) in [(declared, true), (undeclared, false)] {
             let cx = Ctxt::default();
-            let entity = Entity::from_input(&cx, &input).expect("a model");
+            let entity = Entity::from_input(&cx, &input);
+            assert!(entity.has_keys());
             assert!(!cx.has_errors());
             assert_eq!(entity.scan, scan);
             let code = super::expand(&entity).to_string();

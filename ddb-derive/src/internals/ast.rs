@@ -15,7 +15,8 @@ pub struct Entity<'a> {
     pub vis: &'a syn::Visibility,
     pub table: Path,
     pub entity_type: String,
-    /// The primary key first, then one per index.
+    /// The primary key first, then one per index; empty when the primary
+    /// key could not be read (see `from_input`).
     pub keys: Vec<Key>,
     /// Indexes keyed by the entity's own fields (multi-attribute keys).
     pub multi_attribute_keys: Vec<MultiAttributeKey>,
@@ -142,29 +143,58 @@ impl<'a> Entity<'a> {
         self.fields.iter().find(|f| f.ident == name)
     }
 
-    pub fn from_input(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
-        let named = named_fields(cx, input)?;
+    /// The model of `input`. When its primary key cannot be read (not a
+    /// struct with named fields, no table, a wrong `pk`: each reported),
+    /// the model has no keys and serves only the stand-in that
+    /// `expand::fallback` emits beside the errors.
+    pub fn from_input(cx: &Ctxt, input: &'a DeriveInput) -> Self {
+        let mut entity = Entity {
+            ident: &input.ident,
+            vis: &input.vis,
+            table: syn::parse_quote!(::ddb_runtime::__private::NoTable),
+            entity_type: input.ident.to_string(),
+            keys: Vec::new(),
+            multi_attribute_keys: Vec::new(),
+            fields: Vec::new(),
+            skipped: Vec::new(),
+            skipped_serde: Vec::new(),
+            serde_refused: Vec::new(),
+            serde_conversion: serde_attr::SerdeConversion::default(),
+            schema: None,
+            unique: Vec::new(),
+            scan: false,
+        };
+        let Some(named) = named_fields(cx, input) else {
+            return entity;
+        };
         let raw = attr::parse_entity(cx, &input.attrs);
         let StoredFields {
             fields,
             skipped,
             skipped_serde,
         } = stored_fields(cx, named, &raw);
+        entity.fields = fields;
+        entity.skipped = skipped;
+        entity.skipped_serde = skipped_serde;
+        entity.serde_conversion = raw.conversion.clone();
+        entity.scan = raw.scan.is_some();
+        entity.entity_type = entity_type(cx, input, &raw);
 
         let Some(table) = raw.table.clone() else {
-            if raw.had_unknown_key {
-                return None;
+            if !raw.had_unknown_key {
+                cx.error_spanned_by(
+                    &input.ident,
+                    "missing #[ddb(table = ...)]: name the #[derive(Table)] type that stores this entity, e.g. #[ddb(table = Ecommerce, pk = \"CUSTOMER#{customer_id}\")]",
+                );
             }
-            cx.error_spanned_by(
-                &input.ident,
-                "missing #[ddb(table = ...)]: name the #[derive(Table)] type that stores this entity, e.g. #[ddb(table = Ecommerce, pk = \"CUSTOMER#{customer_id}\")]",
-            );
-            return None;
+            return entity;
         };
-        let primary = primary_key(cx, input, &raw)?;
+        entity.table = table.value;
+        let Some(primary) = primary_key(cx, input, &raw) else {
+            return entity;
+        };
         let pk = primary.pk.clone();
-        let mut keys = vec![primary];
-        let mut multi_attribute_keys = Vec::new();
+        entity.keys.push(primary);
         for index in &raw.indexes {
             let Some(name) = &index.name else {
                 cx.error_spanned_by(
@@ -174,30 +204,21 @@ impl<'a> Entity<'a> {
                 continue;
             };
             if let Some(key) = multi_attribute_key(cx, name, index) {
-                multi_attribute_keys.extend(key);
+                entity.multi_attribute_keys.extend(key);
                 continue;
             }
-            keys.extend(template_key(cx, name, index, &pk));
+            entity.keys.extend(template_key(cx, name, index, &pk));
         }
-        let entity_type = entity_type(cx, input, &raw);
-        let schema = schema(cx, &raw);
-        let unique = unique_constraints(&fields, &raw);
-        Some(Entity {
-            ident: &input.ident,
-            vis: &input.vis,
-            table: table.value,
-            schema,
-            entity_type,
-            keys,
-            multi_attribute_keys,
-            fields,
-            skipped,
-            skipped_serde,
-            serde_refused: raw.serde_refused,
-            serde_conversion: raw.conversion,
-            unique,
-            scan: raw.scan.is_some(),
-        })
+        entity.schema = schema(cx, &raw);
+        entity.unique = unique_constraints(&entity.fields, &raw);
+        entity.serde_refused = raw.serde_refused;
+        entity
+    }
+
+    /// Whether the primary key was read: only then is the model whole
+    /// enough to check and to generate the entity's code from.
+    pub fn has_keys(&self) -> bool {
+        !self.keys.is_empty()
     }
 }
 
@@ -370,13 +391,14 @@ fn template_key(
     })
 }
 
-/// An index's `shards`: 1 when absent, or out of range (reported).
+/// An index's `shards`: 1 when absent, or out of range (reported, and 1
+/// stands in).
 fn shards(cx: &Ctxt, index: &attr::RawIndex) -> u16 {
     match &index.shards {
         Some(shards) => match shards.value.base10_parse::<u16>() {
             Ok(n) if (1..=1000).contains(&n) => n,
             _ => {
-                cx.error_spanned_by(
+                cx.error_with_stand_in(
                     &shards.tokens,
                     "shards must be a whole number from 1 to 1000",
                 );
@@ -388,50 +410,47 @@ fn shards(cx: &Ctxt, index: &attr::RawIndex) -> u16 {
 }
 
 /// The entity type stored in every item: `entity = "..."`, required, not
-/// empty, not ddb's own, and without the key delimiter `#`.
+/// empty, not ddb's own, and without the key delimiter `#`. When it is
+/// missing or wrong (reported), the struct's name stands in, so the rest
+/// of the entity's code is generated and the error is the only one.
 fn entity_type(cx: &Ctxt, input: &DeriveInput, raw: &attr::RawEntity) -> String {
-    if raw.entity.is_none() && !raw.had_unknown_key {
-        cx.error_spanned_by(
-            &input.ident,
-            format!(
-                "missing `entity = \"...\"` in #[ddb(...)]: ddb stores this name in every item as its \
-                 entity type, so it must not change when the struct is renamed; name it once, e.g. \
-                 #[ddb(table = ..., entity = \"{}\", ...)] (see the attribute reference on \
-                 `ddb_runtime::Entity`)",
-                input.ident
-            ),
-        );
-    }
-    let entity_type = raw
-        .entity
-        .as_ref()
-        .map(|e| e.value.value())
-        .unwrap_or_else(|| input.ident.to_string());
-    if let Some(entity) = &raw.entity {
-        if entity_type.is_empty() {
-            cx.error_spanned_by(&entity.tokens, "the entity type cannot be empty");
-        } else if entity_type.starts_with("_ddb") {
-            cx.error_spanned_by(
-                &entity.tokens,
+    let stand_in = input.ident.to_string();
+    let Some(entity) = &raw.entity else {
+        if !raw.had_unknown_key {
+            cx.error_with_stand_in(
+                &input.ident,
                 format!(
-                    "the entity type `{entity_type}` starts with `_ddb`, which ddb keeps for its own items \
-                     (the guards of unique values and idempotency keys are `_ddb.guard`); choose another name"
-                ),
-            );
-        } else if entity_type.contains('#') {
-            cx.error_spanned_by(
-                &entity.tokens,
-                format!(
-                    "the entity type `{entity_type}` holds `#`, the delimiter of ddb's keys: the keys of \
-                     its guards (`_DDB#UNIQUE#{entity_type}#...`) would start with another entity's \
-                     (`_DDB#UNIQUE#{}#...`), and no IAM policy could grant one without the other; \
-                     choose a name without `#`",
-                    entity_type.split('#').next().unwrap_or_default()
+                    "missing `entity = \"...\"` in #[ddb(...)]: ddb stores this name in every item as its \
+                     entity type, so it must not change when the struct is renamed; name it once, e.g. \
+                     #[ddb(table = ..., entity = \"{}\", ...)] (see the attribute reference on \
+                     `ddb_runtime::Entity`)",
+                    input.ident
                 ),
             );
         }
-    }
-    entity_type
+        return stand_in;
+    };
+    let entity_type = entity.value.value();
+    let wrong = if entity_type.is_empty() {
+        "the entity type cannot be empty".to_owned()
+    } else if entity_type.starts_with("_ddb") {
+        format!(
+            "the entity type `{entity_type}` starts with `_ddb`, which ddb keeps for its own items \
+             (the guards of unique values and idempotency keys are `_ddb.guard`); choose another name"
+        )
+    } else if entity_type.contains('#') {
+        format!(
+            "the entity type `{entity_type}` holds `#`, the delimiter of ddb's keys: the keys of \
+             its guards (`_DDB#UNIQUE#{entity_type}#...`) would start with another entity's \
+             (`_DDB#UNIQUE#{}#...`), and no IAM policy could grant one without the other; \
+             choose a name without `#`",
+            entity_type.split('#').next().unwrap_or_default()
+        )
+    } else {
+        return entity_type;
+    };
+    cx.error_with_stand_in(&entity.tokens, wrong);
+    stand_in
 }
 
 /// An index declared with field lists, `pk(a, b)` and `sk(c, d)`: `None`
@@ -652,5 +671,44 @@ mod tests {
         assert_eq!(snake_case("ProductOrdersIndex"), "product_orders_index");
         assert_eq!(snake_case("order-id.index"), "order_id_index");
         assert_eq!(snake_case("Idx-1"), snake_case("Idx_1"));
+    }
+}
+
+#[cfg(test)]
+mod stand_in_tests {
+    use super::Entity;
+    use crate::internals::ctxt::Ctxt;
+
+    /// A missing `entity` is reported, and the struct's name stands in: the
+    /// model is whole, and its code is generated beside the one error.
+    #[test]
+    fn a_missing_entity_type_has_a_stand_in() {
+        let input: syn::DeriveInput = syn::parse_quote! {
+            #[ddb(table = Shop, pk = "ORDER#{id}")]
+            struct Order { id: String }
+        };
+        let cx = Ctxt::default();
+        let entity = Entity::from_input(&cx, &input);
+        assert!(cx.has_errors() && cx.only_stand_ins());
+        assert!(entity.has_keys());
+        assert_eq!(entity.entity_type, "Order");
+        drop(cx.into_compile_errors());
+    }
+
+    /// A primary key that cannot be read leaves a model without keys, its
+    /// fields read all the same for the stand-in.
+    #[test]
+    fn a_wrong_primary_key_leaves_the_fields() {
+        let input: syn::DeriveInput = syn::parse_quote! {
+            #[ddb(table = Shop, entity = "Order", pk = "ORDER#{id")]
+            struct Order { id: String, #[serde(rename = "Total")] total: u64 }
+        };
+        let cx = Ctxt::default();
+        let entity = Entity::from_input(&cx, &input);
+        assert!(!cx.only_stand_ins());
+        assert!(!entity.has_keys());
+        let attributes: Vec<&str> = entity.fields.iter().map(|f| f.attribute.as_str()).collect();
+        assert_eq!(attributes, ["id", "Total"]);
+        drop(cx.into_compile_errors());
     }
 }

@@ -1,6 +1,6 @@
 //! Collects every error of one derive, so they are reported together.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt::Display;
 
 use proc_macro2::TokenStream;
@@ -9,21 +9,40 @@ use quote::ToTokens;
 #[derive(Default)]
 pub struct Ctxt {
     errors: RefCell<Vec<syn::Error>>,
+    /// An error left the model without a stand-in: code generated from it
+    /// would not be what was declared.
+    without_stand_in: Cell<bool>,
 }
 
 impl Ctxt {
     pub fn error_spanned_by<T: ToTokens, M: Display>(&self, tokens: T, message: M) {
+        self.without_stand_in.set(true);
+        self.errors
+            .borrow_mut()
+            .push(syn::Error::new_spanned(tokens.into_token_stream(), message));
+    }
+
+    /// An error for which the model holds a stand-in that generates sound
+    /// code (a missing `entity`, read as the struct's name): the derive
+    /// still generates everything, so this error is the only one.
+    pub fn error_with_stand_in<T: ToTokens, M: Display>(&self, tokens: T, message: M) {
         self.errors
             .borrow_mut()
             .push(syn::Error::new_spanned(tokens.into_token_stream(), message));
     }
 
     pub fn syn_error(&self, error: syn::Error) {
+        self.without_stand_in.set(true);
         self.errors.borrow_mut().push(error);
     }
 
     pub fn has_errors(&self) -> bool {
         !self.errors.borrow().is_empty()
+    }
+
+    /// No error so far, or only errors the model holds a stand-in for.
+    pub fn only_stand_ins(&self) -> bool {
+        !self.without_stand_in.get()
     }
 
     /// All errors as `compile_error!` invocations, in the order they were found.

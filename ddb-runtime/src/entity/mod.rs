@@ -139,6 +139,16 @@ pub fn no_such_index(entity: &'static str, position: usize) -> Error {
     }
 }
 
+/// What the functions of the stand-in a derive emits beside the errors of
+/// a declaration return. Never returned by a program: the errors beside
+/// the stand-in fail its build.
+pub fn stand_in_error(entity: &'static str) -> Error {
+    Error::InvalidRequest {
+        entity,
+        reason: "its declaration has errors, reported when it was compiled".to_owned(),
+    }
+}
+
 /// The table type of an entity whose `table = ...` is missing, so the
 /// derive can still emit its impl next to the error.
 pub enum NoTable {}
