@@ -130,7 +130,7 @@ pub use search::{Scored, Search, Searched, VectorSearch};
 pub use segment::{KeySegment, SegmentError};
 pub use telemetry::Capacity;
 pub use transact::{TransactGet, TransactGetOutput, TransactWrite, Transacted};
-pub use write::{Create, Created, Delete, Idempotent, Put, Update, Written};
+pub use write::{Create, Created, Delete, Idempotent, Put, Update, Upsert, Upserted, Written};
 
 /// The declarations `#[derive(Table)]` and `#[derive(Entity)]` produce: what
 /// a table, its indexes and an entity's templates, keys and fields are.
@@ -254,7 +254,7 @@ pub mod write {
     pub use crate::writes::idempotent::{Idempotent, IdempotentCreate, DEFAULT_KEEP};
     pub use crate::writes::modify::{Modified, Modify};
     pub use crate::writes::put::Put;
-    pub use crate::writes::update::{Addable, Updatable, Update};
+    pub use crate::writes::update::{Addable, Updatable, Update, Upsert, Upserted};
     pub use crate::writes::written::Written;
 }
 

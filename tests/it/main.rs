@@ -48,5 +48,6 @@ mod transactions;
 mod transport;
 mod unique;
 mod updates;
+mod upsert;
 mod vector;
 mod writes;

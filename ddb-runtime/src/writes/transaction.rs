@@ -176,6 +176,7 @@ impl TransactWrite {
     /// # #[ddb(table = Game, entity = "Player", pk = "PLAYER#{player}", sk = "PROFILE")]
     /// # struct Player { player: String, coins: i64 }
     /// # async fn demo(db: ddb_runtime::Db, request_id: &str, now: u64) -> ddb_runtime::Result<()> {
+    /// use ddb_runtime::Entity;
     /// let purchase = Purchase { player: "ada".into(), at: now, item: "sword".into() };
     /// let coins = Player::fields().coins;
     /// let debit = db

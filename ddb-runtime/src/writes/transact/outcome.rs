@@ -20,17 +20,13 @@ impl Error {
     /// or it has no action at `key`.
     ///
     /// ```no_run
-    /// # async fn demo(db: ddb_runtime::Db, purchase: ddb_runtime::Key<Purchase>, debit: ddb_runtime::Key<Player>) {
     /// # #[derive(ddb_runtime::Table)]
     /// # #[ddb(name = "Game", pk = "PK", sk = "SK")]
     /// # struct Game;
     /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
-    /// # #[ddb(table = Game, entity = "Purchase", pk = "PLAYER#{player}", sk = "PURCHASE#{at}")]
-    /// # struct Purchase { player: String, at: u64 }
-    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
     /// # #[ddb(table = Game, entity = "Player", pk = "PLAYER#{player}", sk = "PROFILE")]
     /// # struct Player { player: String, coins: u64 }
-    /// # let error = ddb_runtime::Error::NotFound { entity: "Player", key: String::new() };
+    /// # fn demo(error: ddb_runtime::Error, debit: ddb_runtime::Key<Player>) {
     /// if let Some(failure) = error.action_failure(&debit) {
     ///     if failure.error().is_some_and(|e| e.is_condition_failed()) {
     ///         // not enough coins: the purchase was not made

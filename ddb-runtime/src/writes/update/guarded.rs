@@ -81,7 +81,7 @@ impl<E: Entity + 'static> Update<E> {
 
     /// A copy of the update, to condition on what was read (its builder's
     /// failure, if any, was taken out before: see `refusal`).
-    fn copied(&self) -> Self {
+    pub(super) fn copied(&self) -> Self {
         Self {
             db: self.db.clone(),
             key: self.key.clone(),
@@ -90,6 +90,7 @@ impl<E: Entity + 'static> Update<E> {
             condition: self.condition.clone(),
             return_new: self.return_new,
             exactly_once: self.exactly_once,
+            upsert: self.upsert,
             error: None,
         }
     }

@@ -38,6 +38,9 @@ pub(super) struct Changes<'a, E> {
     /// What the update assumes of the stored item: how the membership of
     /// a sparse index it neither enters nor leaves is decided.
     pub(super) assumed: Assumed<'a>,
+    /// The update may create the item (an upsert): every index key is
+    /// written, those built from the primary key's fields alone included.
+    pub(super) creates: bool,
 }
 
 /// The attributes the key of the index at `position` is built from (but
@@ -79,7 +82,7 @@ impl<E: Entity> Changes<'_, E> {
     /// built from an attribute it writes.
     pub(super) fn stale_indexes(&self) -> Vec<usize> {
         (1..E::SCHEMA.keys.len())
-            .filter(|&position| inputs::<E>(position).any(|a| self.writes(a)))
+            .filter(|&position| self.creates || inputs::<E>(position).any(|a| self.writes(a)))
             .collect()
     }
 
@@ -106,7 +109,7 @@ impl<E: Entity> Changes<'_, E> {
     /// Whether the update changes the partition key (or, `sort`, the sort
     /// key) of the index at `position`.
     fn side_stale(&self, position: usize, sort: bool) -> bool {
-        side_inputs::<E>(position, sort).any(|a| self.writes(a))
+        self.creates || side_inputs::<E>(position, sort).any(|a| self.writes(a))
     }
 
     /// Whether the index at `position` is written side by side: its

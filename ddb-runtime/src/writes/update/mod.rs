@@ -22,8 +22,10 @@ mod index_keys;
 mod plan;
 mod read_first;
 mod send;
+mod upsert;
 
 pub(crate) use clauses::ClauseActions;
+pub use upsert::{Upsert, Upserted};
 
 /// What an update assumes of the stored item without reading it, and
 /// checks in its condition.
@@ -145,6 +147,8 @@ pub struct Update<E> {
     condition: Option<Condition<E>>,
     return_new: bool,
     exactly_once: bool,
+    /// Creates the item when there is none (an upsert).
+    upsert: bool,
     error: Option<Error>,
 }
 
@@ -302,6 +306,7 @@ impl Db {
             condition: None,
             return_new: false,
             exactly_once: self.exactly_once_writes(),
+            upsert: false,
             error: None,
         }
     }

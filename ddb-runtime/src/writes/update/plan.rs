@@ -87,6 +87,7 @@ impl<E: Entity + 'static> Update<E> {
             updated,
             version,
             assumed,
+            creates: self.upsert,
         };
         // The indexes whose keys or membership the update can change, those
         // it takes the item out of, and whether any needs the item read.
@@ -131,10 +132,24 @@ impl<E: Entity + 'static> Update<E> {
             version.zip(expected),
             &mut p,
         );
+        // An upsert creates the item where there is none.
+        let condition = match (self.upsert, condition) {
+            (true, Ok(Some(text))) => {
+                let mut absent = String::new();
+                p.write_call(
+                    "attribute_not_exists",
+                    schema.table.pk.name,
+                    None,
+                    &mut absent,
+                );
+                Ok(Some(format!("{absent} OR ({text})")))
+            }
+            (_, condition) => condition,
+        };
         let key = self.key.clone();
         let mut plan = WritePlan::with_condition(key, Action::Update(expression), condition, p)?;
         plan.expected_version = self.expected_version;
-        plan.must_exist = true;
+        plan.must_exist = !self.upsert;
         plan.read = read;
         plan.assumed = assumptions;
         Ok(Some(plan))

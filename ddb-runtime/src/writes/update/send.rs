@@ -27,7 +27,7 @@ impl<E: Entity + 'static> Update<E> {
         self.sent().await
     }
 
-    async fn sent(&self) -> Result<Written<E>> {
+    pub(super) async fn sent(&self) -> Result<Written<E>> {
         if self.moves_guards() {
             return self.send_moving_guards().await;
         }
@@ -90,6 +90,17 @@ impl<E: Entity + 'static> Update<E> {
 
     /// Sends the update, assuming of the stored item what `assumed` says;
     /// returns the outcome and what its condition assumed.
+    /// What the update asks DynamoDB to return: the whole new item with
+    /// `return_new`; for an upsert, the attributes it replaced (none when
+    /// it created the item); else nothing.
+    fn returned(&self) -> Option<ReturnValue> {
+        match (self.upsert, self.return_new) {
+            (true, _) => Some(ReturnValue::UpdatedOld),
+            (false, true) => Some(ReturnValue::AllNew),
+            (false, false) => None,
+        }
+    }
+
     async fn send_with(&self, assumed: Assumed<'_>) -> (Result<Written<E>>, Assumptions) {
         let db = &self.db;
         let (return_new, exactly_once) = (self.return_new, self.exactly_once);
@@ -106,7 +117,7 @@ impl<E: Entity + 'static> Update<E> {
         let sent = if exactly_once {
             send_exactly_once(plan, db).await
         } else {
-            send_update_item(plan, db, return_new).await
+            send_update_item(plan, db, self.returned()).await
         };
         (sent, assumptions)
     }
@@ -132,20 +143,22 @@ async fn send_exactly_once<E: Entity + 'static>(
 async fn send_update_item<E: Entity + 'static>(
     mut plan: WritePlan<E>,
     db: &Db,
-    return_new: bool,
+    returned: Option<ReturnValue>,
 ) -> Result<Written<E>> {
-    let (returned, capacity) = plan.send(db, asked_back(return_new)).await?;
-    let version = match &returned {
-        Some(item) => stored_version(&E::SCHEMA, Some(item)),
-        None => version_written(&plan),
+    let asked = returned;
+    let (returned, capacity) = plan.send(db, asked.clone()).await?;
+    let has_version = crate::writes::item::version_attribute(&E::SCHEMA).is_some();
+    let version = match (&asked, &returned) {
+        (Some(ReturnValue::AllNew), Some(new)) => stored_version(&E::SCHEMA, Some(new)),
+        // An upsert's: the version it replaced plus 1, or 1 when it created.
+        (Some(ReturnValue::UpdatedOld), Some(old)) => {
+            stored_version(&E::SCHEMA, Some(old)).map(|v| v + 1)
+        }
+        (Some(ReturnValue::UpdatedOld), None) => has_version.then_some(1),
+        _ => version_written(&plan),
     };
-    Ok(Written::applied(version, returned, return_new, capacity))
-}
-
-/// What an update asks DynamoDB to return: the whole new item with
-/// `return_new`, else nothing.
-fn asked_back(return_new: bool) -> Option<ReturnValue> {
-    return_new.then_some(ReturnValue::AllNew)
+    let decode = asked == Some(ReturnValue::AllNew);
+    Ok(Written::applied(version, returned, decode, capacity))
 }
 
 /// The version an applied update wrote, when it knew the one it replaced:
