@@ -106,6 +106,7 @@ pub mod __private;
 
 pub use ddb_derive::{Collection, Entity, KeySegment, Projection, Table};
 
+pub use batch::{Load, Loader};
 pub use collection::{Collection, CollectionQuery, UnknownItems};
 pub use cursor::Cursor;
 pub use db::Db;
@@ -230,10 +231,20 @@ pub mod search {
     pub use crate::reads::search::{Scored, Search, Searched, VectorSearch, MAX_TOP_K};
 }
 
-/// Batches: BatchGetItem and BatchWriteItem in DynamoDB's chunk sizes, and
-/// how unprocessed items are retried.
+/// Batches: BatchGetItem and BatchWriteItem in DynamoDB's chunk sizes, how
+/// unprocessed items are retried, and the loader that gathers gets issued
+/// together into BatchGetItems.
 pub mod batch {
+    pub use crate::reads::loader::{Load, Loader};
     pub use crate::transport::batch::{RetryPolicy, GET_CHUNK, WRITE_CHUNK};
+}
+
+/// The read-through cache: entities read by key kept in memory, let go of
+/// when the same `Db` writes them or a stream record says another writer
+/// did (feature `cache`).
+#[cfg(feature = "cache")]
+pub mod cache {
+    pub use crate::reads::cache::{Cache, CacheLimits, CacheStats};
 }
 
 /// Transactions: TransactWriteItems and TransactGetItems, and DynamoDB's

@@ -10,8 +10,9 @@
 //! ...), so a slow moment of the machine weighs on both; a backfill, which
 //! changes its whole table, starts each part from fresh tables. It prints the
 //! medians (the ratio is the median of the rounds' own ratios):
-//! `workload: ddb X ms, raw Y ms, ratio Z`, with the read units per item
-//! returned where DynamoDB reports them.
+//! `workload: ddb X ms, raw Y ms, ratio Z`, with the requests each side
+//! sent (every attempt) and the read units per item returned where
+//! DynamoDB reports them.
 //!
 //! It runs twice (see `same_requests`). First, the headline, against the
 //! minimal request a careful engineer writes by hand, ddb on a plain
@@ -88,6 +89,8 @@ struct Run {
     /// CPU time of the client's threads and of the embedded server's.
     client_cpu: Duration,
     server_cpu: Duration,
+    /// Requests sent (attempts).
+    requests: usize,
 }
 
 impl Run {
@@ -99,6 +102,7 @@ impl Run {
             items: self.items + part.items,
             client_cpu: self.client_cpu + part.client_cpu,
             server_cpu: self.server_cpu + part.server_cpu,
+            requests: self.requests + part.requests,
         }
     }
 }
@@ -111,7 +115,11 @@ fn repeats(workload: Workload) -> usize {
         Workload::Ship => 500,
         Workload::Latest20 => 300,
         Workload::Transactions => 200,
-        Workload::Collection | Workload::Backfill | Workload::OpenOrders | Workload::BatchGet => 10,
+        Workload::Collection
+        | Workload::Backfill
+        | Workload::OpenOrders
+        | Workload::BatchGet
+        | Workload::Loader => 10,
         Workload::AllPages => 5,
         Workload::BatchPut => 4,
         _ => 1,
@@ -352,9 +360,10 @@ enum Workload {
     Stream,
     Backfill,
     ExactlyOnceCreates,
+    Loader,
 }
 
-const WORKLOADS: [(Workload, &str); 13] = [
+const WORKLOADS: [(Workload, &str); 14] = [
     (Workload::Creates, "1,000 sequential idempotent creates"),
     (
         Workload::ExactlyOnceCreates,
@@ -381,6 +390,10 @@ const WORKLOADS: [(Workload, &str); 13] = [
     ),
     (Workload::Transactions, "200 transactions of 4 creates"),
     (Workload::BatchGet, "batch get of 1,000 keys, x10"),
+    (
+        Workload::Loader,
+        "10 resolver tasks loading customers (30% repeats), in 10 waves",
+    ),
     (Workload::Stream, "a 10,000-order partition streamed"),
     (
         Workload::Backfill,
@@ -395,6 +408,30 @@ fn customer() -> Customer {
         email: "ada@example.com".into(),
         order_count: 0,
     }
+}
+
+/// The customers the resolvers load: the authors of a page of posts.
+const AUTHORS: usize = 40;
+
+fn numbered_customer(i: usize) -> Customer {
+    Customer {
+        customer_id: CustomerId(format!("A{i:02}")),
+        name: format!("Author {i}"),
+        email: format!("author{i}@example.com"),
+        order_count: i as u32,
+    }
+}
+
+/// The customers the 10 resolvers of `wave` (the fields of one GraphQL
+/// response that each load an author) load, one each: 7 distinct, then 3
+/// of them again (30% repeats), spread over the 40.
+fn resolved(wave: usize) -> Vec<CustomerId> {
+    let distinct = (0..7).map(|j| (wave * 7 + j * 5) % AUTHORS);
+    let again = (0..3).map(|j| (wave * 7 + j * 5) % AUTHORS);
+    distinct
+        .chain(again)
+        .map(|i| numbered_customer(i).customer_id)
+        .collect()
 }
 
 fn raw_customer_item(c: &Customer) -> Item {
@@ -444,12 +481,15 @@ fn cpu_by_side() -> Option<(Duration, Duration)> {
     Some((Duration::from_nanos(client), Duration::from_nanos(server)))
 }
 
-/// Runs `side` and adds the client and server CPU time it took to its run.
+/// Runs `side` and adds the client and server CPU time it took, and the
+/// requests it sent, to its run.
 async fn with_cpu(
     side: impl std::future::Future<Output = Result<Run, BoxError>>,
 ) -> Result<Run, BoxError> {
     let before = cpu_by_side();
+    let sent = REQUESTS.load(std::sync::atomic::Ordering::Relaxed);
     let mut run = side.await?;
+    run.requests = REQUESTS.load(std::sync::atomic::Ordering::Relaxed) - sent;
     if let (Some(before), Some(after)) = (before, cpu_by_side()) {
         run.client_cpu = after.0.saturating_sub(before.0);
         run.server_cpu = after.1.saturating_sub(before.1);
@@ -476,7 +516,7 @@ fn seed(workload: Workload) -> Vec<Order> {
         Workload::Collection => (0..500)
             .map(|i| order("C1", i, OrderStatus::Shipped))
             .collect(),
-        Workload::Transactions => Vec::new(),
+        Workload::Transactions | Workload::Loader => Vec::new(),
         Workload::BatchGet => (0..1000)
             .map(|i| order("C1", i, OrderStatus::Shipped))
             .collect(),
@@ -516,6 +556,19 @@ async fn prepare(
             db.batch_put(&seeded).await?;
         } else if !seeded.is_empty() {
             raw_put_all(client, table, seeded.iter().map(raw_item).collect()).await?;
+        }
+        if matches!(workload, Workload::Loader) {
+            let customers: Vec<Customer> = (0..AUTHORS).map(numbered_customer).collect();
+            if ddb_side {
+                db.batch_put(&customers).await?;
+            } else {
+                raw_put_all(
+                    client,
+                    table,
+                    customers.iter().map(raw_customer_item).collect(),
+                )
+                .await?;
+            }
         }
         if !matches!(workload, Workload::Collection) {
             continue;
@@ -657,6 +710,22 @@ async fn run_ddb(db: &Db, workload: Workload, part: Range<usize>) -> Result<Run,
                     })
                     .collect::<ddb_runtime::Result<Vec<_>>>()?;
                 run.items += db.batch_get(keys).await?.len();
+            }
+        }
+        Workload::Loader => {
+            let loader = db.loader::<Customer>();
+            for wave in part.clone() {
+                // Each resolver a task of its own, as a server runs them.
+                let resolvers: Vec<_> = resolved(wave)
+                    .into_iter()
+                    .map(|id| {
+                        let loader = loader.clone();
+                        tokio::spawn(async move { loader.load(Customer::key(&id)?).send().await })
+                    })
+                    .collect();
+                for resolver in resolvers {
+                    run.items += usize::from(resolver.await??.is_some());
+                }
             }
         }
         Workload::Stream => {
@@ -949,6 +1018,30 @@ async fn run_raw(
                 run.items += found.iter().map(Vec::len).sum::<usize>();
             }
         }
+        Workload::Loader => {
+            for wave in part.clone() {
+                let resolvers: Vec<_> = resolved(wave)
+                    .into_iter()
+                    .map(|id| {
+                        let (client, table) = (client.clone(), table.to_owned());
+                        tokio::spawn(async move {
+                            let output = client
+                                .get_item()
+                                .table_name(table)
+                                .key("PK", s(format!("CUSTOMER#{}", id.0)))
+                                .key("SK", s("PROFILE"))
+                                .set_return_consumed_capacity(indexes())
+                                .send()
+                                .await?;
+                            output.item.as_ref().map(raw_customer).transpose()
+                        })
+                    })
+                    .collect();
+                for resolver in resolvers {
+                    run.items += usize::from(resolver.await??.is_some());
+                }
+            }
+        }
         Workload::Stream => {
             let mut start = None;
             loop {
@@ -1060,6 +1153,29 @@ async fn raw_backfill_segment(
     }
 }
 
+/// Requests sent so far (every attempt), by either side.
+static REQUESTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts every request the bench's client sends ([`REQUESTS`]).
+#[derive(Debug)]
+struct CountRequests;
+
+impl aws_sdk_dynamodb::config::Intercept for CountRequests {
+    fn name(&self) -> &'static str {
+        "bench-count-requests"
+    }
+
+    fn read_before_transmit(
+        &self,
+        _: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        REQUESTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+}
+
 /// `DDB_BENCH_SHOW=1`: prints the first request of each operation on each
 /// table, so that ddb's requests and the hand-written ones can be read side
 /// by side.
@@ -1119,11 +1235,11 @@ async fn main() -> Result<(), BoxError> {
     let (client, target, _guard) = ddb_examples::connect::client()
         .await
         .map_err(|e| e.to_string())?;
+    let config = client.config().to_builder().interceptor(CountRequests);
     let client = if std::env::var("DDB_BENCH_SHOW").is_ok_and(|v| v == "1") {
-        let config = client.config().to_builder();
         Client::from_conf(config.interceptor(ShowRequests::default()).build())
     } else {
-        client
+        Client::from_conf(config.build())
     };
     let rounds: usize = std::env::var("DDB_BENCH_ROUNDS")
         .ok()
@@ -1276,7 +1392,9 @@ async fn run_workloads(
             }
         };
         println!(
-            "{name}: ddb {ddb:.1} ms, raw {raw:.1} ms, ratio {ratio:.2}; {} per item: ddb {}, raw {}",
+            "{name}: ddb {ddb:.1} ms, raw {raw:.1} ms, ratio {ratio:.2}; requests: ddb {}, raw {}; {} per item: ddb {}, raw {}",
+            ddb_last.requests,
+            raw_last.requests,
             if matches!(workload, Workload::Backfill) {
                 "capacity units (read and write)"
             } else {

@@ -2,6 +2,7 @@
 
 mod backfill;
 mod batches;
+mod cache;
 mod campaigns;
 mod cli;
 mod compile;
@@ -24,6 +25,7 @@ mod index_queries;
 mod key_fields;
 mod keys;
 mod limits;
+mod loader;
 mod local;
 mod manifest;
 mod migrations;

@@ -1,6 +1,7 @@
 //! ddb's one error type.
 
 mod classify;
+mod copy;
 mod details;
 mod display;
 mod throttle;

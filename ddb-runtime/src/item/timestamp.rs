@@ -35,14 +35,23 @@ pub(crate) fn expired_at(
     item: &crate::item::Item,
     now: i64,
 ) -> bool {
-    let Some(attribute) = ttl_attribute(schema) else {
-        return false;
-    };
-    let now = now as f64;
-    item.get(attribute)
+    time_to_live(schema, item).is_some_and(|at| passed(at, now))
+}
+
+/// A stored item's time to live (epoch seconds), when it has one.
+pub(crate) fn time_to_live(
+    schema: &crate::declaration::model::EntitySchema,
+    item: &crate::item::Item,
+) -> Option<f64> {
+    item.get(ttl_attribute(schema)?)
         .and_then(|v| v.as_n().ok())
         .and_then(|n| n.parse::<f64>().ok())
-        .is_some_and(|at| at <= now && at >= now - TTL_HORIZON_SECONDS as f64)
+}
+
+/// Whether a time to live of `at` had passed at `now` (epoch seconds).
+pub(crate) fn passed(at: f64, now: i64) -> bool {
+    let now = now as f64;
+    at <= now && at >= now - TTL_HORIZON_SECONDS as f64
 }
 
 /// DynamoDB does not delete items whose time to live is more than five

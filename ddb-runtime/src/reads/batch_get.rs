@@ -14,12 +14,48 @@ use crate::keys::key::KeyValues;
 
 use crate::transport::batch::*;
 
-/// Reads entities by key from `table` with BatchGetItem: chunks of 100, a
-/// few chunks at once, unprocessed keys retried. Returns the entities found,
-/// in the order of `keys`; a key given twice is `DuplicateKey`, with nothing
-/// sent. Each answer's items are decoded (`decode`; `None` skips an item) as
-/// it arrives, while the other chunks are still on their way, and matched to
-/// the key asked by their typed values. When keys stay unread,
+/// How a BatchGetItem reads its keys: strongly consistent or not, whole
+/// items or only some attributes (a projection expression and its names).
+#[derive(Default)]
+pub(crate) struct BatchRead {
+    pub(crate) consistent: bool,
+    pub(crate) projection: Option<(String, crate::expression::NameMap)>,
+}
+
+/// What a batch read of keys did: each chunk's outcome, by the keys'
+/// positions; an item read is `(position, decoded)`.
+pub(crate) type ReadOutcomes<T> = Vec<ChunkOutcome<usize, (usize, Result<T>)>>;
+
+/// Reads the items at `keys` from `table` with BatchGetItem, as `read`
+/// says: chunks of 100, a few chunks at once, unprocessed keys retried.
+/// Each answer's items are decoded (`decode`; `None` skips an item) as it
+/// arrives, while the other chunks are still on their way, and matched to
+/// the key asked by their typed values. A key given twice is
+/// `DuplicateKey`, with nothing sent.
+pub(crate) async fn read_keys<E: crate::entity::Entity, T>(
+    db: &Db,
+    table: &str,
+    values: &[KeyValues],
+    read: &BatchRead,
+    decode: impl Fn(Item) -> Option<Result<T>> + Copy,
+) -> Result<ReadOutcomes<T>> {
+    let entity = E::SCHEMA.entity_type;
+    let policy = db.retry_policy();
+    let requests: Vec<(usize, Item)> = values
+        .iter()
+        .map(|key| key.to_item(E::SCHEMA.table))
+        .enumerate()
+        .collect();
+    let positions = positions(entity, values)?;
+    let chunks = chunks(requests, GET_CHUNK);
+    Ok(in_flight(policy, chunks, |chunk| {
+        get_chunk::<E, T>(db, table, &positions, chunk, read, decode, policy)
+    })
+    .await)
+}
+
+/// Reads entities by key from `table` ([`read_keys`]). Returns the
+/// entities found, in the order of `keys`. When keys stay unread,
 /// `Unprocessed` names them and carries what was read (each entity read,
 /// encoded again; an item that did not decode is left out). Else an item
 /// that does not decode is the error.
@@ -30,36 +66,35 @@ pub(crate) async fn get_entities<E: crate::entity::Entity>(
     decode: fn(Item) -> Option<Result<E>>,
 ) -> Result<Vec<E>> {
     let entity = E::SCHEMA.entity_type;
-    let policy = db.retry_policy();
-    let requests: Vec<(usize, Item)> = keys
-        .iter()
-        .map(crate::keys::key::Key::to_item)
-        .enumerate()
-        .collect();
     let values: Vec<KeyValues> = keys
         .into_iter()
         .map(crate::keys::key::Key::into_values)
         .collect();
-    let positions = positions(entity, &values)?;
-    let outcomes = in_flight(policy, chunks(requests, GET_CHUNK), |chunk| {
-        get_chunk(db, table, &positions, chunk, decode, policy)
-    })
-    .await;
+    let outcomes = read_keys::<E, E>(db, table, &values, &BatchRead::default(), decode).await?;
     let text = |&position: &usize| values[position].text();
-    let as_item = |read: Result<(usize, E)>| read.ok()?.1.to_item().ok();
+    let as_item = |(_, read): (usize, Result<E>)| read.ok()?.to_item().ok();
     let (read, _) = combine(entity, "BatchGetItem", outcomes, text, as_item)?;
     let mut found: Vec<Option<E>> = std::iter::repeat_with(|| None).take(values.len()).collect();
-    for read in read {
-        let (position, entity) = read?;
-        found[position] = Some(entity);
+    for (position, read) in read {
+        found[position] = Some(read?);
     }
     Ok(found.into_iter().flatten().collect())
 }
 
-/// `keys`, as a BatchGetItem asks for them on a table.
-fn keys_asked(entity: &'static str, keys: Vec<Item>) -> Result<KeysAndAttributes> {
+/// `keys`, as a BatchGetItem asks for them on a table, read as `read`
+/// says. Eventually consistent is the default: `ConsistentRead` is sent
+/// only when true.
+fn keys_asked(
+    entity: &'static str,
+    keys: Vec<Item>,
+    read: &BatchRead,
+) -> Result<KeysAndAttributes> {
+    let (projection, names) = read.projection.clone().unzip();
     KeysAndAttributes::builder()
         .set_keys(Some(keys))
+        .set_consistent_read(read.consistent.then_some(true))
+        .set_projection_expression(projection)
+        .set_expression_attribute_names(names.flatten())
         .build()
         .map_err(|e| Error::InvalidRequest {
             entity,
@@ -70,14 +105,15 @@ fn keys_asked(entity: &'static str, keys: Vec<Item>) -> Result<KeysAndAttributes
 /// One chunk of a batch get, each found item decoded as its answer arrives
 /// and matched to the position of its key (`positions`): an item at a key
 /// its request did not ask, or found twice, cannot be placed.
-async fn get_chunk<E: crate::entity::Entity>(
+async fn get_chunk<E: crate::entity::Entity, T>(
     db: &Db,
     table: &str,
     positions: &HashMap<KeyRef<'_>, usize>,
     keys: Vec<(usize, Item)>,
-    decode: fn(Item) -> Option<Result<E>>,
+    read: &BatchRead,
+    decode: impl Fn(Item) -> Option<Result<T>> + Copy,
     policy: RetryPolicy,
-) -> ChunkOutcome<usize, Result<(usize, E)>> {
+) -> ChunkOutcome<usize, (usize, Result<T>)> {
     let entity = E::SCHEMA.entity_type;
     let position = |item: &Item| position(&E::SCHEMA, positions, item);
     let send = |asked: &[usize], keys: Vec<Item>| {
@@ -85,7 +121,7 @@ async fn get_chunk<E: crate::entity::Entity>(
         async move {
             // Built before the span: a request that cannot be built is no
             // request.
-            let keys = keys_asked(entity, keys)?;
+            let keys = keys_asked(entity, keys, read)?;
             let span = db.span("BatchGetItem", table, None, entity);
             let capacity = db.consumed_capacity(&span, false);
             let request = db
@@ -121,12 +157,12 @@ async fn get_chunk<E: crate::entity::Entity>(
 /// The items a request found, decoded (`decode`; `None` skips an item),
 /// each at the position of its key, and how many cannot be placed: each key
 /// the request `asked` is found once at most.
-fn placed<E>(
+fn placed<T>(
     found: Vec<Item>,
     asked: &mut HashSet<usize>,
     position: impl Fn(&Item) -> Option<usize>,
-    decode: fn(Item) -> Option<Result<E>>,
-) -> (Vec<Result<(usize, E)>>, usize) {
+    decode: impl Fn(Item) -> Option<Result<T>>,
+) -> (Vec<(usize, Result<T>)>, usize) {
     let mut items = Vec::with_capacity(found.len());
     let mut unplaced = 0;
     for item in found {
@@ -135,7 +171,7 @@ fn placed<E>(
             continue;
         };
         if let Some(decoded) = decode(item) {
-            items.push(decoded.map(|entity| (at, entity)));
+            items.push((at, decoded));
         }
     }
     (items, unplaced)

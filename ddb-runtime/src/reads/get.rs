@@ -59,25 +59,11 @@ impl<E: Entity + 'static> GetItem<E> {
         }
     }
 
-    /// The projection expression and its names, when projecting: the
-    /// entity type to check, the ttl to leave expired items out.
+    /// The projection expression and its names, when projecting.
     fn projection_parts(&self) -> Result<(Option<String>, crate::expression::NameMap)> {
-        let projection = self.projection.map(|attributes| {
-            let entity = E::SCHEMA.entity_type;
-            let mut placeholders = crate::expression::Placeholders::default();
-            let ttl = crate::item::timestamp::ttl_attribute(&E::SCHEMA);
-            let names = attributes
-                .iter()
-                .copied()
-                .chain([
-                    E::SCHEMA.table.entity_attribute,
-                    crate::item::stored::SCHEMA_VERSION_ATTRIBUTE,
-                ])
-                .chain(ttl);
-            let expression = placeholders.projection(names);
-            let expression = placeholders.fit(entity, "projection", expression)?;
-            Ok::<_, crate::error::Error>((expression, placeholders.into_maps().0))
-        });
+        let projection = self
+            .projection
+            .map(|attributes| crate::reads::projection::expression::<E>(attributes, &[]));
         let (projection, names) = projection.transpose()?.unzip();
         Ok((projection, names.flatten()))
     }

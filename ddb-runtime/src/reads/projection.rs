@@ -69,6 +69,31 @@ pub(crate) fn decode<E: Entity, P: Projection<E>>(item: Item) -> Result<P> {
     P::__from_item(item)
 }
 
+/// The projection expression of a read of `attributes` of `E`, and its
+/// names: the attributes, what decoding checks (the entity type, the schema
+/// version, the time to live, to leave expired items out), and `also` (the
+/// key attributes a batch matches its items by).
+pub(crate) fn expression<E: Entity>(
+    attributes: &[&'static str],
+    also: &[&'static str],
+) -> Result<(String, crate::expression::NameMap)> {
+    let schema = &E::SCHEMA;
+    let mut placeholders = crate::expression::Placeholders::default();
+    let ttl = crate::item::timestamp::ttl_attribute(schema);
+    let names = attributes
+        .iter()
+        .chain([
+            &schema.table.entity_attribute,
+            &crate::item::stored::SCHEMA_VERSION_ATTRIBUTE,
+        ])
+        .chain(also)
+        .copied()
+        .chain(ttl);
+    let expression = placeholders.projection(names);
+    let expression = placeholders.fit(schema.entity_type, "projection", expression)?;
+    Ok((expression, placeholders.into_maps().0))
+}
+
 /// Whether a query of `index` (`None`: the table) carries `attribute`,
 /// exactly as DynamoDB projects it (`IndexDef::projects`). A base-table
 /// query, and a local index (which fetches from the table what it does not

@@ -7,7 +7,11 @@ pub mod batch;
 pub(crate) mod capture;
 pub(crate) mod condition_items;
 pub mod dry_run;
+#[cfg(feature = "cache")]
+pub(crate) mod invalidation;
 pub(crate) mod operation;
 pub(crate) mod recorder;
 pub mod sdk;
 pub(crate) mod table_operation;
+#[cfg(feature = "cache")]
+pub(crate) mod written;

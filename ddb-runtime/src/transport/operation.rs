@@ -34,6 +34,13 @@ pub(crate) trait Operation: Sized {
         1
     }
 
+    /// Calls `each` with every item the request writes (its table, and its
+    /// key or whole item), for the caches it invalidates.
+    #[cfg(feature = "cache")]
+    fn written(&self, each: super::written::Each<'_>) {
+        let _ = each;
+    }
+
     /// The input the request would send (copied out of the builder), for a
     /// dry run; `None` for a table operation, which no dry run sends.
     fn request(&self) -> Option<Result<Request, BuildError>> {
@@ -42,7 +49,7 @@ pub(crate) trait Operation: Sized {
 }
 
 macro_rules! operation {
-    ($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal $(, input $variant:ident)? $(, sent $sent:expr)?) => {
+    ($op:ident: $builder:ident -> $output:ident, $error:ident, $name:literal $(, input $variant:ident)? $(, sent $sent:expr)? $(, written $written:path)?) => {
         impl Operation for aws_sdk_dynamodb::operation::$op::builders::$builder {
             type Output = aws_sdk_dynamodb::operation::$op::$output;
             type Error = aws_sdk_dynamodb::operation::$op::$error;
@@ -61,6 +68,11 @@ macro_rules! operation {
                 $sent(self.as_input())
             })?
 
+            $(#[cfg(feature = "cache")]
+            fn written(&self, each: super::written::Each<'_>) {
+                $written(self.as_input(), each)
+            })?
+
             $(fn request(&self) -> Option<Result<Request, BuildError>> {
                 Some(self.as_input().clone().build().map(Request::$variant))
             })?
@@ -70,24 +82,29 @@ macro_rules! operation {
 pub(super) use operation;
 
 macro_rules! item_operations {
-    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $variant:ident, $name:literal $(, sent $sent:expr)?;)*) => {$(
-        operation!($op: $builder -> $output, $error, $name, input $variant $(, sent $sent)?);
+    ($($op:ident: $builder:ident -> $output:ident, $error:ident, $variant:ident, $name:literal $(, sent $sent:expr)? $(, written $written:path)?;)*) => {$(
+        operation!($op: $builder -> $output, $error, $name, input $variant $(, sent $sent)? $(, written $written)?);
     )*};
 }
 
 item_operations! {
-    put_item: PutItemFluentBuilder -> PutItemOutput, PutItemError, PutItemInput, "PutItem";
-    update_item: UpdateItemFluentBuilder -> UpdateItemOutput, UpdateItemError, UpdateItemInput, "UpdateItem";
-    delete_item: DeleteItemFluentBuilder -> DeleteItemOutput, DeleteItemError, DeleteItemInput, "DeleteItem";
+    put_item: PutItemFluentBuilder -> PutItemOutput, PutItemError, PutItemInput, "PutItem",
+        written super::written::put;
+    update_item: UpdateItemFluentBuilder -> UpdateItemOutput, UpdateItemError, UpdateItemInput, "UpdateItem",
+        written super::written::update;
+    delete_item: DeleteItemFluentBuilder -> DeleteItemOutput, DeleteItemError, DeleteItemInput, "DeleteItem",
+        written super::written::delete;
     get_item: GetItemFluentBuilder -> GetItemOutput, GetItemError, GetItemInput, "GetItem";
     query: QueryFluentBuilder -> QueryOutput, QueryError, QueryInput, "Query";
     transact_write_items: TransactWriteItemsFluentBuilder -> TransactWriteItemsOutput, TransactWriteItemsError, TransactWriteItemsInput, "TransactWriteItems",
-        sent |input: &TransactWriteItemsInputBuilder| input.get_transact_items().as_ref().map_or(0, Vec::len);
+        sent |input: &TransactWriteItemsInputBuilder| input.get_transact_items().as_ref().map_or(0, Vec::len),
+        written super::written::transaction;
     search_vectors: SearchVectorsFluentBuilder -> SearchVectorsOutput, SearchVectorsError, SearchVectorsInput, "SearchVectors";
     scan: ScanFluentBuilder -> ScanOutput, ScanError, ScanInput, "Scan";
     batch_get_item: BatchGetItemFluentBuilder -> BatchGetItemOutput, BatchGetItemError, BatchGetItemInput, "BatchGetItem";
     batch_write_item: BatchWriteItemFluentBuilder -> BatchWriteItemOutput, BatchWriteItemError, BatchWriteItemInput, "BatchWriteItem",
-        sent |input: &BatchWriteItemInputBuilder| input.get_request_items().iter().flat_map(|r| r.values()).map(Vec::len).sum();
+        sent |input: &BatchWriteItemInputBuilder| input.get_request_items().iter().flat_map(|r| r.values()).map(Vec::len).sum(),
+        written super::written::batch;
     transact_get_items: TransactGetItemsFluentBuilder -> TransactGetItemsOutput, TransactGetItemsError, TransactGetItemsInput, "TransactGetItems";
 }
 

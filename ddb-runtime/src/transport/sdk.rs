@@ -23,6 +23,8 @@ pub(crate) struct Sdk {
     intercepted: bool,
     server: Arc<Server>,
     condition_items: ConditionItems,
+    #[cfg(feature = "cache")]
+    caches: super::invalidation::Caches,
 }
 
 impl Sdk {
@@ -33,6 +35,8 @@ impl Sdk {
             caller,
             intercepted,
             condition_items: ConditionItems::default(),
+            #[cfg(feature = "cache")]
+            caches: Default::default(),
         })
     }
 
@@ -55,6 +59,12 @@ impl Sdk {
         &self.condition_items
     }
 
+    /// The caches this client's writes invalidate.
+    #[cfg(feature = "cache")]
+    pub(crate) fn caches(&self) -> &super::invalidation::Caches {
+        &self.caches
+    }
+
     /// The caller's client.
     pub(crate) fn caller(&self) -> &Client {
         &self.caller
@@ -64,8 +74,10 @@ impl Sdk {
     /// attempts are recorded into `attempts` (and counted from what they
     /// held before: a transaction sends several requests under one); the
     /// span records the answer, or DynamoDB's refusal and ddb's reading of
-    /// it, `failure`'s. In a dry run, the request is kept, not sent, and
-    /// its caller waits forever ([`capture`]).
+    /// it, `failure`'s. The items a write writes leave every cache once it
+    /// has returned, failed or been dropped (feature `cache`). In a dry
+    /// run, the request is kept, not sent, and its caller waits forever
+    /// ([`capture`]).
     pub(crate) async fn send<O>(
         &self,
         span: &RequestSpan,
@@ -84,6 +96,8 @@ impl Sdk {
             }
             return std::future::pending().await;
         }
+        #[cfg(feature = "cache")]
+        let _invalidation = self.caches.written(&request);
         let before = attempts.count();
         let sent = request.sent_items();
         let recorder = Recorder::new(attempts, &self.server);

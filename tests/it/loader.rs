@@ -1,0 +1,296 @@
+//! The coalescing loader: gets issued together become BatchGetItems of
+//! their distinct keys (at most 100 a request), consistent and eventually
+//! consistent gets never share a request, each caller gets its own result
+//! (the entity, `None`, or its error), expired items and projections read
+//! as `get` reads them, and a caller dropped mid-batch strands no one.
+
+use std::time::Duration;
+
+use ddb_runtime::{Db, Entity, Error, Key, Projection, Table};
+use futures::future::join_all;
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[ddb(name = "Library", pk = "PK", sk = "SK", ttl = "expires")]
+struct Library;
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Library, entity = "Author", pk = "AUTHOR#{id}", sk = "PROFILE")]
+struct Author {
+    id: u32,
+    name: String,
+    bio: String,
+    #[ddb(ttl)]
+    expires: Option<u64>,
+}
+
+#[derive(Projection, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(entity = Author)]
+struct AuthorName {
+    id: u32,
+    name: String,
+}
+
+fn author(id: u32) -> Author {
+    Author {
+        id,
+        name: format!("author {id}"),
+        bio: "x".repeat(200),
+        expires: None,
+    }
+}
+
+fn key(id: u32) -> Key<Author> {
+    author(id).primary_key().unwrap()
+}
+
+/// A table holding authors `0..n`, and a `Db` reaching it through a proxy
+/// that counts and records requests.
+async fn authors(n: u32) -> (ddb_tests::proxy::Proxy, Db) {
+    let db = ddb_tests::db_with_table::<Library>().await;
+    let stored: Vec<Author> = (0..n).map(author).collect();
+    ddb_tests::put_raw(&db, &stored).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Library>(&db).await;
+    proxy.record("BatchGetItem");
+    (proxy, through)
+}
+
+/// The number of keys each recorded BatchGetItem asked for.
+fn keys_asked(proxy: &ddb_tests::proxy::Proxy) -> Vec<usize> {
+    ddb_tests::recorded_json(proxy, "BatchGetItem")
+        .iter()
+        .map(|body| {
+            let tables = body["RequestItems"].as_object().unwrap();
+            tables
+                .values()
+                .map(|t| t["Keys"].as_array().unwrap().len())
+                .sum()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn gets_issued_together_are_one_batch_get_of_their_distinct_keys() {
+    let (proxy, db) = authors(30).await;
+    let loader = db.loader::<Author>();
+    // 100 gets of 40 authors, 10 of them missing.
+    let ids: Vec<u32> = (0..100).map(|i| (i * 7) % 40).collect();
+    let loads = ids.iter().map(|&id| loader.load(key(id)).send());
+    let results = join_all(loads).await;
+    for (id, result) in ids.iter().zip(results) {
+        let expected = (*id < 30).then(|| author(*id));
+        assert_eq!(result.unwrap(), expected, "author {id}");
+    }
+    assert_eq!(keys_asked(&proxy), vec![40]);
+    assert_eq!(proxy.seen("GetItem"), 0);
+}
+
+#[tokio::test]
+async fn more_than_a_hundred_keys_are_sent_in_requests_of_a_hundred() {
+    let (proxy, db) = authors(250).await;
+    let loader = db.loader::<Author>();
+    let loads = (0..250).map(|id| loader.load(key(id)).send());
+    let results = join_all(loads).await;
+    for (id, result) in (0..250).zip(results) {
+        assert_eq!(result.unwrap(), Some(author(id)));
+    }
+    let mut asked = keys_asked(&proxy);
+    asked.sort_unstable();
+    assert_eq!(asked, vec![50, 100, 100]);
+}
+
+#[tokio::test]
+async fn consistent_and_eventually_consistent_gets_never_share_a_request() {
+    let (proxy, db) = authors(10).await;
+    let loader = db.loader::<Author>();
+    let loads = (0..10).map(|id| loader.load(key(id)).consistent_read(id % 2 == 0).send());
+    for (id, result) in (0..10).zip(join_all(loads).await) {
+        assert_eq!(result.unwrap(), Some(author(id)));
+    }
+    let sent = ddb_tests::recorded_json(&proxy, "BatchGetItem");
+    assert_eq!(sent.len(), 2);
+    let mut consistency: Vec<(bool, usize)> = sent
+        .iter()
+        .map(|body| {
+            let asked = &body["RequestItems"]
+                .as_object()
+                .unwrap()
+                .values()
+                .next()
+                .unwrap()
+                .clone();
+            let consistent = asked["ConsistentRead"].as_bool().unwrap_or(false);
+            (consistent, asked["Keys"].as_array().unwrap().len())
+        })
+        .collect();
+    consistency.sort_unstable();
+    assert_eq!(consistency, vec![(false, 5), (true, 5)]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_on_other_threads_gather_within_the_window_set() {
+    let (proxy, db) = authors(20).await;
+    let loader = db.loader::<Author>().window(Duration::from_millis(200));
+    let tasks: Vec<_> = (0..20)
+        .map(|id| {
+            let loader = loader.clone();
+            tokio::spawn(async move { loader.load(key(id)).send().await })
+        })
+        .collect();
+    for (id, task) in (0..20).zip(tasks) {
+        assert_eq!(task.await.unwrap().unwrap(), Some(author(id)));
+    }
+    assert_eq!(keys_asked(&proxy), vec![20]);
+}
+
+#[tokio::test]
+async fn an_expired_item_reads_as_none_unless_included() {
+    let (_proxy, db) = authors(0).await;
+    let past = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        - 60;
+    let expired = Author {
+        expires: Some(past),
+        ..author(1)
+    };
+    ddb_tests::put_raw(&db, &[expired.clone(), author(2)]).await;
+    let loader = db.loader::<Author>();
+    let (one, two) = tokio::join!(loader.load(key(1)).send(), loader.load(key(2)).send());
+    assert_eq!(one.unwrap(), None);
+    assert_eq!(two.unwrap(), Some(author(2)));
+    let including = loader.include_expired(true);
+    assert_eq!(including.load(key(1)).send().await.unwrap(), Some(expired));
+}
+
+#[tokio::test]
+async fn a_projected_loader_reads_only_its_attributes() {
+    let (proxy, db) = authors(3).await;
+    let names = db.loader::<Author>().project::<AuthorName>();
+    let loads = (0..4).map(|id| names.load(key(id)).send());
+    let results: Vec<Option<AuthorName>> = join_all(loads)
+        .await
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let expected: Vec<Option<AuthorName>> = (0..4)
+        .map(|id| {
+            (id < 3).then(|| AuthorName {
+                id,
+                name: format!("author {id}"),
+            })
+        })
+        .collect();
+    assert_eq!(results, expected);
+    let sent = ddb_tests::recorded_json(&proxy, "BatchGetItem");
+    let asked = sent[0]["RequestItems"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()
+        .clone();
+    let mut read = ddb_tests::projected_attributes(&asked);
+    read.sort();
+    // The projection's attributes, the keys to match items by, and what
+    // decoding checks; never `bio`.
+    assert!(!read.contains(&"bio".to_owned()), "{read:?}");
+    for attribute in ["PK", "SK", "id", "name", "expires"] {
+        assert!(
+            read.contains(&attribute.to_owned()),
+            "{attribute} in {read:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn callers_of_one_key_each_get_the_result_and_a_bad_item_fails_only_its_own() {
+    let (proxy, db) = authors(3).await;
+    // Author 1's name is stored as a number: it does not decode.
+    let mut bad = author(1).to_item().unwrap();
+    bad.insert(
+        "name".into(),
+        aws_sdk_dynamodb::types::AttributeValue::N("7".into()),
+    );
+    db.client()
+        .put_item()
+        .table_name(db.table_name::<Library>())
+        .set_item(Some(bad))
+        .send()
+        .await
+        .unwrap();
+    let loader = db.loader::<Author>();
+    let ids = [0, 1, 0, 1, 2, 0];
+    let results = join_all(ids.iter().map(|&id| loader.load(key(id)).send())).await;
+    for (id, result) in ids.iter().zip(results) {
+        match (id, result) {
+            (1, Err(Error::Decode { .. })) => {}
+            (1, other) => panic!("author 1 does not decode, got {other:?}"),
+            (id, result) => assert_eq!(result.unwrap(), Some(author(*id))),
+        }
+    }
+    assert_eq!(keys_asked(&proxy), vec![3]);
+}
+
+#[tokio::test]
+async fn a_request_that_fails_fails_each_caller_with_its_error() {
+    let (proxy, db) = authors(3).await;
+    proxy.fail(
+        "BatchGetItem",
+        1,
+        ddb_tests::proxy::Fault::Error(400, "ResourceNotFoundException"),
+    );
+    let loader = db.loader::<Author>();
+    let results = join_all((0..3).map(|id| loader.load(key(id)).send())).await;
+    for result in results {
+        let error = result.unwrap_err();
+        assert!(
+            matches!(
+                error.sdk_error(),
+                Some(aws_sdk_dynamodb::Error::ResourceNotFoundException(_))
+            ),
+            "{error:?}"
+        );
+        assert!(!error.is_retryable());
+    }
+    // The next gets are a new batch, and succeed.
+    let again = join_all((0..3).map(|id| loader.load(key(id)).send())).await;
+    assert!(again.into_iter().all(|r| r.unwrap().is_some()));
+}
+
+#[tokio::test]
+async fn keys_left_unprocessed_are_read_again() {
+    let (proxy, db) = authors(10).await;
+    proxy.fail(
+        "BatchGetItem",
+        2,
+        ddb_tests::proxy::Fault::Unprocessed(Some(4)),
+    );
+    let loader = db.loader::<Author>();
+    let results = join_all((0..10).map(|id| loader.load(key(id)).send())).await;
+    for (id, result) in (0..10).zip(results) {
+        assert_eq!(result.unwrap(), Some(author(id)));
+    }
+    assert_eq!(keys_asked(&proxy), vec![10, 4, 4]);
+}
+
+#[tokio::test]
+async fn a_first_caller_dropped_before_sending_strands_no_one() {
+    let (proxy, db) = authors(2).await;
+    let loader = db.loader::<Author>();
+    let mut first = Box::pin(loader.load(key(0)).send());
+    let second = loader.load(key(1)).send();
+    // The first caller joins, leads the batch, and gives way...
+    assert!(futures::poll!(first.as_mut()).is_pending());
+    let second = tokio::spawn(second);
+    tokio::task::yield_now().await;
+    // ...then is dropped before it sends: the second caller sends alone.
+    drop(first);
+    let read = tokio::time::timeout(Duration::from_secs(10), second)
+        .await
+        .expect("the second caller is answered")
+        .unwrap();
+    assert_eq!(read.unwrap(), Some(author(1)));
+    assert_eq!(keys_asked(&proxy), vec![1]);
+}
