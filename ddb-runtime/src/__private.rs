@@ -13,8 +13,8 @@ pub use crate::declaration::check::{
 pub use crate::declaration::model::{
     index_attribute_type, is_global, is_key_attribute, key_types, DistanceFunction, EntitySchema,
     FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection, KeyAttribute, KeyDef, Membership,
-    MultiAttributeKey, Part, ScalarType, SearchDef, StreamView, TableDef, Template, UniqueDef,
-    VectorIndexDef,
+    MultiAttributeKey, Normalize, Part, ScalarType, SearchDef, StreamView, TableDef, Template,
+    UniqueDef, VectorIndexDef,
 };
 pub use crate::entity::{check_key_form, to_item};
 pub use crate::entity::{no_such_index, stand_in_error, Entity, NoTable, Table};

@@ -140,8 +140,9 @@ pub use write::{Create, Created, Delete, Idempotent, Put, Update, Upsert, Upsert
 pub mod model {
     pub use crate::declaration::model::{
         DistanceFunction, EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection,
-        KeyAttribute, KeyDef, Membership, MultiAttributeKey, Part, ScalarType, SearchDef,
-        StreamView, TableDef, Template, UniqueDef, VectorIndexDef, MAX_VECTOR_DIMENSIONS,
+        KeyAttribute, KeyDef, Membership, MultiAttributeKey, Normalize, Part, ScalarType,
+        SearchDef, StreamView, TableDef, Template, UniqueDef, VectorIndexDef,
+        MAX_VECTOR_DIMENSIONS,
     };
 }
 

@@ -1,6 +1,6 @@
 //! What a unique constraint emits: its `UniqueDef` (the runtime reads each
 //! constraint's value from the item's attributes, so every write path sees
-//! the value as stored), the lookup by value (`by_<name>`, which encodes its
+//! the value as stored, and normalises it as the constraint says), the lookup by value (`by_<name>`, which encodes its
 //! arguments with the fields' own encoders), and the check that the table
 //! can key guard items.
 
@@ -32,14 +32,34 @@ pub(super) fn unique_defs(entity: &Entity) -> Vec<TokenStream> {
             let names = fields.iter().map(|f| f.ident.to_string());
             let attributes = fields.iter().map(|f| &f.attribute);
             let sensitive = fields.iter().any(|f| f.raw.sensitive.is_some());
+            let normalize = normalize(unique);
+            let allow_empty = unique.allow_empty;
             quote!(#p::UniqueDef {
                 name: #name,
                 fields: &[#(#names),*],
                 attributes: &[#(#attributes),*],
                 sensitive: #sensitive,
+                normalize: #normalize,
+                allow_empty: #allow_empty,
             })
         })
         .collect()
+}
+
+/// How a constraint's values compare. The user's function is coerced to a
+/// `fn(&str) -> String` at its path: one of another signature is a type
+/// error there.
+fn normalize(unique: &Unique) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    match (&unique.normalize, &unique.ignore_case) {
+        (Some(function), _) => {
+            let path = &function.value;
+            let normalize = quote_spanned!(path.span()=> #p::Normalize::Function(#path));
+            quote!(::core::option::Option::Some(#normalize))
+        }
+        (None, Some(_)) => quote!(::core::option::Option::Some(#p::Normalize::IgnoreCase)),
+        (None, None) => quote!(::core::option::Option::None),
+    }
 }
 
 /// `by_<name>(&a, &b)`: the unique value to read an entity by, each

@@ -38,9 +38,16 @@ pub struct Entity<'a> {
     pub scan: bool,
 }
 
-/// Fields whose values, together, no two items of the entity share.
+/// Fields whose values, together, no two items of the entity share, and
+/// how values compare.
 pub struct Unique {
     pub fields: Vec<Ident>,
+    /// `ignore_case`: values compare lowercased.
+    pub ignore_case: Option<Attr<()>>,
+    /// `normalize = path`: the function each value goes through first.
+    pub normalize: Option<Attr<Path>>,
+    /// `allow_empty`: an empty value is a value like any other.
+    pub allow_empty: bool,
     /// The attribute that declared it, for errors.
     pub tokens: proc_macro2::TokenStream,
 }
@@ -224,17 +231,21 @@ impl<'a> Entity<'a> {
 
 /// Field-level `unique` first, then the container's `unique(...)`.
 fn unique_constraints(fields: &[Field], raw: &attr::RawEntity) -> Vec<Unique> {
+    let constraint = |fields: Vec<Ident>, unique: &Attr<attr::RawUnique>| Unique {
+        fields,
+        ignore_case: unique.value.ignore_case.clone(),
+        normalize: unique.value.normalize.clone(),
+        allow_empty: unique.value.allow_empty.is_some(),
+        tokens: unique.tokens.clone(),
+    };
     let on_fields = fields.iter().filter_map(|field| {
         let unique = field.raw.unique.as_ref()?;
-        Some(Unique {
-            fields: vec![field.ident.clone()],
-            tokens: unique.tokens.clone(),
-        })
+        Some(constraint(vec![field.ident.clone()], unique))
     });
-    let on_entity = raw.unique.iter().map(|unique| Unique {
-        fields: unique.value.clone(),
-        tokens: unique.tokens.clone(),
-    });
+    let on_entity = raw
+        .unique
+        .iter()
+        .map(|unique| constraint(unique.value.fields.clone(), unique));
     on_fields.chain(on_entity).collect()
 }
 

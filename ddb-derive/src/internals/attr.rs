@@ -69,8 +69,9 @@ pub struct RawEntity {
     pub query: Option<Attr<LitStr>>,
     pub entity: Option<Attr<LitStr>>,
     pub indexes: Vec<RawIndex>,
-    /// `unique(a, b)`: the fields whose values together are unique.
-    pub unique: Vec<Attr<Vec<syn::Ident>>>,
+    /// `unique(a, b)`: the fields whose values together are unique, and
+    /// how values compare.
+    pub unique: Vec<Attr<RawUnique>>,
     /// `scan`: the entity is read by a Scan.
     pub scan: Option<Attr<()>>,
     pub serde_rename_all: Option<String>,
@@ -90,7 +91,8 @@ pub struct RawField {
     pub created_at: Option<Attr<()>>,
     pub updated_at: Option<Attr<()>>,
     pub sensitive: Option<Attr<()>>,
-    pub unique: Option<Attr<()>>,
+    /// `unique`, or `unique(...)` with how values compare (no fields).
+    pub unique: Option<Attr<RawUnique>>,
     /// `vector(index = "...", search = "...", by = field)`.
     pub vector: Option<Attr<RawVector>>,
     pub serde_rename: Option<String>,
@@ -124,7 +126,8 @@ pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
         } else if path.is_ident(MIGRATE) {
             raw.migrations.push(parse_migration(cx, meta, tokens)?);
         } else if path.is_ident(UNIQUE) {
-            raw.unique.push(parse_unique(meta, tokens)?);
+            let value = parse_unique(cx, meta, true)?;
+            raw.unique.push(Attr { value, tokens });
         } else if path.is_ident(SCAN) {
             if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
                 cx.error_spanned_by(&meta.path, "#[ddb(scan)] takes no value");
@@ -147,18 +150,78 @@ pub fn parse_entity(cx: &Ctxt, attrs: &[Attribute]) -> RawEntity {
     raw
 }
 
-/// `unique(a, b)`: the fields, in order.
-fn parse_unique(
-    meta: &ParseNestedMeta,
-    tokens: proc_macro2::TokenStream,
-) -> syn::Result<Attr<Vec<syn::Ident>>> {
-    let content;
-    syn::parenthesized!(content in meta.input);
-    let fields = content.parse_terminated(syn::Ident::parse, syn::Token![,])?;
-    Ok(Attr {
-        value: fields.into_iter().collect(),
-        tokens,
-    })
+/// A unique constraint as written: its fields (on the entity), and how
+/// its values compare.
+#[derive(Default)]
+pub struct RawUnique {
+    /// The fields, in order; none on a field's `unique(...)`.
+    pub fields: Vec<syn::Ident>,
+    /// `ignore_case`: values compare lowercased.
+    pub ignore_case: Option<Attr<()>>,
+    /// `normalize = path::to::function`: a `fn(&str) -> String` each value
+    /// goes through before it is compared.
+    pub normalize: Option<Attr<Path>>,
+    /// `allow_empty`: an empty value is a value like any other.
+    pub allow_empty: Option<Attr<()>>,
+}
+
+/// `unique(...)`: on the entity (`with_fields`) the fields, in order, among
+/// the options; on a field the options only. An option's keyword is always
+/// the option: `r#allow_empty` names a field called `allow_empty`.
+fn parse_unique(cx: &Ctxt, meta: &ParseNestedMeta, with_fields: bool) -> syn::Result<RawUnique> {
+    let mut unique = RawUnique::default();
+    let place = if with_fields {
+        "unique(...)"
+    } else {
+        "a field's unique(...)"
+    };
+    meta.parse_nested_meta(|inner| {
+        let path = &inner.path;
+        let bare = inner.input.is_empty() || inner.input.peek(syn::Token![,]);
+        if path.is_ident(IGNORE_CASE) || path.is_ident(ALLOW_EMPTY) {
+            let slot = if path.is_ident(IGNORE_CASE) {
+                &mut unique.ignore_case
+            } else {
+                &mut unique.allow_empty
+            };
+            if !bare {
+                cx.error_spanned_by(
+                    path,
+                    format!("`{}` in unique(...) takes no value", key_name(&inner)),
+                );
+                skip_value(&inner)?;
+            }
+            set_once(cx, slot, &inner, (), path_tokens(&inner));
+        } else if path.is_ident(NORMALIZE) {
+            if !inner.input.peek(syn::Token![=]) {
+                cx.error_spanned_by(
+                    path,
+                    "`normalize` in unique(...) names a function: `normalize = path::to::function`, \
+                     a fn(&str) -> String",
+                );
+                return skip_value(&inner);
+            }
+            set_value(cx, &mut unique.normalize, &inner)?;
+        } else if let (true, true, Some(ident)) = (with_fields, bare, path.get_ident()) {
+            unique.fields.push(field_name(ident));
+        } else {
+            unknown(cx, &inner, place, UNIQUE_KEYS)?;
+        }
+        Ok(())
+    })?;
+    Ok(unique)
+}
+
+/// A field named in `unique(...)`: `r#allow_empty` is the field called
+/// `allow_empty`, as an option's keyword alone is the option.
+fn field_name(ident: &syn::Ident) -> syn::Ident {
+    use syn::ext::IdentExt;
+    let plain = ident.unraw();
+    if UNIQUE_KEYS.contains(&plain.to_string().as_str()) {
+        plain
+    } else {
+        ident.clone()
+    }
 }
 
 fn parse_migration(
@@ -341,6 +404,18 @@ fn parse_vector(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<RawVector> {
     Ok(raw)
 }
 
+/// A flag given a value (`#[ddb(version = 1)]`) is an error at its key.
+fn flag_without_value(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<()> {
+    if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+        cx.error_spanned_by(
+            &meta.path,
+            format!("#[ddb({})] takes no value", key_name(meta)),
+        );
+        skip_value(meta)?;
+    }
+    Ok(())
+}
+
 pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> RawField {
     let mut raw = RawField::default();
     for_each_ddb(cx, attrs, |meta| {
@@ -349,6 +424,16 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> RawField {
         if path.is_ident(VECTOR) {
             let vector = parse_vector(cx, meta)?;
             set_once(cx, &mut raw.vector, meta, vector, tokens);
+            return Ok(());
+        }
+        if path.is_ident(UNIQUE) {
+            let unique = if meta.input.peek(syn::token::Paren) {
+                parse_unique(cx, meta, false)?
+            } else {
+                flag_without_value(cx, meta)?;
+                RawUnique::default()
+            };
+            set_once(cx, &mut raw.unique, meta, unique, tokens);
             return Ok(());
         }
         let slot = if path.is_ident(VERSION) {
@@ -361,18 +446,10 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> RawField {
             &mut raw.updated_at
         } else if path.is_ident(SENSITIVE) {
             &mut raw.sensitive
-        } else if path.is_ident(UNIQUE) {
-            &mut raw.unique
         } else {
             return unknown(cx, meta, "a field", FIELD_KEYS);
         };
-        if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-            cx.error_spanned_by(
-                &meta.path,
-                format!("#[ddb({})] takes no value", key_name(meta)),
-            );
-            skip_value(meta)?;
-        }
+        flag_without_value(cx, meta)?;
         set_once(cx, slot, meta, (), tokens);
         Ok(())
     });

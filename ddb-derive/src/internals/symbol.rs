@@ -26,6 +26,12 @@ pub const ENTITY_KEYS: &[&str] = &[
     SCAN,
 ];
 
+// unique(...), on an entity (beside its fields) or on a field.
+pub const IGNORE_CASE: &str = "ignore_case";
+pub const NORMALIZE: &str = "normalize";
+pub const ALLOW_EMPTY: &str = "allow_empty";
+pub const UNIQUE_KEYS: &[&str] = &[IGNORE_CASE, NORMALIZE, ALLOW_EMPTY];
+
 // Entity migrate(...).
 pub const FROM: &str = "from";
 pub const WITH: &str = "with";

@@ -7,6 +7,7 @@ use syn::Type;
 
 use super::ast::{snake_case, Entity};
 use super::ctxt::{closest, Ctxt};
+use super::symbol::UNIQUE_KEYS;
 
 /// The start of the keys of ddb's guard items (`ddb_runtime`'s
 /// `keys::guard::GUARD_PREFIX`): no template may start with it.
@@ -355,12 +356,24 @@ fn check_index_function_names(cx: &Ctxt, entity: &Entity) {
 }
 
 /// Each unique constraint names stored fields, once each, that ddb does not
-/// write itself; no two constraints are the same, and no lookup
-/// (`by_<name>`) takes a query's name.
+/// write itself; no two constraints are the same, no lookup (`by_<name>`)
+/// takes a query's name, and values are lowercased by `ignore_case` or by
+/// the `normalize` function, not both.
 fn check_unique(cx: &Ctxt, entity: &Entity) {
     let names: Vec<String> = entity.fields.iter().map(|f| f.ident.to_string()).collect();
     let mut seen: Vec<Vec<String>> = Vec::new();
     for unique in &entity.unique {
+        if let (Some(ignore_case), Some(normalize)) = (&unique.ignore_case, &unique.normalize) {
+            let function = &normalize.value;
+            cx.error_spanned_by(
+                &ignore_case.tokens,
+                format!(
+                    "unique(...) takes `ignore_case` or `normalize`, not both: lowercase in `{}` instead \
+                     (`value.to_lowercase()`) and remove `ignore_case`",
+                    quote::quote!(#function).to_string().replace(' ', "")
+                ),
+            );
+        }
         if unique.fields.is_empty() {
             cx.error_spanned_by(
                 &unique.tokens,
@@ -372,7 +385,14 @@ fn check_unique(cx: &Ctxt, entity: &Entity) {
         for ident in &unique.fields {
             let name = ident.to_string();
             let Some(field) = entity.field(&name) else {
-                cx.error_spanned_by(ident, not_a_field(entity, &names, &name, "unique(...)"));
+                let mut message = not_a_field(entity, &names, &name, "unique(...)");
+                let skipped = entity.skipped.iter().any(|s| *s == name.as_str());
+                let near_field = closest(&name, names.iter().map(String::as_str));
+                let near_option = closest(&name, UNIQUE_KEYS.iter().copied());
+                if let (false, None, Some(option)) = (skipped, near_field, near_option) {
+                    message.push_str(&format!("; did you mean the option `{option}`?"));
+                }
+                cx.error_spanned_by(ident, message);
                 continue;
             };
             if fields.contains(&name) {

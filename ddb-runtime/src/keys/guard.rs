@@ -4,11 +4,12 @@
 //! [`GUARD_PREFIX`], which no entity key may start with, and names the item
 //! it guards by that item's primary key.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::declaration::model::{EntitySchema, ScalarType, TableDef, UniqueDef};
+use crate::declaration::model::{EntitySchema, Normalize, ScalarType, TableDef, UniqueDef};
 use crate::error::Error;
 use crate::item::number::Decimal;
 pub use crate::keys::key::GUARD_PREFIX;
@@ -29,14 +30,25 @@ pub(crate) const FINGERPRINT: &str = "_ddb_fingerprint";
 
 /// The value of a unique constraint, from the attribute values of its
 /// fields in order (as the item stores them): each typed and escaped as in
-/// a key, joined by `#`; `None` when one is missing or NULL (the constraint
-/// then holds no value). A list, map or set is refused.
+/// a key, a text normalised as the constraint says (see [`normalized`]),
+/// joined by `#`; `None` when one is missing or NULL (the constraint then
+/// holds no value). A list, map or set is refused.
 pub(crate) fn unique_value<'v>(
     entity: &'static str,
     unique: &UniqueDef,
     values: impl IntoIterator<Item = Option<&'v AttributeValue>>,
 ) -> Result<Option<String>, Error> {
+    Ok(composed(entity, unique, values)?.map(|(text, _)| text))
+}
+
+/// The value of `unique`, and whether a text part of it is empty.
+fn composed<'v>(
+    entity: &'static str,
+    unique: &UniqueDef,
+    values: impl IntoIterator<Item = Option<&'v AttributeValue>>,
+) -> Result<Option<(String, bool)>, Error> {
     let mut text = String::new();
+    let mut empty = false;
     for (i, value) in values.into_iter().enumerate() {
         if i > 0 {
             text.push('#');
@@ -44,8 +56,10 @@ pub(crate) fn unique_value<'v>(
         match value {
             None | Some(AttributeValue::Null(_)) => return Ok(None),
             Some(AttributeValue::S(s)) => {
+                let s = normalized(unique, s);
+                empty |= s.is_empty();
                 text.push_str("S:");
-                escape_into(s, &mut text);
+                escape_into(&s, &mut text);
             }
             Some(AttributeValue::N(n)) => {
                 text.push_str("N:");
@@ -67,7 +81,19 @@ pub(crate) fn unique_value<'v>(
             }
         }
     }
-    Ok(Some(text))
+    Ok(Some((text, empty)))
+}
+
+/// A text part of a unique value as `unique` compares it: lowercased
+/// (`ignore_case`), through the user's function (`normalize = path`), or as
+/// it is. Every guard key, lookup and duplicate check goes through here;
+/// numbers, binaries and booleans compare as they are.
+pub(crate) fn normalized<'t>(unique: &UniqueDef, text: &'t str) -> Cow<'t, str> {
+    match unique.normalize {
+        None => Cow::Borrowed(text),
+        Some(Normalize::IgnoreCase) => Cow::Owned(text.to_lowercase()),
+        Some(Normalize::Function(normalize)) => Cow::Owned(normalize(text)),
+    }
 }
 
 /// The value of `unique` an item holds.
@@ -207,6 +233,8 @@ mod tests {
         fields: &["tenant_id", "email"],
         attributes: &["tenant", "email"],
         sensitive: false,
+        normalize: None,
+        allow_empty: false,
     };
 
     #[test]
@@ -245,6 +273,43 @@ mod tests {
         assert_eq!(
             shown("_DDB#UNIQUE#User#email#S:a / _DDB#UNIQUE#User#email#S:a"),
             "_DDB#UNIQUE#User#email#…"
+        );
+    }
+
+    #[test]
+    fn a_value_is_normalised_as_its_constraint_says() {
+        let ignore_case = UniqueDef {
+            normalize: Some(Normalize::IgnoreCase),
+            ..UNIQUE
+        };
+        let (tenant, email) = (
+            AttributeValue::S("ÀCME".into()),
+            AttributeValue::S("Ada@B.c".into()),
+        );
+        let value = unique_value("User", &ignore_case, [Some(&tenant), Some(&email)]).unwrap();
+        assert_eq!(value.as_deref(), Some("S:àcme#S:ada@b.c"));
+        let plain = unique_value("User", &UNIQUE, [Some(&tenant), Some(&email)]).unwrap();
+        assert_eq!(plain.as_deref(), Some("S:ÀCME#S:Ada@B.c"));
+        fn trimmed(value: &str) -> String {
+            value.trim().to_owned()
+        }
+        let trim = UniqueDef {
+            normalize: Some(Normalize::Function(trimmed)),
+            ..UNIQUE
+        };
+        let padded = AttributeValue::S(" a#b ".into());
+        let value = unique_value("User", &trim, [Some(&padded), Some(&padded)]).unwrap();
+        assert_eq!(
+            value.as_deref(),
+            Some("S:a$cb#S:a$cb"),
+            "normalised, then escaped"
+        );
+        // Numbers are not text: as they are.
+        let number = AttributeValue::N("1.50".into());
+        let lower = AttributeValue::S("ada@b.c".into());
+        assert_eq!(
+            unique_value("User", &ignore_case, [Some(&number), Some(&email)]).unwrap(),
+            unique_value("User", &UNIQUE, [Some(&number), Some(&lower)]).unwrap()
         );
     }
 

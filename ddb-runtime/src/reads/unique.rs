@@ -11,7 +11,9 @@ use crate::keys::guard::{
 use crate::keys::key::{Key, KeyValues};
 
 /// A unique value of entity `E`, built by a generated lookup such as
-/// `User::by_email(&email)`; read it with [`Db::get_unique`].
+/// `User::by_email(&email)`; read it with [`Db::get_unique`]. The value is
+/// compared as its constraint says: under `ignore_case`,
+/// `User::by_handle(&"ADA".into())` finds the user whose handle is `Ada`.
 #[must_use = "a unique key does nothing until read with Db::get_unique"]
 pub struct UniqueKey<E> {
     position: usize,
@@ -70,7 +72,8 @@ impl<E: Entity + 'static> GetUnique<E> {
     /// The GetItem of the guard, the first of the two reads, not sent (the
     /// second names the item the guard's answer names); no request for a
     /// value that is NULL, which has no guard. The guard key shows the
-    /// value as the table stores it: a keyed hash for a `sensitive` field.
+    /// value as the table stores it: normalised as its constraint says, and
+    /// a keyed hash of that for a `sensitive` field.
     ///
     /// ```no_run
     /// # #[derive(ddb_runtime::Table)]

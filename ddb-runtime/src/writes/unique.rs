@@ -100,7 +100,8 @@ impl<E: Entity + 'static> GuardWrite<E> {
 
 /// The guard writes that take an item from the unique values of `old` (the
 /// stored item, `None` when there is none) to those of `new` (`None` for a
-/// delete): nothing for a value that stays.
+/// delete): nothing for a value that stays (values compare normalised, so
+/// a change of case under `ignore_case` moves no guard).
 pub(crate) fn guard_writes<E: Entity + 'static>(
     db: &Db,
     owner: &KeyValues,

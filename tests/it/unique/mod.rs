@@ -9,6 +9,7 @@ use ddb_runtime::{Created, Db, Entity, Error, Table};
 use serde::{Deserialize, Serialize};
 
 mod backfill;
+mod normalised;
 
 #[derive(Table)]
 #[ddb(name = "Accounts", pk = "PK", sk = "SK")]

@@ -91,7 +91,38 @@ pub struct UniqueDef {
     /// Whether a field is `#[ddb(sensitive)]`: the guard's key then holds a
     /// keyed hash of the value, never the value.
     pub sensitive: bool,
+    /// How values compare (`ignore_case`, `normalize = path`): each text
+    /// value is normalised before it is compared, hashed or looked up; the
+    /// item keeps it as entered. `None`: byte for byte.
+    pub normalize: Option<Normalize>,
+    /// `allow_empty`: an empty text value is a value like any other.
+    pub allow_empty: bool,
 }
+
+/// How the text values of a unique constraint are normalised before they
+/// are compared (`#[ddb(unique(ignore_case))]`,
+/// `#[ddb(unique(normalize = path))]`).
+#[derive(Debug, Clone, Copy)]
+pub enum Normalize {
+    /// `ignore_case`: Unicode lowercase ([`str::to_lowercase`]).
+    IgnoreCase,
+    /// `normalize = path`: the user's function.
+    Function(fn(&str) -> String),
+}
+
+/// Two functions are equal when their addresses are
+/// ([`std::ptr::fn_addr_eq`]), which one function may not always have.
+impl PartialEq for Normalize {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::IgnoreCase, Self::IgnoreCase) => true,
+            (Self::Function(a), Self::Function(b)) => std::ptr::fn_addr_eq(*a, *b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Normalize {}
 
 impl EntitySchema {
     /// The primary key's templates.

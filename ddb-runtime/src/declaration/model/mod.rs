@@ -12,7 +12,7 @@ mod lookup;
 mod table;
 
 pub use attribute::{str_eq, KeyAttribute, ScalarType, SCHEMA_VERSION_ATTRIBUTE};
-pub use entity::{EntitySchema, FieldDef, FieldRole, SearchDef, UniqueDef};
+pub use entity::{EntitySchema, FieldDef, FieldRole, Normalize, SearchDef, UniqueDef};
 pub use key::{KeyDef, Membership, MultiAttributeKey, Part, Template};
 pub use lookup::{index_attribute_type, is_global, is_key_attribute, key_types};
 pub use table::{
