@@ -32,13 +32,27 @@ pub(crate) const FINGERPRINT: &str = "_ddb_fingerprint";
 /// fields in order (as the item stores them): each typed and escaped as in
 /// a key, a text normalised as the constraint says (see [`normalized`]),
 /// joined by `#`; `None` when one is missing or NULL (the constraint then
-/// holds no value). A list, map or set is refused.
+/// holds no value). A list, map or set is refused. An empty text is a value
+/// here: reads and the release of a stored value take it as it is.
 pub(crate) fn unique_value<'v>(
     entity: &'static str,
     unique: &UniqueDef,
     values: impl IntoIterator<Item = Option<&'v AttributeValue>>,
 ) -> Result<Option<String>, Error> {
     Ok(composed(entity, unique, values)?.map(|(text, _)| text))
+}
+
+/// [`unique_value`], for a value an item takes: one with an empty text
+/// part (after normalisation) is refused, unless the constraint allows it.
+fn unique_value_taken<'v>(
+    entity: &'static str,
+    unique: &UniqueDef,
+    values: impl IntoIterator<Item = Option<&'v AttributeValue>>,
+) -> Result<Option<String>, Error> {
+    match composed(entity, unique, values)? {
+        Some((_, true)) if !unique.allow_empty => Err(empty_value(entity, unique)),
+        value => Ok(value.map(|(text, _)| text)),
+    }
 }
 
 /// The value of `unique`, and whether a text part of it is empty.
@@ -96,6 +110,41 @@ pub(crate) fn normalized<'t>(unique: &UniqueDef, text: &'t str) -> Cow<'t, str> 
     }
 }
 
+/// Refuses `value`, one attribute of `unique` an item is to hold, when it
+/// is a text that is empty after normalisation and the constraint does not
+/// allow it: what an update can check before it reads the item.
+pub(crate) fn refuse_empty_part(
+    entity: &'static str,
+    unique: &UniqueDef,
+    value: &AttributeValue,
+) -> Result<(), Error> {
+    match value {
+        AttributeValue::S(s) if !unique.allow_empty && normalized(unique, s).is_empty() => {
+            Err(empty_value(entity, unique))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// An empty value a constraint refuses: named by its constraint, never its
+/// value.
+fn empty_value(entity: &'static str, unique: &UniqueDef) -> Error {
+    let shown = if unique.normalize.is_some() {
+        "is empty once normalised"
+    } else {
+        "is empty"
+    };
+    Error::InvalidValue {
+        entity,
+        reason: format!(
+            "unique `{}` {shown}, and an empty value cannot be unique: give it a value, \
+             leave the field unset (None holds no value), or declare `allow_empty` in its \
+             #[ddb(unique(...))]",
+            unique.name
+        ),
+    }
+}
+
 /// The value of `unique` an item holds.
 pub(crate) fn unique_value_of(
     schema: &EntitySchema,
@@ -104,6 +153,17 @@ pub(crate) fn unique_value_of(
 ) -> Result<Option<String>, Error> {
     let values = unique.attributes.iter().map(|a| item.get(*a));
     unique_value(schema.entity_type, unique, values)
+}
+
+/// The value of `unique` an item takes: [`unique_value_of`], an empty one
+/// refused unless the constraint allows it.
+pub(crate) fn unique_value_taken_of(
+    schema: &EntitySchema,
+    unique: &UniqueDef,
+    item: &HashMap<String, AttributeValue>,
+) -> Result<Option<String>, Error> {
+    let values = unique.attributes.iter().map(|a| item.get(*a));
+    unique_value_taken(schema.entity_type, unique, values)
 }
 
 /// Whether a table's keys can hold guards: text partition and sort keys.
@@ -311,6 +371,51 @@ mod tests {
             unique_value("User", &ignore_case, [Some(&number), Some(&email)]).unwrap(),
             unique_value("User", &UNIQUE, [Some(&number), Some(&lower)]).unwrap()
         );
+    }
+
+    #[test]
+    fn an_empty_value_is_taken_only_when_allowed() {
+        let (empty, spaces, email) = (
+            AttributeValue::S(String::new()),
+            AttributeValue::S("  ".into()),
+            AttributeValue::S("a@b.c".into()),
+        );
+        let taken = |unique: &UniqueDef, first: &AttributeValue| {
+            unique_value_taken("User", unique, [Some(first), Some(&email)])
+        };
+        let refused = taken(&UNIQUE, &empty).unwrap_err().to_string();
+        assert!(
+            refused.contains("unique `tenant_id_email` is empty"),
+            "{refused}"
+        );
+        // Read as stored, an empty value is a value: its guard can be let go.
+        let read = unique_value("User", &UNIQUE, [Some(&empty), Some(&email)]).unwrap();
+        assert_eq!(read.as_deref(), Some("S:#S:a@b.c"));
+        assert!(taken(&UNIQUE, &spaces).is_ok(), "spaces are text");
+        fn trimmed(value: &str) -> String {
+            value.trim().to_owned()
+        }
+        let trim = UniqueDef {
+            normalize: Some(Normalize::Function(trimmed)),
+            ..UNIQUE
+        };
+        let refused = taken(&trim, &spaces).unwrap_err().to_string();
+        assert!(refused.contains("is empty once normalised"), "{refused}");
+        assert!(!refused.contains("a@b.c"), "never the value: {refused}");
+        assert!(refuse_empty_part("User", &trim, &spaces).is_err());
+        assert!(refuse_empty_part("User", &trim, &email).is_ok());
+        let allowed = UniqueDef {
+            allow_empty: true,
+            ..trim
+        };
+        assert_eq!(
+            taken(&allowed, &spaces).unwrap().as_deref(),
+            Some("S:#S:a@b.c")
+        );
+        assert!(refuse_empty_part("User", &allowed, &empty).is_ok());
+        // A NULL part holds no value, refused or not.
+        let null = AttributeValue::Null(true);
+        assert_eq!(taken(&UNIQUE, &null).unwrap(), None);
     }
 
     #[test]

@@ -12,7 +12,9 @@ use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
 use crate::item::timestamp::expired;
 use crate::item::Item;
-use crate::keys::guard::{guard_item, unique_guard_key, unique_value_of, OWNER_PK, OWNER_SK};
+use crate::keys::guard::{
+    guard_item, unique_guard_key, unique_value_of, unique_value_taken_of, OWNER_PK, OWNER_SK,
+};
 use crate::keys::key::{Key, KeyValues};
 
 use super::item::has_unique;
@@ -101,7 +103,8 @@ impl<E: Entity + 'static> GuardWrite<E> {
 /// The guard writes that take an item from the unique values of `old` (the
 /// stored item, `None` when there is none) to those of `new` (`None` for a
 /// delete): nothing for a value that stays (values compare normalised, so
-/// a change of case under `ignore_case` moves no guard).
+/// a change of case under `ignore_case` moves no guard). An empty value
+/// `new` takes is refused, unless its constraint allows it.
 pub(crate) fn guard_writes<E: Entity + 'static>(
     db: &Db,
     owner: &KeyValues,
@@ -111,13 +114,16 @@ pub(crate) fn guard_writes<E: Entity + 'static>(
     let schema = &E::SCHEMA;
     let mut writes = Vec::new();
     for unique in schema.unique {
-        let value = |item: Option<&Item>| -> Result<Option<String>> {
-            Ok(match item {
-                Some(item) => unique_value_of(schema, unique, item)?,
-                None => None,
-            })
+        // The value let go is read as stored; the value taken must be one
+        // the constraint accepts (an empty one only under `allow_empty`).
+        let before = match old {
+            Some(item) => unique_value_of(schema, unique, item)?,
+            None => None,
         };
-        let (before, after) = (value(old)?, value(new)?);
+        let after = match new {
+            Some(item) => unique_value_taken_of(schema, unique, item)?,
+            None => None,
+        };
         if before == after {
             // A guard expires with its item: a new time to live moves it.
             if let (Some(value), true) = (&after, expires_differently::<E>(old, new)) {
@@ -344,6 +350,17 @@ pub(crate) fn same_values(a: Option<&Item>, b: Option<&Item>, attributes: &[&str
             .all(|attribute| a.get(*attribute) == b.get(*attribute)),
         _ => false,
     }
+}
+
+/// Refuses `item`, which an entity write is to store, when it holds a
+/// unique value its constraint refuses (an empty one without
+/// `allow_empty`), before anything is sent.
+pub(crate) fn check_unique_values<E: Entity>(item: &Item) -> Result<()> {
+    let schema = &E::SCHEMA;
+    for unique in schema.unique {
+        unique_value_taken_of(schema, unique, item)?;
+    }
+    Ok(())
 }
 
 /// A batch cannot keep unique values: refused before sending.

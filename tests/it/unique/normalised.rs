@@ -1,6 +1,8 @@
 //! Unique values that compare normalised (`ignore_case`, `normalize =
 //! path`): the item keeps the value as entered, its guard holds the
-//! normalised one, and every write, lookup and backfill compares by it.
+//! normalised one, and every write, lookup and backfill compares by it. An
+//! empty value is refused before anything is sent, unless the constraint
+//! allows it.
 
 use std::collections::BTreeMap;
 
@@ -39,6 +41,26 @@ pub struct Team {
 
 fn trimmed(name: &str) -> String {
     name.trim().to_owned()
+}
+
+/// A guild: one per motto, the empty motto included.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Accounts, entity = "Guild", pk = "GUILD#{id}", sk = "GUILD")]
+pub struct Guild {
+    pub id: String,
+    #[ddb(unique(allow_empty))]
+    pub motto: String,
+}
+
+/// A seat: per venue, one per label whatever its case; the venue and the
+/// label are both needed.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Accounts, entity = "Seat", pk = "SEAT#{id}", sk = "SEAT")]
+#[ddb(unique(venue, label, ignore_case))]
+pub struct Seat {
+    pub id: String,
+    pub venue: String,
+    pub label: String,
 }
 
 /// A citizen: the email is personal data, unique whatever its case.
@@ -245,6 +267,108 @@ async fn a_normalize_function_decides_what_compares_equal() {
         .await
         .unwrap();
     assert_eq!(found, Some(team("1", "  Rovers ")));
+    // Only spaces are empty once trimmed: refused, nothing written.
+    match db.create(&team("3", "   ")).send().await {
+        Err(Error::InvalidValue {
+            entity: "Team",
+            reason,
+        }) => assert!(reason.contains("unique `name`"), "{reason}"),
+        other => panic!("expected the empty name refused, got {other:?}"),
+    }
+    assert_eq!(guards(&db).await.len(), 2);
+    assert_eq!(stored(&db, "TEAM#3", "TEAM", "name").await, None);
+}
+
+#[tokio::test]
+async fn an_empty_value_is_refused_before_anything_is_sent() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
+    let refused = |result: Result<_, Error>| match result {
+        Err(Error::InvalidValue {
+            entity: "Player",
+            reason,
+        }) => {
+            assert!(reason.contains("unique `handle` is empty"), "{reason}");
+            assert!(reason.contains("allow_empty"), "{reason}");
+        }
+        other => panic!("expected the empty handle refused, got {other:?}"),
+    };
+    refused(through.create(&player("1", "")).send().await.map(|_| ()));
+    refused(through.put(&player("1", "")).send().await.map(|_| ()));
+    refused(
+        through
+            .transact_write()
+            .create(&player("1", ""))
+            .send()
+            .await
+            .map(|_| ()),
+    );
+    let sent = ["GetItem", "PutItem", "UpdateItem", "TransactWriteItems"];
+    assert!(
+        sent.iter().all(|target| proxy.seen(target) == 0),
+        "nothing was sent"
+    );
+    assert!(ddb_tests::scan_raw::<Accounts>(&db).await.is_empty());
+    // An update setting it is refused before it reads the item.
+    db.create(&player("1", "ada")).send().await.unwrap();
+    let key = Player::key(&"1".to_string()).unwrap();
+    refused(
+        through
+            .update(key)
+            .set(Player::fields().handle, String::new())
+            .send()
+            .await
+            .map(|_| ()),
+    );
+    assert!(sent.iter().all(|target| proxy.seen(target) == 0));
+    assert_eq!(
+        stored(&db, "PLAYER#1", "PROFILE", "handle")
+            .await
+            .as_deref(),
+        Some("ada")
+    );
+    // Of several fields, one empty part is enough.
+    let seat = |id: &str, venue: &str, label: &str| Seat {
+        id: id.into(),
+        venue: venue.into(),
+        label: label.into(),
+    };
+    for (venue, label) in [("hall", ""), ("", "A1"), ("", "")] {
+        match db.create(&seat("1", venue, label)).send().await {
+            Err(Error::InvalidValue {
+                entity: "Seat",
+                reason,
+            }) => assert!(reason.contains("unique `venue_label`"), "{reason}"),
+            other => panic!("expected ({venue:?}, {label:?}) refused, got {other:?}"),
+        }
+    }
+    db.create(&seat("1", "Hall", "a1")).send().await.unwrap();
+    taken(
+        db.create(&seat("2", "hall", "A1")).send().await,
+        "Seat",
+        "venue_label",
+    );
+}
+
+#[tokio::test]
+async fn an_empty_value_is_a_value_under_allow_empty() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let guild = |id: &str, motto: &str| Guild {
+        id: id.into(),
+        motto: motto.into(),
+    };
+    db.create(&guild("1", "")).send().await.unwrap();
+    assert_eq!(
+        guards(&db).await,
+        owners(&[("_DDB#UNIQUE#Guild#motto#S:", "GUILD#1 / GUILD")])
+    );
+    taken(db.create(&guild("2", "")).send().await, "Guild", "motto");
+    let found = db
+        .get_unique(Guild::by_motto(&String::new()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(found, Some(guild("1", "")));
 }
 
 #[tokio::test]

@@ -96,6 +96,8 @@ pub struct UniqueDef {
     /// item keeps it as entered. `None`: byte for byte.
     pub normalize: Option<Normalize>,
     /// `allow_empty`: an empty text value is a value like any other.
+    /// Without it, a write of an item whose value has an empty text part
+    /// (after normalisation) is refused.
     pub allow_empty: bool,
 }
 

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
 use crate::item::timestamp::expired;
 use crate::item::Item;
+use crate::keys::guard::refuse_empty_part;
 use crate::keys::key::KeyValues;
 use crate::writes::guarded::write_guarded;
 use crate::writes::item::{stored_version, version_attribute, version_is};
@@ -152,12 +153,21 @@ fn absent_key_attributes<E: Entity>(item: &Item) -> Vec<&'static str> {
 }
 
 /// Only a SET or a REMOVE can change a guarded attribute: the others would
-/// be applied to the value read by ddb's own arithmetic, not DynamoDB's.
+/// be applied to the value read by ddb's own arithmetic, not DynamoDB's. A
+/// SET of a value a constraint refuses (an empty one) is refused before
+/// the item is read.
 pub(super) fn sets_or_removes<E: Entity>(op: Op) -> Result<Op> {
     let guarded = guarded_attributes::<E>();
     let name = op.attribute();
     match op {
-        Op::Set(..) | Op::Remove(_) => Ok(op),
+        Op::Set(attribute, ref value) => {
+            let constraints = E::SCHEMA.unique.iter();
+            for unique in constraints.filter(|u| u.attributes.contains(&attribute)) {
+                refuse_empty_part(E::SCHEMA.entity_type, unique, value)?;
+            }
+            Ok(op)
+        }
+        Op::Remove(_) => Ok(op),
         _ if guarded.contains(&name) => Err(Error::InvalidUpdate {
             entity: E::SCHEMA.entity_type,
             reason: format!(
