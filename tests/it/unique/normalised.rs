@@ -460,3 +460,28 @@ async fn a_backfill_finds_values_that_differ_only_in_case_held_twice() {
         Some("Ada")
     );
 }
+
+#[tokio::test]
+async fn a_backfill_reports_a_stored_empty_value() {
+    use before_ignore_case::Nick as Before;
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let before = |id: &str, nick: &str| Before {
+        id: id.into(),
+        nick: nick.into(),
+    };
+    db.put(&before("1", "Ada")).send().await.unwrap();
+    db.put(&before("2", "")).send().await.unwrap();
+    match db.backfill::<Nick>().send().await {
+        Err(Error::IndexKeyViolations { violations, .. }) => {
+            assert_eq!(violations.len(), 1, "{violations:?}");
+            assert_eq!(violations[0].key, "NICK#2 / NICK");
+            assert_eq!(violations[0].attribute, "unique");
+            assert!(
+                violations[0].reason.contains("unique `nick` is empty"),
+                "{violations:?}"
+            );
+        }
+        other => panic!("expected the empty nick reported, got {other:?}"),
+    }
+    assert!(guards(&db).await.is_empty(), "nothing was written");
+}
