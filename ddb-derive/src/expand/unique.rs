@@ -53,8 +53,11 @@ fn normalize(unique: &Unique) -> TokenStream {
     let p = quote!(::ddb_runtime::__private);
     match (&unique.normalize, &unique.ignore_case) {
         (Some(function), _) => {
+            // Every token at the path, so a type error is reported there.
             let path = &function.value;
-            let normalize = quote_spanned!(path.span()=> #p::Normalize::Function(#path));
+            let normalize = quote_spanned!(path.span()=>
+                ::ddb_runtime::__private::Normalize::Function(#path)
+            );
             quote!(::core::option::Option::Some(#normalize))
         }
         (None, Some(_)) => quote!(::core::option::Option::Some(#p::Normalize::IgnoreCase)),

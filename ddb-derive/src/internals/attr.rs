@@ -175,7 +175,12 @@ fn parse_unique(cx: &Ctxt, meta: &ParseNestedMeta, with_fields: bool) -> syn::Re
     } else {
         "a field's unique(...)"
     };
-    meta.parse_nested_meta(|inner| {
+    // `unique()` is read as empty (and reported by the rules), where
+    // `parse_nested_meta` would refuse it as a syntax error.
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let content: proc_macro2::TokenStream = content.parse()?;
+    let each = syn::meta::parser(|inner| {
         let path = &inner.path;
         let bare = inner.input.is_empty() || inner.input.peek(syn::Token![,]);
         if path.is_ident(IGNORE_CASE) || path.is_ident(ALLOW_EMPTY) {
@@ -208,7 +213,8 @@ fn parse_unique(cx: &Ctxt, meta: &ParseNestedMeta, with_fields: bool) -> syn::Re
             unknown(cx, &inner, place, UNIQUE_KEYS)?;
         }
         Ok(())
-    })?;
+    });
+    syn::parse::Parser::parse2(each, content)?;
     Ok(unique)
 }
 
