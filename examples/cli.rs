@@ -1,7 +1,7 @@
 //! The store's command line: the single-table design with its seed as
 //! samples, as `examples/store_cli` runs it and the tests drive it.
 
-use ddb_runtime::cli::Cli;
+use ddb_cli::Cli;
 use ddb_runtime::Db;
 
 use crate::single_table as store;

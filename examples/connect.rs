@@ -3,7 +3,7 @@
 use aws_config::BehaviorVersion;
 use aws_sdk_dynamodb::config::Credentials;
 use aws_sdk_dynamodb::Client;
-use ddb_runtime::local::{LocalDynamoDb, ENDPOINT_VAR};
+use ddb_local::{LocalDynamoDb, ENDPOINT_VAR};
 
 /// Set to `1` to run against real DynamoDB with the standard AWS environment
 /// (credentials, `AWS_REGION`, `AWS_PROFILE`, ...).

@@ -134,11 +134,7 @@ pub fn workbench_model() -> ddb_runtime::Result<serde_json::Value> {
         samples.push((&separate_tables::Order::SCHEMA, order.to_item()?));
     }
     samples.push((&separate_tables::OrderItem::SCHEMA, lines[0].to_item()?));
-    Ok(ddb_runtime::schema::workbench(
-        "Online store",
-        &entities,
-        &samples,
-    ))
+    Ok(ddb_tools::workbench("Online store", &entities, &samples))
 }
 
 /// Whether two Workbench models are the same but for the dates they were

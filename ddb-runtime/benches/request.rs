@@ -4,7 +4,8 @@
 //! serialization, signing and orchestration, and ddb's) for one operation,
 //! next to the hand-written SDK call that sends the same request.
 //!
-//! `cargo bench -p ddb-runtime --features time --bench request`. Before
+//! `cargo bench -p ddb-runtime --features time --bench request` (with
+//! `--features time,cache`, a hit of the read-through cache too). Before
 //! measuring, each pair's two requests are compared: their JSON bodies must
 //! be equal, so both sides do the same work on the wire. It then prints the
 //! allocations each side makes per request, counted by this binary's global
@@ -589,6 +590,19 @@ fn bench(c: &mut Criterion) {
         };
     }
     for_each_pair!(measure);
+    // A hit of the read-through cache sends nothing: its cost is the
+    // client's alone, next to the GetItem it saves.
+    #[cfg(feature = "cache")]
+    {
+        let limits =
+            ddb_runtime::cache::CacheLimits::new(1000, std::time::Duration::from_secs(3600));
+        let cache = db.cache::<Order>(limits);
+        let key = Order::key(&order.customer_id, &order.placed_at, &order.order_id).unwrap();
+        runtime.block_on(cache.get(key.clone())).unwrap();
+        group.bench_function("GetItem: ddb cache hit", |b| {
+            b.to_async(&runtime).iter(|| cache.get(key.clone()))
+        });
+    }
     group.finish();
 }
 

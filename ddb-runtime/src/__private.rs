@@ -53,3 +53,14 @@ pub use crate::reads::query::{
 pub use crate::reads::scan::Scannable;
 pub use crate::reads::search::{vector_search, VectorSearch};
 pub use crate::reads::unique::{unique_key, UniqueKey};
+
+/// What `ddb-tools` reads of the runtime beside its public API: the guard
+/// keys IAM scopes, key text as a key writes it, and the JSON forms and
+/// comparison the templates share with `create_table` and `plan_sync`.
+pub mod tools {
+    pub use crate::keys::guard::{idempotency_guard_prefix, unique_guard_prefix, unique_value_of};
+    pub use crate::keys::segment::escape_into;
+    pub use crate::schema_json::{attribute_definition, key_schema, projection as projection_json};
+    pub use crate::tables::projection::projection;
+    pub use crate::tables::sync::compare;
+}

@@ -2,7 +2,7 @@
 //!
 //! Declare a table and the entities stored in it; ddb checks the key templates
 //! at compile time, writes keys that sort and never collide, and builds the
-//! table schema and the access-pattern report from the same declarations.
+//! table schema from the same declarations.
 //!
 //! ```
 //! use ddb_runtime::{Entity, KeySegment, Table};
@@ -56,12 +56,23 @@
 //!
 //! | feature | what it adds |
 //! |---|---|
-//! | `local` | `ddb_runtime::local`: an in-process DynamoDB-compatible server (Dynoxide, SQLite) for tests and local development, and the fault-injecting proxy. Never needed in production. |
+//! | `cache` | `ddb_runtime::cache`: a typed read-through cache per entity, let go of by the same `Db`'s writes and by stream records. |
 //! | `time` | `time::OffsetDateTime` as a key segment and a timestamp field (`created_at`, `updated_at`, `ttl`), and `Timestamp`'s conversions from it. |
 //! | `chrono` | `chrono::DateTime<Utc>` as a key segment and a timestamp field, as `time`. |
 //! | `uuid` | `uuid::Uuid` as a key segment. |
 //! | `ulid` | `ulid::Ulid` as a key segment (sorts by creation time). |
 //! | `lambda` | `ddb_runtime::stream`: typed DynamoDB Streams records from AWS Lambda events (`aws_lambda_events`). |
+//! | `local` | deprecated: `ddb_runtime::local`, the `ddb-local` crate under its former path. |
+//!
+//! ## Crates
+//!
+//! A service depends on `ddb-runtime` alone. Beside it:
+//!
+//! | crate | what it is | where |
+//! |---|---|---|
+//! | `ddb-local` | an in-process DynamoDB-compatible server (Dynoxide, SQLite) and a fault-injecting proxy | `[dev-dependencies]` |
+//! | `ddb-tools` | CloudFormation, Terraform and NoSQL Workbench exports, drift, IAM policies, cost, access-pattern and hot-partition reports | a build script, a test, a tool |
+//! | `ddb-cli` | a command line built with the application's own declarations | a `src/bin/ddb.rs` |
 //!
 //! Every `#[ddb(...)]` attribute is described in [`attributes`].
 #![warn(missing_docs)]
@@ -71,10 +82,10 @@
 // The folders are the layers, each using only those below it (see
 // ARCHITECTURE.md): the declarations; the item and its values; keys;
 // expressions; telemetry; the transport (the one send route, its recorded
-// attempts, dry runs); the handle; reads and writes; the schema
-// (CreateTable, sync, report, IAM, cost, the infrastructure-as-code exports
-// and drift); evolution (migrations, backfill); and on top, the command line
-// (feature `cli`). The public paths below are a facade over them.
+// attempts, dry runs); the handle; reads and writes; the table (CreateTable,
+// sync); evolution (migrations, backfill). The public paths below are a
+// facade over them. The tooling over the declarations is the `ddb-tools`
+// crate, the command line `ddb-cli`.
 mod db;
 mod declaration;
 mod entity;
@@ -92,11 +103,15 @@ mod writes;
 
 #[doc = include_str!("attributes.md")]
 pub mod attributes {}
-#[cfg(feature = "cli")]
-#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
-pub mod cli;
+/// The local DynamoDB and fault proxy, under their former path: they are
+/// the `ddb-local` crate now.
 #[cfg(feature = "local")]
-pub mod local;
+#[deprecated(
+    note = "moved to the `ddb-local` crate: add `ddb-local` to [dev-dependencies] and use `ddb_local::...`"
+)]
+pub mod local {
+    pub use ddb_local::*;
+}
 #[cfg(feature = "lambda")]
 pub mod stream;
 
@@ -144,6 +159,12 @@ pub mod model {
         SearchDef, StreamView, TableDef, Template, UniqueDef, VectorIndexDef,
         MAX_VECTOR_DIMENSIONS,
     };
+
+    /// An index's projection: renamed [`IndexProjection`].
+    #[deprecated(
+        note = "renamed to `model::IndexProjection`; `Projection` is the projection-type trait"
+    )]
+    pub type Projection = IndexProjection;
 }
 
 /// Conditions over an entity's attributes, for filters and conditional
@@ -270,23 +291,25 @@ pub mod write {
     pub use crate::writes::written::Written;
 }
 
-/// The schema from code: CreateTable input, create-if-missing, sync, the
-/// access-pattern report, the IAM policy and the cost estimate, the
-/// CloudFormation, Terraform and NoSQL Workbench exports and the drift of a
-/// template, all from the `Table` and `Entity` declarations; and the
-/// backfill that brings stored items in line with the indexes the code
-/// declares.
+/// The table from code: CreateTable input, create-if-missing and sync, from
+/// the `Table` and `Entity` declarations; and the backfill that brings
+/// stored items in line with the indexes the code declares. The
+/// CloudFormation, Terraform and NoSQL Workbench exports, drift, the IAM
+/// policy, the cost estimate and the access-pattern and hot-partition
+/// reports are the `ddb-tools` crate.
 pub mod schema {
     pub use crate::evolution::backfill::{
         Backfill, Checkpoint, IndexKeyViolation, Progress, UniqueDuplicate, MAX_SEGMENTS,
     };
     pub use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
     pub use crate::tables::{
-        access_pattern_report, cloudformation, cloudformation_yaml, cost, create_table_if_missing,
-        create_table_input, drift, hot_partition_report, iam, key_attributes, logical_id,
-        plan_sync, sync_table, terraform, workbench, Billing, Deployment, SyncChange, SyncPlan,
-        TableCreated, Template,
+        create_table_if_missing, create_table_input, key_attributes, plan_sync, sync_table,
+        SyncChange, SyncPlan, TableCreated,
     };
+
+    /// What `create_table_if_missing` did: renamed [`TableCreated`].
+    #[deprecated(note = "renamed to `schema::TableCreated`; `Created` is a create's outcome")]
+    pub type Created = TableCreated;
 }
 
 // The README's Rust examples compile as doc tests.

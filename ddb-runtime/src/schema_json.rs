@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::{AttributeDefinition, KeySchemaElement, Projection}
 use serde_json::{json, Value};
 
 /// `KeySchema`: each key attribute's name and type (`HASH`, `RANGE`).
-pub(crate) fn key_schema(schema: &[KeySchemaElement]) -> Value {
+pub fn key_schema(schema: &[KeySchemaElement]) -> Value {
     schema
         .iter()
         .map(|k| json!({ "AttributeName": k.attribute_name(), "KeyType": k.key_type().as_str() }))
@@ -15,7 +15,7 @@ pub(crate) fn key_schema(schema: &[KeySchemaElement]) -> Value {
 
 /// `Projection`: its type (`ALL` when none is given, DynamoDB's default
 /// for a table's own reads) and the attributes an `INCLUDE` lists.
-pub(crate) fn projection(projection: Option<&Projection>) -> Value {
+pub fn projection(projection: Option<&Projection>) -> Value {
     let kind = projection
         .and_then(Projection::projection_type)
         .map_or("ALL", |t| t.as_str());
@@ -29,7 +29,7 @@ pub(crate) fn projection(projection: Option<&Projection>) -> Value {
 }
 
 /// One of `AttributeDefinitions`: an attribute's name and scalar type.
-pub(crate) fn attribute_definition(definition: &AttributeDefinition) -> Value {
+pub fn attribute_definition(definition: &AttributeDefinition) -> Value {
     json!({
         "AttributeName": definition.attribute_name(),
         "AttributeType": definition.attribute_type().as_str(),

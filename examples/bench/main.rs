@@ -282,7 +282,7 @@ fn created() -> std::sync::MutexGuard<'static, Vec<String>> {
 
 /// A fresh copy of the store's table, for one side of one round.
 async fn fresh_table(client: &Client) -> Result<String, BoxError> {
-    let name = ddb_runtime::local::unique_table_name("Bench");
+    let name = ddb_local::unique_table_name("Bench");
     // Kept before it is asked for: a table whose creation failed after
     // DynamoDB took it is deleted too.
     created().push(name.clone());
@@ -796,7 +796,7 @@ async fn run_raw(
                             .put(put)
                             .build(),
                     )
-                    .client_request_token(ddb_runtime::local::unique_table_name("t"))
+                    .client_request_token(ddb_local::unique_table_name("t"))
                     .set_return_consumed_capacity(indexes())
                     .send()
                     .await?;

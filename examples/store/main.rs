@@ -215,10 +215,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     );
     println!("Access patterns (generated from the declarations)\n");
-    println!(
-        "{}",
-        ddb_runtime::schema::access_pattern_report(&store::ENTITIES)
-    );
+    println!("{}", ddb_tools::access_pattern_report(&store::ENTITIES));
 
     // What each entity's writes and each page of reads cost, from the seed.
     let (customers, orders, lines) = store::seed_entities();
@@ -229,12 +226,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         (&store::OrderItem::SCHEMA, lines[0].to_item()?),
     ];
     println!("Capacity per access pattern (from seed items)\n");
-    println!("{}", ddb_runtime::schema::cost::cost_report(&samples, 100));
+    println!("{}", ddb_tools::cost::cost_report(&samples, 100));
 
     // Least privilege for a customer acting on their own data: the
     // partitions of their customer id (an IAM principal tag), and what IAM
     // cannot scope left out.
-    use ddb_runtime::schema::iam::{Access, PolicyBuilder};
+    use ddb_tools::iam::{Access, PolicyBuilder};
     let policy = PolicyBuilder::new(format!(
         "arn:aws:dynamodb:*:*:table/{}",
         Ecommerce::DEF.name

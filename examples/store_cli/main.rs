@@ -6,5 +6,5 @@
 
 #[tokio::main]
 async fn main() {
-    ddb_runtime::cli::run_cli(ddb_examples::cli::store()).await
+    ddb_cli::run_cli(ddb_examples::cli::store()).await
 }

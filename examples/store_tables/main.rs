@@ -214,9 +214,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     );
     println!("Access patterns (generated from the declarations)\n");
-    println!(
-        "{}",
-        ddb_runtime::schema::access_pattern_report(&store::ENTITIES)
-    );
+    println!("{}", ddb_tools::access_pattern_report(&store::ENTITIES));
     Ok(())
 }

@@ -2,10 +2,10 @@
 //! subcommand against the in-process server, each read-only one checked
 //! against the library call it prints, exit codes CI can act on.
 
+use ddb_cli::{run, Cli, Io};
 use ddb_examples::single_table::{self as store, Ecommerce};
-use ddb_runtime::cli::{run, Cli, Io};
-use ddb_runtime::schema::{self, Deployment};
 use ddb_runtime::{Db, Table};
+use ddb_tools::Deployment;
 use serde_json::Value;
 
 /// What a run printed and returned.
@@ -39,7 +39,7 @@ async fn ran(cli: &Cli, args: &[&str]) -> Ran {
 /// The store's command line on a table of this test's own, not yet
 /// created.
 fn connected() -> (Cli, Db) {
-    let name = ddb_runtime::local::unique_table_name("Ecommerce");
+    let name = ddb_local::unique_table_name("Ecommerce");
     let db = Db::new(ddb_tests::client()).with_table_name::<Ecommerce>(name);
     let handed = db.clone();
     let cli = ddb_examples::cli::design().connect(move || {
@@ -112,7 +112,7 @@ async fn report_prints_the_access_patterns_and_their_cost() {
     assert_eq!(report.code, 0, "{}", report.err);
     assert!(report
         .out
-        .starts_with(&schema::access_pattern_report(&store::ENTITIES)));
+        .starts_with(&ddb_tools::access_pattern_report(&store::ENTITIES)));
     assert!(
         report.out.contains("| Entity | Item size | Write (WCU)"),
         "{}",
@@ -268,11 +268,14 @@ async fn the_exports_print_what_the_library_generates() {
     let cfn = ran(&cli, &["cloudformation"]).await;
     assert_eq!(
         json(&cfn.out),
-        schema::cloudformation(&tables, &Deployment::default())
+        ddb_tools::cloudformation(&tables, &Deployment::default())
     );
     let yaml = ran(&cli, &["cloudformation", "--yaml", "--deletion-protection"]).await;
     let protected = Deployment::default().deletion_protection(true);
-    assert_eq!(yaml.out, schema::cloudformation_yaml(&tables, &protected));
+    assert_eq!(
+        yaml.out,
+        ddb_tools::cloudformation_yaml(&tables, &protected)
+    );
     let tf = ran(
         &cli,
         &[
@@ -284,9 +287,9 @@ async fn the_exports_print_what_the_library_generates() {
     )
     .await;
     let provisioned = Deployment::default()
-        .billing(schema::Billing::Provisioned { read: 5, write: 2 })
+        .billing(ddb_tools::Billing::Provisioned { read: 5, write: 2 })
         .point_in_time_recovery(false);
-    assert_eq!(json(&tf.out), schema::terraform(&tables, &provisioned));
+    assert_eq!(json(&tf.out), ddb_tools::terraform(&tables, &provisioned));
     let workbench = ran(&cli, &["workbench"]).await;
     let model = json(&workbench.out);
     assert_eq!(model["ModelName"], "Online store");
@@ -304,14 +307,14 @@ async fn drift_exits_1_on_drift_and_0_on_a_template_in_line() {
     let cli = ddb_examples::cli::design();
     let dir = std::env::temp_dir().join(format!("ddb-cli-drift-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let generated = schema::cloudformation_yaml(&[&Ecommerce::DEF], &Deployment::default());
+    let generated = ddb_tools::cloudformation_yaml(&[&Ecommerce::DEF], &Deployment::default());
     let in_line = dir.join("in_line.yaml");
     std::fs::write(&in_line, &generated).unwrap();
     let same = ran(&cli, &["drift", in_line.to_str().unwrap()]).await;
     assert_eq!(same.code, 0, "{}{}", same.out, same.err);
     assert_eq!(same.out, "Ecommerce: in line with the code\n");
 
-    let mut edited = schema::terraform(&[&Ecommerce::DEF], &Deployment::default());
+    let mut edited = ddb_tools::terraform(&[&Ecommerce::DEF], &Deployment::default());
     let table = &mut edited["resource"]["aws_dynamodb_table"]["Ecommerce"];
     table["global_secondary_index"]
         .as_array_mut()

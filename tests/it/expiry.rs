@@ -52,7 +52,7 @@ async fn creating_the_table_enables_its_time_to_live() {
         ),
         "{ttl:?}"
     );
-    let report = ddb_runtime::schema::access_pattern_report(&[&Lease::SCHEMA]);
+    let report = ddb_tools::access_pattern_report(&[&Lease::SCHEMA]);
     assert!(report.contains("time to live `expiresAt`"), "{report}");
 }
 

@@ -5,8 +5,8 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use ddb_examples::single_table::{Customer, Ecommerce, Order, OrderItem};
 use ddb_examples::{CustomerId, OrderId, OrderStatus};
-use ddb_runtime::schema::iam::{Access, PolicyBuilder, PolicyError};
 use ddb_runtime::Entity;
+use ddb_tools::iam::{Access, PolicyBuilder, PolicyError};
 use serde_json::Value;
 
 const TABLE: &str = "arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce";
@@ -641,7 +641,7 @@ fn a_policy_holds_only_the_characters_iam_accepts() {
 /// against where it goes.
 #[test]
 fn a_policy_larger_than_iam_takes_is_refused() {
-    use ddb_runtime::schema::iam::{MANAGED_POLICY_LIMIT, ROLE_INLINE_POLICY_LIMIT};
+    use ddb_tools::iam::{MANAGED_POLICY_LIMIT, ROLE_INLINE_POLICY_LIMIT};
     assert_eq!(
         (MANAGED_POLICY_LIMIT, ROLE_INLINE_POLICY_LIMIT),
         (6_144, 10_240)

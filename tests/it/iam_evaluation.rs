@@ -13,8 +13,8 @@ use std::collections::HashMap;
 
 use ddb_examples::single_table::{Customer, Ecommerce, OpenOrder, Order, OrderItem};
 use ddb_examples::{CustomerId, OrderId, OrderStatus, ProductId};
-use ddb_runtime::schema::iam::{maintenance_policy, Access, PolicyBuilder};
 use ddb_runtime::{Entity, Projection, Table};
+use ddb_tools::iam::{maintenance_policy, Access, PolicyBuilder};
 use serde_json::Value;
 
 const ARN: &str = "arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce";

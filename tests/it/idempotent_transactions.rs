@@ -235,6 +235,7 @@ async fn concurrent_tries_of_one_purchase_charge_once() {
 /// charged, and the nine others are told their debit failed.
 #[tokio::test]
 async fn concurrent_purchases_charge_only_what_the_coins_allow() {
+    ddb_tests::requires!(SerializableTransactions);
     let db = shop(&[("eve", 7 * 50)]).await;
     let tries = (0..16).map(|i| {
         let db = db.clone();

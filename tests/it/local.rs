@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::types::{
     ScalarAttributeType,
 };
 use aws_sdk_dynamodb::Client;
-use ddb_runtime::local::{unique_table_name, LocalDynamoDb, ENDPOINT_VAR};
+use ddb_local::{unique_table_name, LocalDynamoDb, ENDPOINT_VAR};
 
 async fn create_plain_table(client: &Client, name: &str) {
     client
@@ -157,7 +157,7 @@ async fn ddb_endpoint_is_honoured() {
 async fn users_inject_faults_into_their_own_tests() {
     use ddb_examples::single_table::{Customer, Ecommerce};
     use ddb_examples::CustomerId;
-    use ddb_runtime::local::{Fault, FaultProxy};
+    use ddb_local::{Fault, FaultProxy};
 
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let proxy = FaultProxy::start(ddb_tests::local().endpoint())

@@ -50,6 +50,7 @@ mod transactions;
 mod transport;
 mod unique;
 mod updates;
+mod upgrade;
 mod upsert;
 mod vector;
 mod writes;

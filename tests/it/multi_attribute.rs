@@ -342,7 +342,7 @@ async fn a_field_stored_otherwise_than_its_key_form_is_refused() {
 
 #[test]
 fn the_report_shows_the_query_and_who_keeps_the_index() {
-    let report = ddb_runtime::schema::access_pattern_report(&[&Event::SCHEMA]);
+    let report = ddb_tools::access_pattern_report(&[&Event::SCHEMA]);
     assert!(
         report.contains(
             "| Event | by_region | Query | RegionTime | tenant = {tenant}, region = {region}, sorted by ts, seq | eventual |"

@@ -6,8 +6,8 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use ddb_runtime::schema::iam::{Access, PolicyBuilder};
 use ddb_runtime::{Entity, Error, Table};
+use ddb_tools::iam::{Access, PolicyBuilder};
 use futures::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
@@ -397,20 +397,17 @@ async fn consumed_capacity_is_reported_when_asked() {
 
 #[test]
 fn the_report_lists_a_declared_scan_as_growing_with_the_table() {
-    let report = ddb_runtime::schema::access_pattern_report(&[&Member::SCHEMA]);
+    let report = ddb_tools::access_pattern_report(&[&Member::SCHEMA]);
     let row = report
         .lines()
         .find(|line| line.starts_with("| Member | scan |"))
         .unwrap_or_else(|| panic!("no scan row: {report}"));
     assert!(row.contains("| Scan (grows with the table"), "{row}");
-    let undeclared = ddb_runtime::schema::access_pattern_report(&[
-        &ddb_examples::single_table::Customer::SCHEMA,
-    ]);
+    let undeclared =
+        ddb_tools::access_pattern_report(&[&ddb_examples::single_table::Customer::SCHEMA]);
     assert!(!undeclared.contains("| Scan"), "{undeclared}");
-    let cost = ddb_runtime::schema::cost::cost_report(
-        &[(&Member::SCHEMA, member(1).to_item().unwrap())],
-        100,
-    );
+    let cost =
+        ddb_tools::cost::cost_report(&[(&Member::SCHEMA, member(1).to_item().unwrap())], 100);
     assert!(cost.contains("Member is scanned"), "{cost}");
 }
 

@@ -3,8 +3,9 @@
 
 use aws_sdk_dynamodb::types::{KeyType, ProjectionType, ScalarAttributeType};
 use ddb_examples::{separate_tables as sep, single_table as one};
-use ddb_runtime::schema::{access_pattern_report, create_table_if_missing, TableCreated};
+use ddb_runtime::schema::{create_table_if_missing, TableCreated};
 use ddb_runtime::{Entity, Table};
+use ddb_tools::access_pattern_report;
 
 #[tokio::test]
 async fn single_table_schema_creates_a_real_table() {
@@ -269,7 +270,7 @@ async fn sync_brings_a_table_in_line_with_the_code() {
     assert_eq!(after.differences, plan.differences);
 
     // A table that does not exist is created.
-    let missing = ddb_runtime::local::unique_table_name("Evolving");
+    let missing = ddb_local::unique_table_name("Evolving");
     let plan = plan_sync(&client, &EvolvingV2::DEF, &missing)
         .await
         .unwrap();
@@ -525,7 +526,7 @@ async fn a_global_index_added_to_a_provisioned_table_gets_its_throughput() {
     struct Provisioned;
 
     let client = ddb_tests::client();
-    let name = ddb_runtime::local::unique_table_name("provisioned");
+    let name = ddb_local::unique_table_name("provisioned");
     let attribute = |name: &str| {
         AttributeDefinition::builder()
             .attribute_name(name)

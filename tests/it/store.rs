@@ -15,7 +15,7 @@ async fn single_table() -> Db {
     let client = ddb_tests::client();
     let db = Db::new(client)
         .with_return_consumed_capacity()
-        .with_table_name::<one::Ecommerce>(ddb_runtime::local::unique_table_name("Ecommerce"));
+        .with_table_name::<one::Ecommerce>(ddb_local::unique_table_name("Ecommerce"));
     one::load(&db).await.unwrap();
     db
 }
@@ -24,9 +24,9 @@ async fn separate_tables() -> Db {
     let client = ddb_tests::client();
     let db = Db::new(client)
         .with_return_consumed_capacity()
-        .with_table_name::<sep::Customers>(ddb_runtime::local::unique_table_name("Customers"))
-        .with_table_name::<sep::Orders>(ddb_runtime::local::unique_table_name("Orders"))
-        .with_table_name::<sep::OrderItems>(ddb_runtime::local::unique_table_name("OrderItems"));
+        .with_table_name::<sep::Customers>(ddb_local::unique_table_name("Customers"))
+        .with_table_name::<sep::Orders>(ddb_local::unique_table_name("Orders"))
+        .with_table_name::<sep::OrderItems>(ddb_local::unique_table_name("OrderItems"));
     sep::load(&db).await.unwrap();
     db
 }
@@ -533,10 +533,7 @@ async fn the_store_checkout_run_twice_places_one_order() {
                 "--exact",
                 "--ignored",
             ])
-            .env(
-                ddb_runtime::local::ENDPOINT_VAR,
-                ddb_tests::local().endpoint(),
-            )
+            .env(ddb_local::ENDPOINT_VAR, ddb_tests::local().endpoint())
             .env(CHECKOUT_TABLE_VAR, &table)
             .output()
             .expect("start the test binary");

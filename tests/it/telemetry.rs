@@ -216,8 +216,8 @@ async fn the_cost_report_matches_what_dynamodb_reports() {
     ddb_tests::requires!(CapacityByItemSize);
     use ddb_examples::single_table::{Customer, OrderItem};
     use ddb_examples::ProductId;
-    use ddb_runtime::schema::cost::{cost_report, write_cost};
     use ddb_runtime::Entity;
+    use ddb_tools::cost::{cost_report, write_cost};
     let db = ddb_tests::db_with_table::<Ecommerce>().await;
     let customer = Customer {
         customer_id: CustomerId("C9".into()),

@@ -576,7 +576,7 @@ fn json_items(attributes: &HashMap<String, Value>, name: &str) -> Vec<serde_json
 #[tokio::test]
 async fn table_operations_record_the_schema_they_send() {
     let conventions = Conventions::read();
-    let name = ddb_runtime::local::unique_table_name("Schema");
+    let name = ddb_local::unique_table_name("Schema");
     let db = ddb_runtime::Db::new(ddb_tests::client())
         .with_table_name::<SchemaV1>(name.clone())
         .with_table_name::<SchemaV2>(name.clone());

@@ -9,11 +9,11 @@ use std::process::Command;
 
 use ddb_examples::{catalog, separate_tables as sep, single_table as one};
 use ddb_runtime::model::TableDef;
-use ddb_runtime::schema::{
-    cloudformation, cloudformation_yaml, drift, terraform, workbench, Billing, Deployment,
-    SyncChange, Template,
-};
+use ddb_runtime::schema::SyncChange;
 use ddb_runtime::{Entity, Table};
+use ddb_tools::{
+    cloudformation, cloudformation_yaml, drift, terraform, workbench, Billing, Deployment, Template,
+};
 use serde_json::{json, Value};
 
 /// A table with every kind of key and index ddb declares: a single-attribute
@@ -274,7 +274,7 @@ fn the_cloudformation_resource_is_the_create_table_request() {
         let template = cloudformation(&tables, &Deployment::default());
         for table in tables {
             let input = ddb_runtime::schema::create_table_input(table, table.name);
-            let id = ddb_runtime::schema::logical_id(table);
+            let id = ddb_tools::logical_id(table);
             let properties = &template["Resources"][&id]["Properties"];
             let definitions = properties["AttributeDefinitions"].as_array().unwrap();
             assert_eq!(definitions.len(), input.attribute_definitions().len());

@@ -5,7 +5,7 @@
 
 use ddb_examples::single_table::{Ecommerce, Order};
 use ddb_examples::{CustomerId, OrderId, OrderStatus};
-use ddb_runtime::local::{Fault, ThrottlingError};
+use ddb_local::{Fault, ThrottlingError};
 use ddb_runtime::{Entity, ThrottleLimit, ThrottledResource};
 
 use crate::telemetry::Capture;
@@ -219,7 +219,7 @@ async fn every_throttled_attempt_is_counted_on_the_span_per_table_and_index() {
 fn store_report(throttles: &[ddb_runtime::Throttle]) -> String {
     use ddb_examples::single_table::{Customer, OrderItem};
     let entities = [&Customer::SCHEMA, &Order::SCHEMA, &OrderItem::SCHEMA];
-    ddb_runtime::schema::hot_partition_report(&entities, throttles)
+    ddb_tools::hot_partition_report(&entities, throttles)
 }
 
 /// The row of `report` that starts with `text`.

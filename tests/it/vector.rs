@@ -432,7 +432,7 @@ async fn a_vector_index_added_after_launch_is_searchable_once_filled() {
 
 #[test]
 fn the_search_is_reported_priced_and_granted() {
-    let report = ddb_runtime::schema::access_pattern_report(&[&Product::SCHEMA]);
+    let report = ddb_tools::access_pattern_report(&[&Product::SCHEMA]);
     assert!(
         report.contains("| Product | similar | SearchVectors | ByEmbedding | category = :value, top k by COSINE (4 dimensions) | eventual |"),
         "{report}"
@@ -445,14 +445,14 @@ fn the_search_is_reported_priced_and_granted() {
     }
     .to_item()
     .unwrap();
-    let cost = ddb_runtime::schema::cost::cost_report(&[(&Product::SCHEMA, item)], 10);
+    let cost = ddb_tools::cost::cost_report(&[(&Product::SCHEMA, item)], 10);
     assert!(
         cost.contains("Product searches vector index ByEmbedding (`similar`)"),
         "{cost}"
     );
     let arn = "arn:aws:dynamodb:eu-west-1:123456789012:table/Catalog";
-    let policy = ddb_runtime::schema::iam::PolicyBuilder::new(arn)
-        .entity(&Product::SCHEMA, ddb_runtime::schema::iam::Access::Read)
+    let policy = ddb_tools::iam::PolicyBuilder::new(arn)
+        .entity(&Product::SCHEMA, ddb_tools::iam::Access::Read)
         .build()
         .unwrap();
     let statements = policy.document["Statement"].as_array().unwrap();
@@ -466,8 +466,8 @@ fn the_search_is_reported_priced_and_granted() {
         "no FGAC condition applies to SearchVectors"
     );
     // Scoped to a caller's partitions, it is left to a policy of its own.
-    let scoped = ddb_runtime::schema::iam::PolicyBuilder::new(arn)
-        .entity(&Product::SCHEMA, ddb_runtime::schema::iam::Access::Read)
+    let scoped = ddb_tools::iam::PolicyBuilder::new(arn)
+        .entity(&Product::SCHEMA, ddb_tools::iam::Access::Read)
         .scoped_to("id", "P1")
         .build()
         .unwrap();

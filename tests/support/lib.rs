@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
-use ddb_runtime::local::{unique_table_name, LocalDynamoDb};
+use ddb_local::{unique_table_name, LocalDynamoDb};
 use ddb_runtime::model::TableDef;
 
 /// The process's local DynamoDB: started once, shared by every test. Each test

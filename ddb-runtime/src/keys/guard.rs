@@ -146,7 +146,7 @@ fn empty_value(entity: &'static str, unique: &UniqueDef) -> Error {
 }
 
 /// The value of `unique` an item holds.
-pub(crate) fn unique_value_of(
+pub fn unique_value_of(
     schema: &EntitySchema,
     unique: &UniqueDef,
     item: &HashMap<String, AttributeValue>,
@@ -211,12 +211,12 @@ pub(crate) fn unique_guard_key(
 
 /// The text every guard of `entity_type`'s unique values starts with
 /// (`_DDB#UNIQUE#User#`).
-pub(crate) fn unique_guard_prefix(entity_type: &str) -> String {
+pub fn unique_guard_prefix(entity_type: &str) -> String {
     format!("{GUARD_PREFIX}UNIQUE#{entity_type}#")
 }
 
 /// The text every idempotency guard key of `entity_type` starts with.
-pub(crate) fn idempotency_guard_prefix(entity_type: &str) -> String {
+pub fn idempotency_guard_prefix(entity_type: &str) -> String {
     format!("{GUARD_PREFIX}IDEMPOTENCY#{entity_type}#")
 }
 

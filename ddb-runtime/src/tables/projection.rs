@@ -12,7 +12,7 @@ use crate::declaration::model::{IndexDef, IndexProjection, TableDef};
 /// key attributes, which DynamoDB projects into every index and does not
 /// take as `NonKeyAttributes`; a list left empty (every name a key) is
 /// KEYS_ONLY, which holds the same.
-pub(super) fn projection(index: &IndexDef, table: &TableDef) -> SdkProjection {
+pub fn projection(index: &IndexDef, table: &TableDef) -> SdkProjection {
     let of_kind = |kind| SdkProjection::builder().projection_type(kind);
     let listed = match index.projection {
         IndexProjection::All => return of_kind(ProjectionType::All).build(),

@@ -110,7 +110,7 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
 /// or as a template declares it) and the code's `table`, with its time to
 /// live (on, and the attribute): the one comparison behind [`plan_sync`]
 /// and a template's drift.
-pub(super) fn compare(
+pub fn compare(
     table: &TableDef,
     current: &TableDescription,
     time_to_live: (bool, Option<String>),

@@ -70,6 +70,19 @@ impl Db {
             idempotency: None,
         }
     }
+
+    /// A new write transaction: renamed [`transact_write`](Self::transact_write).
+    ///
+    /// ```
+    /// # fn f(db: &ddb_runtime::Db) {
+    /// let transaction = db.transact_write();
+    /// # let _ = transaction;
+    /// # }
+    /// ```
+    #[deprecated(note = "renamed to `transact_write`, after TransactWriteItems")]
+    pub fn transaction(&self) -> TransactWrite {
+        self.transact_write()
+    }
 }
 
 /// What a transaction applied.

@@ -747,7 +747,7 @@ async fn an_expired_item_lets_its_values_go() {
 async fn the_cost_report_counts_the_guards() {
     ddb_tests::requires!(CapacityByItemSize);
     let ada = user("1", "ada@example.com").to_item().unwrap();
-    let report = ddb_runtime::schema::cost::cost_report(&[(&User::SCHEMA, ada)], 20);
+    let report = ddb_tools::cost::cost_report(&[(&User::SCHEMA, ada)], 20);
     // One write unit for the item, one per guard, each twice in the transaction.
     assert!(report.contains("User keeps 2 unique value(s)"), "{report}");
     assert!(
@@ -755,7 +755,7 @@ async fn the_cost_report_counts_the_guards() {
         "{report}"
     );
     let ada = user("1", "ada@example.com").to_item().unwrap();
-    let cost = ddb_runtime::schema::cost::write_cost(&User::SCHEMA, &ada);
+    let cost = ddb_tools::cost::write_cost(&User::SCHEMA, &ada);
     assert_eq!((cost.table, cost.guards, cost.total()), (1.0, 2.0, 6.0));
     // A create's write units, as DynamoDB reports them.
     let db = ddb_tests::db_with_table::<Accounts>().await;
@@ -887,7 +887,7 @@ async fn an_optional_unique_value_is_guarded_only_when_present() {
         version: 0,
     };
     // A create is a transaction even with no value to guard.
-    let cost = ddb_runtime::schema::cost::write_cost(&Profile::SCHEMA, &none.to_item().unwrap());
+    let cost = ddb_tools::cost::write_cost(&Profile::SCHEMA, &none.to_item().unwrap());
     assert_eq!((cost.guards, cost.total()), (0.0, 2.0));
     db.create(&none).send().await.unwrap();
     let key = Profile::key(&"1".to_string()).unwrap();

@@ -125,7 +125,7 @@ impl IndexDef {
     /// ([`is_key`](Self::is_key)), then everything (ALL), nothing more
     /// (KEYS_ONLY), or the INCLUDE list and the entity-type and
     /// schema-version attributes ddb adds to every INCLUDE list.
-    pub(crate) const fn projects(&self, table: &TableDef, attribute: &str) -> bool {
+    pub const fn projects(&self, table: &TableDef, attribute: &str) -> bool {
         if self.is_key(table, attribute) {
             return true;
         }
@@ -213,7 +213,7 @@ impl VectorIndexDef {
     /// every attribute for ALL; else the table's keys, the search schema,
     /// an INCLUDE list's attributes, and the entity type and schema version
     /// ddb adds to every list.
-    pub(crate) fn holds(&self, table: &TableDef, name: &str) -> bool {
+    pub fn holds(&self, table: &TableDef, name: &str) -> bool {
         let listed: &[&str] = match self.projection {
             IndexProjection::All => return true,
             IndexProjection::KeysOnly => &[],
@@ -365,7 +365,7 @@ impl TableDef {
     /// The attributes ddb adds to every INCLUDE list of the table's indexes:
     /// the entity type, so index items can be told apart, and the schema
     /// version, so they are read at their version.
-    pub(crate) const fn added_to_include(&self) -> [&'static str; 2] {
+    pub const fn added_to_include(&self) -> [&'static str; 2] {
         [self.entity_attribute, SCHEMA_VERSION_ATTRIBUTE]
     }
 }

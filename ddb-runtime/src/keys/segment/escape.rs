@@ -5,7 +5,7 @@
 use super::{KeySegment, SegmentError, DELIMITER, ESCAPE};
 
 /// Appends `text` to `out` with every byte from `0x00` to `$` escaped.
-pub(crate) fn escape_into(text: &str, out: &mut String) {
+pub fn escape_into(text: &str, out: &mut String) {
     for c in text.chars() {
         if (c as u32) <= ESCAPE as u32 {
             out.push(ESCAPE);

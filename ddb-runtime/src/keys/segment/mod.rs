@@ -103,7 +103,7 @@ mod standard;
 #[cfg(feature = "time")]
 mod timestamp;
 
-pub(crate) use escape::escape_into;
+pub use escape::escape_into;
 pub use escape::{read_escaped, write_escaped, Codec, IsSegment, NotSegment, SegmentCodec};
 #[cfg(feature = "time")]
 pub use timestamp::{Millis, Nanos};

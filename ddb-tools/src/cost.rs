@@ -7,9 +7,9 @@
 
 use std::fmt::Write;
 
-use crate::declaration::model::EntitySchema;
-use crate::item::size::item_size;
-use crate::item::Item;
+use ddb_runtime::model::EntitySchema;
+use ddb_runtime::write::item_size;
+use ddb_runtime::Item;
 
 /// The write units of writing one item: the table's, each index's, and
 /// those of the guards of its unique values.
@@ -59,7 +59,7 @@ const READ_UNIT: usize = 4096;
 /// # struct Customer { customer_id: String }
 /// use ddb_runtime::Entity;
 /// let item = Customer { customer_id: "123".into() }.to_item().unwrap();
-/// let cost = ddb_runtime::schema::cost::write_cost(&Customer::SCHEMA, &item);
+/// let cost = ddb_tools::cost::write_cost(&Customer::SCHEMA, &item);
 /// assert_eq!(cost.total(), 1.0);
 /// ```
 pub fn write_cost(entity: &EntitySchema, item: &Item) -> WriteCost {
@@ -77,9 +77,9 @@ pub fn write_cost(entity: &EntitySchema, item: &Item) -> WriteCost {
             (index.name, units(item_size(&projected), WRITE_UNIT))
         })
         .collect();
-    let held = |u: &&crate::declaration::model::UniqueDef| {
+    let held = |u: &&ddb_runtime::model::UniqueDef| {
         matches!(
-            crate::keys::guard::unique_value_of(entity, u, item),
+            ddb_runtime::__private::tools::unique_value_of(entity, u, item),
             Ok(Some(_))
         )
     };
@@ -97,7 +97,7 @@ pub fn write_cost(entity: &EntitySchema, item: &Item) -> WriteCost {
 /// ```
 /// let item: ddb_runtime::Item = [("PK".to_string(), aws_sdk_dynamodb::types::AttributeValue::S("X".repeat(98)))].into();
 /// // 100 items of 100 bytes: 10,000 bytes, 3 units of 4 KB, halved.
-/// assert_eq!(ddb_runtime::schema::cost::read_cost(&item, 100, false), 1.5);
+/// assert_eq!(ddb_tools::cost::read_cost(&item, 100, false), 1.5);
 /// ```
 pub fn read_cost(item: &Item, items: usize, consistent: bool) -> f64 {
     let strong = units(item_size(item).saturating_mul(items.max(1)), READ_UNIT);
@@ -112,8 +112,8 @@ pub fn read_cost(item: &Item, items: usize, consistent: bool) -> f64 {
 /// vector at 4 bytes a number, with the attribute's name, and the rest of
 /// what the index holds by DynamoDB's item-size rule.
 fn vector_entry_bytes(
-    table: &crate::declaration::model::TableDef,
-    index: &crate::declaration::model::VectorIndexDef,
+    table: &ddb_runtime::model::TableDef,
+    index: &ddb_runtime::model::VectorIndexDef,
     item: &Item,
 ) -> usize {
     let projected: Item = item

@@ -9,8 +9,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
-use crate::declaration::model::{EntitySchema, IndexKind, KeyAttribute, TableDef};
-use crate::item::Item;
+use ddb_runtime::model::{EntitySchema, IndexKind, KeyAttribute, TableDef};
+use ddb_runtime::Item;
 
 /// A NoSQL Workbench data model named `name` of the tables `entities` are
 /// stored in: per table its primary key, its non-key attributes (the
@@ -36,7 +36,7 @@ use crate::item::Item;
 ///
 /// use ddb_runtime::Entity;
 /// let sample = Customer { customer_id: "123".into(), name: "Ada".into() };
-/// let model = ddb_runtime::schema::workbench("Store", &[&Customer::SCHEMA], &[(&Customer::SCHEMA, sample.to_item()?)]);
+/// let model = ddb_tools::workbench("Store", &[&Customer::SCHEMA], &[(&Customer::SCHEMA, sample.to_item()?)]);
 /// let facet = &model["DataModel"][0]["TableFacets"][0];
 /// assert_eq!(facet["KeyAttributeAlias"]["PartitionKeyAlias"], "CUSTOMER#{customer_id}");
 /// assert_eq!(facet["TableData"][0]["PK"]["S"], "CUSTOMER#123");
@@ -99,7 +99,7 @@ fn table_model(
                 globals.push(json!({
                     "IndexName": index.name,
                     "KeyAttributes": key_attributes(index.pk, index.sk),
-                    "Projection": crate::schema_json::projection(Some(&crate::tables::projection::projection(index, table))),
+                    "Projection": ddb_runtime::__private::tools::projection_json(Some(&ddb_runtime::__private::tools::projection(index, table))),
                 }));
             }
             IndexKind::Global => left_out.push(format!("multi-attribute index {}", index.name)),

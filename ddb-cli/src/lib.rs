@@ -1,6 +1,6 @@
-//! A command line compiled with the application's own types (feature
-//! `cli`): the schema lives in the code, so the tool that reports on it,
-//! exports it and applies it is built from the same declarations.
+//! A command line compiled with the application's own types: the schema
+//! lives in the code, so the tool that reports on it, exports it and
+//! applies it is built from the same declarations.
 //!
 //! A crate adds a tiny binary, `src/bin/ddb.rs`:
 //!
@@ -11,7 +11,7 @@
 //! # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
 //! # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 //! # struct Customer { customer_id: String }
-//! use ddb_runtime::cli::Cli;
+//! use ddb_cli::Cli;
 //!
 //! #[tokio::main]
 //! async fn main() {
@@ -22,7 +22,7 @@
 //!             let config = aws_sdk_dynamodb::Config::builder().build();
 //!             Ok(ddb_runtime::Db::new(aws_sdk_dynamodb::Client::from_conf(config)))
 //!         });
-//!     ddb_runtime::cli::run_cli(cli).await
+//!     ddb_cli::run_cli(cli).await
 //! }
 //! ```
 //!
@@ -54,12 +54,9 @@ use std::future::Future;
 use std::io::{BufRead, Write};
 use std::pin::Pin;
 
-use crate::db::Db;
-use crate::declaration::model::{EntitySchema, TableDef};
-use crate::entity::{Entity, Table};
-use crate::error::{IndexKeyViolation, Result};
-use crate::evolution::backfill::Progress;
-use crate::item::Item;
+use ddb_runtime::model::{EntitySchema, TableDef};
+use ddb_runtime::schema::{IndexKeyViolation, Progress};
+use ddb_runtime::{Db, Entity, Item, Result, Table};
 
 type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 type Connect = Box<dyn Fn() -> Boxed<'static, Result<Db, String>> + Send + Sync>;
@@ -90,7 +87,7 @@ struct KnownEntity {
 /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
 /// # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 /// # struct Customer { customer_id: String }
-/// use ddb_runtime::cli::Cli;
+/// use ddb_cli::Cli;
 /// let cli = Cli::new("store")
 ///     .entity::<Customer>()
 ///     .sample(&Customer { customer_id: "123".into() })?;
@@ -239,7 +236,7 @@ pub async fn run_cli(cli: Cli) -> ! {
 /// # struct Customer { customer_id: String }
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// use ddb_runtime::cli::{run, Cli, Io};
+/// use ddb_cli::{run, Cli, Io};
 /// let cli = Cli::new("store").entity::<Customer>();
 /// let (mut out, mut err) = (Vec::new(), Vec::new());
 /// let io = Io { input: &mut std::io::empty(), out: &mut out, err: &mut err };

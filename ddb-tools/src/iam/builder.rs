@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::declaration::model::EntitySchema;
+use ddb_runtime::model::EntitySchema;
 
 use super::check::{self, check_size, PolicyError};
 use super::policy::{document_size, Policy};
@@ -19,7 +19,7 @@ use super::statement::{unique_sids, Grants};
 /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
 /// # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 /// # struct Customer { customer_id: String }
-/// use ddb_runtime::schema::iam::{Access, PolicyBuilder};
+/// use ddb_tools::iam::{Access, PolicyBuilder};
 /// use ddb_runtime::Entity;
 /// let policy = PolicyBuilder::new("arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce")
 ///     .entity(&Customer::SCHEMA, Access::ReadWrite)
@@ -30,7 +30,7 @@ use super::statement::{unique_sids, Grants};
 ///     statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"][0],
 ///     "CUSTOMER#${aws:PrincipalTag/customer_id}"
 /// );
-/// # Ok::<(), ddb_runtime::schema::iam::PolicyError>(())
+/// # Ok::<(), ddb_tools::iam::PolicyError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct PolicyBuilder {

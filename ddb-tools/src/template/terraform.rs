@@ -7,8 +7,8 @@ use aws_sdk_dynamodb::operation::create_table::CreateTableInput;
 use aws_sdk_dynamodb::types::{KeySchemaElement, Projection};
 use serde_json::{json, Map, Value};
 
-use crate::declaration::model::TableDef;
-use crate::tables::create::create_table_input;
+use ddb_runtime::model::TableDef;
+use ddb_runtime::schema::create_table_input;
 
 use super::{Billing, Deployment};
 
@@ -31,8 +31,8 @@ const PROVIDER_VERSION: &str = ">= 6.29";
 /// #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
 /// struct Ecommerce;
 ///
-/// use ddb_runtime::{schema, Table};
-/// let configuration = schema::terraform(&[&Ecommerce::DEF], &schema::Deployment::default());
+/// use ddb_runtime::Table;
+/// let configuration = ddb_tools::terraform(&[&Ecommerce::DEF], &ddb_tools::Deployment::default());
 /// let table = &configuration["resource"]["aws_dynamodb_table"]["Ecommerce"];
 /// assert_eq!(table["hash_key"], "PK");
 /// assert_eq!(table["billing_mode"], "PAY_PER_REQUEST");

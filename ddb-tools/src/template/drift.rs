@@ -1,12 +1,12 @@
 //! Drift: what a deployment template declares of a table against the code,
-//! in the form of [`plan_sync`](crate::schema::plan_sync)'s diff.
+//! in the form of [`plan_sync`](ddb_runtime::schema::plan_sync)'s diff.
 
 use serde_json::Value;
 
-use crate::declaration::model::TableDef;
-use crate::error::Error;
-use crate::tables::sync::compare;
-use crate::tables::sync_plan::{SyncChange, SyncPlan};
+use ddb_runtime::__private::tools::compare;
+use ddb_runtime::model::TableDef;
+use ddb_runtime::schema::{SyncChange, SyncPlan};
+use ddb_runtime::Error;
 
 /// A deployment template, read: a CloudFormation or SAM template (JSON, or
 /// YAML with feature `yaml`) or a Terraform configuration in JSON syntax.
@@ -20,7 +20,7 @@ impl Template {
     /// (`resource`).
     ///
     /// ```
-    /// let template = ddb_runtime::schema::Template::from_json(r#"{"Resources": {}}"#)?;
+    /// let template = ddb_tools::Template::from_json(r#"{"Resources": {}}"#)?;
     /// # Ok::<(), ddb_runtime::Error>(())
     /// ```
     pub fn from_json(text: &str) -> Result<Template, Error> {
@@ -32,7 +32,7 @@ impl Template {
     /// (`!Ref`, `!GetAtt`, `!Sub`, ...) are read as their long form.
     ///
     /// ```
-    /// let template = ddb_runtime::schema::Template::from_yaml("Resources: {}\n")?;
+    /// let template = ddb_tools::Template::from_yaml("Resources: {}\n")?;
     /// # Ok::<(), ddb_runtime::Error>(())
     /// ```
     #[cfg(feature = "yaml")]
@@ -138,7 +138,7 @@ fn invalid(reason: String) -> Error {
 }
 
 /// What differs between the table `template` declares under the name
-/// `name` and the code's `table`, as [`plan_sync`](crate::schema::plan_sync) reports a live
+/// `name` and the code's `table`, as [`plan_sync`](ddb_runtime::schema::plan_sync) reports a live
 /// table: an index or a vector index missing (a change, `+`), another key
 /// or projection, an index the code does not declare, time to live on
 /// another attribute, a stream whose view does not carry what the code
@@ -151,10 +151,10 @@ fn invalid(reason: String) -> Error {
 /// #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
 /// struct Ecommerce;
 ///
-/// use ddb_runtime::{schema, Table};
-/// let generated = schema::cloudformation(&[&Ecommerce::DEF], &schema::Deployment::default());
-/// let template = schema::Template::from_value(generated)?;
-/// assert!(schema::drift(&template, &Ecommerce::DEF, "Ecommerce")?.is_empty());
+/// use ddb_runtime::Table;
+/// let generated = ddb_tools::cloudformation(&[&Ecommerce::DEF], &ddb_tools::Deployment::default());
+/// let template = ddb_tools::Template::from_value(generated)?;
+/// assert!(ddb_tools::drift(&template, &Ecommerce::DEF, "Ecommerce")?.is_empty());
 /// # Ok::<(), ddb_runtime::Error>(())
 /// ```
 pub fn drift(template: &Template, table: &TableDef, name: &str) -> Result<SyncPlan, Error> {

@@ -14,7 +14,7 @@ use super::policy::Policy;
 /// to a migration job or a deployment, never to the service.
 ///
 /// ```
-/// let policy = ddb_runtime::schema::iam::maintenance_policy(&[
+/// let policy = ddb_tools::iam::maintenance_policy(&[
 ///     "arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce",
 /// ]);
 /// let actions = policy.document["Statement"][1]["Action"].as_array().unwrap();

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::declaration::model::{
+use ddb_runtime::model::{
     EntitySchema, IndexKind, KeyDef, MultiAttributeKey, Part, TableDef, Template,
 };
 
@@ -86,7 +86,7 @@ fn consistency(table: &TableDef, key: &KeyDef) -> &'static str {
 /// # #[ddb(table = Ecommerce, entity = "Customer", pk = "CUSTOMER#{customer_id}", sk = "PROFILE")]
 /// # struct Customer { customer_id: String }
 /// use ddb_runtime::Entity;
-/// let report = ddb_runtime::schema::access_pattern_report(&[&Customer::SCHEMA]);
+/// let report = ddb_tools::access_pattern_report(&[&Customer::SCHEMA]);
 /// assert!(report.contains("| Customer | get | GetItem | table | PK = CUSTOMER#{customer_id}, SK = PROFILE | strong or eventual |"));
 /// ```
 pub fn access_pattern_report(entities: &[&EntitySchema]) -> String {

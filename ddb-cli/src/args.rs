@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, Parser, Subcommand};
 
-use crate::tables::{Billing, Deployment};
+use ddb_tools::{Billing, Deployment};
 
 /// The design in the code: report it, export it, compare it with a
 /// template or a live table, and bring the tables and their items in line

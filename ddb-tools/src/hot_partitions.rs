@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::declaration::model::{EntitySchema, IndexKind, KeyDef, TableDef};
-use crate::error::{Throttle, ThrottleLimit, ThrottledResource};
+use ddb_runtime::model::{EntitySchema, IndexKind, KeyDef, TableDef};
+use ddb_runtime::{Throttle, ThrottleLimit, ThrottledResource};
 
-use super::report::template_text;
+use crate::report::template_text;
 
 /// The hot-partition report of throttles met on the table `entities` are
 /// stored in, as Markdown: one row per throttled table or index, reason and
@@ -24,9 +24,9 @@ use super::report::template_text;
 /// capacity, not one key's.
 ///
 /// Collect the throttles from the errors that reached you
-/// ([`Error::throttling_reasons`](crate::Error::throttling_reasons)), and
+/// ([`Error::throttling_reasons`](ddb_runtime::Error::throttling_reasons)), and
 /// pass the entities of the one table they are from: the report reads the
-/// index from each throttle's ARN, not the table, whose name a [`Db`](crate::Db)
+/// index from each throttle's ARN, not the table, whose name a [`Db`](ddb_runtime::Db)
 /// may set apart from its declaration.
 ///
 /// ```
@@ -43,7 +43,7 @@ use super::report::template_text;
 ///     "IndexWriteKeyRangeThroughputExceeded",
 ///     "arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce/index/GSI1",
 /// );
-/// let report = ddb_runtime::schema::hot_partition_report(&[&Order::SCHEMA], &[hot]);
+/// let report = ddb_tools::hot_partition_report(&[&Order::SCHEMA], &[hot]);
 /// assert!(report.contains("| GSI1 | IndexWriteKeyRangeThroughputExceeded | 1 | Order | GSI1PK = STATUS#{status} |"));
 /// assert!(report.contains("`shards = N`"));
 /// ```
@@ -129,7 +129,7 @@ fn shardable(table: &TableDef, key: &KeyDef) -> Shardable {
     match key.index.and_then(|name| table.index(name)) {
         Some(index)
             if index.kind == IndexKind::Global
-                && index.pk.ty == crate::declaration::model::ScalarType::S
+                && index.pk.ty == ddb_runtime::model::ScalarType::S
                 && index.pk.name != table.entity_attribute =>
         {
             Shardable::Shards(key.shards)
@@ -193,6 +193,6 @@ fn advice(throttle: &Throttle, key: Option<Shardable>) -> String {
         ThrottleLimit::MaxOnDemandThroughputExceeded => {
             format!("not one key: the {place}'s maximum on-demand {work} throughput; raise it")
         }
-        ThrottleLimit::Other(_) => "a reason this version of ddb does not know".into(),
+        _ => "a reason this version of ddb does not know".into(),
     }
 }

@@ -49,13 +49,7 @@ mod scope;
 mod statement;
 
 pub use builder::PolicyBuilder;
-#[cfg(feature = "cli")]
-pub(crate) use check::check_size;
 pub use check::{PolicyError, MANAGED_POLICY_LIMIT, ROLE_INLINE_POLICY_LIMIT};
 pub use maintenance::maintenance_policy;
-#[cfg(feature = "cli")]
-pub(crate) use policy::document_size;
 pub use policy::Policy;
 pub use scope::{Access, Scope, ScopeValue};
-#[cfg(feature = "cli")]
-pub(crate) use statement::unique_sids;

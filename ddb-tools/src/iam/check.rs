@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::declaration::model::EntitySchema;
+use ddb_runtime::model::EntitySchema;
 
 use super::scope::{Access, Scope};
 
@@ -12,7 +12,7 @@ use super::scope::{Access, Scope};
 /// the document would not be one IAM takes. Each says what to change.
 ///
 /// ```
-/// use ddb_runtime::schema::iam::{PolicyBuilder, PolicyError};
+/// use ddb_tools::iam::{PolicyBuilder, PolicyError};
 /// let refused = PolicyBuilder::new("arn:aws:dynamodb:eu-west-1:123456789012:table/Ecommerce")
 ///     .build()
 ///     .unwrap_err();
@@ -85,7 +85,7 @@ pub enum PolicyError {
 /// inline to a role.
 ///
 /// ```
-/// assert_eq!(ddb_runtime::schema::iam::MANAGED_POLICY_LIMIT, 6_144);
+/// assert_eq!(ddb_tools::iam::MANAGED_POLICY_LIMIT, 6_144);
 /// ```
 pub const MANAGED_POLICY_LIMIT: usize = 6_144;
 
@@ -95,7 +95,7 @@ pub const MANAGED_POLICY_LIMIT: usize = 6_144;
 /// builds. A user's inline policies hold 2,048, a group's 5,120.
 ///
 /// ```
-/// assert_eq!(ddb_runtime::schema::iam::ROLE_INLINE_POLICY_LIMIT, 10_240);
+/// assert_eq!(ddb_tools::iam::ROLE_INLINE_POLICY_LIMIT, 10_240);
 /// ```
 pub const ROLE_INLINE_POLICY_LIMIT: usize = 10_240;
 

@@ -5,9 +5,9 @@
 use aws_sdk_dynamodb::types::VectorIndex;
 use serde_json::{json, Map, Value};
 
-use crate::declaration::model::TableDef;
-use crate::schema_json::{key_schema, projection};
-use crate::tables::create::create_table_input;
+use ddb_runtime::__private::tools::{key_schema, projection_json as projection};
+use ddb_runtime::model::TableDef;
+use ddb_runtime::schema::create_table_input;
 
 use super::{Billing, Deployment};
 
@@ -25,8 +25,8 @@ use super::{Billing, Deployment};
 /// #[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
 /// struct Ecommerce;
 ///
-/// use ddb_runtime::{schema, Table};
-/// let template = schema::cloudformation(&[&Ecommerce::DEF], &schema::Deployment::default());
+/// use ddb_runtime::Table;
+/// let template = ddb_tools::cloudformation(&[&Ecommerce::DEF], &ddb_tools::Deployment::default());
 /// let table = &template["Resources"]["EcommerceTable"];
 /// assert_eq!(table["Type"], "AWS::DynamoDB::Table");
 /// assert_eq!(table["Properties"]["StreamSpecification"]["StreamViewType"], "NEW_AND_OLD_IMAGES");
@@ -77,8 +77,8 @@ pub fn cloudformation(tables: &[&TableDef], deployment: &Deployment) -> Value {
 /// # #[derive(ddb_runtime::Table)]
 /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
 /// # struct Ecommerce;
-/// use ddb_runtime::{schema, Table};
-/// let yaml = schema::cloudformation_yaml(&[&Ecommerce::DEF], &schema::Deployment::default());
+/// use ddb_runtime::Table;
+/// let yaml = ddb_tools::cloudformation_yaml(&[&Ecommerce::DEF], &ddb_tools::Deployment::default());
 /// assert!(yaml.contains("Type: \"AWS::DynamoDB::Table\""));
 /// ```
 pub fn cloudformation_yaml(tables: &[&TableDef], deployment: &Deployment) -> String {
@@ -94,7 +94,7 @@ pub fn cloudformation_yaml(tables: &[&TableDef], deployment: &Deployment) -> Str
 /// # #[ddb(name = "orders-v2", pk = "PK")]
 /// # struct Orders;
 /// use ddb_runtime::Table;
-/// assert_eq!(ddb_runtime::schema::logical_id(&Orders::DEF), "ordersv2Table");
+/// assert_eq!(ddb_tools::logical_id(&Orders::DEF), "ordersv2Table");
 /// ```
 pub fn logical_id(table: &TableDef) -> String {
     let mut id: String = table
@@ -137,7 +137,7 @@ pub(super) fn properties(table: &TableDef, deployment: &Deployment) -> Value {
     let definitions = input
         .attribute_definitions()
         .iter()
-        .map(crate::schema_json::attribute_definition);
+        .map(ddb_runtime::__private::tools::attribute_definition);
     set("AttributeDefinitions", definitions.collect());
     set("KeySchema", key_schema(input.key_schema()));
     let throughput = provisioned_throughput(deployment.billing);

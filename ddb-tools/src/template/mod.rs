@@ -8,7 +8,7 @@
 //! creates never disagree; and a template is compared with the code by the
 //! comparison [`plan_sync`](super::plan_sync) runs against a live table.
 
-use crate::declaration::model::TableDef;
+use ddb_runtime::model::TableDef;
 
 mod cloudformation;
 mod described;
@@ -48,7 +48,7 @@ pub enum Billing {
 /// has `DeletionPolicy` and `UpdateReplacePolicy` `Retain`).
 ///
 /// ```
-/// use ddb_runtime::schema::{Billing, Deployment};
+/// use ddb_tools::{Billing, Deployment};
 /// let deployment = Deployment::default()
 ///     .billing(Billing::Provisioned { read: 5, write: 5 })
 ///     .deletion_protection(true)

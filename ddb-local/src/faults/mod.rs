@@ -72,7 +72,7 @@ impl Fault {
     /// `resource`. The SDK retries it as a throttle.
     ///
     /// ```
-    /// let hot = ddb_runtime::local::Fault::throttled(
+    /// let hot = ddb_local::Fault::throttled(
     ///     "TableWriteKeyRangeThroughputExceeded",
     ///     "arn:aws:dynamodb:us-east-1:000000000000:table/Ecommerce",
     /// );
@@ -92,7 +92,7 @@ impl Fault {
     /// `ThrottlingReasons` for the others), as DynamoDB answers it.
     ///
     /// ```
-    /// use ddb_runtime::local::{Fault, ThrottlingError};
+    /// use ddb_local::{Fault, ThrottlingError};
     /// let on_demand = Fault::throttled_by(
     ///     ThrottlingError::Throttling,
     ///     "TableWriteMaxOnDemandThroughputExceeded",
@@ -216,13 +216,13 @@ struct State {
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-/// use ddb_runtime::local::{Fault, FaultProxy, LocalDynamoDb};
+/// use ddb_local::{Fault, FaultProxy, LocalDynamoDb};
 /// let local = LocalDynamoDb::start()?;
 /// let proxy = FaultProxy::start(local.endpoint()).await?;
 /// proxy.fail("BatchWriteItem", 2, Fault::Unprocessed(Some(5)));
 /// proxy.fail("PutItem", 1, Fault::DropResponse);
 /// proxy.fail_randomly("GetItem", 0.1, 7, Fault::Error(400, "ThrottlingException"));
-/// let db = ddb_runtime::Db::new(proxy.client()?);
+/// let client = proxy.client()?; // for ddb, `ddb_runtime::Db::new(client)`
 /// // ... run the code under test with `db` ...
 /// assert_eq!(proxy.injected("PutItem"), 1);
 /// # Ok(()) }
@@ -346,8 +346,8 @@ impl FaultProxy {
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-    /// let server = ddb_runtime::local::LocalDynamoDb::start()?;
-    /// let proxy = ddb_runtime::local::FaultProxy::start(server.endpoint()).await?;
+    /// let server = ddb_local::LocalDynamoDb::start()?;
+    /// let proxy = ddb_local::FaultProxy::start(server.endpoint()).await?;
     /// proxy.record("ListTables");
     /// proxy.client()?.list_tables().send().await?;
     /// assert_eq!(proxy.recorded("ListTables"), [b"{}".to_vec()]);
@@ -365,8 +365,8 @@ impl FaultProxy {
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-    /// let server = ddb_runtime::local::LocalDynamoDb::start()?;
-    /// let proxy = ddb_runtime::local::FaultProxy::start(server.endpoint()).await?;
+    /// let server = ddb_local::LocalDynamoDb::start()?;
+    /// let proxy = ddb_local::FaultProxy::start(server.endpoint()).await?;
     /// proxy.client()?.list_tables().send().await?;
     /// assert_eq!(proxy.connections(), 1);
     /// # Ok(()) }
@@ -390,7 +390,7 @@ impl FaultProxy {
     /// the order of their names.
     ///
     /// ```no_run
-    /// # async fn demo(proxy: ddb_runtime::local::FaultProxy) {
+    /// # async fn demo(proxy: ddb_local::FaultProxy) {
     /// for (kind, count) in proxy.injected_by_kind("PutItem") {
     ///     println!("{kind}: {count}");
     /// }

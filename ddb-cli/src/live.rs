@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::db::Db;
-use crate::entity::Entity;
-use crate::error::Result;
-use crate::evolution::backfill::{Checkpoint, Progress};
-use crate::tables::{self, SyncPlan};
+use ddb_runtime::schema::{self as tables, SyncPlan};
+use ddb_runtime::schema::{Checkpoint, Progress};
+use ddb_runtime::Db;
+use ddb_runtime::Entity;
+use ddb_runtime::Result;
 
 use super::args::Command;
 use super::offline::{show_plans, write_out};
@@ -245,7 +245,7 @@ async fn run_backfill(
     let outcome = backfill(db, settings_for_run).await;
     bar.finish_and_clear();
     let progress = outcome.map_err(|e| match (&settings.checkpoint, &e) {
-        (Some(path), crate::error::Error::InvalidCursor { .. }) => {
+        (Some(path), ddb_runtime::Error::InvalidCursor { .. }) => {
             format!(
                 "the checkpoint {} cannot be resumed from: {e}",
                 path.display()

@@ -5,11 +5,12 @@ use std::io::Write;
 
 use serde_json::{json, Value};
 
-use crate::declaration::model::{EntitySchema, TableDef};
-use crate::tables::iam::{
+use ddb_runtime::model::{EntitySchema, TableDef};
+use ddb_runtime::schema::SyncPlan;
+use ddb_tools::iam::{
     Access, Policy, PolicyBuilder, PolicyError, MANAGED_POLICY_LIMIT, ROLE_INLINE_POLICY_LIMIT,
 };
-use crate::tables::{self, Deployment, SyncPlan, Template};
+use ddb_tools::{self as tables, Deployment, Template};
 
 use super::args::{Command, TableArgs};
 use super::Cli;
@@ -181,7 +182,7 @@ fn arns(cli: &Cli, table_arns: &[String]) -> Result<Vec<(&'static str, String)>,
 /// The maintenance policy of every table.
 fn maintenance_iam(arns: &[(&str, String)], out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let arns: Vec<&str> = arns.iter().map(|(_, arn)| arn.as_str()).collect();
-    let policy = crate::tables::iam::maintenance_policy(&arns);
+    let policy = ddb_tools::iam::maintenance_policy(&arns);
     for note in &policy.left_out {
         let _ = writeln!(err, "left out: {note}");
     }
@@ -204,46 +205,36 @@ fn iam(
             .map_err(|e| format!("--read-only {name}: {e}"))?;
     }
     let scope = scoped_to.map(|s| scope(cli, s)).transpose()?;
-    let mut statements: Vec<Value> = Vec::new();
+    let mut policies = Vec::new();
     for (name, arn) in arns {
-        let Some(policy) = table_policy(cli, (name, arn), read_only, scope.as_ref(), err)? else {
-            continue;
-        };
-        statements.extend(
-            policy.document["Statement"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default(),
-        );
-        for note in &policy.left_out {
-            let _ = writeln!(err, "left out: {note}");
+        if let Some(policy) = table_policy(cli, (name, arn), read_only, scope.as_ref(), err)? {
+            policies.push(policy);
         }
     }
-    if statements.is_empty() {
-        return Err("iam: the policy grants nothing in any table".into());
+    let policy = Policy::merged(&policies).map_err(|refused| match refused {
+        PolicyError::NoEntity => "iam: the policy grants nothing in any table".to_owned(),
+        refused => format!("iam: {refused}"),
+    })?;
+    for note in &policy.left_out {
+        let _ = writeln!(err, "left out: {note}");
     }
-    crate::tables::iam::unique_sids(&mut statements);
-    let document = json!({ "Version": "2012-10-17", "Statement": statements });
-    check_size(&document, err)?;
-    write_out(out, &pretty(&document))?;
+    note_size(&policy, err);
+    write_out(out, &pretty(&policy.document))?;
     Ok(0)
 }
 
-/// Refuses a policy of the design's tables larger than any IAM identity
-/// takes, and says on `err` when it is larger than a managed policy holds.
-fn check_size(document: &Value, err: &mut dyn Write) -> Result<(), String> {
-    let size = crate::tables::iam::document_size(document);
-    crate::tables::iam::check_size(size).map_err(|refused| format!("iam: {refused}"))?;
+/// Says on `err` when a policy is larger than a managed policy holds.
+fn note_size(policy: &Policy, err: &mut dyn Write) {
+    let size = policy.size();
     if size > MANAGED_POLICY_LIMIT {
         let _ = writeln!(
             err,
             "note: the policy is {size} characters, more than the {MANAGED_POLICY_LIMIT} a \
              managed policy holds: attach it inline to a role (at most \
              {ROLE_INLINE_POLICY_LIMIT} for all its inline policies), or split it with \
-             `schema::iam::PolicyBuilder`"
+             `ddb_tools::iam::PolicyBuilder`"
         );
     }
-    Ok(())
 }
 
 /// The policy of table `name` (at `arn`) for the design's entities stored

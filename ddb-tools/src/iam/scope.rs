@@ -2,7 +2,7 @@
 //! field a scoped caller is limited to, and the `dynamodb:LeadingKeys`
 //! patterns that limit a statement to that value's partitions.
 
-use crate::declaration::model::{Part, Template};
+use ddb_runtime::model::{Part, Template};
 
 /// What an entity's callers may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub struct Scope {
 /// [`Literal`](ScopeValue::Literal), which matches only itself:
 ///
 /// ```
-/// use ddb_runtime::schema::iam::ScopeValue;
+/// use ddb_tools::iam::ScopeValue;
 /// assert_eq!(
 ///     ScopeValue::from("${aws:PrincipalTag/customer_id}"),
 ///     ScopeValue::Variable("aws:PrincipalTag/customer_id".into())
@@ -71,7 +71,7 @@ impl ScopeValue {
             ScopeValue::Literal(value) => {
                 let mut key_text = String::new();
                 if escaped {
-                    crate::keys::segment::escape_into(value, &mut key_text);
+                    ddb_runtime::__private::tools::escape_into(value, &mut key_text);
                 } else {
                     key_text.push_str(value);
                 }

@@ -1,4 +1,5 @@
-//! A local DynamoDB for tests and development, one call away (feature `local`).
+//! A local DynamoDB for tests and development, one call away, and a
+//! fault-injecting proxy in front of it.
 //!
 //! Without `DDB_ENDPOINT` in the environment, [`LocalDynamoDb::start`] starts
 //! [Dynoxide](https://crates.io/crates/dynoxide-rs), a DynamoDB-compatible
@@ -9,12 +10,12 @@
 //! set (DynamoDB Local, a dynoxide binary, real DynamoDB), nothing is started
 //! and the client points there instead.
 //!
-//! This module is behind the `local` feature so that production builds never
-//! compile SQLite:
+//! It is a crate of its own, a dev-dependency, so that production builds
+//! never compile SQLite:
 //!
 //! ```toml
 //! [dev-dependencies]
-//! ddb-runtime = { version = "0.1", features = ["local"] }
+//! ddb-local = "0.1"
 //! ```
 //!
 //! Limits of the emulator worth knowing: every read is consistent, and it never
@@ -62,7 +63,7 @@ pub enum LocalError {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let local = ddb_runtime::local::LocalDynamoDb::start()?;
+/// let local = ddb_local::LocalDynamoDb::start()?;
 /// let tables = local.client().list_tables().send().await?;
 /// assert!(tables.table_names().iter().all(|name| !name.is_empty()));
 /// # Ok(())
@@ -92,9 +93,9 @@ impl LocalDynamoDb {
     /// synchronous code.
     ///
     /// ```
-    /// let local = ddb_runtime::local::LocalDynamoDb::embedded()?;
+    /// let local = ddb_local::LocalDynamoDb::embedded()?;
     /// assert!(local.endpoint().starts_with("http://127.0.0.1:"));
-    /// # Ok::<(), ddb_runtime::local::LocalError>(())
+    /// # Ok::<(), ddb_local::LocalError>(())
     /// ```
     pub fn embedded() -> Result<Self, LocalError> {
         let server = EmbeddedServer::start()?;
@@ -113,10 +114,10 @@ impl LocalDynamoDb {
     /// credentials; the region from `AWS_REGION`, else `us-east-1`.
     ///
     /// ```
-    /// let local = ddb_runtime::local::LocalDynamoDb::connect("http://127.0.0.1:8000")?;
+    /// let local = ddb_local::LocalDynamoDb::connect("http://127.0.0.1:8000")?;
     /// assert_eq!(local.endpoint(), "http://127.0.0.1:8000");
     /// assert!(!local.is_embedded());
-    /// # Ok::<(), ddb_runtime::local::LocalError>(())
+    /// # Ok::<(), ddb_local::LocalError>(())
     /// ```
     pub fn connect(endpoint: impl Into<String>) -> Result<Self, LocalError> {
         let endpoint = endpoint.into();
@@ -159,11 +160,11 @@ impl LocalDynamoDb {
     ///
     /// ```
     /// use aws_sdk_dynamodb::config::retry::RetryConfig;
-    /// let local = ddb_runtime::local::LocalDynamoDb::connect("http://127.0.0.1:8000")?;
+    /// let local = ddb_local::LocalDynamoDb::connect("http://127.0.0.1:8000")?;
     /// let config = local.config_builder().retry_config(RetryConfig::disabled()).build();
     /// let client = aws_sdk_dynamodb::Client::from_conf(config);
     /// # let _ = client;
-    /// # Ok::<(), ddb_runtime::local::LocalError>(())
+    /// # Ok::<(), ddb_local::LocalError>(())
     /// ```
     pub fn config_builder(&self) -> aws_sdk_dynamodb::config::Builder {
         config_for(&self.endpoint)
@@ -174,8 +175,8 @@ impl LocalDynamoDb {
 /// `<prefix>-<pid>-<counter>-<nanos>`, so parallel tests never share a table.
 ///
 /// ```
-/// let a = ddb_runtime::local::unique_table_name("orders");
-/// let b = ddb_runtime::local::unique_table_name("orders");
+/// let a = ddb_local::unique_table_name("orders");
+/// let b = ddb_local::unique_table_name("orders");
 /// assert_ne!(a, b);
 /// assert!(a.starts_with("orders-"));
 /// ```

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::declaration::model::{EntitySchema, IndexDef, IndexKind, IndexProjection, TableDef};
+use ddb_runtime::model::{EntitySchema, IndexDef, IndexKind, IndexProjection, TableDef};
 
 use super::scope::{leading_key, push_literal, Access, Scope};
 
@@ -218,10 +218,13 @@ fn guards_statement(table_arn: &str, entity: &EntitySchema, access: Access) -> O
 fn guard_prefixes(entity: &EntitySchema, access: Access) -> Vec<String> {
     let mut prefixes = Vec::new();
     if !entity.unique.is_empty() {
-        prefixes.push(crate::keys::guard::unique_guard_prefix(entity.entity_type));
+        prefixes.push(ddb_runtime::__private::tools::unique_guard_prefix(
+            entity.entity_type,
+        ));
     }
     if access == Access::ReadWrite {
-        let idempotency = crate::keys::guard::idempotency_guard_prefix(entity.entity_type);
+        let idempotency =
+            ddb_runtime::__private::tools::idempotency_guard_prefix(entity.entity_type);
         prefixes.push(idempotency);
     }
     prefixes
