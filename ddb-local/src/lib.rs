@@ -23,7 +23,7 @@
 //! transaction conflict. Test those paths through a fault-injecting proxy.
 
 mod faults;
-pub use faults::{Fault, FaultProxy, Held, ThrottlingError};
+pub use faults::{Delayed, Fault, FaultProxy, Held, ThrottlingError};
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};

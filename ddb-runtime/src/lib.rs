@@ -103,6 +103,7 @@ mod writes;
 
 #[doc = include_str!("attributes.md")]
 pub mod attributes {}
+pub mod guide;
 /// The local DynamoDB and fault proxy, under their former path: they are
 /// the `ddb-local` crate now.
 #[cfg(feature = "local")]

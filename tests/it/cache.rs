@@ -178,6 +178,60 @@ async fn a_read_under_way_when_a_write_returns_is_not_kept() {
     assert_eq!(name(&cache, 1).await.as_deref(), Some("new"));
 }
 
+/// A cache made while a write is under way cannot know what it writes: it
+/// lets go of everything when the write ends, so the writer reads back
+/// its own write.
+#[tokio::test]
+async fn a_cache_made_during_a_write_lets_go_when_the_write_ends() {
+    let db = ddb_tests::db_with_table::<Profiles>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Profiles>(&db).await;
+    through.create(&profile(1, "old")).send().await.unwrap();
+    let delayed = proxy.delay("PutItem");
+    let writing = tokio::spawn({
+        let through = through.clone();
+        async move { through.put(&profile(1, "new")).send().await }
+    });
+    delayed.arrived().await;
+    let cache = through.cache::<Profile>(limits());
+    assert_eq!(name(&cache, 1).await.as_deref(), Some("old"));
+    delayed.release();
+    writing.await.unwrap().unwrap();
+    assert_eq!(name(&cache, 1).await.as_deref(), Some("new"));
+}
+
+/// A write its caller gave up on before it reached DynamoDB (a timeout of
+/// the caller's) may be applied afterwards: what a read finds of its item
+/// meanwhile is not kept, and the next read sees it applied.
+#[tokio::test]
+async fn a_write_given_up_in_flight_keeps_its_item_out_of_the_cache() {
+    let (proxy, db, cache) = cached().await;
+    db.create(&profile(1, "old")).send().await.unwrap();
+    assert_eq!(name(&cache, 1).await.as_deref(), Some("old"));
+    let delayed = proxy.delay("PutItem");
+    let writing = tokio::spawn({
+        let db = db.clone();
+        async move { db.put(&profile(1, "late")).send().await }
+    });
+    delayed.arrived().await;
+    writing.abort();
+    let _ = writing.await;
+    assert_eq!(name(&cache, 1).await.as_deref(), Some("old"));
+    delayed.release();
+    let landed = async {
+        loop {
+            let stored = db.get(key(1)).consistent_read(true).send().await.unwrap();
+            if stored.is_some_and(|p| p.name == "late") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), landed)
+        .await
+        .expect("the delayed put is applied once released");
+    assert_eq!(name(&cache, 1).await.as_deref(), Some("late"));
+}
+
 #[tokio::test]
 async fn a_stream_record_lets_go_of_another_writers_change() {
     let (_proxy, db, cache) = cached().await;

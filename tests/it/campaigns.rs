@@ -1044,7 +1044,17 @@ async fn purchases_retried_under_idempotency_keys() {
             (Told::Unknown | Told::Other(_), Told::TooFewCoins) => {
                 row.wrong += usize::from(!stored.is_empty())
             }
-            (_, Told::Unknown | Told::Other(_)) => {}
+            // The second try's answer is lost or refused: the first's
+            // stands, and the table holds what it said.
+            (Told::Bought(x), Told::Unknown | Told::Other(_)) => {
+                row.wrong += usize::from(stored.as_slice() != [x.clone()]);
+            }
+            (Told::TooFewCoins, Told::Unknown | Told::Other(_)) => {
+                row.wrong += usize::from(!stored.is_empty());
+            }
+            // Both refused with nothing applied: nothing is stored.
+            (Told::Other(_), Told::Other(_)) => row.wrong += usize::from(!stored.is_empty()),
+            (Told::Unknown, Told::Unknown | Told::Other(_)) | (Told::Other(_), Told::Unknown) => {}
             // Told differently by the two tries.
             (Told::Bought(_), Told::TooFewCoins) | (Told::TooFewCoins, Told::Bought(_)) => {
                 row.wrong += 1

@@ -161,7 +161,8 @@ async fn a_key_reused_for_another_purchase_is_refused_until_forgotten() {
     first.keep_for(Duration::from_secs(1)).send().await.unwrap();
     let (other, _) = purchase(&db, "bob", "sword", 31, "req-1");
     match other.send().await {
-        Err(Error::IdempotencyKeyReused { entity: "Purchase" }) => {}
+        // The record is the player's: `Player` sorts before `Purchase`.
+        Err(Error::IdempotencyKeyReused { entity: "Player" }) => {}
         other => panic!("expected the key refused, got {other:?}"),
     }
     assert_eq!(
@@ -298,4 +299,30 @@ async fn a_sensitive_transaction_needs_the_guard_hash_key() {
         1,
         "only the note holds the diagnosis"
     );
+}
+
+/// What a purchase costs: one TransactWriteItems of three items (the
+/// purchase, the debit, the key's record), two write units each; a retry
+/// of the applied request is the canceled transaction and a consistent
+/// read of the record, and writes nothing.
+#[tokio::test]
+async fn a_purchase_is_one_request_and_its_retry_two() {
+    ddb_tests::requires!(CapacityByItemSize);
+    let db = shop(&[("fay", 500)]).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Shop>(&db).await;
+    let sent =
+        |proxy: &ddb_tests::proxy::Proxy| (proxy.seen("TransactWriteItems"), proxy.seen("GetItem"));
+    let (first, _) = purchase(&through, "fay", "sword", 50, "req-1");
+    let (done, capacity) = first.send_with_capacity().await.unwrap();
+    assert!(!done.replayed());
+    assert_eq!(capacity.total, 6.0);
+    assert_eq!(sent(&proxy), (1, 0));
+    let (retry, _) = purchase(&through, "fay", "sword", 50, "req-1");
+    assert!(retry.send().await.unwrap().replayed());
+    // The record read; and, from a server that returns no item with a
+    // failed condition, the record read back for the cancellation too.
+    let (transactions, reads) = sent(&proxy);
+    assert_eq!(transactions, 2);
+    assert!((1..=2).contains(&reads), "{reads} GetItems");
+    assert_eq!(coins(&db, "fay").await, 450);
 }

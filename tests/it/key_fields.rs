@@ -283,3 +283,33 @@ async fn a_number_key_left_unprocessed_in_another_form_is_matched_by_value() {
         other => panic!("expected Unprocessed, got {other:?}"),
     }
 }
+
+/// An idempotency key's record is keyed by text: on a table keyed by a
+/// number it is refused before anything is sent, a create's and a
+/// transaction's alike.
+#[tokio::test]
+async fn an_idempotency_key_on_a_table_keyed_by_a_number_is_refused_before_sending() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Accounts>(&db).await;
+    let account = Account {
+        account_id: 7,
+        tier: Tier::Gold,
+    };
+    let created = through.create(&account).idempotency_key("r").send().await;
+    assert!(
+        matches!(created, Err(ddb_runtime::Error::InvalidRequest { .. })),
+        "{created:?}"
+    );
+    let transacted = through
+        .transact_write()
+        .idempotency_key("r")
+        .create(&account)
+        .send()
+        .await;
+    assert!(
+        matches!(transacted, Err(ddb_runtime::Error::InvalidRequest { .. })),
+        "{transacted:?}"
+    );
+    assert_eq!(proxy.seen("TransactWriteItems") + proxy.seen("GetItem"), 0);
+    assert!(ddb_tests::scan_raw::<Accounts>(&db).await.is_empty());
+}

@@ -2,7 +2,8 @@
 //! their distinct keys (at most 100 a request), consistent and eventually
 //! consistent gets never share a request, each caller gets its own result
 //! (the entity, `None`, or its error), expired items and projections read
-//! as `get` reads them, and a caller dropped mid-batch strands no one.
+//! as `get` reads them, and a caller dropped or no longer polled holds
+//! back no one.
 
 use std::time::Duration;
 
@@ -275,22 +276,24 @@ async fn keys_left_unprocessed_are_read_again() {
     assert_eq!(keys_asked(&proxy), vec![10, 4, 4]);
 }
 
+/// The batch is sent on its own task: its first caller, no longer polled
+/// (a stream of loads its owner stopped driving) or dropped, holds back
+/// none of the callers who joined it.
 #[tokio::test]
-async fn a_first_caller_dropped_before_sending_strands_no_one() {
+async fn a_first_caller_no_longer_polled_or_dropped_holds_back_no_one() {
     let (proxy, db) = authors(2).await;
     let loader = db.loader::<Author>();
     let mut first = Box::pin(loader.load(key(0)).send());
-    let second = loader.load(key(1)).send();
-    // The first caller joins, leads the batch, and gives way...
+    // The first caller joins and leads the batch, then is polled no more.
     assert!(futures::poll!(first.as_mut()).is_pending());
-    let second = tokio::spawn(second);
-    tokio::task::yield_now().await;
-    // ...then is dropped before it sends: the second caller sends alone.
-    drop(first);
+    let second = tokio::spawn(loader.load(key(1)).send());
     let read = tokio::time::timeout(Duration::from_secs(10), second)
         .await
         .expect("the second caller is answered")
         .unwrap();
     assert_eq!(read.unwrap(), Some(author(1)));
-    assert_eq!(keys_asked(&proxy), vec![1]);
+    assert_eq!(keys_asked(&proxy), vec![2]);
+    drop(first);
+    let third = tokio::time::timeout(Duration::from_secs(10), loader.load(key(0)).send());
+    assert_eq!(third.await.unwrap().unwrap(), Some(author(0)));
 }

@@ -1,5 +1,7 @@
 //! What ddb-runtime makes its users compile. The library needs
-//! tokio's timer only (retries sleep); the `local` feature needs the rest.
+//! tokio's timer (retries sleep) and `spawn` (the loader's batches); the
+//! in-process server (`ddb-local`,
+//! a dev-dependency) needs the rest.
 //! `uuid` is an optional key-segment type, compiled only with its feature.
 
 const MANIFEST: &str = include_str!("../../ddb-runtime/Cargo.toml");
@@ -45,11 +47,23 @@ fn the_library_asks_tokio_for_its_timer_only() {
             "tokio feature {heavy} forced on users: {tokio}"
         );
     }
-    let local = feature("local");
-    for needed in ["tokio/rt", "tokio/net", "tokio/sync"] {
+    assert_eq!(feature("local"), r#"local = ["dep:ddb-local"]"#);
+}
+
+#[test]
+fn the_server_and_the_tooling_are_crates_of_their_own() {
+    for apart in ["ddb-tools", "ddb-cli", "clap", "indicatif", "dynoxide-rs"] {
+        let dependencies = MANIFEST
+            .split("[dependencies]")
+            .nth(1)
+            .and_then(|rest| rest.split("\n[").next())
+            .unwrap();
         assert!(
-            local.contains(needed),
-            "the local feature needs {needed}: {local}"
+            !dependencies
+                .lines()
+                .any(|l| l.starts_with(&format!("{apart} "))),
+            "ddb-runtime depends on {apart}"
         );
     }
+    assert!(dependency("ddb-local").contains("optional = true"));
 }

@@ -1,4 +1,4 @@
-//! The fault-injecting proxy of the tests: ddb's own `local::FaultProxy`,
-//! the same one users get with the `local` feature.
+//! The fault-injecting proxy of the tests: `ddb_local::FaultProxy`, the
+//! same one users get from the `ddb-local` crate.
 
-pub use ddb_local::{Fault, FaultProxy as Proxy, Held};
+pub use ddb_local::{Delayed, Fault, FaultProxy as Proxy, Held};

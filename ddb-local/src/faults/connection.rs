@@ -146,6 +146,14 @@ async fn answer(fault: Option<Fault>, request: &Request, target: &str, upstream:
                 None => Answer::Close,
             }
         }
+        Some(Fault::Delay { arrived, release }) => {
+            arrived.notify_one();
+            release.notified().await;
+            match forward(upstream, &raw).await {
+                Some((status, body)) => Answer::Reply(response(status, &body)),
+                None => Answer::Close,
+            }
+        }
         Some(Fault::DropResponse) => {
             let _ = forward(upstream, &raw).await;
             Answer::Close

@@ -47,6 +47,15 @@ pub enum Fault {
         /// Notify it to let the answer go.
         release: Arc<tokio::sync::Notify>,
     },
+    /// Keeps the request, signals `arrived`, and forwards it (so it is
+    /// applied) only once `release` is notified, then answers: a request
+    /// that reaches DynamoDB late, after its caller may have given up.
+    Delay {
+        /// Notified once the request has reached the proxy.
+        arrived: Arc<tokio::sync::Notify>,
+        /// Notify it to let the request go on.
+        release: Arc<tokio::sync::Notify>,
+    },
 }
 
 /// The error a throttle is answered with ([`Fault::throttled_by`]): each
@@ -135,6 +144,7 @@ impl Fault {
             Fault::DropResponse => "lost response".into(),
             Fault::TransactionConflict => "TransactionConflict".into(),
             Fault::Hold { .. } => "held".into(),
+            Fault::Delay { .. } => "delayed".into(),
         }
     }
 }
@@ -152,6 +162,26 @@ impl Held {
     }
 
     /// Lets the answer go to the client.
+    pub fn release(&self) {
+        self.release.notify_one();
+    }
+}
+
+/// A request [`FaultProxy::delay`] keeps on its way to the server.
+#[derive(Debug, Clone)]
+pub struct Delayed {
+    arrived: Arc<tokio::sync::Notify>,
+    release: Arc<tokio::sync::Notify>,
+}
+
+impl Delayed {
+    /// Waits until the request has reached the proxy (it is not applied
+    /// yet).
+    pub async fn arrived(&self) {
+        self.arrived.notified().await;
+    }
+
+    /// Lets the request go on to the server, which applies and answers it.
     pub fn release(&self) {
         self.release.notify_one();
     }
@@ -332,6 +362,36 @@ impl FaultProxy {
             },
         );
         held
+    }
+
+    /// Delays the next request of `target` on its way: it is applied, and
+    /// answered, only once the returned [`Delayed`] is released, whether
+    /// or not its caller is still waiting.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = ddb_local::LocalDynamoDb::start()?;
+    /// let proxy = ddb_local::FaultProxy::start(server.endpoint()).await?;
+    /// let delayed = proxy.delay("PutItem");
+    /// // ... a put is sent, and its caller gives up ...
+    /// delayed.arrived().await;
+    /// delayed.release(); // now it is applied
+    /// # Ok(()) }
+    /// ```
+    pub fn delay(&self, target: &'static str) -> Delayed {
+        let delayed = Delayed {
+            arrived: Arc::new(tokio::sync::Notify::new()),
+            release: Arc::new(tokio::sync::Notify::new()),
+        };
+        self.fail(
+            target,
+            1,
+            Fault::Delay {
+                arrived: delayed.arrived.clone(),
+                release: delayed.release.clone(),
+            },
+        );
+        delayed
     }
 
     /// Keeps the body of every request of `target` from now on, faulted or

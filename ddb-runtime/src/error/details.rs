@@ -80,6 +80,10 @@ pub struct ActionFailure {
     /// failed for a reason only `code` tells (throttling, a validation
     /// error).
     pub error: Option<Box<Error>>,
+    /// The key's attribute values (partition, then sort), by which
+    /// [`Error::action_failure`] finds the action: its text may read alike
+    /// for two keys.
+    pub(crate) key_values: Vec<aws_sdk_dynamodb::types::AttributeValue>,
 }
 
 /// What DynamoDB said of one action of a canceled transaction, by its

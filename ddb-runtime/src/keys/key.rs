@@ -202,6 +202,15 @@ impl KeyValues {
         }
     }
 
+    /// The key's attribute values: the partition key's, then the sort
+    /// key's when there is one.
+    pub(crate) fn attribute_values(&self) -> Vec<AttributeValue> {
+        std::iter::once(&self.pk)
+            .chain(&self.sk)
+            .map(KeyValue::to_attribute_value)
+            .collect()
+    }
+
     /// The values, borrowed.
     pub(crate) fn as_ref(&self) -> KeyRef<'_> {
         KeyRef {
@@ -549,4 +558,24 @@ pub(crate) fn reserved_prefix() -> segment::SegmentError {
     segment::SegmentError::new(format!(
         "a key cannot start with `{GUARD_PREFIX}`, which is reserved for ddb's guard items"
     ))
+}
+
+/// A key, equal to another when DynamoDB takes them for the same key
+/// (numbers by value: `1.0` and `1` are one key), for gathering reads and
+/// keeping items by key.
+#[derive(Clone)]
+pub(crate) struct ByValue(pub(crate) KeyValues);
+
+impl PartialEq for ByValue {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_ref() == other.0.as_ref()
+    }
+}
+
+impl Eq for ByValue {}
+
+impl std::hash::Hash for ByValue {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.as_ref().hash(state);
+    }
 }

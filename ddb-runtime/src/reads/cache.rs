@@ -3,7 +3,7 @@
 //! a stream record says another writer did.
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -12,7 +12,7 @@ use crate::db::Db;
 use crate::declaration::model::TableDef;
 use crate::entity::Entity;
 use crate::error::Result;
-use crate::keys::key::{Key, KeyValues};
+use crate::keys::key::{ByValue, Key, KeyValues};
 use crate::transport::invalidation::Invalidate;
 
 /// How much a [`Cache`] keeps, and for how long.
@@ -44,7 +44,8 @@ impl CacheLimits {
     /// `true`). An eventually consistent read costs half as much, but may
     /// return an item as it was up to about a second before: the cache then
     /// keeps that older item, and a caller may read back older than its
-    /// own write.
+    /// own write, or, after a stream record was applied, the item as it
+    /// was before the change the record reported.
     pub fn consistent_fill(mut self, consistent: bool) -> Self {
         self.consistent_fill = consistent;
         self
@@ -85,7 +86,13 @@ impl Db {
     ///   batches, transactions and the guard items they write, whether the
     ///   write succeeded, failed or its answer was lost. A read that was
     ///   under way when the write returned is not kept. So a caller never
-    ///   reads back older than its own write.
+    ///   reads back older than its own write. A write that may still be
+    ///   applied after it returned (an attempt that timed out or lost its
+    ///   connection, or the call dropped by the caller's own timeout)
+    ///   keeps its items out of the cache for `max_age`: DynamoDB applies
+    ///   such an attempt within that time or not at all, as far as the
+    ///   cache assumes. A cache made while a write was under way lets go
+    ///   of everything it holds when the write ends.
     /// - a stream record handed to [`apply`](Cache::apply) lets go of its
     ///   item: another writer's change leaves the cache within the
     ///   stream's delay (typically under a second).
@@ -164,19 +171,21 @@ impl<E: Entity + Clone + Send + Sync + 'static> Cache<E> {
         };
         span.record("ddb.cache.misses", 1);
         let consistent = self.store.limits.consistent_fill;
-        let get = self.db.get(key).consistent_read(consistent);
+        let get = self.db.get(key.clone()).consistent_read(consistent);
         let found = tracing::Instrument::instrument(get.raw(), span).await?;
-        self.store.fill_item(ticket, found)
+        self.store
+            .fill_item(ticket, found)
+            .map_err(|e| e.with_key(&key))
     }
 
     /// Lets go of the item at `key`.
     pub fn invalidate(&self, key: &Key<E>) {
-        self.store.invalidate(key.values());
+        self.store.invalidate(key.values(), true);
     }
 
     /// Lets go of every item.
     pub fn clear(&self) {
-        self.store.clear();
+        self.store.invalidate_all(true);
     }
 
     /// What the cache has done so far, and holds now.
@@ -205,7 +214,7 @@ impl<E: Entity + Clone + Send + Sync + 'static> Cache<E> {
     /// a change, a delete, an expiry).
     pub fn apply<C>(&self, change: &crate::stream::Change<C>) {
         if let Ok(key) = KeyValues::read_table_key(self.store.def, &change.keys) {
-            self.store.invalidate(&key);
+            self.store.invalidate(&key, true);
         }
     }
 
@@ -214,7 +223,7 @@ impl<E: Entity + Clone + Send + Sync + 'static> Cache<E> {
         for record in &event.records {
             let keys = crate::item::Item::from(record.change.keys.clone());
             if let Ok(key) = KeyValues::read_table_key(self.store.def, &keys) {
-                self.store.invalidate(&key);
+                self.store.invalidate(&key, true);
             }
         }
     }
@@ -237,34 +246,22 @@ pub(crate) struct Store<E> {
     decode: fn(crate::item::Item) -> Result<E>,
 }
 
-/// A key, equal to another when DynamoDB takes them for the same key
-/// (numbers by value).
-#[derive(Clone)]
-struct Cached(KeyValues);
-
-impl PartialEq for Cached {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.as_ref() == other.0.as_ref()
-    }
-}
-
-impl Eq for Cached {}
-
-impl Hash for Cached {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.as_ref().hash(state);
-    }
-}
-
 struct State<E> {
-    entries: HashMap<Cached, Entry<E>>,
+    entries: HashMap<ByValue, Entry<E>>,
     /// Keys in the order they were kept, each with its entry's number: an
     /// entry replaced or let go of leaves a number that matches no entry.
-    order: VecDeque<(Cached, u64)>,
+    order: VecDeque<(ByValue, u64)>,
     kept: u64,
     /// Each group's count of invalidations: a read whose group counted one
     /// while it was under way is not kept.
     generations: [u64; GROUPS],
+    /// The items of writes that may still be applied after they returned
+    /// (an attempt with no answer, a request dropped), not kept again
+    /// until the age limit has passed since.
+    unsettled: HashMap<ByValue, Instant>,
+    /// The same for every item, after such a write a cache made while it
+    /// was under way cannot tell the items of.
+    all_unsettled_until: Option<Instant>,
 }
 
 struct Entry<E> {
@@ -287,7 +284,7 @@ pub(crate) enum Lookup<E> {
 /// invalidated meanwhile.
 #[derive(Clone)]
 pub(crate) struct Ticket {
-    key: Cached,
+    key: ByValue,
     group: usize,
     generation: u64,
 }
@@ -303,6 +300,8 @@ impl<E: Entity + Clone> Store<E> {
                 order: VecDeque::new(),
                 kept: 0,
                 generations: [0; GROUPS],
+                unsettled: HashMap::new(),
+                all_unsettled_until: None,
             }),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
@@ -338,7 +337,7 @@ impl<E: Clone> Store<E> {
 
     /// The item kept at `key`, or a ticket to read it.
     pub(crate) fn lookup(&self, key: &KeyValues) -> Lookup<E> {
-        let key = Cached(key.clone());
+        let key = ByValue(key.clone());
         let group = group_of(&key);
         let mut state = self.state();
         if let Some(entry) = state.entries.get(&key) {
@@ -383,7 +382,9 @@ impl<E: Clone> Store<E> {
             return;
         }
         let mut state = self.state();
-        if state.generations[ticket.group] != ticket.generation {
+        if state.generations[ticket.group] != ticket.generation
+            || !Self::settled(&state, &ticket.key)
+        {
             return;
         }
         state.kept += 1;
@@ -420,18 +421,26 @@ impl<E: Clone> Store<E> {
         }
     }
 
-    fn clear(&self) {
-        let mut state = self.state();
-        state.entries.clear();
-        state.order.clear();
-        for generation in &mut state.generations {
-            *generation += 1;
+    /// Forgets the writes whose items may be kept again, when it holds
+    /// more of them than the cache holds items.
+    fn forget_settled(&self, state: &mut State<E>) {
+        if state.unsettled.len() > state.entries.len() + 16 {
+            let now = Instant::now();
+            state.unsettled.retain(|_, until| *until > now);
         }
+    }
+
+    /// Whether an item read at `key` may be kept: no write of it that may
+    /// still be applied is under its age limit.
+    fn settled(state: &State<E>, key: &ByValue) -> bool {
+        let now = Instant::now();
+        let all = state.all_unsettled_until.is_none_or(|until| until <= now);
+        all && state.unsettled.get(key).is_none_or(|until| *until <= now)
     }
 }
 
 /// The group of a key, by a fixed hash.
-fn group_of(key: &Cached) -> usize {
+fn group_of(key: &ByValue) -> usize {
     let hasher =
         std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default();
     (hasher.hash_one(key) % GROUPS as u64) as usize
@@ -446,11 +455,28 @@ impl<E: Entity + Clone + Send + Sync> Invalidate for Store<E> {
         self.def
     }
 
-    fn invalidate(&self, key: &KeyValues) {
-        let key = Cached(key.clone());
+    fn invalidate(&self, key: &KeyValues, settled: bool) {
+        let key = ByValue(key.clone());
         let group = group_of(&key);
         let mut state = self.state();
         state.entries.remove(&key);
         state.generations[group] += 1;
+        if !settled {
+            let until = Instant::now() + self.limits.max_age;
+            state.unsettled.insert(key, until);
+            self.forget_settled(&mut state);
+        }
+    }
+
+    fn invalidate_all(&self, settled: bool) {
+        let mut state = self.state();
+        state.entries.clear();
+        state.order.clear();
+        for generation in &mut state.generations {
+            *generation += 1;
+        }
+        if !settled {
+            state.all_unsettled_until = Some(Instant::now() + self.limits.max_age);
+        }
     }
 }

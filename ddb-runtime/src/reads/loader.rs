@@ -13,7 +13,7 @@ use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::item::Item;
-use crate::keys::key::{Key, KeyValues};
+use crate::keys::key::{ByValue, Key, KeyValues};
 use crate::reads::batch_get::{read_keys, BatchRead, ReadOutcomes};
 use crate::reads::projection::Projection;
 
@@ -149,7 +149,8 @@ type Answer<P> = oneshot::Sender<Answered<P>>;
 /// The batch being gathered: the callers waiting on each key, and whether
 /// one of them will send it.
 struct Gathering<P> {
-    waiting: HashMap<KeyValues, Vec<Answer<P>>>,
+    /// Keys equal by value are one key, as DynamoDB takes them.
+    waiting: HashMap<ByValue, Vec<Answer<P>>>,
     led: bool,
 }
 
@@ -191,6 +192,11 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Loader<E, P> {
     pub fn include_expired(&self, include_expired: bool) -> Self {
         let mut settings = self.shared.settings.clone();
         settings.include_expired = include_expired;
+        // A cache keeps no expired item: such a loader reads past it.
+        #[cfg(feature = "cache")]
+        if include_expired {
+            settings.cache = None;
+        }
         Self::new(self.db.clone(), settings)
     }
 
@@ -209,7 +215,10 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Loader<E, P> {
     fn join(&self, key: &Key<E>, consistent: bool) -> (oneshot::Receiver<Answered<P>>, bool) {
         let (answer, answered) = oneshot::channel();
         let mut gathering = self.gathering(consistent);
-        let waiting = gathering.waiting.entry(key.values().clone()).or_default();
+        let waiting = gathering
+            .waiting
+            .entry(ByValue(key.values().clone()))
+            .or_default();
         waiting.push(answer);
         let leads = !std::mem::replace(&mut gathering.led, true);
         (answered, leads)
@@ -220,6 +229,21 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Loader<E, P> {
         self.shared.gathering[usize::from(consistent)]
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sends the batch this caller leads from a task of its own, on the
+    /// caller's tokio runtime: a caller that stops polling, or is dropped,
+    /// holds back no other caller of its batch. Without a runtime, the
+    /// caller sends it.
+    async fn lead_elsewhere(&self, consistent: bool) {
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let loader = self.clone();
+                let span = tracing::Span::current();
+                runtime.spawn(async move { loader.lead(consistent).instrument(span).await });
+            }
+            Err(_) => self.lead(consistent).await,
+        }
     }
 
     /// Sends the batch this caller leads once the others have joined.
@@ -265,10 +289,13 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Loader<E, P> {
     }
 
     /// Reads the batch's keys and answers every caller.
-    async fn answer(&self, batch: HashMap<KeyValues, Vec<Answer<P>>>, consistent: bool) {
+    async fn answer(&self, batch: HashMap<ByValue, Vec<Answer<P>>>, consistent: bool) {
         let settings = &self.shared.settings;
         let callers = batch.values().map(Vec::len).sum::<usize>();
-        let (values, answers): (Vec<KeyValues>, Vec<Vec<Answer<P>>>) = batch.into_iter().unzip();
+        let (values, answers): (Vec<KeyValues>, Vec<Vec<Answer<P>>>) = batch
+            .into_iter()
+            .map(|(key, answers)| (key.0, answers))
+            .unzip();
         let span = tracing::info_span!(
             target: "ddb",
             "ddb.loader",
@@ -457,7 +484,7 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Load<E, P> {
         loop {
             let (answered, leads) = self.loader.join(&self.key, consistent);
             if leads {
-                self.loader.lead(consistent).await;
+                self.loader.lead_elsewhere(consistent).await;
             }
             match answered.await {
                 Ok(result) => return result,
@@ -491,7 +518,8 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Load<E, P> {
 
 impl<E: Entity + 'static> Loader<E, E> {
     /// A loader of projection type `P`: its BatchGetItems read only `P`'s
-    /// attributes. Makes a new loader.
+    /// attributes. Makes a new loader, which reads past the cache of a
+    /// cache's loader (`Cache::loader`: the cache keeps whole entities).
     pub fn project<P: Projection<E> + Clone + Send + 'static>(&self) -> Loader<E, P> {
         let settings = &self.shared.settings;
         Loader::new(

@@ -35,6 +35,9 @@ struct Recorded {
     count: AtomicU32,
     /// An attempt went on the wire and has not ended.
     on_the_wire: AtomicBool,
+    /// An attempt ended with no answer at all (a timeout, a connection
+    /// lost): DynamoDB may still apply it after the request returns.
+    unanswered: AtomicBool,
     /// The throttles DynamoDB answered attempts with, not yet taken by a
     /// span ([`Attempts::tried`]).
     throttles: Mutex<Vec<Throttle>>,
@@ -77,6 +80,13 @@ impl Attempts {
         self.0.maybe_applied.load(Ordering::Relaxed) || self.0.on_the_wire.load(Ordering::Relaxed)
     }
 
+    /// Whether an attempt may still reach DynamoDB and be applied after
+    /// the request returned: one ended with no answer, or is on the wire
+    /// still (its request dropped).
+    pub(crate) fn may_land_later(&self) -> bool {
+        self.0.unanswered.load(Ordering::Relaxed) || self.0.on_the_wire.load(Ordering::Relaxed)
+    }
+
     /// How many attempts went on the wire, retries included.
     pub(crate) fn count(&self) -> u32 {
         self.0.count.load(Ordering::Relaxed)
@@ -107,7 +117,11 @@ impl Attempts {
         self.0.count.fetch_add(1, Ordering::Relaxed);
         match response {
             Some(response) if response.status().is_client_error() => self.answered(response),
-            _ => self.0.maybe_applied.store(true, Ordering::Relaxed),
+            Some(_) => self.0.maybe_applied.store(true, Ordering::Relaxed),
+            None => {
+                self.0.maybe_applied.store(true, Ordering::Relaxed);
+                self.0.unanswered.store(true, Ordering::Relaxed);
+            }
         }
     }
 

@@ -1,9 +1,11 @@
 //! The caches a `Db`'s writes invalidate: each request that writes lets
 //! go of the items it writes in every cache of their table, once it has
 //! returned (or was dropped, or failed: a write whose answer was lost may
-//! have been applied).
+//! have been applied). A cache made while a write was under way lets go of
+//! everything it holds when that write ends, and a write that may still be
+//! applied after it returned (an attempt with no answer, or the request
+//! dropped) keeps its items out of the caches for their age limit.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, Weak};
 
 use super::operation::Operation;
@@ -16,59 +18,105 @@ pub(crate) trait Invalidate: Send + Sync {
     fn table(&self) -> &str;
     /// The table's keys, to read an item's key by.
     fn table_def(&self) -> &'static TableDef;
-    /// Lets go of the item at `key`, and of any read of it under way.
-    fn invalidate(&self, key: &KeyValues);
+    /// Lets go of the item at `key`, and of any read of it under way; when
+    /// the write may still be applied (`settled` is false), keeps it out
+    /// until its age limit has passed.
+    fn invalidate(&self, key: &KeyValues, settled: bool);
+    /// Lets go of every item, and of every read under way, as
+    /// [`invalidate`](Self::invalidate) does for one.
+    fn invalidate_all(&self, settled: bool);
 }
 
-/// The caches of a `Db`.
+/// The caches of a `Db`, in the order they were made.
 #[derive(Default)]
-pub(crate) struct Caches {
-    any: AtomicBool,
-    caches: RwLock<Vec<Weak<dyn Invalidate>>>,
+pub(crate) struct Caches(RwLock<Registered>);
+
+#[derive(Default)]
+struct Registered {
+    caches: Vec<Weak<dyn Invalidate>>,
+    /// How many caches were ever made: a write notes it when it starts, to
+    /// find the caches made while it was under way.
+    made: usize,
 }
 
 impl Caches {
-    /// Adds `cache`; caches dropped since are forgotten.
+    /// Adds `cache`.
     pub(crate) fn register(&self, cache: Weak<dyn Invalidate>) {
-        let mut caches = self.caches.write().unwrap_or_else(PoisonError::into_inner);
-        caches.retain(|cache| cache.strong_count() > 0);
-        caches.push(cache);
-        self.any.store(true, Ordering::Release);
+        let mut registered = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        registered.caches.push(cache);
+        registered.made += 1;
     }
 
     /// The items `request` writes that a cache may hold, to let go of once
-    /// it is sent; `None` when there is no cache.
-    pub(crate) fn written<O: Operation>(&self, request: &O) -> Option<Invalidation> {
-        if !self.any.load(Ordering::Acquire) {
-            return None;
-        }
-        let caches: Vec<Arc<dyn Invalidate>> = self
-            .caches
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .filter_map(Weak::upgrade)
-            .collect();
+    /// it is sent.
+    pub(crate) fn written<O: Operation>(self: &Arc<Self>, request: &O) -> Invalidation {
+        let registered = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        let caches: Vec<Arc<dyn Invalidate>> =
+            registered.caches.iter().filter_map(Weak::upgrade).collect();
         let mut keys = Vec::new();
+        let mut writes = false;
         request.written(&mut |table, item| {
+            writes = true;
             for cache in caches.iter().filter(|cache| cache.table() == table) {
                 if let Ok(key) = KeyValues::read_table_key(cache.table_def(), item) {
                     keys.push((Arc::clone(cache), key));
                 }
             }
         });
-        Some(Invalidation(keys))
+        Invalidation {
+            caches: Arc::clone(self),
+            made: registered.made,
+            keys,
+            settled: false,
+            writes,
+        }
+    }
+
+    /// The caches made after the first `made`.
+    fn made_after(&self, made: usize) -> Vec<Arc<dyn Invalidate>> {
+        let registered = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        registered.caches[made..]
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect()
     }
 }
 
 /// The cached items a request writes: let go of when it is dropped, after
 /// the request returned or was given up.
-pub(crate) struct Invalidation(Vec<(Arc<dyn Invalidate>, KeyValues)>);
+pub(crate) struct Invalidation {
+    caches: Arc<Caches>,
+    made: usize,
+    keys: Vec<(Arc<dyn Invalidate>, KeyValues)>,
+    settled: bool,
+    writes: bool,
+}
+
+impl Invalidation {
+    /// The request has its answer; `settled` when none of its attempts can
+    /// still be applied after it.
+    pub(crate) fn settle(&mut self, settled: bool) {
+        self.settled = settled;
+    }
+}
 
 impl Drop for Invalidation {
     fn drop(&mut self) {
-        for (cache, key) in &self.0 {
-            cache.invalidate(key);
+        for (cache, key) in &self.keys {
+            cache.invalidate(key, self.settled);
+        }
+        if !self.writes {
+            return;
+        }
+        // A cache made while the request was under way cannot tell which
+        // items it wrote: it lets go of them all.
+        let registered = self.caches.0.read().unwrap_or_else(PoisonError::into_inner);
+        if registered.made == self.made {
+            return;
+        }
+        drop(registered);
+        for cache in self.caches.made_after(self.made) {
+            cache.invalidate_all(self.settled);
         }
     }
 }

@@ -24,7 +24,7 @@ pub(crate) struct Sdk {
     server: Arc<Server>,
     condition_items: ConditionItems,
     #[cfg(feature = "cache")]
-    caches: super::invalidation::Caches,
+    caches: Arc<super::invalidation::Caches>,
 }
 
 impl Sdk {
@@ -97,7 +97,7 @@ impl Sdk {
             return std::future::pending().await;
         }
         #[cfg(feature = "cache")]
-        let _invalidation = self.caches.written(&request);
+        let mut invalidation = self.caches.written(&request);
         let before = attempts.count();
         let sent = request.sent_items();
         let recorder = Recorder::new(attempts, &self.server);
@@ -105,6 +105,8 @@ impl Sdk {
             .send_recorded(recorder)
             .instrument(span.span().clone())
             .await;
+        #[cfg(feature = "cache")]
+        invalidation.settle(!attempts.may_land_later());
         match answer {
             Ok(output) => {
                 span.answered(&self.server, &output, sent, attempts.tried(before));

@@ -11,7 +11,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use sha2::Digest;
 
 use crate::db::Db;
-use crate::declaration::model::TableDef;
+use crate::declaration::model::{ScalarType, TableDef};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
@@ -50,8 +50,7 @@ impl Content {
     pub(crate) fn of<E: Entity>(kind: &str) -> Self {
         let mut bytes = Vec::new();
         for part in [E::SCHEMA.entity_type, kind] {
-            bytes.extend_from_slice(part.as_bytes());
-            bytes.push(0);
+            field(&mut bytes, part.as_bytes());
         }
         let sensitive = E::SCHEMA.fields.iter().any(|f| f.role.sensitive);
         Self { bytes, sensitive }
@@ -66,18 +65,16 @@ impl Content {
 
     /// With the key the write names.
     pub(crate) fn key(mut self, key: &KeyValues) -> Self {
-        self.bytes.extend_from_slice(key.text().as_bytes());
-        self.bytes.push(0);
+        for value in key.attribute_values() {
+            canonical(&value, &mut self.bytes);
+        }
         self
     }
 
     /// With the version the write expects.
     pub(crate) fn version(mut self, version: Option<u64>) -> Self {
-        if let Some(version) = version {
-            self.bytes
-                .extend_from_slice(format!("V:{version}").as_bytes());
-        }
-        self.bytes.push(0);
+        let version = version.map(|v| v.to_string()).unwrap_or_default();
+        field(&mut self.bytes, version.as_bytes());
         self
     }
 
@@ -92,28 +89,29 @@ impl Content {
                         entity: "transaction",
                         reason,
                     })?;
-            self.bytes.extend_from_slice(text.as_bytes());
+            field(&mut self.bytes, text.as_bytes());
             let (names, values) = placeholders.into_maps();
             let mut names: Vec<_> = names.into_iter().flatten().collect();
             names.sort_unstable();
+            field(&mut self.bytes, &names.len().to_le_bytes());
             for (placeholder, name) in names {
-                self.bytes
-                    .extend_from_slice(format!("{placeholder}={name};").as_bytes());
+                field(&mut self.bytes, placeholder.as_bytes());
+                field(&mut self.bytes, name.as_bytes());
             }
             self.values(values.into_iter().flatten().collect());
+        } else {
+            field(&mut self.bytes, b"");
         }
-        self.bytes.push(0);
         Ok(self)
     }
 
     /// With named values (an update's changes), by name.
     pub(crate) fn values(&mut self, mut values: Vec<(String, AttributeValue)>) {
         values.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        field(&mut self.bytes, &values.len().to_le_bytes());
         for (name, value) in values {
-            self.bytes.extend_from_slice(name.as_bytes());
-            self.bytes.push(3);
+            field(&mut self.bytes, name.as_bytes());
             canonical(&value, &mut self.bytes);
-            self.bytes.push(2);
         }
     }
 }
@@ -125,8 +123,7 @@ impl Content {
 pub(crate) fn fingerprint(db: &Db, entity: &'static str, contents: &[Content]) -> Result<String> {
     let mut all = Vec::new();
     for content in contents {
-        all.extend_from_slice(&content.bytes);
-        all.push(4);
+        field(&mut all, &content.bytes);
     }
     if !contents.iter().any(|c| c.sensitive) {
         let digest = sha2::Sha256::digest(&all);
@@ -164,6 +161,17 @@ pub(crate) fn record(
         return Err(Error::InvalidRequest {
             entity,
             reason: "an idempotency key cannot be empty".into(),
+        });
+    }
+    let text_keys =
+        table.pk.ty == ScalarType::S && table.sk.is_none_or(|sk| sk.ty == ScalarType::S);
+    if !text_keys {
+        return Err(Error::InvalidRequest {
+            entity,
+            reason: "an idempotency key's record is keyed by text, and this table's \
+                     partition or sort key is a number: keep the records in \
+                     a table whose keys are strings"
+                .into(),
         });
     }
     let key = idempotency_guard_key(table, entity, request);
@@ -274,60 +282,117 @@ pub(crate) fn item_content<E: Entity>(item: &Item) -> Vec<u8> {
         .collect();
     names.sort_unstable();
     let mut content = Vec::new();
+    field(&mut content, &names.len().to_le_bytes());
     for name in names {
-        content.extend_from_slice(name.as_bytes());
-        content.push(0);
+        field(&mut content, name.as_bytes());
         canonical(&item[name], &mut content);
-        content.push(0);
     }
     content
 }
 
+/// `bytes`, length first: no content of one field can read as another's.
+fn field(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+    out.extend_from_slice(bytes);
+}
+
 /// A value in one form for all its equal forms (numbers by value, sets and
-/// maps in order), appended to `out`.
+/// maps in order), its type first, appended to `out`.
 fn canonical(value: &AttributeValue, out: &mut Vec<u8>) {
     let number = |n: &str| {
         crate::item::number::Decimal::parse(n).map_or_else(|| n.to_owned(), |d| d.canonical())
     };
-    let sorted = |mut texts: Vec<String>, out: &mut Vec<u8>| {
-        texts.sort_unstable();
-        texts.iter().for_each(|t| {
-            out.extend_from_slice(t.as_bytes());
-            out.push(1);
-        });
+    let set = |tag: &[u8], mut members: Vec<Vec<u8>>, out: &mut Vec<u8>| {
+        members.sort_unstable();
+        field(out, tag);
+        field(out, &members.len().to_le_bytes());
+        members.iter().for_each(|m| field(out, m));
     };
     match value {
-        AttributeValue::S(s) => out.extend_from_slice(&[b"S:".as_slice(), s.as_bytes()].concat()),
-        AttributeValue::N(n) => out.extend_from_slice(format!("N:{}", number(n)).as_bytes()),
-        AttributeValue::B(b) => out.extend_from_slice(&[b"B:".as_slice(), b.as_ref()].concat()),
-        AttributeValue::Bool(b) => out.extend_from_slice(if *b { b"BOOL:1" } else { b"BOOL:0" }),
-        AttributeValue::Null(_) => out.extend_from_slice(b"NULL"),
-        AttributeValue::Ss(items) => sorted(items.clone(), out),
-        AttributeValue::Ns(items) => sorted(items.iter().map(|n| number(n)).collect(), out),
-        AttributeValue::Bs(items) => sorted(
-            items.iter().map(|b| format!("{:?}", b.as_ref())).collect(),
+        AttributeValue::S(s) => [b"S".as_slice(), s.as_bytes()]
+            .iter()
+            .for_each(|f| field(out, f)),
+        AttributeValue::N(n) => [b"N".as_slice(), number(n).as_bytes()]
+            .iter()
+            .for_each(|f| field(out, f)),
+        AttributeValue::B(b) => [b"B".as_slice(), b.as_ref()]
+            .iter()
+            .for_each(|f| field(out, f)),
+        AttributeValue::Bool(b) => field(out, if *b { b"BOOL1" } else { b"BOOL0" }),
+        AttributeValue::Null(_) => field(out, b"NULL"),
+        AttributeValue::Ss(items) => set(
+            b"SS",
+            items.iter().map(|s| s.clone().into_bytes()).collect(),
+            out,
+        ),
+        AttributeValue::Ns(items) => set(
+            b"NS",
+            items.iter().map(|n| number(n).into_bytes()).collect(),
+            out,
+        ),
+        AttributeValue::Bs(items) => set(
+            b"BS",
+            items.iter().map(|b| b.as_ref().to_vec()).collect(),
             out,
         ),
         AttributeValue::L(items) => {
-            out.extend_from_slice(b"L[");
-            items.iter().for_each(|v| {
-                canonical(v, out);
-                out.push(2);
-            });
-            out.extend_from_slice(b"]");
+            field(out, b"L");
+            field(out, &items.len().to_le_bytes());
+            items.iter().for_each(|v| canonical(v, out));
         }
         AttributeValue::M(map) => {
             let mut names: Vec<&String> = map.keys().collect();
             names.sort_unstable();
-            out.extend_from_slice(b"M{");
+            field(out, b"M");
+            field(out, &names.len().to_le_bytes());
             for name in names {
-                out.extend_from_slice(name.as_bytes());
-                out.push(3);
+                field(out, name.as_bytes());
                 canonical(&map[name], out);
-                out.push(2);
             }
-            out.extend_from_slice(b"}");
         }
-        _ => out.extend_from_slice(b"?"),
+        _ => field(out, b"?"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canonical_of(value: AttributeValue) -> Vec<u8> {
+        let mut out = Vec::new();
+        canonical(&value, &mut out);
+        out
+    }
+
+    fn map(pairs: &[(&str, AttributeValue)]) -> AttributeValue {
+        AttributeValue::M(
+            pairs
+                .iter()
+                .map(|(n, v)| ((*n).to_owned(), v.clone()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn no_content_of_one_attribute_reads_as_another() {
+        let s = |t: &str| AttributeValue::S(t.to_owned());
+        let mut one = Vec::new();
+        canonical(&s("1"), &mut one);
+        let forged = String::from_utf8_lossy(&one).into_owned();
+        let two = map(&[("a", s("1")), ("b", s("2"))]);
+        let packed = map(&[("a", s(&format!("1{forged}b")))]);
+        assert_ne!(canonical_of(two), canonical_of(packed));
+        let texts = AttributeValue::Ss(vec!["1".into()]);
+        let numbers = AttributeValue::Ns(vec!["1".into()]);
+        assert_ne!(canonical_of(texts), canonical_of(numbers));
+    }
+
+    #[test]
+    fn equal_values_read_alike() {
+        let n = |t: &str| AttributeValue::N(t.to_owned());
+        assert_eq!(canonical_of(n("1.0")), canonical_of(n("1")));
+        let a = AttributeValue::Ss(vec!["x".into(), "y".into()]);
+        let b = AttributeValue::Ss(vec!["y".into(), "x".into()]);
+        assert_eq!(canonical_of(a), canonical_of(b));
     }
 }

@@ -45,10 +45,13 @@ pub struct TransactWrite {
     /// What each action added asks and the key it names, in order.
     added: Vec<Added>,
     /// The table, its name under a handle, and the entity type of the
-    /// first action: where an idempotency key's record goes.
+    /// action whose entity type sorts first: where an idempotency key's
+    /// record goes.
     first: Option<RecordTarget>,
-    /// The idempotency key, and how long it is remembered.
-    idempotency: Option<(String, Duration)>,
+    /// The idempotency key.
+    idempotency: Option<String>,
+    /// How long an idempotency key is remembered.
+    keep: Duration,
 }
 
 /// One action the caller added.
@@ -68,6 +71,7 @@ impl Db {
             added: Vec::new(),
             first: None,
             idempotency: None,
+            keep: DEFAULT_KEEP,
         }
     }
 
@@ -172,7 +176,18 @@ impl TransactWrite {
     /// and even when its writes read first. The same key with other content
     /// is [`Error::IdempotencyKeyReused`]. The record is kept for 24 hours
     /// unless [`keep_for`](Self::keep_for) says otherwise, in the table of
-    /// the first action; it is one more action (2 write units per KB).
+    /// the action whose entity type sorts first by name (whatever the order
+    /// the actions were added in), keyed by that entity type and the
+    /// request id; it is one more action (2 write units per KB).
+    ///
+    /// What a retry computes afresh is left out of the comparison: the
+    /// stamps, the version ddb writes, and every field a sort key template
+    /// reads (a purchase keyed on the time the server took it). A request
+    /// id names one operation: reused for another whose actions differ
+    /// only in such fields, it reports the first operation as replayed.
+    /// Build a retried operation from the request, not from a fresh read:
+    /// an expected version or a value computed from a read differs on a
+    /// retry after the first call applied, and is `IdempotencyKeyReused`.
     ///
     /// The fingerprint of an entity with a `#[ddb(sensitive)]` field is
     /// keyed by the handle's [`with_guard_hash_key`](Db::with_guard_hash_key),
@@ -207,15 +222,13 @@ impl TransactWrite {
     /// # Ok(()) }
     /// ```
     pub fn idempotency_key(mut self, request: impl Into<String>) -> Self {
-        self.idempotency = Some((request.into(), DEFAULT_KEEP));
+        self.idempotency = Some(request.into());
         self
     }
 
     /// Remembers the idempotency key for `keep` (at least a second).
     pub fn keep_for(mut self, keep: Duration) -> Self {
-        if let Some((_, kept)) = &mut self.idempotency {
-            *kept = keep.max(Duration::from_secs(1));
-        }
+        self.keep = keep.max(Duration::from_secs(1));
         self
     }
 
@@ -226,8 +239,13 @@ impl TransactWrite {
             E::SCHEMA.table,
             Db::table_name::<E::Table> as fn(&Db) -> &str,
         );
-        self.first
-            .get_or_insert((table.0, table.1, E::SCHEMA.entity_type));
+        // The record goes with the action whose entity type sorts first,
+        // whatever the order the actions were added in: a retry that adds
+        // them in another order meets the same record.
+        let target = (table.0, table.1, E::SCHEMA.entity_type);
+        if self.first.is_none_or(|first| target.2 < first.2) {
+            self.first = Some(target);
+        }
         match content {
             Ok((content, key)) => self.added.push(Added {
                 entity: E::SCHEMA.entity_type,
@@ -429,6 +447,7 @@ impl TransactWrite {
             added,
             first,
             idempotency,
+            keep,
         } = self;
         let db = tx.db().clone();
         let written: Vec<KeyValues> = added.iter().map(|a| a.key.clone()).collect();
@@ -438,7 +457,7 @@ impl TransactWrite {
             added: added.iter().map(|a| (a.entity, a.key.clone())).collect(),
             written: written.clone(),
         };
-        let (Some((request, keep)), Some(first)) = (idempotency, first) else {
+        let (Some(request), Some(first)) = (idempotency, first) else {
             let (token, capacity) = tx.send_read(&Attempts::default()).await?;
             return Ok((Transacted { token, ..done }, capacity));
         };
@@ -461,7 +480,12 @@ impl TransactWrite {
         // Whatever failed, a record of the request means an earlier call
         // (or a lost attempt of this one) applied it.
         let at = (first.0, first.1(&db), first.2);
-        match idempotency::earlier(&db, at, &record_key).await? {
+        // A record unreadable now tells nothing: the transaction's own
+        // failure stands.
+        let Ok(earlier) = idempotency::earlier(&db, at, &record_key).await else {
+            return Err(error);
+        };
+        match earlier {
             Some(earlier) if earlier.fingerprint == fingerprint => {
                 done.replayed = true;
                 done.written = earlier.written;

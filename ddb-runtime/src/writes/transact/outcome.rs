@@ -38,10 +38,10 @@ impl Error {
         let Error::TransactionCanceled { reasons } = self else {
             return None;
         };
-        let text = shown_key(key.values().text());
+        let values = key.values().attribute_values();
         reasons
             .iter()
-            .find(|r| r.entity == E::SCHEMA.entity_type && r.key == text)
+            .find(|r| r.entity == E::SCHEMA.entity_type && r.key_values == values)
     }
 }
 
@@ -73,6 +73,7 @@ pub(super) fn caller_failures(actions: &[Action], error: Error) -> Error {
                 message: reason.message.clone(),
                 existing: reason.existing.clone(),
                 error: error.map(Box::new),
+                key_values: action.key.attribute_values(),
             }
         })
         .collect();

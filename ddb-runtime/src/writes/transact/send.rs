@@ -173,6 +173,7 @@ fn canceled(
                         message: reason.message().map(str::to_owned),
                         existing: reason.item().cloned().map(ExistingItem),
                         error: None,
+                        key_values: action.map(|a| a.key.attribute_values()).unwrap_or_default(),
                     }
                 })
                 .collect();

@@ -53,6 +53,16 @@ impl Db {
     /// with the guards of its values, a stored one updated moving them
     /// (see [`Db::update`]).
     ///
+    /// An upsert is never exactly-once (a transaction returns no item, so
+    /// could not say which happened), even under
+    /// [`Db::with_exactly_once_writes`]. When an attempt's answer is lost
+    /// and the SDK sends it again, the retry meets the item the first
+    /// attempt wrote: the item holds `entity` either way, but a retry
+    /// whose condition still holds applies again (the version moves by
+    /// two, `updated_at` is rewritten) and reports `Updated` for an item
+    /// the first attempt created. Where that matters, send a create or a
+    /// versioned update with `exactly_once(true)`.
+    ///
     /// ```no_run
     /// # #[derive(ddb_runtime::Table)]
     /// # #[ddb(name = "Game", pk = "PK", sk = "SK")]
