@@ -33,6 +33,7 @@ mod modify;
 mod multi_attribute;
 mod previous_pages;
 mod reads;
+mod replicated_writes;
 mod reserved_words;
 mod scan;
 mod schema;

@@ -291,6 +291,20 @@ impl Error {
         }
     }
 
+    /// A write to a global table in multi-Region strong consistency lost
+    /// to a concurrent write of the same item in another Region
+    /// (`ReplicatedWriteConflictException`): nothing was applied, and
+    /// sending it again is safe. The SDK retries it; this is what is left
+    /// when its attempts ran out.
+    ///
+    /// ```
+    /// let error = ddb_runtime::Error::NotFound { entity: "Order", key: "ORDER#A1".into() };
+    /// assert!(!error.is_replicated_write_conflict());
+    /// ```
+    pub fn is_replicated_write_conflict(&self) -> bool {
+        matches!(self, Error::Sdk { source, .. } if matches!(**source, aws_sdk_dynamodb::Error::ReplicatedWriteConflictException(_)))
+    }
+
     /// The same ClientRequestToken was used with other parameters.
     pub fn is_idempotent_parameter_mismatch(&self) -> bool {
         matches!(self, Error::Sdk { source, .. } if matches!(**source, aws_sdk_dynamodb::Error::IdempotentParameterMismatchException(_)))
@@ -319,6 +333,7 @@ fn is_retryable_service_error(error: &aws_sdk_dynamodb::Error) -> bool {
         | E::InternalServerError(_)
         | E::TransactionConflictException(_)
         | E::TransactionInProgressException(_)
+        | E::ReplicatedWriteConflictException(_)
         | E::LimitExceededException(_) => true,
         other => {
             let code = aws_sdk_dynamodb::error::ProvideErrorMetadata::code(other);
