@@ -7,7 +7,7 @@
 //! DynamoDB does.
 
 use crate::fixtures::{Counter, Counters};
-use ddb_runtime::{Db, Entity};
+use ddb_runtime::Db;
 use ddb_tests::proxy::{Fault, Proxy};
 
 const CONFLICT: Fault = Fault::Error(409, "ReplicatedWriteConflictException");

@@ -121,8 +121,8 @@ impl IndexDef {
         false
     }
 
-    /// Whether DynamoDB holds `attribute` in this index's items: the keys
-    /// ([`is_key`](Self::is_key)), then everything (ALL), nothing more
+    /// Whether DynamoDB holds `attribute` in this index's items: the
+    /// table's and the index's key attributes, then everything (ALL), nothing more
     /// (KEYS_ONLY), or the INCLUDE list and the entity-type and
     /// schema-version attributes ddb adds to every INCLUDE list.
     pub const fn projects(&self, table: &TableDef, attribute: &str) -> bool {
