@@ -326,3 +326,29 @@ async fn a_purchase_is_one_request_and_its_retry_two() {
     assert!((1..=2).contains(&reads), "{reads} GetItems");
     assert_eq!(coins(&db, "fay").await, 450);
 }
+
+/// A cancellation that none of the caller's actions caused (only the
+/// record, held by a concurrent try that had not finished when it was
+/// read) is a transaction conflict, safe to send again, not a cancellation
+/// without a reason.
+#[tokio::test]
+async fn a_cancellation_only_the_record_caused_is_a_retryable_conflict() {
+    let db = shop(&[("gus", 100)]).await;
+    let (proxy, through) = ddb_tests::through_proxy::<Shop>(&db).await;
+    let reason = |code: &str| serde_json::json!({ "Code": code });
+    let body = serde_json::json!({
+        "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+        "message": "Transaction cancelled, please refer cancellation reasons for specific reasons [None, None, TransactionConflict]",
+        "CancellationReasons": [reason("None"), reason("None"), reason("TransactionConflict")],
+    });
+    let canceled = ddb_tests::proxy::Fault::Json(400, body.to_string());
+    proxy.fail("TransactWriteItems", 1_000, canceled);
+    let (transaction, _) = purchase(&through, "gus", "sword", 50, "req-1");
+    let error = transaction.send().await.unwrap_err();
+    assert!(
+        matches!(error, Error::TransactionConflict { .. }),
+        "{error:?}"
+    );
+    assert!(error.is_retryable());
+    assert_eq!(coins(&db, "gus").await, 100);
+}

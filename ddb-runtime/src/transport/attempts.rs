@@ -37,6 +37,7 @@ struct Recorded {
     on_the_wire: AtomicBool,
     /// An attempt ended with no answer at all (a timeout, a connection
     /// lost): DynamoDB may still apply it after the request returns.
+    #[cfg_attr(not(feature = "cache"), allow(dead_code))]
     unanswered: AtomicBool,
     /// The throttles DynamoDB answered attempts with, not yet taken by a
     /// span ([`Attempts::tried`]).
@@ -83,6 +84,7 @@ impl Attempts {
     /// Whether an attempt may still reach DynamoDB and be applied after
     /// the request returned: one ended with no answer, or is on the wire
     /// still (its request dropped).
+    #[cfg(feature = "cache")]
     pub(crate) fn may_land_later(&self) -> bool {
         self.0.unanswered.load(Ordering::Relaxed) || self.0.on_the_wire.load(Ordering::Relaxed)
     }

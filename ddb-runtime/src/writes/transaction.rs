@@ -492,7 +492,23 @@ impl TransactWrite {
                 Ok((done, Capacity::default()))
             }
             Some(_) => Err(Error::IdempotencyKeyReused { entity: first.2 }),
-            None => Err(error),
+            None => Err(record_only(error, first.2, &record_key)),
         }
+    }
+}
+
+/// A cancellation in which none of the caller's actions failed: only the
+/// record did, held by a concurrent try under the same key that had not
+/// finished when the record was read. Sending it again is safe; it is a
+/// conflict on the record, not an unexplained cancellation.
+fn record_only(error: Error, entity: &'static str, record: &KeyValues) -> Error {
+    match &error {
+        Error::TransactionCanceled { reasons } if reasons.iter().all(|r| r.code == "None") => {
+            Error::TransactionConflict {
+                entity,
+                key: crate::keys::guard::shown_key(record.text()),
+            }
+        }
+        _ => error,
     }
 }
