@@ -557,3 +557,66 @@ async fn a_hydrated_page_that_meets_an_item_twice_reads_it_once() {
     assert_eq!(page.items[0].rank, "d");
     assert!(proxy.seen("Query") >= 2, "the page took two Query requests");
 }
+
+/// A leaderboard written over 8 shards, its scores drawn from a fixed seed.
+#[derive(ddb_runtime::Table)]
+#[ddb(name = "Board", pk = "PK", sk = "SK")]
+#[ddb(index(name = "ByScore", pk = "ScorePK", sk = "ScoreSK"))]
+struct Board;
+
+#[derive(ddb_runtime::Entity, serde::Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Board, entity = "Score", pk = "PLAYER#{player}", sk = "SCORE")]
+#[ddb(index(
+    name = "ByScore",
+    pk = "BOARD",
+    sk = "{score}",
+    query = "top",
+    shards = 8
+))]
+struct Score {
+    player: String,
+    score: u64,
+    pad: String,
+}
+
+/// The top 10 of an 8-shard leaderboard of 1.5 KB items: each shard is
+/// asked for its share and a margin (at most 5 items), in one round of 8
+/// Queries, and the page reads 8 read units where asking each shard for
+/// the whole page read 16.
+#[tokio::test]
+async fn a_sharded_page_asks_each_shard_for_its_share_and_a_margin() {
+    ddb_tests::requires!(CapacityByItemSize);
+    let db = ddb_tests::db_with_table::<Board>().await;
+    let mut draws = ddb_tests::SplitMix64(7);
+    let scores: Vec<Score> = (0..400)
+        .map(|i| Score {
+            player: format!("p{i}"),
+            score: draws.below(1_000_000),
+            pad: "x".repeat(1500),
+        })
+        .collect();
+    db.batch_put(&scores).await.unwrap();
+    let mut best: Vec<u64> = scores.iter().map(|s| s.score).collect();
+    best.sort_unstable_by(|a, b| b.cmp(a));
+    let (proxy, through) = ddb_tests::through_proxy::<Board>(&db).await;
+    proxy.record("Query");
+    let page = through
+        .with_return_consumed_capacity()
+        .query(Score::top())
+        .newest_first(true)
+        .limit(10)
+        .send()
+        .await
+        .unwrap();
+    let top: Vec<u64> = page.items.iter().map(|s| s.score).collect();
+    assert_eq!(top, best[..10]);
+    assert_eq!(page.requests, 8);
+    let limits = ddb_tests::recorded_field(&proxy, "Query", "Limit");
+    assert!(
+        limits
+            .iter()
+            .all(|l| l.as_ref().and_then(|l| l.as_u64()) <= Some(5)),
+        "{limits:?}"
+    );
+    assert_eq!(page.consumed_capacity.total, 8.0);
+}
