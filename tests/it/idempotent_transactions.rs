@@ -352,3 +352,37 @@ async fn a_cancellation_only_the_record_caused_is_a_retryable_conflict() {
     assert!(error.is_retryable());
     assert_eq!(coins(&db, "gus").await, 100);
 }
+
+/// The record goes with a write, never with a condition check: a policy
+/// that grants the checked entity only reads grants no record of it. Here
+/// `Player` (checked) sorts before `Purchase` (written).
+#[tokio::test]
+async fn the_record_goes_with_a_write_not_a_condition_check() {
+    let db = shop(&[("hal", 100)]).await;
+    let coins = Player::fields().coins;
+    let bought = Purchase {
+        player: "hal".into(),
+        at: now(),
+        item: "map".into(),
+        price: 0,
+    };
+    db.transact_write()
+        .idempotency_key("req-1")
+        .condition_check(player_key("hal"), coins.ge(0))
+        .create(&bought)
+        .send()
+        .await
+        .unwrap();
+    let raw = ddb_tests::scan_raw::<Shop>(&db).await;
+    let records: Vec<&str> = raw
+        .iter()
+        .filter_map(|item| item.get("PK")?.as_s().ok())
+        .filter(|pk| pk.starts_with("_DDB#IDEMPOTENCY#"))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert!(
+        records[0].starts_with("_DDB#IDEMPOTENCY#Purchase#"),
+        "{records:?}"
+    );
+}

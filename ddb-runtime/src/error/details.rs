@@ -29,6 +29,22 @@ pub struct BatchOutcome {
     pub causes: Vec<Error>,
 }
 
+impl BatchOutcome {
+    /// The first request that failed outright: renamed
+    /// [`causes`](Self::causes), which holds every one.
+    ///
+    /// ```
+    /// let outcome = ddb_runtime::BatchOutcome::default();
+    /// assert!(outcome.causes.first().is_none());
+    /// ```
+    #[deprecated(
+        note = "renamed to the field `causes`, every request that failed: use `causes.first()`"
+    )]
+    pub fn cause(&self) -> Option<&Error> {
+        self.causes.first()
+    }
+}
+
 /// An item DynamoDB returned with a failed condition. Its `Debug` shows only
 /// how many attributes it has (they may be personal data); decode it to read it.
 #[derive(Clone, PartialEq)]

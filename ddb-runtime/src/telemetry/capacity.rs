@@ -21,6 +21,19 @@ pub struct Capacity {
     pub indexes: Vec<(String, f64)>,
 }
 
+/// The total, as DynamoDB reports units (`2.5`): what `{}` prints where
+/// a figure used to be an `f64`.
+///
+/// ```
+/// let capacity = ddb_runtime::Capacity { total: 2.5, ..Default::default() };
+/// assert_eq!(capacity.to_string(), "2.5");
+/// ```
+impl std::fmt::Display for Capacity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.total, f)
+    }
+}
+
 impl Capacity {
     /// The capacity of one answer's `ConsumedCapacity`, its index names
     /// moved out of it.

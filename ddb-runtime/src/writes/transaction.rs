@@ -45,9 +45,11 @@ pub struct TransactWrite {
     /// What each action added asks and the key it names, in order.
     added: Vec<Added>,
     /// The table, its name under a handle, and the entity type of the
-    /// action whose entity type sorts first: where an idempotency key's
+    /// write whose entity type sorts first: where an idempotency key's
     /// record goes.
     first: Option<RecordTarget>,
+    /// Whether `first` is a write's (a condition check's otherwise).
+    record_writes: bool,
     /// The idempotency key.
     idempotency: Option<String>,
     /// How long an idempotency key is remembered.
@@ -70,6 +72,7 @@ impl Db {
             tx: Transaction::new(self),
             added: Vec::new(),
             first: None,
+            record_writes: false,
             idempotency: None,
             keep: DEFAULT_KEEP,
         }
@@ -176,9 +179,9 @@ impl TransactWrite {
     /// and even when its writes read first. The same key with other content
     /// is [`Error::IdempotencyKeyReused`]. The record is kept for 24 hours
     /// unless [`keep_for`](Self::keep_for) says otherwise, in the table of
-    /// the action whose entity type sorts first by name (whatever the order
-    /// the actions were added in), keyed by that entity type and the
-    /// request id; it is one more action (2 write units per KB).
+    /// the write whose entity type sorts first by name (whatever the order
+    /// the actions were added in; a condition check only when nothing is
+    /// written), keyed by that entity type and the request id; it is one more action (2 write units per KB).
     ///
     /// What a retry computes afresh is left out of the comparison: the
     /// stamps, the version ddb writes, and every field a sort key template
@@ -232,19 +235,36 @@ impl TransactWrite {
         self
     }
 
-    /// Notes an action the caller added: what it asks and the key it
-    /// names, or the failure of reading them.
+    /// Notes a write the caller added: what it asks and the key it names,
+    /// or the failure of reading them.
     fn added<E: Entity + 'static>(&mut self, content: Result<(Content, KeyValues)>) {
+        self.note::<E>(content, true);
+    }
+
+    /// Notes a condition check the caller added, as [`added`](Self::added)
+    /// does a write: it holds the idempotency record only when nothing is
+    /// written (a policy granting the entity only reads would refuse it).
+    fn added_check<E: Entity + 'static>(&mut self, content: Result<(Content, KeyValues)>) {
+        self.note::<E>(content, false);
+    }
+
+    fn note<E: Entity + 'static>(&mut self, content: Result<(Content, KeyValues)>, writes: bool) {
         let table = (
             E::SCHEMA.table,
             Db::table_name::<E::Table> as fn(&Db) -> &str,
         );
-        // The record goes with the action whose entity type sorts first,
+        // The record goes with the write whose entity type sorts first,
         // whatever the order the actions were added in: a retry that adds
         // them in another order meets the same record.
         let target = (table.0, table.1, E::SCHEMA.entity_type);
-        if self.first.is_none_or(|first| target.2 < first.2) {
+        let before = |first: RecordTarget| match (writes, self.record_writes) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => target.2 < first.2,
+        };
+        if self.first.is_none_or(before) {
             self.first = Some(target);
+            self.record_writes = writes;
         }
         match content {
             Ok((content, key)) => self.added.push(Added {
@@ -376,7 +396,7 @@ impl TransactWrite {
         let content = Content::of::<E>("check")
             .key(key.values())
             .condition(Some(&condition));
-        self.added::<E>(content.map(|content| (content, key.values().clone())));
+        self.added_check::<E>(content.map(|content| (content, key.values().clone())));
         let exists = Condition::<E>::attribute_exists(<E::Table as Table>::DEF.pk.name);
         let plan = WritePlan::new(
             key,
@@ -448,6 +468,7 @@ impl TransactWrite {
             first,
             idempotency,
             keep,
+            ..
         } = self;
         let db = tx.db().clone();
         let written: Vec<KeyValues> = added.iter().map(|a| a.key.clone()).collect();
