@@ -16,6 +16,7 @@ pub use crate::declaration::model::{
     MultiAttributeKey, Normalize, Part, ScalarType, SearchDef, StreamView, TableDef, Template,
     UniqueDef, VectorIndexDef,
 };
+pub use crate::declaration::model::{ContributorInsights, TableClass};
 pub use crate::entity::{check_key_form, to_item};
 pub use crate::entity::{no_such_index, stand_in_error, Entity, NoTable, Table};
 pub use crate::error::Error;
@@ -63,4 +64,5 @@ pub mod tools {
     pub use crate::schema_json::{attribute_definition, key_schema, projection as projection_json};
     pub use crate::tables::projection::projection;
     pub use crate::tables::sync::compare;
+    pub use crate::tables::sync_settings::{compare_settings, Observed};
 }

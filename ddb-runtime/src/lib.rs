@@ -156,6 +156,9 @@ pub use write::{Create, Created, Delete, Idempotent, Put, Update, Upsert, Upsert
 /// build them.
 pub mod model {
     pub use crate::declaration::model::{
+        ContributorInsights, TableClass, MAX_RECOVERY_PERIOD_DAYS,
+    };
+    pub use crate::declaration::model::{
         DistanceFunction, EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection,
         KeyAttribute, KeyDef, Membership, MultiAttributeKey, Normalize, Part, ScalarType,
         SearchDef, StreamView, TableDef, Template, UniqueDef, VectorIndexDef,
@@ -305,8 +308,9 @@ pub mod schema {
     };
     pub use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
     pub use crate::tables::{
-        create_table_if_missing, create_table_input, key_attributes, plan_sync, sync_table,
-        SyncChange, SyncPlan, TableCreated,
+        create_table_if_missing, create_table_if_missing_with, create_table_input,
+        create_table_input_with, key_attributes, plan_sync, plan_sync_with, sync_table,
+        sync_table_with, SyncChange, SyncPlan, TableCreated, TableSettings, Units,
     };
 
     /// What `create_table_if_missing` did: renamed [`TableCreated`].

@@ -65,6 +65,9 @@ pub const ENTITY_ATTRIBUTE: &str = "entity_attribute";
 pub const LOCAL_INDEX: &str = "local_index";
 pub const ENTITIES: &str = "entities";
 pub const VECTOR_INDEX: &str = "vector_index";
+pub const TABLE_CLASS: &str = "table_class";
+pub const RECOVERY_PERIOD_DAYS: &str = "recovery_period_days";
+pub const CONTRIBUTOR_INSIGHTS: &str = "contributor_insights";
 pub const TABLE_KEYS: &[&str] = &[
     NAME,
     PK,
@@ -78,6 +81,9 @@ pub const TABLE_KEYS: &[&str] = &[
     INDEX,
     LOCAL_INDEX,
     VECTOR_INDEX,
+    TABLE_CLASS,
+    RECOVERY_PERIOD_DAYS,
+    CONTRIBUTOR_INSIGHTS,
 ];
 pub const PROJECTION: &str = "projection";
 pub const INCLUDE: &str = "include";

@@ -60,6 +60,12 @@ pub struct RawTable {
     pub stream: Option<Attr<LitStr>>,
     /// `entities(Customer, Order)`: every entity the table stores.
     pub entities: Option<Attr<Vec<syn::Path>>>,
+    /// `table_class = "standard_infrequent_access"`.
+    pub table_class: Option<Attr<LitStr>>,
+    /// `recovery_period_days = 35`: point-in-time recovery's period.
+    pub recovery_period_days: Option<Attr<syn::LitInt>>,
+    /// `contributor_insights = "throttled_keys"`.
+    pub contributor_insights: Option<Attr<LitStr>>,
     pub indexes: Vec<RawTableIndex>,
     pub vector_indexes: Vec<RawVectorIndex>,
 }
@@ -84,6 +90,12 @@ pub fn parse_table(cx: &Ctxt, input: &DeriveInput) -> RawTable {
             set_value(cx, &mut raw.ttl, meta)
         } else if path.is_ident(STREAM) {
             set_value(cx, &mut raw.stream, meta)
+        } else if path.is_ident(TABLE_CLASS) {
+            set_value(cx, &mut raw.table_class, meta)
+        } else if path.is_ident(RECOVERY_PERIOD_DAYS) {
+            set_value(cx, &mut raw.recovery_period_days, meta)
+        } else if path.is_ident(CONTRIBUTOR_INSIGHTS) {
+            set_value(cx, &mut raw.contributor_insights, meta)
         } else if path.is_ident(ENTITIES) {
             set_list(cx, &mut raw.entities, meta)
         } else if path.is_ident(INDEX) || path.is_ident(LOCAL_INDEX) {

@@ -179,6 +179,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let vector_indexes = vector::vector_index_defs(&cx, &raw, &mut seen);
     let ttl = ttl(&cx, &raw, &written_by_ddb);
     let stream = stream(&cx, &raw);
+    let table_class = table_class(&cx, &raw);
+    let recovery_period_days = recovery_period_days(&cx, &raw);
+    let contributor_insights = contributor_insights(&cx, &raw);
     let (entities, distinct) = listed_entities(&raw);
     let entity_attribute = raw
         .entity_attribute
@@ -201,6 +204,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 entities: #entities,
                 vector_indexes: &[#(#vector_indexes),*],
                 stream: #stream,
+                table_class: #table_class,
+                recovery_period_days: #recovery_period_days,
+                contributor_insights: #contributor_insights,
             };
         }
     }
@@ -508,4 +514,63 @@ fn listed_entities(raw: &RawTable) -> (TokenStream, TokenStream) {
         }
         None => (quote!(::core::option::Option::None), TokenStream::new()),
     }
+}
+
+/// The table class: `TableClass`, STANDARD unless declared.
+fn table_class(cx: &Ctxt, raw: &RawTable) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let Some(class) = &raw.table_class else {
+        return quote!(#p::TableClass::Standard);
+    };
+    match class.value.value().as_str() {
+        "standard" => quote!(#p::TableClass::Standard),
+        "standard_infrequent_access" => quote!(#p::TableClass::StandardInfrequentAccess),
+        other => {
+            cx.error_spanned_by(
+                &class.tokens,
+                format!("table class `{other}` is not one of \"standard\", \"standard_infrequent_access\""),
+            );
+            quote!(#p::TableClass::Standard)
+        }
+    }
+}
+
+/// DynamoDB keeps point-in-time recovery 1 to 35 days: `Option<u8>`.
+fn recovery_period_days(cx: &Ctxt, raw: &RawTable) -> TokenStream {
+    let Some(days) = &raw.recovery_period_days else {
+        return quote!(::core::option::Option::None);
+    };
+    match days.value.base10_parse::<u8>() {
+        Ok(days @ 1..=35) => quote!(::core::option::Option::Some(#days)),
+        _ => {
+            cx.error_spanned_by(
+                &days.tokens,
+                format!(
+                    "recovery_period_days = {} is out of range: point-in-time recovery keeps 1 to 35 days",
+                    days.value.base10_digits()
+                ),
+            );
+            quote!(::core::option::Option::None)
+        }
+    }
+}
+
+/// Contributor Insights' mode: `Option<ContributorInsights>`.
+fn contributor_insights(cx: &Ctxt, raw: &RawTable) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let Some(mode) = &raw.contributor_insights else {
+        return quote!(::core::option::Option::None);
+    };
+    let mode = match mode.value.value().as_str() {
+        "accessed_and_throttled_keys" => quote!(AccessedAndThrottledKeys),
+        "throttled_keys" => quote!(ThrottledKeys),
+        other => {
+            cx.error_spanned_by(
+                &mode.tokens,
+                format!("contributor_insights `{other}` is not one of \"accessed_and_throttled_keys\", \"throttled_keys\""),
+            );
+            return quote!(::core::option::Option::None);
+        }
+    };
+    quote!(::core::option::Option::Some(#p::ContributorInsights::#mode))
 }

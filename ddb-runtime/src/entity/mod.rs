@@ -167,6 +167,9 @@ impl Table for NoTable {
         entities: None,
         vector_indexes: &[],
         stream: None,
+        table_class: crate::declaration::model::TableClass::Standard,
+        recovery_period_days: None,
+        contributor_insights: None,
     };
 }
 

@@ -8,16 +8,20 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::operation::create_table::CreateTableInput;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, GlobalSecondaryIndex, LocalSecondaryIndex,
-    StreamSpecification, StreamViewType, TableStatus, TimeToLiveSpecification, TimeToLiveStatus,
+    AttributeDefinition, BillingMode, ContributorInsightsAction, ContributorInsightsMode,
+    GlobalSecondaryIndex, LocalSecondaryIndex, OnDemandThroughput,
+    PointInTimeRecoverySpecification, SseSpecification, SseType, StreamSpecification,
+    StreamViewType, TableClass as SdkTableClass, TableStatus, Tag, TimeToLiveSpecification,
+    TimeToLiveStatus, WarmThroughput,
 };
 use aws_sdk_dynamodb::Client;
 
-use crate::declaration::model::{IndexKind, StreamView, TableDef};
+use crate::declaration::model::{ContributorInsights, IndexKind, StreamView, TableClass, TableDef};
 use crate::error::Error;
 
 use super::key_schema::{index_key_schema, key_attributes, key_schema, scalar};
 use super::projection::projection;
+use super::settings::{TableSettings, Units};
 use super::vector::vector_index;
 
 /// The CreateTable input for `table` under the physical name `name`:
@@ -37,6 +41,51 @@ use super::vector::vector_index;
 /// assert_eq!(input.global_secondary_indexes().len(), 1);
 /// ```
 pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
+    create_table_input_with(table, name, &TableSettings::default())
+        .expect("the default settings are valid")
+}
+
+/// [`create_table_input`] with one environment's [`TableSettings`]: the
+/// declared table class, and the settings' customer managed key
+/// (`SSESpecification`), tags, maximum on-demand and warm throughput (of
+/// the table and each global index) and resource policy. Settings DynamoDB
+/// would refuse, or naming an index the table does not declare, are an
+/// error.
+///
+/// ```
+/// #[derive(ddb_runtime::Table)]
+/// #[ddb(name = "Ecommerce", pk = "PK", sk = "SK", table_class = "standard_infrequent_access")]
+/// struct Ecommerce;
+///
+/// use ddb_runtime::schema::{create_table_input_with, TableSettings};
+/// use ddb_runtime::Table;
+/// let settings = TableSettings::default().kms_key("alias/orders").tag("team", "orders");
+/// let input = create_table_input_with(&Ecommerce::DEF, "Ecommerce", &settings)?;
+/// assert_eq!(input.sse_specification().and_then(|s| s.kms_master_key_id()), Some("alias/orders"));
+/// assert_eq!(input.table_class().map(|c| c.as_str()), Some("STANDARD_INFREQUENT_ACCESS"));
+/// assert_eq!(input.tags().len(), 1);
+/// # Ok::<(), ddb_runtime::Error>(())
+/// ```
+pub fn create_table_input_with(
+    table: &TableDef,
+    name: &str,
+    settings: &TableSettings,
+) -> Result<CreateTableInput, Error> {
+    settings.check()?;
+    if let Some(unknown) = settings.named_indexes().find(|index| {
+        !table
+            .indexes
+            .iter()
+            .any(|i| i.name == *index && i.kind == IndexKind::Global)
+    }) {
+        return Err(Error::InvalidRequest {
+            entity: "",
+            reason: format!(
+                "table settings name index `{unknown}`, which is not a global index of table {}",
+                table.name
+            ),
+        });
+    }
     let definitions = key_attributes(table)
         .into_iter()
         .map(|a| {
@@ -56,6 +105,14 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
                     .index_name(index.name)
                     .set_key_schema(Some(index_key_schema(index)))
                     .projection(projection(index, table))
+                    .set_on_demand_throughput(
+                        settings
+                            .max_throughput_of(index.name)
+                            .map(on_demand_throughput),
+                    )
+                    .set_warm_throughput(
+                        settings.warm_throughput_of(index.name).map(warm_throughput),
+                    )
                     .build()
                     .expect("name, key schema and projection are set"),
             ),
@@ -74,7 +131,18 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
         .iter()
         .map(|index| vector_index(index, table))
         .collect();
-    CreateTableInput::builder()
+    let tags: Vec<Tag> = settings
+        .tags()
+        .iter()
+        .map(|(key, value)| {
+            Tag::builder()
+                .key(key)
+                .value(value)
+                .build()
+                .expect("key and value are set")
+        })
+        .collect();
+    Ok(CreateTableInput::builder()
         .table_name(name)
         .set_attribute_definitions(Some(definitions))
         .set_key_schema(Some(key_schema(table.pk, table.sk)))
@@ -83,8 +151,45 @@ pub fn create_table_input(table: &TableDef, name: &str) -> CreateTableInput {
         .set_vector_indexes((!vectors.is_empty()).then_some(vectors))
         .set_stream_specification(table.stream.map(stream_specification))
         .billing_mode(BillingMode::PayPerRequest)
+        .set_table_class(table_class(table))
+        .set_sse_specification(settings.kms_key_id().map(sse_specification))
+        .set_tags((!tags.is_empty()).then_some(tags))
+        .set_on_demand_throughput(settings.table_max_throughput().map(on_demand_throughput))
+        .set_warm_throughput(settings.table_warm_throughput().map(warm_throughput))
+        .set_resource_policy(settings.resource_policy_document().map(str::to_owned))
         .build()
-        .expect("table name is set")
+        .expect("table name is set"))
+}
+
+/// The declared table class, when it is not DynamoDB's default.
+pub(super) fn table_class(table: &TableDef) -> Option<SdkTableClass> {
+    (table.table_class != TableClass::Standard)
+        .then(|| SdkTableClass::from(table.table_class.as_str()))
+}
+
+/// Encryption with the customer managed key `key`.
+pub(super) fn sse_specification(key: &str) -> SseSpecification {
+    SseSpecification::builder()
+        .enabled(true)
+        .sse_type(SseType::Kms)
+        .kms_master_key_id(key)
+        .build()
+}
+
+/// `OnDemandThroughput` of `units`.
+pub(super) fn on_demand_throughput(units: Units) -> OnDemandThroughput {
+    OnDemandThroughput::builder()
+        .max_read_request_units(units.read)
+        .max_write_request_units(units.write)
+        .build()
+}
+
+/// `WarmThroughput` of `units`.
+pub(super) fn warm_throughput(units: Units) -> WarmThroughput {
+    WarmThroughput::builder()
+        .read_units_per_second(units.read)
+        .write_units_per_second(units.write)
+        .build()
 }
 
 /// The stream of `view`, turned on.
@@ -127,7 +232,37 @@ pub async fn create_table_if_missing(
     name: &str,
     timeout: Duration,
 ) -> Result<TableCreated, Error> {
-    let input = create_table_input(table, name);
+    create_table_if_missing_with(client, table, name, &TableSettings::default(), timeout).await
+}
+
+/// [`create_table_if_missing`] with one environment's [`TableSettings`]
+/// (see [`create_table_input_with`]; bad settings are an error and nothing
+/// is sent). Once a table it created is ACTIVE, it turns on what CreateTable
+/// cannot: point-in-time recovery with the declared period
+/// (UpdateContinuousBackups) and Contributor Insights in the declared mode
+/// (UpdateContributorInsights). A table that existed already is left as it
+/// is: [`sync_table_with`](crate::schema::sync_table_with) brings it in line.
+///
+/// ```no_run
+/// # async fn demo(client: aws_sdk_dynamodb::Client) -> Result<(), ddb_runtime::Error> {
+/// #[derive(ddb_runtime::Table)]
+/// #[ddb(name = "Ecommerce", pk = "PK", sk = "SK", recovery_period_days = 35)]
+/// struct Ecommerce;
+/// use ddb_runtime::schema::{create_table_if_missing_with, TableSettings};
+/// use ddb_runtime::Table;
+/// use std::time::Duration;
+/// let settings = TableSettings::default().kms_key("alias/orders");
+/// create_table_if_missing_with(&client, &Ecommerce::DEF, "Ecommerce", &settings, Duration::from_secs(60)).await?;
+/// # Ok(()) }
+/// ```
+pub async fn create_table_if_missing_with(
+    client: &Client,
+    table: &TableDef,
+    name: &str,
+    settings: &TableSettings,
+    timeout: Duration,
+) -> Result<TableCreated, Error> {
+    let input = create_table_input_with(table, name, settings)?;
     let created = client
         .create_table()
         .table_name(name)
@@ -138,6 +273,12 @@ pub async fn create_table_if_missing(
         .set_vector_indexes(input.vector_indexes.clone())
         .set_stream_specification(input.stream_specification.clone())
         .set_billing_mode(input.billing_mode().cloned())
+        .set_table_class(input.table_class.clone())
+        .set_sse_specification(input.sse_specification.clone())
+        .set_tags(input.tags.clone())
+        .set_on_demand_throughput(input.on_demand_throughput.clone())
+        .set_warm_throughput(input.warm_throughput.clone())
+        .set_resource_policy(input.resource_policy.clone())
         .send_on_for(client, (name, ""), table_exists)
         .await;
     let outcome = match created {
@@ -147,7 +288,56 @@ pub async fn create_table_if_missing(
     };
     wait_until_active(client, name, timeout).await?;
     enable_time_to_live(client, table, name).await?;
+    if outcome == TableCreated::Created {
+        if let Some(days) = table.recovery_period_days {
+            enable_point_in_time_recovery(client, name, days).await?;
+        }
+        if let Some(mode) = table.contributor_insights {
+            enable_contributor_insights(client, name, mode).await?;
+        }
+    }
     Ok(outcome)
+}
+
+/// Point-in-time recovery on for table `name`, keeping `days` days
+/// (UpdateContinuousBackups).
+pub(super) async fn enable_point_in_time_recovery(
+    client: &Client,
+    name: &str,
+    days: u8,
+) -> Result<(), Error> {
+    let specification = PointInTimeRecoverySpecification::builder()
+        .point_in_time_recovery_enabled(true)
+        .recovery_period_in_days(i32::from(days))
+        .build()
+        .map_err(|e| Error::InvalidRequest {
+            entity: "",
+            reason: e.to_string(),
+        })?;
+    client
+        .update_continuous_backups()
+        .table_name(name)
+        .point_in_time_recovery_specification(specification)
+        .send_on(client, name)
+        .await?;
+    Ok(())
+}
+
+/// Contributor Insights on for table `name` in `mode`
+/// (UpdateContributorInsights).
+pub(super) async fn enable_contributor_insights(
+    client: &Client,
+    name: &str,
+    mode: ContributorInsights,
+) -> Result<(), Error> {
+    client
+        .update_contributor_insights()
+        .table_name(name)
+        .contributor_insights_action(ContributorInsightsAction::Enable)
+        .contributor_insights_mode(ContributorInsightsMode::from(mode.as_str()))
+        .send_on(client, name)
+        .await?;
+    Ok(())
 }
 
 /// CreateTable's answer for a table that exists already.

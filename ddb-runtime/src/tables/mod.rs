@@ -6,11 +6,17 @@
 mod create;
 mod key_schema;
 pub(crate) mod projection;
+mod settings;
 pub(crate) mod sync;
 mod sync_plan;
+pub(crate) mod sync_settings;
 mod vector;
 
-pub use create::{create_table_if_missing, create_table_input, TableCreated};
+pub use create::{
+    create_table_if_missing, create_table_if_missing_with, create_table_input,
+    create_table_input_with, TableCreated,
+};
 pub use key_schema::key_attributes;
-pub use sync::{plan_sync, sync_table};
+pub use settings::{TableSettings, Units};
+pub use sync::{plan_sync, plan_sync_with, sync_table, sync_table_with};
 pub use sync_plan::{SyncChange, SyncPlan};

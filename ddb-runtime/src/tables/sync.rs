@@ -17,12 +17,14 @@ use crate::declaration::model::{IndexDef, IndexKind, StreamView, TableDef};
 use crate::error::Error;
 
 use super::create::{
-    create_table_if_missing, create_table_input, enable_time_to_live, stream_specification,
+    create_table_if_missing_with, create_table_input, enable_time_to_live, stream_specification,
     time_to_live, wait_until_active,
 };
 use super::key_schema::{index_key_schema, key_attributes, key_schema, scalar};
 use super::projection::projection;
+use super::settings::TableSettings;
 use super::sync_plan::{SyncChange, SyncPlan};
+use super::sync_settings::{apply, compare_settings, observe};
 use super::vector::{add_vector_index, plan_vector_indexes};
 
 /// The key schema of a described index or table, as `name:HASH` pairs.
@@ -90,6 +92,21 @@ fn projection_difference(
 /// What [`sync_table`] would change in table `name` to match `table`,
 /// without changing anything (a dry run).
 pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<SyncPlan, Error> {
+    plan_sync_with(client, table, name, &TableSettings::default()).await
+}
+
+/// [`plan_sync`] with one environment's [`TableSettings`]: also the table
+/// class, the customer managed key, the maximum and warm throughput, the
+/// recovery period, Contributor Insights, the tags and the resource policy
+/// (each read only when declared: DescribeContinuousBackups,
+/// DescribeContributorInsights, ListTagsOfResource, GetResourcePolicy).
+pub async fn plan_sync_with(
+    client: &Client,
+    table: &TableDef,
+    name: &str,
+    settings: &TableSettings,
+) -> Result<SyncPlan, Error> {
+    settings.check()?;
     let Some(described) = describe_table(client, name).await? else {
         return Ok(SyncPlan {
             changes: vec![SyncChange::CreateTable],
@@ -103,7 +120,10 @@ pub async fn plan_sync(client: &Client, table: &TableDef, name: &str) -> Result<
         Some(_) => time_to_live(client, name).await?,
         None => (false, None),
     };
-    Ok(compare(table, current, time_to_live))
+    let mut plan = compare(table, current, time_to_live);
+    let observed = observe(client, table, settings, name, current.table_arn()).await?;
+    compare_settings(&mut plan, table, settings, current, &observed);
+    Ok(plan)
 }
 
 /// What differs between `current` (a table as DescribeTable describes it,
@@ -390,11 +410,42 @@ pub async fn sync_table(
     name: &str,
     timeout: Duration,
 ) -> Result<SyncPlan, Error> {
-    let plan = plan_sync(client, table, name).await?;
+    sync_table_with(client, table, name, &TableSettings::default(), timeout).await
+}
+
+/// [`sync_table`] with one environment's [`TableSettings`]; the changes of
+/// [`plan_sync_with`] are applied one call at a time (UpdateTable,
+/// UpdateContinuousBackups, UpdateContributorInsights, TagResource,
+/// PutResourcePolicy), waiting for the table to be ACTIVE after each
+/// UpdateTable. A warm throughput above the declared one is left, as a
+/// difference.
+///
+/// ```no_run
+/// # async fn demo(client: aws_sdk_dynamodb::Client) -> Result<(), ddb_runtime::Error> {
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK", table_class = "standard_infrequent_access")]
+/// # struct Ecommerce;
+/// use ddb_runtime::schema::{sync_table_with, TableSettings};
+/// use ddb_runtime::Table;
+/// use std::time::Duration;
+/// let settings = TableSettings::default().tag("team", "orders");
+/// let plan = sync_table_with(&client, &Ecommerce::DEF, "Ecommerce", &settings, Duration::from_secs(600)).await?;
+/// print!("{plan}");
+/// # Ok(()) }
+/// ```
+pub async fn sync_table_with(
+    client: &Client,
+    table: &TableDef,
+    name: &str,
+    settings: &TableSettings,
+    timeout: Duration,
+) -> Result<SyncPlan, Error> {
+    let plan = plan_sync_with(client, table, name, settings).await?;
+    let mut arn = None;
     for change in &plan.changes {
         match change {
             SyncChange::CreateTable => {
-                create_table_if_missing(client, table, name, timeout).await?;
+                create_table_if_missing_with(client, table, name, settings, timeout).await?;
             }
             SyncChange::AddIndex(index_name) => {
                 let Some(index) = table.index(index_name) else {
@@ -452,6 +503,18 @@ pub async fn sync_table(
                     .stream_specification(stream_specification(*view))
                     .send_on(client, name)
                     .await?;
+                wait_until_active(client, name, timeout).await?;
+            }
+            other => {
+                if arn.is_none() {
+                    let described = describe_table(client, name).await?;
+                    arn = described
+                        .as_ref()
+                        .and_then(|d| d.table())
+                        .and_then(|t| t.table_arn())
+                        .map(str::to_owned);
+                }
+                apply(client, settings, name, arn.as_deref(), other).await?;
                 wait_until_active(client, name, timeout).await?;
             }
         }

@@ -2,7 +2,9 @@
 //! the code, and the differences it leaves for a person to decide, as a
 //! readable diff.
 
-use crate::declaration::model::StreamView;
+use crate::declaration::model::{ContributorInsights, StreamView, TableClass};
+
+use super::settings::Units;
 
 /// One change [`sync_table`](super::sync_table) makes to bring a table in
 /// line with the code.
@@ -25,6 +27,40 @@ pub enum SyncChange {
     /// The table has no stream and the code reads one: turn it on with
     /// this view.
     EnableStream(StreamView),
+    /// The table is of another class: UpdateTable to the declared one.
+    SetTableClass(TableClass),
+    /// The table is not encrypted with this customer managed key:
+    /// UpdateTable's `SSESpecification`.
+    SetEncryptionKey(String),
+    /// The table's (or a global index's) maximum on-demand throughput is
+    /// not the settings': UpdateTable.
+    SetMaxThroughput {
+        /// The global index, or `None` for the table.
+        index: Option<String>,
+        /// The maximum read and write request units.
+        units: Units,
+    },
+    /// The table's (or a global index's) warm throughput is below the
+    /// settings': raised with UpdateTable (a higher one is a difference:
+    /// DynamoDB does not lower it).
+    SetWarmThroughput {
+        /// The global index, or `None` for the table.
+        index: Option<String>,
+        /// The read and write units per second.
+        units: Units,
+    },
+    /// Point-in-time recovery is off or keeps another period:
+    /// UpdateContinuousBackups.
+    SetRecoveryPeriod(u8),
+    /// Contributor Insights is off or in another mode:
+    /// UpdateContributorInsights.
+    EnableContributorInsights(ContributorInsights),
+    /// Tags the table lacks or holds with another value: TagResource (tags
+    /// the settings do not name are left).
+    Tag(Vec<(String, String)>),
+    /// The table has no resource-based policy or another one:
+    /// PutResourcePolicy.
+    PutResourcePolicy,
 }
 
 /// What [`sync_table`](super::sync_table) does (or, as a dry run, would
@@ -58,6 +94,41 @@ impl std::fmt::Display for SyncChange {
             SyncChange::EnableStream(view) => {
                 write!(f, "turn on the stream with {}", view.as_str())
             }
+            SyncChange::SetTableClass(class) => {
+                write!(f, "set the table class to {}", class.as_str())
+            }
+            SyncChange::SetEncryptionKey(key) => {
+                write!(f, "encrypt with the customer managed key {key}")
+            }
+            SyncChange::SetMaxThroughput { index, units } => {
+                write!(
+                f,
+                "set the maximum on-demand throughput of {} to {} reads and {} writes per second",
+                index.as_deref().map_or("the table".to_owned(), |i| format!("global index {i}")),
+                units.read,
+                units.write
+            )
+            }
+            SyncChange::SetWarmThroughput { index, units } => write!(
+                f,
+                "raise the warm throughput of {} to {} reads and {} writes per second",
+                index
+                    .as_deref()
+                    .map_or("the table".to_owned(), |i| format!("global index {i}")),
+                units.read,
+                units.write
+            ),
+            SyncChange::SetRecoveryPeriod(days) => {
+                write!(f, "turn on point-in-time recovery for {days} days")
+            }
+            SyncChange::EnableContributorInsights(mode) => {
+                write!(f, "turn on Contributor Insights ({})", mode.as_str())
+            }
+            SyncChange::Tag(tags) => {
+                let keys: Vec<&str> = tags.iter().map(|(k, _)| k.as_str()).collect();
+                write!(f, "tag the table ({})", keys.join(", "))
+            }
+            SyncChange::PutResourcePolicy => write!(f, "put the resource-based policy"),
         }
     }
 }

@@ -6,15 +6,23 @@ use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
 use aws_sdk_dynamodb::operation::create_table::CreateTableOutput;
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput;
+use aws_sdk_dynamodb::operation::describe_continuous_backups::DescribeContinuousBackupsOutput;
+use aws_sdk_dynamodb::operation::describe_contributor_insights::DescribeContributorInsightsOutput;
 use aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput;
 use aws_sdk_dynamodb::operation::describe_time_to_live::DescribeTimeToLiveOutput;
 use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
+use aws_sdk_dynamodb::operation::get_resource_policy::GetResourcePolicyOutput;
+use aws_sdk_dynamodb::operation::list_tags_of_resource::ListTagsOfResourceOutput;
 use aws_sdk_dynamodb::operation::put_item::PutItemOutput;
+use aws_sdk_dynamodb::operation::put_resource_policy::PutResourcePolicyOutput;
 use aws_sdk_dynamodb::operation::query::QueryOutput;
 use aws_sdk_dynamodb::operation::scan::ScanOutput;
 use aws_sdk_dynamodb::operation::search_vectors::SearchVectorsOutput;
+use aws_sdk_dynamodb::operation::tag_resource::TagResourceOutput;
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsOutput;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
+use aws_sdk_dynamodb::operation::update_continuous_backups::UpdateContinuousBackupsOutput;
+use aws_sdk_dynamodb::operation::update_contributor_insights::UpdateContributorInsightsOutput;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemOutput;
 use aws_sdk_dynamodb::operation::update_table::UpdateTableOutput;
 use aws_sdk_dynamodb::operation::update_time_to_live::UpdateTimeToLiveOutput;
@@ -72,7 +80,15 @@ table_operation!(
     DescribeTableOutput,
     UpdateTableOutput,
     DescribeTimeToLiveOutput,
-    UpdateTimeToLiveOutput
+    UpdateTimeToLiveOutput,
+    UpdateContinuousBackupsOutput,
+    DescribeContinuousBackupsOutput,
+    UpdateContributorInsightsOutput,
+    DescribeContributorInsightsOutput,
+    TagResourceOutput,
+    ListTagsOfResourceOutput,
+    PutResourcePolicyOutput,
+    GetResourcePolicyOutput
 );
 
 impl Reported for GetItemOutput {

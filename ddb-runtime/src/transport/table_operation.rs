@@ -78,4 +78,12 @@ table_operations! {
     update_table: UpdateTableFluentBuilder -> UpdateTableOutput, UpdateTableError, "UpdateTable", update_table_sent;
     describe_time_to_live: DescribeTimeToLiveFluentBuilder -> DescribeTimeToLiveOutput, DescribeTimeToLiveError, "DescribeTimeToLive", nothing_sent;
     update_time_to_live: UpdateTimeToLiveFluentBuilder -> UpdateTimeToLiveOutput, UpdateTimeToLiveError, "UpdateTimeToLive", nothing_sent;
+    update_continuous_backups: UpdateContinuousBackupsFluentBuilder -> UpdateContinuousBackupsOutput, UpdateContinuousBackupsError, "UpdateContinuousBackups", nothing_sent;
+    describe_continuous_backups: DescribeContinuousBackupsFluentBuilder -> DescribeContinuousBackupsOutput, DescribeContinuousBackupsError, "DescribeContinuousBackups", nothing_sent;
+    update_contributor_insights: UpdateContributorInsightsFluentBuilder -> UpdateContributorInsightsOutput, UpdateContributorInsightsError, "UpdateContributorInsights", nothing_sent;
+    describe_contributor_insights: DescribeContributorInsightsFluentBuilder -> DescribeContributorInsightsOutput, DescribeContributorInsightsError, "DescribeContributorInsights", nothing_sent;
+    tag_resource: TagResourceFluentBuilder -> TagResourceOutput, TagResourceError, "TagResource", nothing_sent;
+    list_tags_of_resource: ListTagsOfResourceFluentBuilder -> ListTagsOfResourceOutput, ListTagsOfResourceError, "ListTagsOfResource", nothing_sent;
+    put_resource_policy: PutResourcePolicyFluentBuilder -> PutResourcePolicyOutput, PutResourcePolicyError, "PutResourcePolicy", nothing_sent;
+    get_resource_policy: GetResourcePolicyFluentBuilder -> GetResourcePolicyOutput, GetResourcePolicyError, "GetResourcePolicy", nothing_sent;
 }

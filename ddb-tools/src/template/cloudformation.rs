@@ -6,8 +6,8 @@ use aws_sdk_dynamodb::types::VectorIndex;
 use serde_json::{json, Map, Value};
 
 use ddb_runtime::__private::tools::{key_schema, projection_json as projection};
-use ddb_runtime::model::TableDef;
-use ddb_runtime::schema::create_table_input;
+use ddb_runtime::model::{TableClass, TableDef};
+use ddb_runtime::schema::{create_table_input, Units};
 
 use super::{Billing, Deployment};
 
@@ -15,9 +15,12 @@ use super::{Billing, Deployment};
 /// resource each, named by [`logical_id`], with its table name, key schema
 /// and attribute definitions, every global, local and vector index with its
 /// projection (multi-attribute keys as several `HASH` or `RANGE` elements),
-/// time to live, the declared stream, and the [`Deployment`]'s billing,
-/// point-in-time recovery and deletion protection; and outputs for each
-/// table's name, ARN and stream ARN.
+/// time to live, the declared stream, table class, recovery period and
+/// Contributor Insights, and the [`Deployment`]'s billing, point-in-time
+/// recovery, deletion protection and [`TableSettings`](ddb_runtime::schema::TableSettings)
+/// (`SSESpecification` with the customer managed key, `Tags`,
+/// `OnDemandThroughput`, `WarmThroughput`, `ResourcePolicy`); and outputs
+/// for each table's name, ARN and stream ARN.
 ///
 /// ```
 /// #[derive(ddb_runtime::Table)]
@@ -141,6 +144,8 @@ pub(super) fn properties(table: &TableDef, deployment: &Deployment) -> Value {
     set("AttributeDefinitions", definitions.collect());
     set("KeySchema", key_schema(input.key_schema()));
     let throughput = provisioned_throughput(deployment.billing);
+    let settings = deployment.settings_of(table);
+    let on_demand = deployment.billing == Billing::OnDemand;
     let globals = input.global_secondary_indexes().iter().map(|index| {
         let mut global = json!({
             "IndexName": index.index_name(),
@@ -149,6 +154,13 @@ pub(super) fn properties(table: &TableDef, deployment: &Deployment) -> Value {
         });
         if let Some(throughput) = &throughput {
             global["ProvisionedThroughput"] = throughput.clone();
+        }
+        let index_name = index.index_name();
+        if let Some(units) = settings.max_throughput_of(index_name).filter(|_| on_demand) {
+            global["OnDemandThroughput"] = on_demand_throughput(units);
+        }
+        if let Some(units) = settings.warm_throughput_of(index_name) {
+            global["WarmThroughput"] = warm_throughput(units);
         }
         global
     });
@@ -188,13 +200,58 @@ pub(super) fn properties(table: &TableDef, deployment: &Deployment) -> Value {
         let ttl = json!({ "AttributeName": attribute, "Enabled": true });
         set("TimeToLiveSpecification", ttl);
     }
-    let recovery = json!({ "PointInTimeRecoveryEnabled": deployment.point_in_time_recovery });
+    let mut recovery = json!({ "PointInTimeRecoveryEnabled": deployment.point_in_time_recovery });
+    if let Some(days) = table
+        .recovery_period_days
+        .filter(|_| deployment.point_in_time_recovery)
+    {
+        recovery["RecoveryPeriodInDays"] = json!(days);
+    }
     set("PointInTimeRecoverySpecification", recovery);
     set(
         "DeletionProtectionEnabled",
         json!(deployment.deletion_protection),
     );
+    if table.table_class != TableClass::Standard {
+        set("TableClass", json!(table.table_class.as_str()));
+    }
+    if let Some(key) = settings.kms_key_id() {
+        let sse = json!({ "SSEEnabled": true, "SSEType": "KMS", "KMSMasterKeyId": key });
+        set("SSESpecification", sse);
+    }
+    if !settings.tags().is_empty() {
+        let tags = settings
+            .tags()
+            .iter()
+            .map(|(key, value)| json!({ "Key": key, "Value": value }));
+        set("Tags", tags.collect());
+    }
+    if let Some(units) = settings.table_max_throughput().filter(|_| on_demand) {
+        set("OnDemandThroughput", on_demand_throughput(units));
+    }
+    if let Some(units) = settings.table_warm_throughput() {
+        set("WarmThroughput", warm_throughput(units));
+    }
+    if let Some(mode) = table.contributor_insights {
+        let insights = json!({ "Enabled": true, "Mode": mode.as_str() });
+        set("ContributorInsightsSpecification", insights);
+    }
+    if let Some(policy) = settings.resource_policy_document() {
+        // A document `TableSettings::check` refuses is written as text.
+        let document = serde_json::from_str(policy).unwrap_or_else(|_| json!(policy));
+        set("ResourcePolicy", json!({ "PolicyDocument": document }));
+    }
     Value::Object(properties)
+}
+
+/// CloudFormation's `OnDemandThroughput` of `units`.
+fn on_demand_throughput(units: Units) -> Value {
+    json!({ "MaxReadRequestUnits": units.read, "MaxWriteRequestUnits": units.write })
+}
+
+/// CloudFormation's `WarmThroughput` of `units`.
+fn warm_throughput(units: Units) -> Value {
+    json!({ "ReadUnitsPerSecond": units.read, "WriteUnitsPerSecond": units.write })
 }
 
 fn provisioned_throughput(billing: Billing) -> Option<Value> {

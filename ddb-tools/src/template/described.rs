@@ -7,7 +7,13 @@ use aws_sdk_dynamodb::types::{
     SearchSchemaElement, SearchSchemaElementType, StreamSpecification, StreamViewType,
     TableDescription, VectorAttributeDefinition, VectorDistanceFunction, VectorIndexDescription,
 };
+use aws_sdk_dynamodb::types::{
+    GlobalSecondaryIndexWarmThroughputDescription, OnDemandThroughput, SseDescription, SseType,
+    TableClass, TableClassSummary, TableWarmThroughputDescription,
+};
 use serde_json::Value;
+
+use ddb_runtime::__private::tools::Observed;
 
 /// A table resource's CloudFormation `Properties` as a description, and its
 /// time to live (on, and the attribute). A property that is not a literal
@@ -15,13 +21,22 @@ use serde_json::Value;
 /// then lacks.
 pub(super) fn describe(
     properties: &Value,
-) -> Result<(TableDescription, (bool, Option<String>)), String> {
+) -> Result<(TableDescription, (bool, Option<String>), Observed), String> {
     let globals = list(&properties["GlobalSecondaryIndexes"])
         .map(|index| {
+            let warm = &index["WarmThroughput"];
+            let warm = (!warm.is_null()).then(|| {
+                GlobalSecondaryIndexWarmThroughputDescription::builder()
+                    .set_read_units_per_second(number(&warm["ReadUnitsPerSecond"]))
+                    .set_write_units_per_second(number(&warm["WriteUnitsPerSecond"]))
+                    .build()
+            });
             Ok(GlobalSecondaryIndexDescription::builder()
                 .set_index_name(text(&index["IndexName"]))
                 .set_key_schema(Some(key_schema(&index["KeySchema"])?))
                 .projection(projection(&index["Projection"]))
+                .set_on_demand_throughput(on_demand(&index["OnDemandThroughput"]))
+                .set_warm_throughput(warm)
                 .build())
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -62,6 +77,26 @@ pub(super) fn describe(
         ),
         None => None,
     };
+    let class = text(&properties["TableClass"]).map(|c| {
+        TableClassSummary::builder()
+            .table_class(TableClass::from(c.as_str()))
+            .build()
+    });
+    let sse = &properties["SSESpecification"];
+    let sse = is_true(&sse["SSEEnabled"]).then(|| {
+        let kind = text(&sse["SSEType"]).unwrap_or_else(|| "KMS".to_owned());
+        SseDescription::builder()
+            .sse_type(SseType::from(kind.as_str()))
+            .set_kms_master_key_arn(text(&sse["KMSMasterKeyId"]))
+            .build()
+    });
+    let warm = &properties["WarmThroughput"];
+    let warm = (!warm.is_null()).then(|| {
+        TableWarmThroughputDescription::builder()
+            .set_read_units_per_second(number(&warm["ReadUnitsPerSecond"]))
+            .set_write_units_per_second(number(&warm["WriteUnitsPerSecond"]))
+            .build()
+    });
     let description = TableDescription::builder()
         .set_attribute_definitions(Some(definitions))
         .set_key_schema(Some(key_schema(&properties["KeySchema"])?))
@@ -69,10 +104,45 @@ pub(super) fn describe(
         .set_local_secondary_indexes(Some(locals))
         .set_vector_indexes(Some(vectors))
         .set_stream_specification(stream)
+        .set_table_class_summary(class)
+        .set_sse_description(sse)
+        .set_on_demand_throughput(on_demand(&properties["OnDemandThroughput"]))
+        .set_warm_throughput(warm)
         .build();
     let ttl = &properties["TimeToLiveSpecification"];
     let time_to_live = (is_true(&ttl["Enabled"]), text(&ttl["AttributeName"]));
-    Ok((description, time_to_live))
+    Ok((description, time_to_live, observed(properties)))
+}
+
+/// What a template declares of the settings DescribeTable does not give.
+fn observed(properties: &Value) -> Observed {
+    let recovery = &properties["PointInTimeRecoverySpecification"];
+    let days = number(&recovery["RecoveryPeriodInDays"]).and_then(|d| i32::try_from(d).ok());
+    let tags = list(&properties["Tags"])
+        .filter_map(|tag| Some((text(&tag["Key"])?, text(&tag["Value"]).unwrap_or_default())))
+        .collect();
+    let insights = &properties["ContributorInsightsSpecification"];
+    let policy = match &properties["ResourcePolicy"]["PolicyDocument"] {
+        Value::Null => None,
+        Value::String(text) => Some(text.clone()),
+        document => Some(document.to_string()),
+    };
+    Observed {
+        recovery: Some((is_true(&recovery["PointInTimeRecoveryEnabled"]), days)),
+        tags: Some(tags),
+        contributor_insights: Some((is_true(&insights["Enabled"]), text(&insights["Mode"]))),
+        resource_policy: Some(policy),
+    }
+}
+
+/// A CloudFormation `OnDemandThroughput`.
+fn on_demand(value: &Value) -> Option<OnDemandThroughput> {
+    (!value.is_null()).then(|| {
+        OnDemandThroughput::builder()
+            .set_max_read_request_units(number(&value["MaxReadRequestUnits"]))
+            .set_max_write_request_units(number(&value["MaxWriteRequestUnits"]))
+            .build()
+    })
 }
 
 fn list(value: &Value) -> impl Iterator<Item = &Value> {

@@ -3,9 +3,11 @@
 
 use serde_json::Value;
 
-use ddb_runtime::__private::tools::compare;
+use ddb_runtime::__private::tools::{compare, compare_settings};
 use ddb_runtime::model::TableDef;
-use ddb_runtime::schema::{SyncChange, SyncPlan};
+use ddb_runtime::schema::{SyncChange, SyncPlan, TableSettings};
+
+use super::Deployment;
 use ddb_runtime::Error;
 
 /// A deployment template, read: a CloudFormation or SAM template (JSON, or
@@ -111,7 +113,29 @@ impl Template {
             .filter(|(kind, _, body)| *kind == "aws_dynamodb_vector_index" && names_table(body))
             .map(|(.., body)| *body)
             .collect();
-        Some(super::terraform::as_cloudformation(body, &vectors))
+        let insights = resources.iter().find(|(kind, _, body)| {
+            *kind == "aws_dynamodb_contributor_insights"
+                && names_table(body)
+                && body["index_name"].is_null()
+        });
+        let arn = format!("${{aws_dynamodb_table.{label}.arn}}");
+        let policy = resources.iter().find(|(kind, _, body)| {
+            *kind == "aws_dynamodb_resource_policy" && body["resource_arn"] == arn.as_str()
+        });
+        let mut properties = super::terraform::as_cloudformation(body, &vectors);
+        if let Some((.., insights)) = insights {
+            let mode = match &insights["mode"] {
+                Value::Null => serde_json::json!("ACCESSED_AND_THROTTLED_KEYS"),
+                mode => mode.clone(),
+            };
+            properties["ContributorInsightsSpecification"] =
+                serde_json::json!({ "Enabled": true, "Mode": mode });
+        }
+        if let Some((.., policy)) = policy {
+            properties["ResourcePolicy"] =
+                serde_json::json!({ "PolicyDocument": policy["policy"] });
+        }
+        Some(properties)
     }
 }
 
@@ -158,12 +182,53 @@ fn invalid(reason: String) -> Error {
 /// # Ok::<(), ddb_runtime::Error>(())
 /// ```
 pub fn drift(template: &Template, table: &TableDef, name: &str) -> Result<SyncPlan, Error> {
+    drift_with(template, table, name, &TableSettings::default())
+}
+
+/// [`drift`] of the table as `deployment` deploys it: under its name there,
+/// and with its [`TableSettings`] (customer managed key, tags, maximum and
+/// warm throughput, resource policy) compared too, as
+/// [`plan_sync_with`](ddb_runtime::schema::plan_sync_with) compares a live
+/// table's.
+///
+/// ```
+/// #[derive(ddb_runtime::Table)]
+/// #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// struct Ecommerce;
+///
+/// use ddb_runtime::schema::{SyncChange, TableSettings};
+/// use ddb_runtime::Table;
+/// use ddb_tools::Deployment;
+/// let template = ddb_tools::Template::from_value(ddb_tools::cloudformation(&[&Ecommerce::DEF], &Deployment::default()))?;
+/// let tagged = Deployment::default().settings(TableSettings::default().tag("team", "orders"));
+/// let plan = ddb_tools::drift_in(&template, &Ecommerce::DEF, &tagged)?;
+/// assert_eq!(plan.changes, [SyncChange::Tag(vec![("team".into(), "orders".into())])]);
+/// # Ok::<(), ddb_runtime::Error>(())
+/// ```
+pub fn drift_in(
+    template: &Template,
+    table: &TableDef,
+    deployment: &Deployment,
+) -> Result<SyncPlan, Error> {
+    let settings = deployment.settings_of(table);
+    drift_with(template, table, deployment.name_of(table), settings)
+}
+
+fn drift_with(
+    template: &Template,
+    table: &TableDef,
+    name: &str,
+    settings: &TableSettings,
+) -> Result<SyncPlan, Error> {
     let Some(properties) = template.properties_of(table, name) else {
         return Ok(SyncPlan {
             changes: vec![SyncChange::CreateTable],
             differences: Vec::new(),
         });
     };
-    let (described, time_to_live) = super::described::describe(&properties).map_err(invalid)?;
-    Ok(compare(table, &described, time_to_live))
+    let (described, time_to_live, observed) =
+        super::described::describe(&properties).map_err(invalid)?;
+    let mut plan = compare(table, &described, time_to_live);
+    compare_settings(&mut plan, table, settings, &described, &observed);
+    Ok(plan)
 }

@@ -9,6 +9,8 @@
 //! comparison [`plan_sync`](super::plan_sync) runs against a live table.
 
 use ddb_runtime::model::TableDef;
+use ddb_runtime::schema::TableSettings;
+use ddb_runtime::Error;
 
 mod cloudformation;
 mod described;
@@ -18,7 +20,7 @@ mod workbench;
 mod yaml;
 
 pub use cloudformation::{cloudformation, cloudformation_yaml, logical_id};
-pub use drift::{drift, Template};
+pub use drift::{drift, drift_in, Template};
 pub use terraform::terraform;
 pub use workbench::workbench;
 
@@ -38,9 +40,12 @@ pub enum Billing {
 }
 
 /// What a deployment decides and the declarations do not: billing,
-/// point-in-time recovery, deletion protection, and the physical table
-/// names (a stage's `prod-Ecommerce`; each table's declared name
-/// otherwise).
+/// point-in-time recovery, deletion protection, the physical table names
+/// (a stage's `prod-Ecommerce`; each table's declared name otherwise), and
+/// each table's [`TableSettings`] (customer managed key, tags, maximum and
+/// warm throughput, resource policy), the same for every table
+/// ([`settings`](Self::settings)) or per table
+/// ([`table_settings`](Self::table_settings)).
 ///
 /// The default is what a production table commonly has: on-demand billing,
 /// point-in-time recovery on, deletion protection off (turn it on for a
@@ -55,12 +60,31 @@ pub enum Billing {
 ///     .table_name("Ecommerce", "prod-Ecommerce");
 /// assert!(deployment.point_in_time_recovery_enabled());
 /// ```
+///
+/// With a customer managed key and tags for every table:
+///
+/// ```
+/// use ddb_runtime::schema::TableSettings;
+/// use ddb_tools::Deployment;
+/// let key = "arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+/// let deployment = Deployment::default()
+///     .settings(TableSettings::default().kms_key(key).tag("stage", "prod"));
+/// # #[derive(ddb_runtime::Table)]
+/// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+/// # struct Ecommerce;
+/// use ddb_runtime::Table;
+/// assert_eq!(deployment.settings_of(&Ecommerce::DEF).kms_key_id(), Some(key));
+/// deployment.check(&[&Ecommerce::DEF])?;
+/// # Ok::<(), ddb_runtime::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deployment {
     billing: Billing,
     point_in_time_recovery: bool,
     deletion_protection: bool,
     names: Vec<(String, String)>,
+    settings: TableSettings,
+    table_settings: Vec<(String, TableSettings)>,
 }
 
 impl Default for Deployment {
@@ -70,6 +94,8 @@ impl Default for Deployment {
             point_in_time_recovery: true,
             deletion_protection: false,
             names: Vec::new(),
+            settings: TableSettings::default(),
+            table_settings: Vec::new(),
         }
     }
 }
@@ -100,6 +126,45 @@ impl Deployment {
         self.names.retain(|(d, _)| *d != declared);
         self.names.push((declared, physical.into()));
         self
+    }
+
+    /// The settings of every table this deployment does not give settings
+    /// of its own with [`table_settings`](Self::table_settings).
+    pub fn settings(mut self, settings: TableSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The settings of the table declared as `declared`, in place of
+    /// [`settings`](Self::settings)'.
+    pub fn table_settings(mut self, declared: impl Into<String>, settings: TableSettings) -> Self {
+        let declared = declared.into();
+        self.table_settings.retain(|(d, _)| *d != declared);
+        self.table_settings.push((declared, settings));
+        self
+    }
+
+    /// The settings of `table` in this deployment.
+    pub fn settings_of(&self, table: &TableDef) -> &TableSettings {
+        self.table_settings
+            .iter()
+            .find(|(declared, _)| declared == table.name)
+            .map_or(&self.settings, |(_, settings)| settings)
+    }
+
+    /// Whether DynamoDB would take each table's settings (see
+    /// [`TableSettings::check`]; an index they name must be a global index
+    /// of the table). The exports write the settings as they are: check
+    /// them first.
+    pub fn check(&self, tables: &[&TableDef]) -> Result<(), Error> {
+        for table in tables {
+            ddb_runtime::schema::create_table_input_with(
+                table,
+                self.name_of(table),
+                self.settings_of(table),
+            )?;
+        }
+        Ok(())
     }
 
     /// The physical name of `table` in this deployment.

@@ -7,8 +7,8 @@ use aws_sdk_dynamodb::operation::create_table::CreateTableInput;
 use aws_sdk_dynamodb::types::{KeySchemaElement, Projection};
 use serde_json::{json, Map, Value};
 
-use ddb_runtime::model::TableDef;
-use ddb_runtime::schema::create_table_input;
+use ddb_runtime::model::{TableClass, TableDef};
+use ddb_runtime::schema::{create_table_input, Units};
 
 use super::{Billing, Deployment};
 
@@ -23,7 +23,11 @@ const PROVIDER_VERSION: &str = ">= 6.29";
 /// same contents as the CloudFormation resource
 /// ([`cloudformation`](super::cloudformation)), and an
 /// `aws_dynamodb_vector_index` per vector index, naming the table by
-/// reference. Write it to a file ending in `.tf.json`.
+/// reference. The provider has no attribute of the table for Contributor
+/// Insights or a resource-based policy: they are an
+/// `aws_dynamodb_contributor_insights` and an `aws_dynamodb_resource_policy`
+/// resource, labelled as the table. `server_side_encryption.kms_key_arn`
+/// takes a key ARN: give the settings one. Write it to a file ending in `.tf.json`.
 ///
 /// ```
 /// #[derive(ddb_runtime::Table)]
@@ -41,6 +45,8 @@ const PROVIDER_VERSION: &str = ">= 6.29";
 pub fn terraform(tables: &[&TableDef], deployment: &Deployment) -> Value {
     let mut table_resources = Map::new();
     let mut vector_resources = Map::new();
+    let mut insights = Map::new();
+    let mut policies = Map::new();
     for table in tables {
         let label = super::cloudformation::unique_id(label(table.name), &table_resources);
         let input = create_table_input(table, deployment.name_of(table));
@@ -49,11 +55,31 @@ pub fn terraform(tables: &[&TableDef], deployment: &Deployment) -> Value {
             let index_label = super::cloudformation::unique_id(index_label, &vector_resources);
             vector_resources.insert(index_label, body);
         }
+        if let Some(mode) = table.contributor_insights {
+            let body = json!({
+                "table_name": format!("${{aws_dynamodb_table.{label}.name}}"),
+                "mode": mode.as_str(),
+            });
+            insights.insert(label.clone(), body);
+        }
+        if let Some(policy) = deployment.settings_of(table).resource_policy_document() {
+            let body = json!({
+                "resource_arn": format!("${{aws_dynamodb_table.{label}.arn}}"),
+                "policy": policy,
+            });
+            policies.insert(label.clone(), body);
+        }
         table_resources.insert(label, table_body(table, &input, deployment));
     }
     let mut resource = json!({ "aws_dynamodb_table": table_resources });
     if !vector_resources.is_empty() {
         resource["aws_dynamodb_vector_index"] = Value::Object(vector_resources);
+    }
+    if !insights.is_empty() {
+        resource["aws_dynamodb_contributor_insights"] = Value::Object(insights);
+    }
+    if !policies.is_empty() {
+        resource["aws_dynamodb_resource_policy"] = Value::Object(policies);
     }
     json!({
         "terraform": {
@@ -109,6 +135,8 @@ fn table_body(table: &TableDef, input: &CreateTableInput, deployment: &Deploymen
         .filter(|a| keyed(a.attribute_name()))
         .map(|a| json!({ "name": a.attribute_name(), "type": a.attribute_type().as_str() }));
     set("attribute", attributes.collect());
+    let settings = deployment.settings_of(table);
+    let on_demand = deployment.billing == Billing::OnDemand;
     let capacity = |object: &mut Value| {
         if let Billing::Provisioned { read, write } = deployment.billing {
             object["read_capacity"] = json!(read);
@@ -123,6 +151,13 @@ fn table_body(table: &TableDef, input: &CreateTableInput, deployment: &Deploymen
                 json!({ "name": index.index_name(), "key_schema": key_schema(index.key_schema()) });
             projected(&mut global, index.projection());
             capacity(&mut global);
+            let index_name = index.index_name();
+            if let Some(units) = settings.max_throughput_of(index_name).filter(|_| on_demand) {
+                global["on_demand_throughput"] = on_demand_throughput(units);
+            }
+            if let Some(units) = settings.warm_throughput_of(index_name) {
+                global["warm_throughput"] = warm_throughput(units);
+            }
             global
         })
         .collect();
@@ -158,10 +193,37 @@ fn table_body(table: &TableDef, input: &CreateTableInput, deployment: &Deploymen
         set("stream_enabled", json!(true));
         set("stream_view_type", json!(view.as_str()));
     }
-    set(
-        "point_in_time_recovery",
-        json!([{ "enabled": deployment.point_in_time_recovery }]),
-    );
+    let mut recovery = json!({ "enabled": deployment.point_in_time_recovery });
+    if let Some(days) = table
+        .recovery_period_days
+        .filter(|_| deployment.point_in_time_recovery)
+    {
+        recovery["recovery_period_in_days"] = json!(days);
+    }
+    set("point_in_time_recovery", json!([recovery]));
+    if table.table_class != TableClass::Standard {
+        set("table_class", json!(table.table_class.as_str()));
+    }
+    if let Some(key) = settings.kms_key_id() {
+        set(
+            "server_side_encryption",
+            json!([{ "enabled": true, "kms_key_arn": key }]),
+        );
+    }
+    if !settings.tags().is_empty() {
+        let tags: Map<String, Value> = settings
+            .tags()
+            .iter()
+            .map(|(key, value)| (key.clone(), json!(value)))
+            .collect();
+        set("tags", Value::Object(tags));
+    }
+    if let Some(units) = settings.table_max_throughput().filter(|_| on_demand) {
+        set("on_demand_throughput", on_demand_throughput(units));
+    }
+    if let Some(units) = settings.table_warm_throughput() {
+        set("warm_throughput", warm_throughput(units));
+    }
     set(
         "deletion_protection_enabled",
         json!(deployment.deletion_protection),
@@ -174,6 +236,16 @@ fn table_body(table: &TableDef, input: &CreateTableInput, deployment: &Deploymen
     let mut body = Value::Object(body);
     capacity(&mut body);
     body
+}
+
+/// The provider's `on_demand_throughput` block of `units`.
+fn on_demand_throughput(units: Units) -> Value {
+    json!([{ "max_read_request_units": units.read, "max_write_request_units": units.write }])
+}
+
+/// The provider's `warm_throughput` block of `units`.
+fn warm_throughput(units: Units) -> Value {
+    json!([{ "read_units_per_second": units.read, "write_units_per_second": units.write }])
 }
 
 fn key_schema(schema: &[KeySchemaElement]) -> Value {
@@ -266,18 +338,9 @@ pub(super) fn as_cloudformation(table: &Value, vectors: &[&Value]) -> Value {
     let globals: Vec<Value> = blocks("global_secondary_index")
         .iter()
         .map(|index| {
-            let elements = objects(&index["key_schema"]);
-            let schema: Vec<Value> = if elements.is_empty() {
-                let mut schema = vec![key(&index["hash_key"], "HASH")];
-                if !index["range_key"].is_null() {
-                    schema.push(key(&index["range_key"], "RANGE"));
-                }
-                schema
-            } else {
-                let kind = |e: &Value| e["key_type"].as_str().unwrap_or("").to_owned();
-                elements.iter().map(|e| key(&e["attribute_name"], &kind(e))).collect()
-            };
-            json!({ "IndexName": index["name"], "KeySchema": schema, "Projection": projection_of(index) })
+            let mut global = global_index_of(index);
+            settings_of_index(&mut global, index);
+            global
         })
         .collect();
     let locals: Vec<Value> = blocks("local_secondary_index")
@@ -306,7 +369,75 @@ pub(super) fn as_cloudformation(table: &Value, vectors: &[&Value]) -> Value {
         };
         properties["StreamSpecification"] = json!({ "StreamViewType": view });
     }
+    settings_of_table(&mut properties, table);
     properties
+}
+
+/// The settings of a Terraform table, as CloudFormation properties.
+fn settings_of_table(properties: &mut Value, table: &Value) {
+    let first = |name: &str| objects(&table[name]).first().copied().cloned();
+    if table["table_class"].is_string() {
+        properties["TableClass"] = table["table_class"].clone();
+    }
+    if let Some(sse) = first("server_side_encryption") {
+        properties["SSESpecification"] = json!({
+            "SSEEnabled": sse["enabled"],
+            "SSEType": "KMS",
+            "KMSMasterKeyId": sse["kms_key_arn"],
+        });
+    }
+    if let Some(tags) = table["tags"].as_object() {
+        let tags: Vec<Value> = tags
+            .iter()
+            .map(|(key, value)| json!({ "Key": key, "Value": value }))
+            .collect();
+        properties["Tags"] = tags.into();
+    }
+    if let Some(recovery) = first("point_in_time_recovery") {
+        properties["PointInTimeRecoverySpecification"] = json!({
+            "PointInTimeRecoveryEnabled": recovery["enabled"],
+            "RecoveryPeriodInDays": recovery["recovery_period_in_days"],
+        });
+    }
+    settings_of_index(properties, table);
+}
+
+/// The maximum and warm throughput of a Terraform table or global index,
+/// as CloudFormation properties.
+fn settings_of_index(properties: &mut Value, block: &Value) {
+    let first = |name: &str| objects(&block[name]).first().copied().cloned();
+    if let Some(max) = first("on_demand_throughput") {
+        properties["OnDemandThroughput"] = json!({
+            "MaxReadRequestUnits": max["max_read_request_units"],
+            "MaxWriteRequestUnits": max["max_write_request_units"],
+        });
+    }
+    if let Some(warm) = first("warm_throughput") {
+        properties["WarmThroughput"] = json!({
+            "ReadUnitsPerSecond": warm["read_units_per_second"],
+            "WriteUnitsPerSecond": warm["write_units_per_second"],
+        });
+    }
+}
+
+/// A Terraform `global_secondary_index` block as a CloudFormation index.
+fn global_index_of(index: &Value) -> Value {
+    let key = |name: &Value, kind: &str| json!({ "AttributeName": name, "KeyType": kind });
+    let elements = objects(&index["key_schema"]);
+    let schema: Vec<Value> = if elements.is_empty() {
+        let mut schema = vec![key(&index["hash_key"], "HASH")];
+        if !index["range_key"].is_null() {
+            schema.push(key(&index["range_key"], "RANGE"));
+        }
+        schema
+    } else {
+        let kind = |e: &Value| e["key_type"].as_str().unwrap_or("").to_owned();
+        elements
+            .iter()
+            .map(|e| key(&e["attribute_name"], &kind(e)))
+            .collect()
+    };
+    json!({ "IndexName": index["name"], "KeySchema": schema, "Projection": projection_of(index) })
 }
 
 /// An `aws_dynamodb_vector_index` body as a CloudFormation `VectorIndex`.

@@ -254,7 +254,95 @@ pub struct TableDef {
     /// The table's stream, when the code reads one
     /// (`#[ddb(stream = "new_and_old_images")]`): what each record carries.
     pub stream: Option<StreamView>,
+    /// The table class (`#[ddb(table_class = "standard_infrequent_access")]`):
+    /// what storage costs against what reads and writes cost.
+    pub table_class: TableClass,
+    /// How many days back point-in-time recovery restores
+    /// (`#[ddb(recovery_period_days = 35)]`, 1 to 35): when declared, ddb
+    /// turns point-in-time recovery on with this period.
+    pub recovery_period_days: Option<u8>,
+    /// CloudWatch Contributor Insights on the table
+    /// (`#[ddb(contributor_insights = "throttled_keys")]`): which keys it
+    /// reports. Its graphs show keys in plain text.
+    pub contributor_insights: Option<ContributorInsights>,
 }
+
+/// A table's class (`TableClass`): DynamoDB Standard, or Standard-IA for a
+/// table whose storage costs more than its reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TableClass {
+    /// `STANDARD`, DynamoDB's default.
+    #[default]
+    Standard,
+    /// `STANDARD_INFREQUENT_ACCESS`: cheaper storage, dearer requests.
+    StandardInfrequentAccess,
+}
+
+impl TableClass {
+    /// Its name in DynamoDB's API.
+    ///
+    /// ```
+    /// use ddb_runtime::model::TableClass;
+    /// assert_eq!(TableClass::StandardInfrequentAccess.as_str(), "STANDARD_INFREQUENT_ACCESS");
+    /// assert_eq!(TableClass::from_name("STANDARD"), Some(TableClass::Standard));
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TableClass::Standard => "STANDARD",
+            TableClass::StandardInfrequentAccess => "STANDARD_INFREQUENT_ACCESS",
+        }
+    }
+
+    /// The class DynamoDB names `name`, if any.
+    pub fn from_name(name: &str) -> Option<TableClass> {
+        [TableClass::Standard, TableClass::StandardInfrequentAccess]
+            .into_iter()
+            .find(|class| class.as_str() == name)
+    }
+}
+
+/// Which keys CloudWatch Contributor Insights reports for a table
+/// (`ContributorInsightsMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContributorInsights {
+    /// `ACCESSED_AND_THROTTLED_KEYS`: the most accessed keys and the most
+    /// throttled ones.
+    AccessedAndThrottledKeys,
+    /// `THROTTLED_KEYS`: the throttled keys only (cheaper).
+    ThrottledKeys,
+}
+
+impl ContributorInsights {
+    /// Its name in DynamoDB's API.
+    ///
+    /// ```
+    /// use ddb_runtime::model::ContributorInsights;
+    /// assert_eq!(ContributorInsights::ThrottledKeys.as_str(), "THROTTLED_KEYS");
+    /// assert_eq!(
+    ///     ContributorInsights::from_name("ACCESSED_AND_THROTTLED_KEYS"),
+    ///     Some(ContributorInsights::AccessedAndThrottledKeys)
+    /// );
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ContributorInsights::AccessedAndThrottledKeys => "ACCESSED_AND_THROTTLED_KEYS",
+            ContributorInsights::ThrottledKeys => "THROTTLED_KEYS",
+        }
+    }
+
+    /// The mode DynamoDB names `name`, if any.
+    pub fn from_name(name: &str) -> Option<ContributorInsights> {
+        [
+            ContributorInsights::AccessedAndThrottledKeys,
+            ContributorInsights::ThrottledKeys,
+        ]
+        .into_iter()
+        .find(|mode| mode.as_str() == name)
+    }
+}
+
+/// The longest point-in-time recovery period DynamoDB keeps, in days.
+pub const MAX_RECOVERY_PERIOD_DAYS: u8 = 35;
 
 /// What each record of a table's DynamoDB stream carries
 /// (`StreamViewType`): a stream handler decodes the images its view holds.
@@ -335,6 +423,9 @@ impl TableDef {
     ///     entities: None,
     ///     vector_indexes: &[],
     ///     stream: None,
+    ///     table_class: TableClass::Standard,
+    ///     recovery_period_days: None,
+    ///     contributor_insights: None,
     /// };
     /// assert!(T.index("GSI1").is_none());
     /// assert!(T.vector_index("ByEmbedding").is_none());
