@@ -41,6 +41,7 @@ mod schema_guard;
 mod segments;
 mod store;
 mod streams;
+mod table_settings;
 mod telemetry;
 mod telemetry_conventions;
 mod templates;

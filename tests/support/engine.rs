@@ -37,6 +37,10 @@ pub enum Behaviour {
     /// many concurrent writers: two puts conditioned on the same version
     /// never both succeed: <https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.ConditionExpressions.html>.
     AtomicConditionalWrites,
+    /// The table settings of 2024 and later in CreateTable, UpdateTable and
+    /// DescribeTable (table class, customer managed key, maximum and warm
+    /// throughput, resource policy) and tags: <https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateTable.html>.
+    TableSettings,
 }
 
 /// The engine `DDB_ENGINE` names, when the run goes through `DDB_ENDPOINT`.
@@ -60,6 +64,7 @@ fn gaps(engine: &str) -> &'static [Behaviour] {
             ValidationOfIndexNames,
             LocalIndexFetches,
             AtomicConditionalWrites,
+            TableSettings,
         ],
         _ => &[],
     }
