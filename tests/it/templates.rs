@@ -1088,3 +1088,183 @@ fn drift_reads_terraform_in_every_form_its_json_syntax_allows() {
     let plan = drift(&template, &Shop::DEF, "Shop.v2").unwrap();
     assert!(plan.is_empty(), "{plan}");
 }
+
+// A fully declared table: a customer managed key, point-in-time recovery
+// with its period, deletion protection, and every other setting. Checkov's
+// DynamoDB checks pass on both exports, cfn-lint on the CloudFormation one,
+// and the Terraform one has the provider's documented shape.
+
+/// A table declaring every design-level setting.
+#[derive(Table)]
+#[ddb(
+    name = "Ledger",
+    pk = "PK",
+    sk = "SK",
+    table_class = "standard_infrequent_access",
+    recovery_period_days = 35,
+    contributor_insights = "throttled_keys"
+)]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Ledger;
+
+fn secured() -> Deployment {
+    use ddb_runtime::schema::{TableSettings, Units};
+    let key = "arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+    let policy = json!({
+        "Version": "2012-10-17",
+        "Statement": [{
+            "Effect": "Deny",
+            "Principal": "*",
+            "Action": "dynamodb:DeleteTable",
+            "Resource": "*"
+        }]
+    });
+    let settings = TableSettings::default()
+        .kms_key(key)
+        .tag("team", "ledger")
+        .max_throughput(Units {
+            read: 4000,
+            write: 1000,
+        })
+        .index_max_throughput(
+            "GSI1",
+            Units {
+                read: 2000,
+                write: 500,
+            },
+        )
+        .warm_throughput(Units {
+            read: 15000,
+            write: 5000,
+        })
+        .index_warm_throughput(
+            "GSI1",
+            Units {
+                read: 13000,
+                write: 4500,
+            },
+        )
+        .resource_policy(policy.to_string());
+    Deployment::default()
+        .deletion_protection(true)
+        .settings(settings)
+}
+
+/// The checkov release `.ci/run` installs, and the DynamoDB checks it has:
+/// point-in-time recovery (CKV_AWS_28), a customer managed key
+/// (CKV_AWS_119), and auto scaling of a provisioned table (CKV2_AWS_16,
+/// Terraform only).
+const CHECKOV: &str = "3.3.30";
+const DYNAMODB_CHECKS: &str = "CKV_AWS_28,CKV_AWS_119,CKV2_AWS_16";
+
+/// Whether checkov runs here; `None` when it cannot (CI installs it, so
+/// there a missing checkov fails the test).
+fn checkov() -> Option<Command> {
+    let installed = Command::new("checkov")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if installed {
+        let mut checkov = Command::new("checkov");
+        // No call to Prisma Cloud for its check mappings.
+        checkov.arg("--skip-download");
+        return Some(checkov);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("checkov is not installed here; .ci/run installs checkov {CHECKOV}");
+    }
+    eprintln!("skipped: checkov is not installed here (pip install 'checkov=={CHECKOV}')");
+    None
+}
+
+/// The checks checkov ran on the files of `dir` as `framework`, passed and
+/// failed.
+fn checkov_results(dir: &Path, framework: &str) -> (Vec<String>, Vec<String>) {
+    let mut checkov = checkov().expect("checked by the caller");
+    let output = checkov
+        .args(["--framework", framework, "--check", DYNAMODB_CHECKS])
+        .args(["--output", "json", "--soft-fail", "-d"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "checkov's report is not JSON ({e}):\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let ids = |kind: &str| -> Vec<String> {
+        let reports = match &report {
+            Value::Array(reports) => reports.clone(),
+            report => vec![report.clone()],
+        };
+        reports
+            .iter()
+            .flat_map(|r| r["results"][kind].as_array().cloned().unwrap_or_default())
+            .map(|check| check["check_id"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    (ids("passed_checks"), ids("failed_checks"))
+}
+
+#[test]
+fn a_fully_declared_table_passes_checkov_in_both_exports() {
+    if checkov().is_none() {
+        return;
+    }
+    let exports = |deployment: &Deployment, name: &str| {
+        let cfn = scratch_dir(&format!("checkov-cfn-{name}"));
+        let template = cloudformation(&[&Ledger::DEF], deployment);
+        let text = serde_json::to_string_pretty(&template).unwrap();
+        std::fs::write(cfn.join("template.json"), text).unwrap();
+        let tf = scratch_dir(&format!("checkov-tf-{name}"));
+        let configuration = terraform(&[&Ledger::DEF], deployment);
+        let text = serde_json::to_string_pretty(&configuration).unwrap();
+        std::fs::write(tf.join("main.tf.json"), text).unwrap();
+        (cfn, tf)
+    };
+    let (cfn, tf) = exports(&secured(), "secured");
+    let (passed, failed) = checkov_results(&cfn, "cloudformation");
+    assert!(failed.is_empty(), "CloudFormation failed {failed:?}");
+    assert_eq!(passed.len(), 2, "CloudFormation passed {passed:?}");
+    let (passed, failed) = checkov_results(&tf, "terraform_json");
+    assert!(failed.is_empty(), "Terraform failed {failed:?}");
+    assert_eq!(passed.len(), 3, "Terraform passed {passed:?}");
+    // Without a customer managed key, the same table fails CKV_AWS_119.
+    let (cfn, tf) = exports(&Deployment::default(), "default");
+    assert_eq!(checkov_results(&cfn, "cloudformation").1, ["CKV_AWS_119"]);
+    assert_eq!(checkov_results(&tf, "terraform_json").1, ["CKV_AWS_119"]);
+}
+
+#[test]
+fn a_fully_declared_table_passes_cfn_lint() {
+    let Some(mut lint) = cfn_lint() else { return };
+    let dir = scratch_dir("cfn-secured");
+    let json_path = dir.join("ledger.json");
+    let template = cloudformation(&[&Ledger::DEF], &secured());
+    std::fs::write(&json_path, serde_json::to_string_pretty(&template).unwrap()).unwrap();
+    let yaml_path = dir.join("ledger.yaml");
+    std::fs::write(&yaml_path, cloudformation_yaml(&[&Ledger::DEF], &secured())).unwrap();
+    let output = lint
+        .args(["--regions", "us-east-1", "--"])
+        .args([&json_path, &yaml_path])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "cfn-lint found problems:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn terraform_of_a_fully_declared_table_has_the_providers_documented_shape() {
+    let configuration = terraform(&[&Ledger::DEF], &secured());
+    let problems = terraform_problems(&configuration);
+    assert!(problems.is_empty(), "{problems:#?}\n{configuration:#}");
+    let resources = configuration["resource"].as_object().unwrap();
+    assert!(resources.contains_key("aws_dynamodb_contributor_insights"));
+    assert!(resources.contains_key("aws_dynamodb_resource_policy"));
+}
