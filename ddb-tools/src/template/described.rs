@@ -15,13 +15,15 @@ use serde_json::Value;
 
 use ddb_runtime::__private::tools::Observed;
 
+/// A table as a template declares it: its description, its time to live
+/// (on, and the attribute) and the settings DescribeTable does not give.
+pub(super) type Described = (TableDescription, (bool, Option<String>), Observed);
+
 /// A table resource's CloudFormation `Properties` as a description, and its
 /// time to live (on, and the attribute). A property that is not a literal
 /// (an intrinsic function) reads as absent: the comparison reports what it
 /// then lacks.
-pub(super) fn describe(
-    properties: &Value,
-) -> Result<(TableDescription, (bool, Option<String>), Observed), String> {
+pub(super) fn describe(properties: &Value) -> Result<Described, String> {
     let globals = list(&properties["GlobalSecondaryIndexes"])
         .map(|index| {
             let warm = &index["WarmThroughput"];
