@@ -694,6 +694,23 @@ fn a_template_with_every_setting_has_no_drift_in_any_format() {
 }
 
 #[test]
+fn a_deployment_without_point_in_time_recovery_exports_no_period_and_no_drift() {
+    let off = deployment().point_in_time_recovery(false);
+    let template = cloudformation(&[&Vault::DEF], &off);
+    let properties = &template["Resources"]["VaultTable"]["Properties"];
+    assert_eq!(
+        properties["PointInTimeRecoverySpecification"],
+        json!({ "PointInTimeRecoveryEnabled": false })
+    );
+    let template = Template::from_value(template).unwrap();
+    let plan = drift_in(&template, &Vault::DEF, &off).unwrap();
+    assert!(plan.is_empty(), "{plan}");
+    // Against the deployment that keeps it on, the period is missing.
+    let plan = drift_in(&template, &Vault::DEF, &deployment()).unwrap();
+    assert_eq!(plan.changes, [SyncChange::SetRecoveryPeriod(14)]);
+}
+
+#[test]
 fn drift_finds_another_table_class() {
     let mut template = vault_template();
     vault_properties(&mut template)["TableClass"] = json!("STANDARD");

@@ -211,7 +211,14 @@ pub fn drift_in(
     deployment: &Deployment,
 ) -> Result<SyncPlan, Error> {
     let settings = deployment.settings_of(table);
-    drift_with(template, table, deployment.name_of(table), settings)
+    // A deployment that turns point-in-time recovery off exports no period.
+    let table = TableDef {
+        recovery_period_days: table
+            .recovery_period_days
+            .filter(|_| deployment.point_in_time_recovery_enabled()),
+        ..*table
+    };
+    drift_with(template, &table, deployment.name_of(&table), settings)
 }
 
 fn drift_with(
