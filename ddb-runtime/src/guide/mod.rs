@@ -15,6 +15,7 @@
 //! | [`business_operations`] | three recipes a client can retry (a purchase, a trade, joining a guild), their errors and costs |
 //! | [`unique_values`] | unique values and idempotent creates: guarantees, costs, backfill, IAM |
 //! | [`indexes`] | adding indexes and changing the design after launch |
+//! | [`table_settings`] | table class, encryption, tags, recovery period, throughput, Contributor Insights, resource policy |
 //! | [`testing`] | the in-process server, the fault proxy, `DDB_ENDPOINT` |
 //! | [`operating`] | infrastructure as code, IAM, the command line, observability, cost |
 //! | [`performance`] | what ddb costs over hand-written SDK code |
@@ -51,9 +52,8 @@ pub mod unique_values {}
 #[doc = include_str!("indexes.md")]
 pub mod indexes {}
 
-// `table_settings` (table_settings.md): billing, point-in-time recovery,
-// deletion protection and the other table settings, written in parallel;
-// declared here when its page lands.
+#[doc = include_str!("table_settings.md")]
+pub mod table_settings {}
 
 #[doc = include_str!("testing.md")]
 pub mod testing {}
