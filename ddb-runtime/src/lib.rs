@@ -125,6 +125,7 @@ pub use ddb_derive::{Collection, Entity, KeySegment, Projection, Table};
 
 pub use batch::{Load, Loader};
 pub use collection::{Collection, CollectionQuery, UnknownItems};
+pub use reads::count::Count;
 pub use cursor::Cursor;
 pub use db::Db;
 pub use dry_run::DryRun;

@@ -71,6 +71,11 @@ impl Expression {
         Self(Node::And(Box::new(self.0), Box::new(other.0)))
     }
 
+    /// Either expression.
+    pub(crate) fn or(self, other: Self) -> Self {
+        Self(Node::Or(Box::new(self.0), Box::new(other.0)))
+    }
+
     /// The expression text, its names and values registered in `placeholders`.
     pub(crate) fn render(&self, placeholders: &mut Placeholders) -> Result<String, String> {
         render(&self.0, placeholders)

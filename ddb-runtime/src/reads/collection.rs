@@ -16,6 +16,7 @@ use crate::reads::cursor;
 use crate::reads::cursor::Cursor;
 use crate::reads::fetch::Plan;
 use crate::reads::query::{flatten, paginate, Page};
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// An enum with one variant per entity stored under a shared partition key.
 /// Derive it:
@@ -100,6 +101,7 @@ pub struct CollectionQuery<C> {
     consistent: bool,
     unknown: UnknownItems,
     include_expired: bool,
+    exact_end: bool,
     cursor: Option<Cursor>,
     marker: std::marker::PhantomData<fn() -> C>,
 }
@@ -114,6 +116,7 @@ impl<C> Clone for CollectionQuery<C> {
             consistent: self.consistent,
             unknown: self.unknown,
             include_expired: self.include_expired,
+            exact_end: self.exact_end,
             cursor: self.cursor.clone(),
             marker: std::marker::PhantomData,
         }
@@ -132,6 +135,7 @@ impl Db {
             consistent: false,
             unknown: UnknownItems::Skip,
             include_expired: false,
+            exact_end: true,
             cursor: None,
             marker: std::marker::PhantomData,
         }
@@ -165,6 +169,17 @@ impl<C: Collection> CollectionQuery<C> {
     /// describes.
     pub fn include_expired(mut self, include_expired: bool) -> Self {
         self.include_expired = include_expired;
+        self
+    }
+    /// Whether a limited page reads one item past its end (the default,
+    /// `true`), so that [`Page::has_more`] is known and a page that ends
+    /// exactly at the collection's last item has no cursor: no cursor leads
+    /// to an empty page. It costs at most one more item read per page, in
+    /// the same request (`Limit` is the page's size plus one).
+    /// `exact_end(false)` reads only the page, as
+    /// [`Query::exact_end`](crate::Query::exact_end) describes.
+    pub fn exact_end(mut self, exact_end: bool) -> Self {
+        self.exact_end = exact_end;
         self
     }
     /// Resumes after the page that returned `cursor`.
@@ -209,7 +224,19 @@ impl<C: Collection> CollectionQuery<C> {
             fingerprint: cursor::fingerprint(&parts),
             cursor_keys: self.db.cursor_keys(),
             keep: None,
-            exact_end: false,
+            exact_end: self.exact_end,
+            // A count returns no item to decode: only the members' items
+            // are counted, by their entity type.
+            count_filter: C::MEMBERS
+                .iter()
+                .map(|member| {
+                    Expression::compare(
+                        table.entity_attribute,
+                        "=",
+                        AttributeValue::S(member.entity_type.to_owned()),
+                    )
+                })
+                .reduce(Expression::or),
         })
     }
 
@@ -293,5 +320,46 @@ impl<C: Collection> CollectionQuery<C> {
     /// Every item, collected.
     pub async fn collect(self) -> Result<Vec<C>> {
         self.items().try_collect().await
+    }
+
+    /// How many items of the collection's members the partition holds
+    /// (`Select: COUNT`, every DynamoDB page to the end): items of other
+    /// entity types are not counted (ddb sends a filter on the members'
+    /// entity types), and neither are expired ones unless
+    /// [`include_expired`](Self::include_expired). A count reads, and
+    /// DynamoDB bills, every item of the partition, as
+    /// [`Query::count`](crate::Query::count) describes; it ignores the
+    /// [`limit`](Self::limit) and the [`after`](Self::after) cursor.
+    ///
+    /// ```no_run
+    /// # async fn demo<C: ddb_runtime::Collection>(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// // C: a #[derive(Collection)] enum of a customer's profile and orders.
+    /// let items = db
+    ///     .collection::<C>(ddb_runtime::KeyValue::S("CUSTOMER#123".into()))
+    ///     .count()
+    ///     .await?;
+    /// # let _ = items;
+    /// # Ok(()) }
+    /// ```
+    pub async fn count(self) -> Result<u64> {
+        Ok(self.plan()?.count(&self.db, false).await?.count)
+    }
+
+    /// [`count`](Self::count), with what DynamoDB read, the capacity it
+    /// consumed (asked of DynamoDB for every request) and the requests.
+    pub async fn count_with_capacity(self) -> Result<crate::reads::count::Count> {
+        Ok(self.plan()?.count(&self.db, true).await?.into())
+    }
+
+    /// The Query request [`count`](Self::count) would send first, not
+    /// sent: `Select: COUNT`, no projection, the members' entity types as
+    /// its filter.
+    pub fn dry_run_count(&self) -> Result<crate::transport::dry_run::DryRun> {
+        let sensitive = C::MEMBERS
+            .iter()
+            .flat_map(|m| crate::transport::dry_run::sensitive_attributes(m))
+            .collect();
+        let count = async { self.plan()?.count(&self.db, false).await };
+        self.db.dry_run(count, sensitive, false)
     }
 }

@@ -72,6 +72,42 @@ pub(crate) struct Plan {
     /// Read one item past a limited page, so that the page knows whether
     /// more follow.
     pub exact_end: bool,
+    /// Which items a count counts, as a filter DynamoDB applies: a count
+    /// returns no item to [`keep`](Self::keep). `None` with a `keep`: the
+    /// index does not carry the entity type, and a count reads the keys
+    /// and keeps them instead.
+    pub count_filter: Option<Expression>,
+}
+
+/// What a count read: the items counted, the items DynamoDB read for them,
+/// the capacity and the requests.
+#[derive(Default)]
+pub(crate) struct Counted {
+    pub count: u64,
+    pub scanned: u64,
+    pub capacity: Capacity,
+    pub requests: u32,
+}
+
+impl Counted {
+    pub(crate) fn add(&mut self, other: &Counted) {
+        self.count += other.count;
+        self.scanned += other.scanned;
+        self.capacity.add(&other.capacity);
+        self.requests += other.requests;
+    }
+}
+
+/// What one Query request asks DynamoDB for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ask {
+    /// The items (or their projection).
+    Items,
+    /// Their number only (`Select: COUNT`), with the count filter.
+    Count,
+    /// Their keys only, to be kept and counted here: a count where DynamoDB
+    /// cannot tell the entity's items apart.
+    Keys,
 }
 
 /// The most items one request asks DynamoDB to read (it stops at 1 MB too).
@@ -230,12 +266,19 @@ impl Plan {
 
     /// The parts of one Query request: the key condition of `shard`, the
     /// filter and projection, rendered with their placeholders.
-    fn rendered(&self, shard: usize, reading: Reading) -> Result<Rendered> {
+    fn rendered(&self, shard: usize, reading: Reading, ask: Ask) -> Result<Rendered> {
         let forward = (reading == Reading::Forward) == self.forward;
         let mut p = Placeholders::default();
         let condition = Expression::render_all(&self.key_condition(shard)?, &mut p)
             .map_err(|reason| self.invalid(reason))?;
-        let filter = match &self.filter {
+        let filter = match ask {
+            Ask::Count => [self.filter.clone(), self.count_filter.clone()]
+                .into_iter()
+                .flatten()
+                .reduce(Expression::and),
+            Ask::Items | Ask::Keys => self.filter.clone(),
+        };
+        let filter = match filter {
             Some(filter) => Some(
                 filter
                     .render(&mut p)
@@ -243,10 +286,14 @@ impl Plan {
             ),
             None => None,
         };
-        let projection = self.projection.as_ref().map(|attributes| {
-            let attributes = attributes.iter().chain(&self.key_attributes);
-            p.projection(attributes.copied())
-        });
+        let projection = match ask {
+            Ask::Items => self.projection.as_ref().map(|attributes| {
+                let attributes = attributes.iter().chain(&self.key_attributes);
+                p.projection(attributes.copied())
+            }),
+            Ask::Count => None,
+            Ask::Keys => Some(p.projection(self.key_attributes.iter().copied())),
+        };
         p.check(self.entity)?;
         let condition = p.fit(self.entity, "key condition", condition)?;
         let filter = filter
@@ -257,7 +304,13 @@ impl Plan {
             .transpose()?;
         let (names, values) = p.into_maps();
         // A projection expression selects its attributes without `Select`.
-        let select = (projection.is_none() && self.all_attributes).then_some(Select::AllAttributes);
+        let select = match ask {
+            Ask::Count => Some(Select::Count),
+            Ask::Keys => None,
+            Ask::Items => {
+                (projection.is_none() && self.all_attributes).then_some(Select::AllAttributes)
+            }
+        };
         Ok(Rendered {
             forward,
             condition,
@@ -278,7 +331,24 @@ impl Plan {
         limit: Option<usize>,
         reading: Reading,
     ) -> Result<Response> {
-        let parts = self.rendered(shard, reading)?;
+        self.request_of(db, shard, start, limit, reading, Ask::Items, false)
+            .await
+    }
+
+    /// One DynamoDB Query request asking for `ask`; `capacity`: ask
+    /// DynamoDB for the consumed capacity whatever the span.
+    #[allow(clippy::too_many_arguments)]
+    async fn request_of(
+        &self,
+        db: &Db,
+        shard: usize,
+        start: Option<&Item>,
+        limit: Option<usize>,
+        reading: Reading,
+        ask: Ask,
+        capacity: bool,
+    ) -> Result<Response> {
+        let parts = self.rendered(shard, reading, ask)?;
         // The query's shape only: key values and items may be personal data.
         let span = db.span("Query", &self.table_name, self.index, self.entity);
         let read = telemetry::Read {
@@ -307,15 +377,60 @@ impl Plan {
             .set_consistent_read(self.consistent.then_some(true))
             .set_exclusive_start_key(start.cloned())
             .set_limit(limit.map(clamped))
-            .set_return_consumed_capacity(db.consumed_capacity(&span, false));
+            .set_return_consumed_capacity(db.consumed_capacity(&span, capacity));
         let output = db.send_in_span(&span, request).await?;
         let items = output.items.unwrap_or_default();
         let capacity = Capacity::of(output.consumed_capacity);
         Ok(Response {
             capacity,
             items,
+            count: output.count.max(0) as u64,
+            scanned: output.scanned_count.max(0) as u64,
             last_key: output.last_evaluated_key,
         })
+    }
+
+    /// Counts the items of every shard, each read to its end (concurrently
+    /// on a sharded index), following DynamoDB's pages. With a count
+    /// filter, DynamoDB counts (`Select: COUNT`); without one, where items
+    /// must be kept by their key, it returns their keys, kept and counted
+    /// here. `capacity`: ask DynamoDB for the capacity consumed.
+    pub(crate) async fn count(&self, db: &Db, capacity: bool) -> Result<Counted> {
+        let mut counted = Counted::default();
+        if self.sort.range == SortRange::Empty {
+            return Ok(counted);
+        }
+        let ask = match (self.keep, &self.count_filter) {
+            (Some(_), None) => Ask::Keys,
+            _ => Ask::Count,
+        };
+        let shards = (0..self.partitions.len()).map(|shard| self.count_shard(db, shard, ask, capacity));
+        for shard in futures::future::try_join_all(shards).await? {
+            counted.add(&shard);
+        }
+        Ok(counted)
+    }
+
+    /// Counts the items of one shard, page after page.
+    async fn count_shard(&self, db: &Db, shard: usize, ask: Ask, capacity: bool) -> Result<Counted> {
+        let mut counted = Counted::default();
+        let mut start = None;
+        loop {
+            let response = self
+                .request_of(db, shard, start.as_ref(), None, Reading::Forward, ask, capacity)
+                .await?;
+            counted.requests += 1;
+            counted.scanned += response.scanned;
+            counted.capacity.add(&response.capacity);
+            counted.count += match ask {
+                Ask::Keys => self.kept(response.items).count() as u64,
+                _ => response.count,
+            };
+            match response.last_key {
+                Some(key) => start = Some(key),
+                None => return Ok(counted),
+            }
+        }
     }
 
     fn encode_cursor(&self, positions: &[Position], reading: Reading) -> Cursor {
@@ -574,6 +689,10 @@ struct Rendered {
 
 struct Response {
     items: Vec<Item>,
+    /// Items returned, or counted with `Select: COUNT` (`Count`).
+    count: u64,
+    /// Items read, before the filter (`ScannedCount`).
+    scanned: u64,
     last_key: Option<HashMap<String, AttributeValue>>,
     capacity: Capacity,
 }

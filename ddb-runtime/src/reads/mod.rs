@@ -6,6 +6,7 @@ pub mod batch_get;
 #[cfg(feature = "cache")]
 pub mod cache;
 pub mod collection;
+pub mod count;
 pub mod cursor;
 #[cfg(feature = "bench")]
 pub mod cursor_bench;

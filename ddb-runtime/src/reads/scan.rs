@@ -109,6 +109,7 @@ impl Db {
             filter: None,
             cursor: None,
             include_expired: false,
+            exact_end: true,
             decode: Whole,
             marker: PhantomData,
         }
@@ -134,6 +135,7 @@ pub struct Scan<E, D> {
     filter: Option<Condition<E>>,
     cursor: Option<Cursor>,
     include_expired: bool,
+    exact_end: bool,
     decode: D,
     marker: crate::entity::Phantom<E>,
 }
@@ -148,6 +150,7 @@ impl<E, D: Clone> Clone for Scan<E, D> {
             filter: self.filter.clone(),
             cursor: self.cursor.clone(),
             include_expired: self.include_expired,
+            exact_end: self.exact_end,
             decode: self.decode.clone(),
             marker: PhantomData,
         }
@@ -174,6 +177,20 @@ impl<E: Entity, D> Scan<E, D> {
     /// DynamoDB page (up to 1 MB read) of each segment read.
     pub fn limit(mut self, n: usize) -> Self {
         self.limit = Some(n);
+        self
+    }
+
+    /// Whether a limited page reads one item past its end (the default,
+    /// `true`), so that [`ScanPage::has_more`] is known and a page that
+    /// ends exactly at the scan's last item has no cursor: no cursor leads
+    /// to an empty page. It costs at most one more item read per page: the
+    /// page's requests ask for one more item in all, and when the page
+    /// took the last item its segments had read, the lowest unfinished
+    /// segment is read again (one item, more with a filter) until an item
+    /// is found or every segment is done. `exact_end(false)` reads only
+    /// the page. Without a [`limit`](Self::limit) it changes nothing.
+    pub fn exact_end(mut self, exact_end: bool) -> Self {
+        self.exact_end = exact_end;
         self
     }
 
@@ -225,6 +242,7 @@ impl<E: Entity, D> Scan<E, D> {
             filter: self.filter,
             cursor: self.cursor,
             include_expired: self.include_expired,
+            exact_end: self.exact_end,
             decode: Project(PhantomData),
             marker: PhantomData,
         }
@@ -312,6 +330,53 @@ where
     /// Every item, collected.
     pub fn collect(self) -> BoxFuture<'static, Result<Vec<D::Output>>> {
         Box::pin(self.items().try_collect())
+    }
+
+    /// How many of the entity's items the table holds that pass the
+    /// [`filter`](Self::filter): a Scan with `Select: COUNT` of every
+    /// segment to its end (concurrently, up to 32 segments at a time), the
+    /// counts summed. It reads, and DynamoDB bills, every item of the table,
+    /// of every entity: the filters (the entity type, the time to live, the
+    /// caller's) apply after the read, lowering the count, not the read
+    /// capacity. It ignores the [`limit`](Self::limit) and the
+    /// [`after`](Self::after) cursor.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK", sk = "SK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, entity = "Order", pk = "CUSTOMER#{customer_id}", sk = "ORDER#{order_id}", scan)]
+    /// # struct Order { customer_id: String, order_id: String }
+    /// let orders = db.scan::<Order>().segments(4).count_with_capacity().await?;
+    /// println!("{} orders; {} items read", orders.count, orders.scanned);
+    /// # Ok(()) }
+    /// ```
+    pub fn count(self) -> BoxFuture<'static, Result<u64>> {
+        Box::pin(async move {
+            let plan = self.count_plan()?;
+            Ok(plan.count(&self.db, false).await?.count)
+        })
+    }
+
+    /// [`count`](Self::count), with what DynamoDB read (`scanned`: every
+    /// item of the table), the capacity it consumed (asked of DynamoDB for
+    /// every request) and the requests.
+    pub fn count_with_capacity(self) -> BoxFuture<'static, Result<crate::reads::count::Count>> {
+        Box::pin(async move {
+            let plan = self.count_plan()?;
+            Ok(plan.count(&self.db, true).await?.into())
+        })
+    }
+
+    /// The Scan requests [`count`](Self::count) would send first, not sent:
+    /// one per segment read at once (up to 32), `Select: COUNT`, no
+    /// projection.
+    pub fn dry_run_count(&self) -> Result<crate::transport::dry_run::DryRun> {
+        let sensitive = crate::transport::dry_run::sensitive_attributes(&E::SCHEMA).collect();
+        let count = async { self.count_plan()?.count(&self.db, false).await };
+        self.db.dry_run(count, sensitive, false)
     }
 
     async fn decode_page(&self, raw: segments::RawScanPage) -> Result<ScanPage<D::Output>> {

@@ -58,7 +58,7 @@ impl Db {
             filter: None,
             cursor: None,
             include_expired: false,
-            exact_end: false,
+            exact_end: true,
             decode: Whole,
             marker: PhantomData,
         }
@@ -282,11 +282,18 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
         self
     }
 
-    /// Reads one item past each limited page, so that [`Page::has_more`]
-    /// is always known on an unsharded query and a page that ends exactly
-    /// at the last item has no cursor. It costs at most one item's read
-    /// units per page (DynamoDB rounds a query's reads up to 4 KB, so often
-    /// nothing); without a [`limit`](Self::limit) it changes nothing.
+    /// Whether a limited page reads one item past its end (the default,
+    /// `true`), so that [`Page::has_more`] is always known on a query and
+    /// a page that ends exactly at the last item has no cursor: no cursor
+    /// ever leads to an empty page. It costs at most one more item read
+    /// per page, in the same request (`Limit` is the page's size plus one;
+    /// DynamoDB rounds a query's reads up to 4 KB, so often nothing; with a
+    /// filter, reading goes on until one more item matches or the range
+    /// ends). On a sharded index, when the page took the last item every
+    /// shard had read, the shards are read again until one has an item.
+    /// `exact_end(false)` reads only the page: a page that ends exactly at
+    /// the limit then has `has_more == None` and a cursor whose next page
+    /// may be empty. Without a [`limit`](Self::limit) it changes nothing.
     ///
     /// ```no_run
     /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
@@ -299,11 +306,19 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
     /// let page = db
     ///     .query(Order::by_customer(&"123".to_string()))
     ///     .limit(20)
-    ///     .exact_end(true)
     ///     .send()
     ///     .await?;
     /// let show_next_button = page.has_more == Some(true);
     /// assert_eq!(show_next_button, page.cursor.is_some());
+    ///
+    /// // Only the 20 items (Limit: 20), a cursor even after the last one.
+    /// let cheaper = db
+    ///     .query(Order::by_customer(&"123".to_string()))
+    ///     .limit(20)
+    ///     .exact_end(false)
+    ///     .send()
+    ///     .await?;
+    /// # let _ = cheaper;
     /// # Ok(()) }
     /// ```
     ///

@@ -80,16 +80,15 @@ pub struct Page<T> {
     ///
     /// [`Query::after`]: crate::reads::query::Query::after
     pub previous: Option<Cursor>,
-    /// Whether more items follow this page, as far as the page's reads
-    /// tell at no extra cost: `Some(false)` at the end (no cursor),
-    /// `Some(true)` when the page read a matching item past its last one
-    /// (a filtered page's later requests read more than they miss; a
-    /// sharded index buffers each shard's reads), `None` when DynamoDB
-    /// stopped exactly at the page's limit without saying whether more
-    /// follow: the cursor's next page may then be empty. [`Query::exact_end`]
-    /// reads one item past the page so that this is always known, but on a
-    /// hydrated query (`.hydrate()`), which drops items deleted or expired
-    /// since the index was read.
+    /// Whether more items follow this page: `Some(false)` at the end (no
+    /// cursor), `Some(true)` when the page read a matching item past its
+    /// last one. With [`Query::exact_end`] (the default) a limited page
+    /// always knows, but on a hydrated query (`.hydrate()`), which drops
+    /// items deleted or expired since the index was read. `None` when the
+    /// page cannot tell: `exact_end(false)` and DynamoDB stopped exactly at
+    /// the page's limit (the cursor's next page may then be empty), a page
+    /// without a limit that ended at DynamoDB's 1 MB, or a page read back
+    /// from a [`previous`](Self::previous) cursor.
     ///
     /// [`Query::exact_end`]: crate::reads::query::Query::exact_end
     pub has_more: Option<bool>,

@@ -4,6 +4,8 @@
 
 use std::fmt::Write as _;
 
+use aws_sdk_dynamodb::types::AttributeValue;
+
 use crate::declaration::model::{IndexDef, IndexKind, IndexProjection, TableDef};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -80,6 +82,13 @@ where
             cursor_keys: self.db.cursor_keys(),
             keep: Some(items_to_keep::<E>(check_type)),
             exact_end: self.exact_end,
+            count_filter: check_type.then(|| {
+                Expression::compare(
+                    table.entity_attribute,
+                    "=",
+                    AttributeValue::S(schema.entity_type.to_owned()),
+                )
+            }),
         })
     }
 
@@ -87,7 +96,9 @@ where
     /// joined with `AND`. The entity type is checked on each item read
     /// instead ([`items_to_keep`]): DynamoDB bills the items a filter drops
     /// as read, so a filter on it would add to every request and save only
-    /// the transfer of another entity's items met in the range read.
+    /// the transfer of another entity's items met in the range read. A
+    /// count, which returns no item to check, sends it as a filter
+    /// (`Plan::count_filter`).
     fn filter_expression(&self, index_name: Option<&'static str>) -> Option<Expression> {
         let schema = &E::SCHEMA;
         // Expired items stay readable until DynamoDB's background deletion gets

@@ -40,11 +40,13 @@ pub struct ScanPage<T> {
     pub items: Vec<T>,
     /// Where to resume, `None` when every segment is read to its end.
     pub cursor: Option<Cursor>,
-    /// Whether more items follow this page, as far as its reads tell:
-    /// `Some(false)` at the end (no cursor), `Some(true)` when the page
-    /// read a matching item past its last one, `None` when a segment
-    /// stopped exactly at the page's limit without saying whether more
-    /// follow (the cursor's next page may then be empty).
+    /// Whether more items follow this page: `Some(false)` at the end (no
+    /// cursor), `Some(true)` when the page read a matching item past its
+    /// last one. With [`Scan::exact_end`](super::Scan::exact_end) (the
+    /// default) a limited page always knows; `None` when it cannot tell
+    /// (`exact_end(false)`, or no limit) and a segment stopped without
+    /// saying whether more follow (the cursor's next page may then be
+    /// empty).
     pub has_more: Option<bool>,
     /// Items DynamoDB read for this page (its `ScannedCount`, summed over
     /// the page's requests): every entity of the table, and the items the

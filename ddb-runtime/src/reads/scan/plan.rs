@@ -22,6 +22,9 @@ pub(super) struct ScanPlan {
     pub(super) key_attributes: Vec<&'static str>,
     pub(super) fingerprint: String,
     pub(super) cursor_keys: Option<std::sync::Arc<crate::db::CursorKeys>>,
+    /// Read one item past a limited page, so that the page knows whether
+    /// more follow.
+    pub(super) exact_end: bool,
 }
 
 impl<E, D> Scan<E, D>
@@ -31,6 +34,15 @@ where
 {
     /// The plan, or why the scan cannot be sent (nothing is).
     pub(super) fn plan(&self) -> Result<ScanPlan> {
+        self.plan_of(false)
+    }
+
+    /// The plan of a count: `Select: COUNT`, no projection.
+    pub(super) fn count_plan(&self) -> Result<ScanPlan> {
+        self.plan_of(true)
+    }
+
+    fn plan_of(&self, count: bool) -> Result<ScanPlan> {
         let schema = &E::SCHEMA;
         let invalid = |reason: String| Error::InvalidRequest {
             entity: schema.entity_type,
@@ -50,7 +62,8 @@ where
         key_attributes.extend(table.sk.map(|a| a.name));
         let mut p = Placeholders::default();
         let filter = self.filter_expression().render(&mut p).map_err(invalid)?;
-        let projection = self.projected_attributes().map(|attributes| {
+        let projected = self.projected_attributes().filter(|_| !count);
+        let projection = projected.map(|attributes| {
             let attributes = attributes.iter().chain(&key_attributes);
             p.projection(attributes.copied())
         });
@@ -71,11 +84,13 @@ where
                 projection,
                 names,
                 values,
+                count,
                 ..Default::default()
             },
             key_attributes,
             fingerprint,
             cursor_keys: self.db.cursor_keys(),
+            exact_end: self.exact_end,
         })
     }
 

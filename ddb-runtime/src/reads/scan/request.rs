@@ -30,6 +30,8 @@ pub(crate) struct ScanRequest {
     /// `Limit`: items read (before the filter), not items returned.
     pub limit: Option<i32>,
     pub start: Option<Item>,
+    /// Count the items (`Select: COUNT`) rather than return them.
+    pub count: bool,
 }
 
 /// What one Scan request read.
@@ -38,13 +40,19 @@ pub(crate) struct Scanned {
     pub capacity: Capacity,
     /// Items read, before the filter (`ScannedCount`).
     pub scanned_count: i32,
+    /// Items returned, or counted with `Select: COUNT` (`Count`).
+    pub count: i32,
     /// Where the segment resumes; `None` at its end.
     pub last_key: Option<Item>,
 }
 
 impl ScanRequest {
-    /// `Select`: only the projected attributes, when projecting.
+    /// `Select`: the count, or only the projected attributes when
+    /// projecting.
     fn select(&self) -> Option<Select> {
+        if self.count {
+            return Some(Select::Count);
+        }
         self.projection.as_ref().map(|_| Select::SpecificAttributes)
     }
 
@@ -103,6 +111,7 @@ impl ScanRequest {
             capacity: Capacity::of(output.consumed_capacity.take()),
             items: output.items.take().unwrap_or_default(),
             scanned_count: output.scanned_count,
+            count: output.count,
             last_key: output.last_evaluated_key,
         })
     }

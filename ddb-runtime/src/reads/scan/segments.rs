@@ -10,7 +10,8 @@ use crate::error::Result;
 use crate::item::Item;
 use crate::reads::cursor;
 use crate::reads::cursor::{Cursor, Position};
-use crate::reads::fetch::next_read;
+use crate::reads::fetch::{next_read, Counted};
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use crate::reads::scan::plan::ScanPlan;
 use crate::reads::scan::request::ScanRequest;
 use crate::telemetry::Capacity;
@@ -41,6 +42,40 @@ pub(super) struct RawScanPage {
 }
 
 impl ScanPlan {
+    /// Counts the items of every segment (`Select: COUNT`), each read to
+    /// its end, up to [`CONCURRENT_SEGMENTS`] at a time, lowest first.
+    /// `capacity`: ask DynamoDB for the capacity consumed.
+    pub(super) async fn count(&self, db: &Db, capacity: bool) -> Result<Counted> {
+        use futures::{StreamExt, TryStreamExt};
+        let capacity = capacity.then_some(ReturnConsumedCapacity::Indexes);
+        let segments = (0..self.request.segments).map(|segment| {
+            let capacity = capacity.clone();
+            async move {
+                let mut request = self.request.clone();
+                request.segment = segment;
+                let mut counted = Counted::default();
+                loop {
+                    let answer = request.send(db, capacity.clone()).await?;
+                    counted.requests += 1;
+                    counted.count += answer.count.max(0) as u64;
+                    counted.scanned += answer.scanned_count.max(0) as u64;
+                    counted.capacity.add(&answer.capacity);
+                    match answer.last_key {
+                        Some(key) => request.start = Some(key),
+                        None => return Ok::<_, crate::error::Error>(counted),
+                    }
+                }
+            }
+        });
+        futures::stream::iter(segments)
+            .buffered(CONCURRENT_SEGMENTS)
+            .try_fold(Counted::default(), |mut all, segment| async move {
+                all.add(&segment);
+                Ok(all)
+            })
+            .await
+    }
+
     /// Where each segment starts: the cursor's positions, checked against
     /// this scan, or the start of every segment.
     pub(super) fn start(&self, cursor: Option<&Cursor>) -> Result<Reading> {
@@ -136,13 +171,33 @@ impl ScanPlan {
         let mut requests = 0;
         let mut scanned = 0u64;
         let mut read_once = false;
+        // With `exact_end`, a page reads one item past its limit: the
+        // first rounds ask for one more, and a full page whose segments
+        // hold nothing more reads the lowest unfinished segment until it
+        // finds an item or every segment is done (`probe`: what it last
+        // asked for).
+        let extra = usize::from(self.exact_end);
+        let mut probe = None;
         loop {
             self.take(reading, &mut items, limit);
             let full = limit.is_some_and(|n| items.len() >= n);
-            if full || (limit.is_none() && read_once) {
+            let known = reading.buffers.iter().any(|b| !b.is_empty())
+                || reading.next.iter().all(|p| *p == Position::Done);
+            let probing = full && self.exact_end && !known;
+            if (full && !probing) || (limit.is_none() && read_once) {
                 break;
             }
-            let round = self.round(reading, limit.map(|n| n - items.len()));
+            let missing = limit.map(|n| (n + extra).saturating_sub(items.len()).max(1));
+            let mut round = self.round(reading, missing);
+            if probing {
+                round.truncate(1);
+                for (_, ask, request) in &mut round {
+                    let next = next_read(1, probe);
+                    probe = Some(next);
+                    *ask = Some(next);
+                    request.limit = Some(next.min(i32::MAX as usize) as i32);
+                }
+            }
             if round.is_empty() {
                 break;
             }
