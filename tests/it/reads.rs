@@ -171,9 +171,10 @@ async fn latest_orders_newest_first_across_pages() {
     );
 }
 
-/// A page says whether more items follow: at no extra read when DynamoDB's
-/// answer tells, and always with `exact_end`, which reads one item past the
-/// page (still one request).
+/// A page says whether more items follow: by default it reads one item
+/// past the page in the same request, so a page ending at the last item
+/// has no cursor; with `exact_end(false)` it reads only the page and says
+/// so only when DynamoDB's answer tells.
 #[tokio::test]
 async fn a_page_says_whether_more_items_follow() {
     ddb_tests::requires!(LastEvaluatedKeyAtLimit);
@@ -184,29 +185,31 @@ async fn a_page_says_whether_more_items_follow() {
     let orders = || through.query(Order::by_customer(&CustomerId("m".into())));
 
     // Fewer items than the limit: DynamoDB reports the end.
-    let page = orders().limit(5).send().await.unwrap();
+    let page = orders().limit(5).exact_end(false).send().await.unwrap();
     assert_eq!((page.items.len(), page.has_more), (3, Some(false)));
     assert!(page.cursor.is_none());
 
-    // Exactly the limit: DynamoDB stops without saying; the page does not
-    // pretend to know.
-    let page = orders().limit(3).send().await.unwrap();
+    // Exactly the limit, reading only the page: DynamoDB stops without
+    // saying; the page does not pretend to know.
+    let page = orders().limit(3).exact_end(false).send().await.unwrap();
     assert_eq!((page.items.len(), page.has_more), (3, None));
+    assert!(page.cursor.is_some());
+    let sent = ddb_tests::recorded_json(&proxy, "Query");
+    assert_eq!(sent.last().unwrap()["Limit"], 3);
 
-    // exact_end: one request, reading one item past the page.
+    // By default: one request, reading one item past the page.
     let before = proxy.seen("Query");
-    let page = orders().limit(3).exact_end(true).send().await.unwrap();
+    let page = orders().limit(3).send().await.unwrap();
     assert_eq!((page.items.len(), page.has_more), (3, Some(false)));
     assert!(page.cursor.is_none(), "no cursor to an empty page");
     assert_eq!(proxy.seen("Query") - before, 1);
     let sent = ddb_tests::recorded_json(&proxy, "Query");
     assert_eq!(sent.last().unwrap()["Limit"], 4);
 
-    let first = orders().limit(2).exact_end(true).send().await.unwrap();
+    let first = orders().limit(2).send().await.unwrap();
     assert_eq!((first.items.len(), first.has_more), (2, Some(true)));
     let rest = orders()
         .limit(2)
-        .exact_end(true)
         .after(first.cursor.clone().unwrap())
         .send()
         .await

@@ -90,6 +90,13 @@ pub const fn check_collection(
     crate::declaration::check::check_distinct_keys(members)
 }
 
+/// Whether `item` is of a member of `C`, by its entity-type attribute.
+fn is_member<C: Collection>(item: &Item) -> bool {
+    let attribute = <C::Table as Table>::DEF.entity_attribute;
+    let found = item.get(attribute).and_then(|v| v.as_s().ok());
+    found.is_some_and(|found| C::MEMBERS.iter().any(|m| m.entity_type == found))
+}
+
 /// A Query of an item collection; finish with [`send`](Self::send),
 /// [`pages`](Self::pages), [`items`](Self::items) or [`collect`](Self::collect).
 #[must_use = "a query does nothing until it is sent"]
@@ -148,7 +155,10 @@ impl<C: Collection> CollectionQuery<C> {
         self.forward = !newest_first;
         self
     }
-    /// At most `n` items per page.
+    /// At most `n` members per page: exactly `n` when the partition holds
+    /// that many, however many requests the items of other entities
+    /// (skipped, see [`unknown_items`](Self::unknown_items)) or DynamoDB's
+    /// 1 MB pages make that take.
     pub fn limit(mut self, n: usize) -> Self {
         self.limit = Some(n);
         self
@@ -223,7 +233,13 @@ impl<C: Collection> CollectionQuery<C> {
             consistent: self.consistent,
             fingerprint: cursor::fingerprint(&parts),
             cursor_keys: self.db.cursor_keys(),
-            keep: None,
+            // Skipped items are left out as they are read, so that a page
+            // holds `limit` members when the partition has them; an error
+            // for them needs to see them.
+            keep: match self.unknown {
+                UnknownItems::Skip => Some(is_member::<C>),
+                UnknownItems::Error => None,
+            },
             exact_end: self.exact_end,
             // A count returns no item to decode: only the members' items
             // are counted, by their entity type.
