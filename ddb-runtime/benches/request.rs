@@ -171,7 +171,8 @@ fn answers() -> Answers {
     let found: Vec<String> = hundred().iter().map(|o| item_json(&by_hand(o))).collect();
     let written = r#"{"TableName":"Ecommerce","CapacityUnits":2.0,"Table":{"CapacityUnits":1.0},"GlobalSecondaryIndexes":{"GSI1":{"CapacityUnits":1.0}}}"#;
     let read = r#"{"TableName":"Ecommerce","CapacityUnits":0.5,"Table":{"CapacityUnits":0.5}}"#;
-    let page = vec![item.as_str(); 20].join(",");
+    // A page of 20 read with one item past it: 21 items.
+    let page = vec![item.as_str(); 21].join(",");
     let responses = HashMap::from([
         ("PutItem", format!(r#"{{"ConsumedCapacity":{written}}}"#)),
         ("UpdateItem", format!(r#"{{"ConsumedCapacity":{written}}}"#)),
@@ -182,7 +183,7 @@ fn answers() -> Answers {
         (
             "Query",
             format!(
-                r#"{{"Items":[{page}],"Count":20,"ScannedCount":20,"LastEvaluatedKey":{{"PK":{{"S":"CUSTOMER#C1"}},"SK":{{"S":"ORDER#2026-01-01T00:00:00Z#B00001"}}}},"ConsumedCapacity":{read}}}"#
+                r#"{{"Items":[{page}],"Count":21,"ScannedCount":21,"LastEvaluatedKey":{{"PK":{{"S":"CUSTOMER#C1"}},"SK":{{"S":"ORDER#2026-01-01T00:00:00Z#B00001"}}}},"ConsumedCapacity":{read}}}"#
             ),
         ),
         (
@@ -259,7 +260,9 @@ mod raw {
         from_hand(output.item.unwrap()).unwrap()
     }
 
-    pub async fn query(client: &Client, customer: &str) -> Vec<Order> {
+    /// The 20 newest orders and whether more follow: one item more read
+    /// than returned tells.
+    pub async fn query(client: &Client, customer: &str) -> (Vec<Order>, bool) {
         let output = client
             .query()
             .table_name("Ecommerce")
@@ -267,16 +270,18 @@ mod raw {
             .expression_attribute_values(":v0", AttributeValue::S(format!("CUSTOMER#{customer}")))
             .expression_attribute_values(":v1", AttributeValue::S("ORDER#".into()))
             .scan_index_forward(false)
-            .limit(20)
+            .limit(21)
             .send()
             .await
             .unwrap();
-        output
-            .items
-            .unwrap_or_default()
+        let mut items = output.items.unwrap_or_default();
+        let more = items.len() > 20;
+        items.truncate(20);
+        let orders = items
             .into_iter()
             .map(|item| from_hand(item).unwrap())
-            .collect()
+            .collect();
+        (orders, more)
     }
 
     pub async fn ship(client: &Client, order: &Order) {
@@ -367,14 +372,17 @@ mod typed {
         db.get(key).send().await.unwrap().unwrap()
     }
 
-    pub async fn query(db: &Db, customer: &str) -> Vec<Order> {
-        db.query(Order::by_customer(&common::CustomerId(customer.into())))
+    /// The 20 newest orders and whether more follow (read one past the
+    /// page, ddb's default).
+    pub async fn query(db: &Db, customer: &str) -> (Vec<Order>, bool) {
+        let page = db
+            .query(Order::by_customer(&common::CustomerId(customer.into())))
             .newest_first(true)
             .limit(20)
             .send()
             .await
-            .unwrap()
-            .items
+            .unwrap();
+        (page.items, page.has_more == Some(true))
     }
 
     pub async fn ship(db: &Db, order: &Order) {

@@ -829,7 +829,9 @@ async fn run_raw(
         Workload::AllPages | Workload::Latest20 => {
             let (rounds, limit, forward) = match workload {
                 Workload::AllPages => (part.len(), None, true),
-                _ => (part.len(), Some(20), false),
+                // 20 and one past them, to know whether more follow, as
+                // ddb's page does by default.
+                _ => (part.len(), Some(21), false),
             };
             for _ in 0..rounds {
                 let mut start = None;
@@ -847,7 +849,10 @@ async fn run_raw(
                     let output = query.send().await?;
                     run.read_units += units(output.consumed_capacity());
                     // The page, decoded, as ddb returns it.
-                    let page = decode_all(output.items(), raw_order)?;
+                    let mut page = decode_all(output.items(), raw_order)?;
+                    if let Some(n) = limit {
+                        page.truncate((n - 1) as usize);
+                    }
                     run.items += page.len();
                     start = output.last_evaluated_key;
                     if start.is_none() || limit.is_some() {
