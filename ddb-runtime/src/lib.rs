@@ -125,7 +125,6 @@ pub use ddb_derive::{Collection, Entity, KeySegment, Projection, Table};
 
 pub use batch::{Load, Loader};
 pub use collection::{Collection, CollectionQuery, UnknownItems};
-pub use reads::count::Count;
 pub use cursor::Cursor;
 pub use db::Db;
 pub use dry_run::DryRun;
@@ -142,6 +141,7 @@ pub use item::Item;
 pub use key::{Key, KeyValue, KeyValues};
 pub use projection::Projection;
 pub use query::{Page, Query, QueryKey};
+pub use reads::count::Count;
 pub use reads::get::{GetItem, GetProjection};
 pub use reads::unique::{GetUnique, UniqueKey};
 pub use scan::{Scan, ScanPage, Scannable};

@@ -25,9 +25,19 @@ pub(crate) struct Boards;
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[ddb(table = Boards, entity = "Score", pk = "BOARD#{board}", sk = "SCORE#{points}#{player}",
       query = "by_board", scan)]
-#[ddb(index(name = "ByPlayer", pk = "PLAYER#{player}", sk = "BOARD#{board}", query = "by_player"))]
-#[ddb(index(name = "ByLevel", pk = "LEVEL#{level}", sk = "{points}#{player}", query = "by_level",
-            shards = 4))]
+#[ddb(index(
+    name = "ByPlayer",
+    pk = "PLAYER#{player}",
+    sk = "BOARD#{board}",
+    query = "by_player"
+))]
+#[ddb(index(
+    name = "ByLevel",
+    pk = "LEVEL#{level}",
+    sk = "{points}#{player}",
+    query = "by_level",
+    shards = 4
+))]
 pub(crate) struct Score {
     pub board: String,
     pub points: u64,
@@ -51,7 +61,11 @@ pub(crate) struct BoardInfo {
 /// the range a query of a player's scores reads.
 #[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[ddb(table = Boards, entity = "Trophy", pk = "TROPHY#{player}#{name}", sk = "TROPHY")]
-#[ddb(index(name = "ByPlayer", pk = "PLAYER#{player}", sk = "BOARD#{board}#TROPHY#{name}"))]
+#[ddb(index(
+    name = "ByPlayer",
+    pk = "PLAYER#{player}",
+    sk = "BOARD#{board}#TROPHY#{name}"
+))]
 pub(crate) struct Trophy {
     pub player: String,
     pub board: String,
@@ -124,7 +138,9 @@ fn s(text: &str) -> AttributeValue {
 }
 
 fn text<'a>(item: &'a Item, name: &str) -> &'a str {
-    item.get(name).and_then(|v| v.as_s().ok()).map_or("", String::as_str)
+    item.get(name)
+        .and_then(|v| v.as_s().ok())
+        .map_or("", String::as_str)
 }
 
 fn number(item: &Item, name: &str) -> u64 {
@@ -303,7 +319,11 @@ async fn collection_counts_count_the_members_only() {
         "the partition holds the stray item"
     );
     // The same items as the collection returns.
-    let items = db.collection::<BoardItem>(partition).collect().await.unwrap();
+    let items = db
+        .collection::<BoardItem>(partition)
+        .collect()
+        .await
+        .unwrap();
     assert_eq!(items.len() as u64, count);
 }
 
@@ -332,7 +352,10 @@ async fn scan_counts_equal_the_matching_items_in_one_and_several_segments() {
         assert_eq!(count, scores, "{segments} segments");
         assert_eq!(count, BIG_SCORES + 6);
         let sent = proxy.seen("Scan") - before;
-        assert!(sent > segments as usize, "{segments} segments: {sent} requests");
+        assert!(
+            sent > segments as usize,
+            "{segments} segments: {sent} requests"
+        );
         let filtered = through
             .scan::<Score>()
             .segments(segments)
@@ -390,7 +413,10 @@ async fn a_count_sends_select_count_and_no_projection() {
     assert!(printed.contains("COUNT"), "{printed}");
 
     // A sharded index: one request per shard in the dry run.
-    let dry = through.query(Score::by_level(&1u32)).dry_run_count().unwrap();
+    let dry = through
+        .query(Score::by_level(&1u32))
+        .dry_run_count()
+        .unwrap();
     assert_eq!(dry.requests().len(), 4, "{dry}");
 
     // A collection: the members' entity types.
@@ -410,7 +436,10 @@ async fn a_count_sends_select_count_and_no_projection() {
         .values()
         .filter_map(|v| v["S"].as_str())
         .collect();
-    assert!(values.contains(&"Score") && values.contains(&"BoardInfo"), "{body}");
+    assert!(
+        values.contains(&"Score") && values.contains(&"BoardInfo"),
+        "{body}"
+    );
 
     // A scan.
     through.scan::<Score>().segments(2).count().await.unwrap();
@@ -485,7 +514,10 @@ async fn bad_input_is_refused_before_any_request() {
         .limit(0)
         .count()
         .await;
-    assert!(matches!(zero, Err(ddb_runtime::Error::InvalidRequest { .. })));
+    assert!(matches!(
+        zero,
+        Err(ddb_runtime::Error::InvalidRequest { .. })
+    ));
     let segments = through.scan::<Score>().segments(0).count().await;
     assert!(matches!(
         segments,

@@ -404,7 +404,8 @@ impl Plan {
             (Some(_), None) => Ask::Keys,
             _ => Ask::Count,
         };
-        let shards = (0..self.partitions.len()).map(|shard| self.count_shard(db, shard, ask, capacity));
+        let shards =
+            (0..self.partitions.len()).map(|shard| self.count_shard(db, shard, ask, capacity));
         for shard in futures::future::try_join_all(shards).await? {
             counted.add(&shard);
         }
@@ -412,12 +413,26 @@ impl Plan {
     }
 
     /// Counts the items of one shard, page after page.
-    async fn count_shard(&self, db: &Db, shard: usize, ask: Ask, capacity: bool) -> Result<Counted> {
+    async fn count_shard(
+        &self,
+        db: &Db,
+        shard: usize,
+        ask: Ask,
+        capacity: bool,
+    ) -> Result<Counted> {
         let mut counted = Counted::default();
         let mut start = None;
         loop {
             let response = self
-                .request_of(db, shard, start.as_ref(), None, Reading::Forward, ask, capacity)
+                .request_of(
+                    db,
+                    shard,
+                    start.as_ref(),
+                    None,
+                    Reading::Forward,
+                    ask,
+                    capacity,
+                )
                 .await?;
             counted.requests += 1;
             counted.scanned += response.scanned;

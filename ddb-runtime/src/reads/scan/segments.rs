@@ -11,10 +11,10 @@ use crate::item::Item;
 use crate::reads::cursor;
 use crate::reads::cursor::{Cursor, Position};
 use crate::reads::fetch::{next_read, Counted};
-use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use crate::reads::scan::plan::ScanPlan;
 use crate::reads::scan::request::ScanRequest;
 use crate::telemetry::Capacity;
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 
 /// The most segments read at once: the lowest unfinished ones.
 pub(super) const CONCURRENT_SEGMENTS: usize = 32;
