@@ -18,6 +18,12 @@ use serde::{Deserialize, Serialize};
 #[ddb(name = "Boards", pk = "PK", sk = "SK")]
 #[ddb(index(name = "ByPlayer", pk = "PLAYER_PK", sk = "PLAYER_SK"))]
 #[ddb(index(name = "ByLevel", pk = "LEVEL_PK", sk = "LEVEL_SK"))]
+#[ddb(index(
+    name = "Keys",
+    pk = "KEYS_PK",
+    sk = "KEYS_SK",
+    projection = "keys_only"
+))]
 pub(crate) struct Boards;
 
 /// A player's score on a board, with a unique handle (so the table holds
@@ -37,6 +43,12 @@ pub(crate) struct Boards;
     sk = "{points}#{player}",
     query = "by_level",
     shards = 4
+))]
+#[ddb(index(
+    name = "Keys",
+    pk = "PLAYER#{player}",
+    sk = "SCORE#{board}",
+    query = "keys_by_player"
 ))]
 pub(crate) struct Score {
     pub board: String,
@@ -65,6 +77,11 @@ pub(crate) struct BoardInfo {
     name = "ByPlayer",
     pk = "PLAYER#{player}",
     sk = "BOARD#{board}#TROPHY#{name}"
+))]
+#[ddb(index(
+    name = "Keys",
+    pk = "PLAYER#{player}",
+    sk = "SCORE#{board}#TROPHY#{name}"
 ))]
 pub(crate) struct Trophy {
     pub player: String,
@@ -241,6 +258,22 @@ async fn index_counts_equal_the_matching_items_of_the_table() {
         1,
         "a trophy is in the range read"
     );
+
+    // An index that does not carry the entity type: its keys are read and
+    // the scores counted, not the trophy in the range.
+    let before = proxy.seen("Query");
+    let keys = through
+        .query(Score::keys_by_player(&"p01".to_string()))
+        .count()
+        .await
+        .unwrap();
+    assert_eq!(keys, 2);
+    let sent = ddb_tests::recorded_json(&proxy, "Query");
+    let body = &sent[before];
+    assert!(body.get("Select").is_none(), "{body}");
+    let mut projected = ddb_tests::projected_attributes(body);
+    projected.sort();
+    assert_eq!(projected, ["KEYS_PK", "KEYS_SK", "PK", "SK"], "{body}");
 
     // The write-sharded index: every shard counted, through all its pages.
     let before = proxy.seen("Query");

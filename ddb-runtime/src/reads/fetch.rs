@@ -98,16 +98,17 @@ impl Counted {
     }
 }
 
-/// What one Query request asks DynamoDB for.
+/// What one Query request asks DynamoDB for. A count asks for the
+/// capacity it consumed when `capacity`, whatever its span.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Ask {
-    /// The items (or their projection).
-    Items,
+    /// The items (or their projection), up to `limit` read.
+    Items { limit: Option<usize> },
     /// Their number only (`Select: COUNT`), with the count filter.
-    Count,
+    Count { capacity: bool },
     /// Their keys only, to be kept and counted here: a count where DynamoDB
     /// cannot tell the entity's items apart.
-    Keys,
+    Keys { capacity: bool },
 }
 
 /// The most items one request asks DynamoDB to read (it stops at 1 MB too).
@@ -272,11 +273,11 @@ impl Plan {
         let condition = Expression::render_all(&self.key_condition(shard)?, &mut p)
             .map_err(|reason| self.invalid(reason))?;
         let filter = match ask {
-            Ask::Count => [self.filter.clone(), self.count_filter.clone()]
+            Ask::Count { .. } => [self.filter.clone(), self.count_filter.clone()]
                 .into_iter()
                 .flatten()
                 .reduce(Expression::and),
-            Ask::Items | Ask::Keys => self.filter.clone(),
+            Ask::Items { .. } | Ask::Keys { .. } => self.filter.clone(),
         };
         let filter = match filter {
             Some(filter) => Some(
@@ -287,12 +288,12 @@ impl Plan {
             None => None,
         };
         let projection = match ask {
-            Ask::Items => self.projection.as_ref().map(|attributes| {
+            Ask::Items { .. } => self.projection.as_ref().map(|attributes| {
                 let attributes = attributes.iter().chain(&self.key_attributes);
                 p.projection(attributes.copied())
             }),
-            Ask::Count => None,
-            Ask::Keys => Some(p.projection(self.key_attributes.iter().copied())),
+            Ask::Count { .. } => None,
+            Ask::Keys { .. } => Some(p.projection(self.key_attributes.iter().copied())),
         };
         p.check(self.entity)?;
         let condition = p.fit(self.entity, "key condition", condition)?;
@@ -305,9 +306,9 @@ impl Plan {
         let (names, values) = p.into_maps();
         // A projection expression selects its attributes without `Select`.
         let select = match ask {
-            Ask::Count => Some(Select::Count),
-            Ask::Keys => None,
-            Ask::Items => {
+            Ask::Count { .. } => Some(Select::Count),
+            Ask::Keys { .. } => None,
+            Ask::Items { .. } => {
                 (projection.is_none() && self.all_attributes).then_some(Select::AllAttributes)
             }
         };
@@ -331,23 +332,23 @@ impl Plan {
         limit: Option<usize>,
         reading: Reading,
     ) -> Result<Response> {
-        self.request_of(db, shard, start, limit, reading, Ask::Items, false)
+        self.request_of(db, shard, start, reading, Ask::Items { limit })
             .await
     }
 
-    /// One DynamoDB Query request asking for `ask`; `capacity`: ask
-    /// DynamoDB for the consumed capacity whatever the span.
-    #[allow(clippy::too_many_arguments)]
+    /// One DynamoDB Query request asking for `ask`.
     async fn request_of(
         &self,
         db: &Db,
         shard: usize,
         start: Option<&Item>,
-        limit: Option<usize>,
         reading: Reading,
         ask: Ask,
-        capacity: bool,
     ) -> Result<Response> {
+        let (limit, capacity) = match ask {
+            Ask::Items { limit } => (limit, false),
+            Ask::Count { capacity } | Ask::Keys { capacity } => (None, capacity),
+        };
         let parts = self.rendered(shard, reading, ask)?;
         // The query's shape only: key values and items may be personal data.
         let span = db.span("Query", &self.table_name, self.index, self.entity);
@@ -401,11 +402,10 @@ impl Plan {
             return Ok(counted);
         }
         let ask = match (self.keep, &self.count_filter) {
-            (Some(_), None) => Ask::Keys,
-            _ => Ask::Count,
+            (Some(_), None) => Ask::Keys { capacity },
+            _ => Ask::Count { capacity },
         };
-        let shards =
-            (0..self.partitions.len()).map(|shard| self.count_shard(db, shard, ask, capacity));
+        let shards = (0..self.partitions.len()).map(|shard| self.count_shard(db, shard, ask));
         for shard in futures::future::try_join_all(shards).await? {
             counted.add(&shard);
         }
@@ -413,32 +413,18 @@ impl Plan {
     }
 
     /// Counts the items of one shard, page after page.
-    async fn count_shard(
-        &self,
-        db: &Db,
-        shard: usize,
-        ask: Ask,
-        capacity: bool,
-    ) -> Result<Counted> {
+    async fn count_shard(&self, db: &Db, shard: usize, ask: Ask) -> Result<Counted> {
         let mut counted = Counted::default();
         let mut start = None;
         loop {
             let response = self
-                .request_of(
-                    db,
-                    shard,
-                    start.as_ref(),
-                    None,
-                    Reading::Forward,
-                    ask,
-                    capacity,
-                )
+                .request_of(db, shard, start.as_ref(), Reading::Forward, ask)
                 .await?;
             counted.requests += 1;
             counted.scanned += response.scanned;
             counted.capacity.add(&response.capacity);
             counted.count += match ask {
-                Ask::Keys => self.kept(response.items).count() as u64,
+                Ask::Keys { .. } => self.kept(response.items).count() as u64,
                 _ => response.count,
             };
             match response.last_key {
