@@ -46,7 +46,7 @@ pub(crate) struct Boards;
 ))]
 #[ddb(index(
     name = "Keys",
-    pk = "PLAYER#{player}",
+    pk = "KEYS#{player}",
     sk = "SCORE#{board}",
     query = "keys_by_player"
 ))]
@@ -80,7 +80,7 @@ pub(crate) struct BoardInfo {
 ))]
 #[ddb(index(
     name = "Keys",
-    pk = "PLAYER#{player}",
+    pk = "KEYS#{player}",
     sk = "SCORE#{board}#TROPHY#{name}"
 ))]
 pub(crate) struct Trophy {
