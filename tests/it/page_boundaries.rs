@@ -2,7 +2,8 @@
 //! paging to the end meets every item once, no page is empty, every page
 //! but the last has a cursor and says more follow, and the last has no
 //! cursor; in both orders, with items a filter (or the collection) leaves
-//! out among them; on a query, an item collection and a scan.
+//! out among them; on a query, a write-sharded index, an item collection
+//! and a scan.
 
 use std::future::Future;
 
@@ -217,4 +218,44 @@ async fn exact_end_false_reads_only_the_page() {
         .unwrap();
     assert_eq!((page.items.len(), page.has_more), (11, Some(false)));
     assert!(page.cursor.is_none());
+}
+
+/// A write-sharded index's merged pages end at the last item too: when a
+/// page took the last item its shards had read, the shards are read again.
+#[tokio::test]
+async fn sharded_index_pages_end_at_the_last_item() {
+    let db = ddb_tests::db_with_table::<Boards>().await;
+    let scores: Vec<Score> = (0..21).map(|i| score("shards", i, 10)).collect();
+    for score in &scores {
+        db.create(score).send().await.unwrap();
+    }
+    // Level 1: 7 scores, spread over the shards.
+    let mut level: Vec<Score> = scores.into_iter().filter(|s| s.level == 1).collect();
+    level.sort_by(|a, b| (a.points, &a.player).cmp(&(b.points, &b.player)));
+    assert_eq!(level.len(), N);
+    for newest_first in [false, true] {
+        let mut expected = players(&level);
+        if newest_first {
+            expected.reverse();
+        }
+        for limit in 1..=N + 1 {
+            let what = format!("sharded, limit {limit}, newest first {newest_first}");
+            let seen = walk(&what, |cursor| {
+                let query = db
+                    .query(Score::by_level(&1u32))
+                    .newest_first(newest_first)
+                    .limit(limit);
+                let query = match cursor {
+                    Some(cursor) => query.after(cursor),
+                    None => query,
+                };
+                async move {
+                    let page = query.send().await.unwrap();
+                    (players(&page.items), page.cursor, page.has_more)
+                }
+            })
+            .await;
+            assert_eq!(seen, expected, "{what}");
+        }
+    }
 }
