@@ -10,6 +10,7 @@
 //! | [`getting_started`] | a table, an entity, a write, a query, in ten minutes |
 //! | [`modeling`] | from the access-pattern inventory to keys and indexes |
 //! | [`reading`] | gets, queries, pages and cursors, collections, projections, scans, vector search, streams |
+//! | [`counting`] | `count()` on queries, collections and scans; the leaderboard rank; pages that end where the items end |
 //! | [`writing`] | create, put, update, delete, read-modify-write, batches, what is checked before sending |
 //! | [`transactions`] | business operations: transactions, idempotency keys, per-action outcomes, upserts |
 //! | [`business_operations`] | three recipes a client can retry (a purchase, a trade, joining a guild), their errors and costs |
@@ -46,8 +47,8 @@ pub mod business_operations {}
 #[doc = include_str!("unique_values.md")]
 pub mod unique_values {}
 
-// `counting` (counting.md): counters and counts kept beside the items,
-// written in parallel; declared here when its page lands.
+#[doc = include_str!("counting.md")]
+pub mod counting {}
 
 #[doc = include_str!("indexes.md")]
 pub mod indexes {}
