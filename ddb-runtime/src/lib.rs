@@ -323,3 +323,8 @@ pub mod schema {
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
+
+// So does the crate's own README, the crates.io page.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CratesIoReadmeDoctests;
