@@ -137,3 +137,31 @@ fn image<C: Collection>(image: &serde_dynamo::Item) -> Result<Option<Image<C>>> 
         None => Ok(Some(Image::Unknown { entity_type, item })),
     }
 }
+
+#[cfg(feature = "cache")]
+impl<E: crate::entity::Entity + Clone + Send + Sync + 'static> crate::reads::cache::Cache<E> {
+    /// Lets go of the item a stream record changed (any event: an insert,
+    /// a change, a delete, an expiry).
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + Clone + Send + Sync + 'static, C>(cache: ddb_runtime::cache::Cache<E>, change: ddb_runtime::stream::Change<C>) {
+    /// cache.apply(&change); // in the stream handler, for each record
+    /// # }
+    /// ```
+    pub fn apply<C>(&self, change: &Change<C>) {
+        self.invalidate_keys(&change.keys);
+    }
+
+    /// Lets go of the item of every record of a stream event.
+    ///
+    /// ```no_run
+    /// # fn demo<E: ddb_runtime::Entity + Clone + Send + Sync + 'static>(cache: ddb_runtime::cache::Cache<E>, event: ddb_runtime::stream::events::Event) {
+    /// cache.apply_event(&event); // the whole batch Lambda delivered
+    /// # }
+    /// ```
+    pub fn apply_event(&self, event: &events::Event) {
+        for record in &event.records {
+            self.invalidate_keys(&Item::from(record.change.keys.clone()));
+        }
+    }
+}

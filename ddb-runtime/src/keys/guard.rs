@@ -155,6 +155,19 @@ pub fn unique_value_of(
     unique_value(schema.entity_type, unique, values)
 }
 
+/// Refuses `item`, which an entity write is to store, when it holds a
+/// unique value its constraint refuses (an empty one without
+/// `allow_empty`), before anything is sent.
+pub(crate) fn check_unique_values(
+    schema: &EntitySchema,
+    item: &HashMap<String, AttributeValue>,
+) -> Result<(), Error> {
+    for unique in schema.unique {
+        unique_value_taken_of(schema, unique, item)?;
+    }
+    Ok(())
+}
+
 /// The value of `unique` an item takes: [`unique_value_of`], an empty one
 /// refused unless the constraint allows it.
 pub(crate) fn unique_value_taken_of(

@@ -206,25 +206,13 @@ impl<E: Entity + Clone + Send + Sync + 'static> Cache<E> {
     pub(crate) fn db(&self) -> &Db {
         &self.db
     }
-}
 
-#[cfg(feature = "lambda")]
-impl<E: Entity + Clone + Send + Sync + 'static> Cache<E> {
-    /// Lets go of the item a stream record changed (any event: an insert,
-    /// a change, a delete, an expiry).
-    pub fn apply<C>(&self, change: &crate::stream::Change<C>) {
-        if let Ok(key) = KeyValues::read_table_key(self.store.def, &change.keys) {
+    /// Lets go of the item whose key attributes `keys` holds (a stream
+    /// record's), if they are this table's keys.
+    #[cfg_attr(not(feature = "lambda"), allow(dead_code))]
+    pub(crate) fn invalidate_keys(&self, keys: &crate::item::Item) {
+        if let Ok(key) = KeyValues::read_table_key(self.store.def, keys) {
             self.store.invalidate(&key, true);
-        }
-    }
-
-    /// Lets go of the item of every record of a stream event.
-    pub fn apply_event(&self, event: &crate::stream::events::Event) {
-        for record in &event.records {
-            let keys = crate::item::Item::from(record.change.keys.clone());
-            if let Ok(key) = KeyValues::read_table_key(self.store.def, &keys) {
-                self.store.invalidate(&key, true);
-            }
         }
     }
 }

@@ -96,7 +96,7 @@ pub(crate) fn prepare<E: Entity>(
     rebuild_stamped_index_keys::<E>(&mut item, &key)?;
     check_attribute_keys(&E::SCHEMA, &mut item)?;
     crate::item::vector::check_vectors(E::SCHEMA.entity_type, E::SCHEMA.table, &mut item)?;
-    super::unique::check_unique_values::<E>(&item)?;
+    crate::keys::guard::check_unique_values(&E::SCHEMA, &item)?;
     let size = check_item(&item, &key)?;
     Ok(Prepared { item, key, size })
 }

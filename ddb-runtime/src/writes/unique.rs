@@ -352,17 +352,6 @@ pub(crate) fn same_values(a: Option<&Item>, b: Option<&Item>, attributes: &[&str
     }
 }
 
-/// Refuses `item`, which an entity write is to store, when it holds a
-/// unique value its constraint refuses (an empty one without
-/// `allow_empty`), before anything is sent.
-pub(crate) fn check_unique_values<E: Entity>(item: &Item) -> Result<()> {
-    let schema = &E::SCHEMA;
-    for unique in schema.unique {
-        unique_value_taken_of(schema, unique, item)?;
-    }
-    Ok(())
-}
-
 /// A batch cannot keep unique values: refused before sending.
 pub(crate) fn refuse_batch<E: Entity>() -> Result<()> {
     if !has_unique::<E>() {
