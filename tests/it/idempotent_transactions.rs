@@ -214,6 +214,7 @@ async fn a_transaction_whose_writes_read_first_is_replayed() {
 /// every caller is told the same purchase.
 #[tokio::test]
 async fn concurrent_tries_of_one_purchase_charge_once() {
+    ddb_tests::requires!(SerializableTransactions);
     let db = shop(&[("dan", 1_000)]).await;
     let tries = (0..16).map(|_| {
         let db = db.clone();
