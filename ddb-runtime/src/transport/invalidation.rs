@@ -51,12 +51,15 @@ impl Caches {
     /// it is sent.
     pub(crate) fn written<O: Operation>(self: &Arc<Self>, request: &O) -> Invalidation {
         let registered = self.0.read().unwrap_or_else(PoisonError::into_inner);
-        let caches: Vec<Arc<dyn Invalidate>> =
-            registered.caches.iter().filter_map(Weak::upgrade).collect();
+        // A read writes nothing: it takes no copy of the caches.
+        let mut caches: Option<Vec<Arc<dyn Invalidate>>> = None;
         let mut keys = Vec::new();
         let mut writes = false;
         request.written(&mut |table, item| {
             writes = true;
+            let caches = caches.get_or_insert_with(|| {
+                registered.caches.iter().filter_map(Weak::upgrade).collect()
+            });
             for cache in caches.iter().filter(|cache| cache.table() == table) {
                 if let Ok(key) = KeyValues::read_table_key(cache.table_def(), item) {
                     keys.push((Arc::clone(cache), key));
