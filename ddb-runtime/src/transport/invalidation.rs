@@ -33,17 +33,23 @@ pub(crate) struct Caches(RwLock<Registered>);
 
 #[derive(Default)]
 struct Registered {
-    caches: Vec<Weak<dyn Invalidate>>,
+    /// The caches still alive, each with its number in the order made.
+    caches: Vec<(usize, Weak<dyn Invalidate>)>,
     /// How many caches were ever made: a write notes it when it starts, to
     /// find the caches made while it was under way.
     made: usize,
 }
 
 impl Caches {
-    /// Adds `cache`.
+    /// Adds `cache`; caches dropped since are forgotten (a cache made per
+    /// request leaves nothing behind).
     pub(crate) fn register(&self, cache: Weak<dyn Invalidate>) {
         let mut registered = self.0.write().unwrap_or_else(PoisonError::into_inner);
-        registered.caches.push(cache);
+        registered
+            .caches
+            .retain(|(_, cache)| cache.strong_count() > 0);
+        let number = registered.made;
+        registered.caches.push((number, cache));
         registered.made += 1;
     }
 
@@ -58,7 +64,11 @@ impl Caches {
         request.written(&mut |table, item| {
             writes = true;
             let caches = caches.get_or_insert_with(|| {
-                registered.caches.iter().filter_map(Weak::upgrade).collect()
+                registered
+                    .caches
+                    .iter()
+                    .filter_map(|(_, cache)| cache.upgrade())
+                    .collect()
             });
             for cache in caches.iter().filter(|cache| cache.table() == table) {
                 if let Ok(key) = KeyValues::read_table_key(cache.table_def(), item) {
@@ -75,12 +85,14 @@ impl Caches {
         }
     }
 
-    /// The caches made after the first `made`.
+    /// The caches made after the first `made`, still alive.
     fn made_after(&self, made: usize) -> Vec<Arc<dyn Invalidate>> {
         let registered = self.0.read().unwrap_or_else(PoisonError::into_inner);
-        registered.caches[made..]
+        registered
+            .caches
             .iter()
-            .filter_map(Weak::upgrade)
+            .filter(|(number, _)| *number >= made)
+            .filter_map(|(_, cache)| cache.upgrade())
             .collect()
     }
 }
@@ -113,11 +125,6 @@ impl Drop for Invalidation {
         }
         // A cache made while the request was under way cannot tell which
         // items it wrote: it lets go of them all.
-        let registered = self.caches.0.read().unwrap_or_else(PoisonError::into_inner);
-        if registered.made == self.made {
-            return;
-        }
-        drop(registered);
         for cache in self.caches.made_after(self.made) {
             cache.invalidate_all(self.settled);
         }
