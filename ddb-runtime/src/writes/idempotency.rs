@@ -296,6 +296,12 @@ fn field(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
+/// A scalar: its type's `tag`, then `bytes`.
+fn tagged(out: &mut Vec<u8>, tag: &[u8], bytes: &[u8]) {
+    field(out, tag);
+    field(out, bytes);
+}
+
 /// A value in one form for all its equal forms (numbers by value, sets and
 /// maps in order), its type first, appended to `out`.
 fn canonical(value: &AttributeValue, out: &mut Vec<u8>) {
@@ -309,15 +315,9 @@ fn canonical(value: &AttributeValue, out: &mut Vec<u8>) {
         members.iter().for_each(|m| field(out, m));
     };
     match value {
-        AttributeValue::S(s) => [b"S".as_slice(), s.as_bytes()]
-            .iter()
-            .for_each(|f| field(out, f)),
-        AttributeValue::N(n) => [b"N".as_slice(), number(n).as_bytes()]
-            .iter()
-            .for_each(|f| field(out, f)),
-        AttributeValue::B(b) => [b"B".as_slice(), b.as_ref()]
-            .iter()
-            .for_each(|f| field(out, f)),
+        AttributeValue::S(s) => tagged(out, b"S", s.as_bytes()),
+        AttributeValue::N(n) => tagged(out, b"N", number(n).as_bytes()),
+        AttributeValue::B(b) => tagged(out, b"B", b.as_ref()),
         AttributeValue::Bool(b) => field(out, if *b { b"BOOL1" } else { b"BOOL0" }),
         AttributeValue::Null(_) => field(out, b"NULL"),
         AttributeValue::Ss(items) => set(
