@@ -594,3 +594,27 @@ async fn an_index_keyed_on_the_entity_type_is_backfilled() {
     let tags = db.query(Tag::all_tags()).collect().await.unwrap();
     assert_eq!(tags.len(), 5);
 }
+
+/// A cache on the same `Db` lets go of every item the backfill wrote, as of
+/// any other write: the next read asks the table again.
+#[tokio::test]
+async fn a_backfill_lets_go_of_the_cached_items_it_writes() {
+    let (_old, db) = shipped(3).await;
+    db.sync_table::<Catalog>().await.unwrap();
+    let cache = db.cache::<Product>(ddb_runtime::cache::CacheLimits::new(
+        100,
+        std::time::Duration::from_secs(600),
+    ));
+    let key = |id: &str| Product::key(&id.to_string()).unwrap();
+    let before = cache.get(key("P00001")).await.unwrap().unwrap();
+    let report = db.backfill::<Product>().send().await.unwrap();
+    assert_eq!(report.updated, 3, "{report:?}");
+    let after = cache.get(key("P00001")).await.unwrap().unwrap();
+    let stored = db.get(key("P00001")).send().await.unwrap().unwrap();
+    assert_eq!((&before, &after), (&stored, &stored));
+    assert_eq!(
+        cache.stats().misses,
+        2,
+        "the backfill's write let go of the item"
+    );
+}

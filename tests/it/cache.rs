@@ -1,4 +1,5 @@
-//! The read-through cache: a hit sends nothing; every write the same `Db`
+//! The read-through cache: a hit sends nothing, and each read's span says
+//! whether it hit; every write the same `Db`
 //! sends (each write form, failed or with its answer lost) lets go of its
 //! items before it returns, and a read under way when it returns is not
 //! kept; a stream record lets go of another writer's change; limits on
@@ -99,6 +100,34 @@ async fn a_hit_sends_nothing_and_a_missing_item_is_kept_missing() {
     assert_eq!((stats.hits, stats.misses, stats.entries), (2, 2, 2));
 }
 
+/// Each read through the cache is a `ddb.cache` span that says whether it
+/// hit; a miss holds the GetItem it sends.
+#[tokio::test]
+async fn each_read_is_a_span_saying_hit_or_miss() {
+    let (_proxy, db, cache) = cached().await;
+    db.create(&profile(1, "ada")).send().await.unwrap();
+    let capture = crate::telemetry::Capture::default();
+    let _guard = tracing::subscriber::set_default(capture.clone());
+    name(&cache, 1).await;
+    name(&cache, 1).await;
+    let spans = capture.spans.lock().unwrap().clone();
+    let reads: Vec<(Option<&str>, Option<&str>)> = spans
+        .iter()
+        .filter(|s| s.get("ddb.entity").is_some_and(|e| e == "Profile"))
+        .filter(|s| !s.contains_key("db.operation.name"))
+        .map(|s| {
+            let field = |name: &str| s.get(name).map(String::as_str);
+            (field("ddb.cache.hits"), field("ddb.cache.misses"))
+        })
+        .collect();
+    assert_eq!(reads, [(None, Some("1")), (Some("1"), None)], "{spans:?}");
+    let requests: Vec<_> = spans
+        .iter()
+        .filter_map(|s| s.get("db.operation.name"))
+        .collect();
+    assert_eq!(requests, ["GetItem"], "{spans:?}");
+}
+
 #[tokio::test]
 async fn misses_read_strongly_consistent_unless_the_limits_say_otherwise() {
     let (proxy, db, cache) = cached().await;
@@ -131,6 +160,11 @@ async fn every_write_of_the_same_db_lets_go_of_what_it_writes() {
         .await
         .unwrap();
     seen(Some("update"), "an update").await;
+    db.modify(key(1), |p: &mut Profile| p.name = "modify".into())
+        .send()
+        .await
+        .unwrap();
+    seen(Some("modify"), "a modify").await;
     db.upsert(&profile(1, "upsert")).send().await.unwrap();
     seen(Some("upsert"), "an upsert").await;
     db.delete(key(1)).send().await.unwrap();

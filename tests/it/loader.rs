@@ -297,3 +297,30 @@ async fn a_first_caller_no_longer_polled_or_dropped_holds_back_no_one() {
     let third = tokio::time::timeout(Duration::from_secs(10), loader.load(key(0)).send());
     assert_eq!(third.await.unwrap().unwrap(), Some(author(0)));
 }
+
+/// Each batch is a `ddb.loader` span naming the entity, its distinct keys
+/// and its callers, holding the BatchGetItem it sends.
+#[tokio::test]
+async fn each_batch_is_a_span_with_its_keys_and_callers() {
+    let (_proxy, db) = authors(5).await;
+    let capture = crate::telemetry::Capture::default();
+    let _guard = tracing::subscriber::set_default(capture.clone());
+    let loader = db.loader::<Author>();
+    let ids = [0, 1, 2, 0, 1];
+    let found = join_all(ids.map(|id| loader.load(key(id)).send())).await;
+    assert!(found.into_iter().all(|a| a.unwrap().is_some()));
+    let spans = capture.spans.lock().unwrap().clone();
+    let batches: Vec<_> = spans
+        .iter()
+        .filter(|s| s.contains_key("ddb.loader.keys"))
+        .collect();
+    assert_eq!(batches.len(), 1, "{spans:?}");
+    assert_eq!(batches[0]["ddb.entity"], "Author");
+    assert_eq!(batches[0]["ddb.loader.keys"], "3");
+    assert_eq!(batches[0]["ddb.loader.callers"], "5");
+    let requests: Vec<_> = spans
+        .iter()
+        .filter_map(|s| s.get("db.operation.name"))
+        .collect();
+    assert_eq!(requests, ["BatchGetItem"], "{spans:?}");
+}

@@ -20,7 +20,7 @@ use crate::reads::projection::Projection;
 /// How long a batch's first caller keeps letting the others run once no
 /// new key has joined: long enough for tasks spawned together, or woken by
 /// the same event on another thread, to join; short beside a round trip.
-const QUIET: Duration = Duration::from_micros(50);
+const QUIET: Duration = Duration::from_micros(30);
 
 /// The longest a batch's first caller lets the others run while keys keep
 /// joining.
@@ -31,7 +31,7 @@ impl Db {
     ///
     /// Each [`load`](Loader::load) joins the batch being gathered; the
     /// batch's first caller lets every other task and future ready to run
-    /// go first, again and again until no key has joined for 50 µs (at
+    /// go first, again and again until no key has joined for 30 µs (at
     /// most 0.5 ms, or until 100 keys have joined), or waits the
     /// [`window`](Loader::window) set; then it sends the batch's distinct keys
     /// as BatchGetItems of at most 100 keys (unprocessed keys read again,
@@ -263,9 +263,12 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Loader<E, P> {
         self.answer(batch, consistent).await;
     }
 
-    /// Lets the other callers join: for the window set; else by giving way
-    /// to the tasks ready to run, again and again, until no key has joined
-    /// for [`QUIET`] (at most [`MAX_GATHER`]), or the batch fills a request.
+    /// Lets the other callers join: for the window set; else by giving way,
+    /// again and again, to the tasks ready to run on this runtime and to
+    /// the machine's other threads (on a machine with few cores, the
+    /// thread that would run the last caller may be waiting for this one's
+    /// core), until no key has joined for [`QUIET`] (at most
+    /// [`MAX_GATHER`]), or the batch fills a request.
     async fn gather(&self, consistent: bool) {
         if let Some(window) = self.shared.settings.window {
             tokio::time::sleep(window).await;
@@ -275,7 +278,8 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Loader<E, P> {
         let mut joined = self.gathering(consistent).waiting.len();
         let mut quiet_since = started;
         loop {
-            YieldNow(false).await;
+            tokio::task::yield_now().await;
+            std::thread::yield_now();
             let now = self.gathering(consistent).waiting.len();
             if now != joined {
                 joined = now;
@@ -421,25 +425,6 @@ impl<E, P> Drop for Leading<'_, E, P> {
             .unwrap_or_else(PoisonError::into_inner);
         gathering.waiting.clear();
         gathering.led = false;
-    }
-}
-
-/// Gives way once to the other tasks and futures ready to run.
-struct YieldNow(bool);
-
-impl std::future::Future for YieldNow {
-    type Output = ();
-
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<()> {
-        if self.0 {
-            return std::task::Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        std::task::Poll::Pending
     }
 }
 
