@@ -16,7 +16,7 @@ pub use crate::declaration::model::{
     MultiAttributeKey, Normalize, Part, ScalarType, SearchDef, StreamView, TableDef, Template,
     UniqueDef, VectorIndexDef,
 };
-pub use crate::declaration::model::{ContributorInsights, TableClass};
+pub use crate::declaration::model::{ContributorInsights, MultiRegionConsistency, TableClass};
 pub use crate::entity::{check_key_form, to_item};
 pub use crate::entity::{no_such_index, stand_in_error, Entity, NoTable, Table};
 pub use crate::error::Error;

@@ -157,7 +157,7 @@ pub use write::{Create, Created, Delete, Idempotent, Put, Update, Upsert, Upsert
 /// build them.
 pub mod model {
     pub use crate::declaration::model::{
-        ContributorInsights, TableClass, MAX_RECOVERY_PERIOD_DAYS,
+        ContributorInsights, MultiRegionConsistency, TableClass, MAX_RECOVERY_PERIOD_DAYS,
     };
     pub use crate::declaration::model::{
         DistanceFunction, EntitySchema, FieldDef, FieldRole, IndexDef, IndexKind, IndexProjection,

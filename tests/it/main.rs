@@ -16,6 +16,7 @@ mod equal_then_range;
 mod expiry;
 mod fixtures;
 mod fuzz;
+mod global_tables;
 mod hostile;
 mod iam;
 mod iam_evaluation;

@@ -1268,3 +1268,225 @@ fn terraform_of_a_fully_declared_table_has_the_providers_documented_shape() {
     assert!(resources.contains_key("aws_dynamodb_contributor_insights"));
     assert!(resources.contains_key("aws_dynamodb_resource_policy"));
 }
+
+/// A global table with multi-Region strong consistency, fully declared.
+#[derive(Table)]
+#[ddb(
+    name = "Wallets",
+    pk = "PK",
+    sk = "SK",
+    recovery_period_days = 35,
+    contributor_insights = "throttled_keys",
+    multi_region_consistency = "strong"
+)]
+#[ddb(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Wallets;
+
+/// A global table with eventual consistency.
+#[derive(Table)]
+#[ddb(
+    name = "Carts",
+    pk = "PK",
+    sk = "SK",
+    stream = "new_and_old_images",
+    multi_region_consistency = "eventual"
+)]
+struct Carts;
+
+/// `secured()`'s settings, replicated: Wallets to a second Region and a
+/// witness, Carts to two Regions.
+fn replicated(billing: Billing) -> Deployment {
+    use ddb_runtime::schema::TableSettings;
+    let settings = secured().settings_of(&Ledger::DEF).clone();
+    secured()
+        .billing(billing)
+        .table_settings(
+            "Wallets",
+            settings.clone().replica("us-east-2").witness("us-west-2"),
+        )
+        .table_settings(
+            "Carts",
+            TableSettings::default()
+                .replica("eu-west-1")
+                .replica("us-west-2"),
+        )
+}
+
+#[test]
+fn a_replicated_table_is_a_global_table_with_its_settings_in_each_replica() {
+    let deployment = replicated(Billing::OnDemand);
+    deployment.check(&[&Wallets::DEF, &Carts::DEF]).unwrap();
+    let template = cloudformation(&[&Wallets::DEF, &Carts::DEF], &deployment);
+    let wallets = &template["Resources"]["WalletsTable"];
+    assert_eq!(wallets["Type"], "AWS::DynamoDB::GlobalTable");
+    let properties = &wallets["Properties"];
+    assert_eq!(properties["MultiRegionConsistency"], "STRONG");
+    assert_eq!(
+        properties["GlobalTableWitnesses"],
+        json!([{ "Region": "us-west-2" }])
+    );
+    assert_eq!(
+        properties["SSESpecification"],
+        json!({ "SSEEnabled": true, "SSEType": "KMS" })
+    );
+    assert_eq!(
+        properties["WriteOnDemandThroughputSettings"],
+        json!({ "MaxWriteRequestUnits": 1000 })
+    );
+    let replicas = properties["Replicas"].as_array().unwrap();
+    let regions: Vec<&Value> = replicas.iter().map(|r| &r["Region"]).collect();
+    assert_eq!(
+        regions,
+        [&json!({ "Ref": "AWS::Region" }), &json!("us-east-2")]
+    );
+    for replica in replicas {
+        assert_eq!(
+            replica["PointInTimeRecoverySpecification"]["RecoveryPeriodInDays"],
+            35
+        );
+        assert_eq!(
+            replica["ContributorInsightsSpecification"]["Mode"],
+            "THROTTLED_KEYS"
+        );
+        assert!(replica["SSESpecification"]["KMSMasterKeyId"].is_string());
+        assert_eq!(
+            replica["ReadOnDemandThroughputSettings"]["MaxReadRequestUnits"],
+            4000
+        );
+        assert_eq!(
+            replica["Tags"],
+            json!([{ "Key": "team", "Value": "ledger" }])
+        );
+    }
+    for moved in [
+        "Tags",
+        "PointInTimeRecoverySpecification",
+        "OnDemandThroughput",
+    ] {
+        assert!(properties.get(moved).is_none(), "{moved} is per replica");
+    }
+    let carts = &template["Resources"]["CartsTable"]["Properties"];
+    assert_eq!(carts["MultiRegionConsistency"], "EVENTUAL");
+    assert_eq!(
+        carts["StreamSpecification"]["StreamViewType"],
+        "NEW_AND_OLD_IMAGES"
+    );
+    assert_eq!(carts["Replicas"].as_array().unwrap().len(), 3);
+
+    let configuration = terraform(&[&Wallets::DEF, &Carts::DEF], &deployment);
+    let table = &configuration["resource"]["aws_dynamodb_table"]["Wallets"];
+    assert_eq!(table["replica"][0]["region_name"], "us-east-2");
+    assert_eq!(table["replica"][0]["consistency_mode"], "STRONG");
+    assert_eq!(table["global_table_witness"][0]["region_name"], "us-west-2");
+}
+
+#[test]
+fn global_tables_pass_cfn_lint_on_demand_and_provisioned() {
+    let Some(mut lint) = cfn_lint() else { return };
+    let dir = scratch_dir("cfn-global");
+    let mut files = Vec::new();
+    let billings = [
+        ("on-demand", Billing::OnDemand),
+        ("provisioned", Billing::Provisioned { read: 5, write: 2 }),
+    ];
+    for (name, billing) in billings {
+        let deployment = replicated(billing);
+        let tables = [&Wallets::DEF, &Carts::DEF];
+        let path = dir.join(format!("global-{name}.json"));
+        let template = cloudformation(&tables, &deployment);
+        std::fs::write(&path, serde_json::to_string_pretty(&template).unwrap()).unwrap();
+        let yaml = dir.join(format!("global-{name}.yaml"));
+        std::fs::write(&yaml, cloudformation_yaml(&tables, &deployment)).unwrap();
+        files.extend([path, yaml]);
+    }
+    let output = lint
+        .args(["--regions", "us-east-1", "--"])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "cfn-lint found problems:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn a_replicated_table_passes_checkov_in_both_exports() {
+    if checkov().is_none() {
+        return;
+    }
+    let deployment = replicated(Billing::OnDemand);
+    let cfn = scratch_dir("checkov-cfn-global");
+    let template = cloudformation(&[&Wallets::DEF], &deployment);
+    std::fs::write(cfn.join("template.json"), template.to_string()).unwrap();
+    let tf = scratch_dir("checkov-tf-global");
+    let configuration = terraform(&[&Wallets::DEF], &deployment);
+    std::fs::write(tf.join("main.tf.json"), configuration.to_string()).unwrap();
+    let (_, failed) = checkov_results(&cfn, "cloudformation");
+    assert!(failed.is_empty(), "CloudFormation failed {failed:?}");
+    let (passed, failed) = checkov_results(&tf, "terraform_json");
+    assert!(failed.is_empty(), "Terraform failed {failed:?}");
+    assert!(!passed.is_empty(), "Terraform passed nothing");
+}
+
+#[test]
+fn drift_finds_each_global_table_difference() {
+    let deployment = replicated(Billing::OnDemand);
+    let template = Template::from_value(cloudformation(&[&Wallets::DEF], &deployment)).unwrap();
+    let drift = |deployment: &Deployment| {
+        ddb_tools::drift_in(&template, &Wallets::DEF, deployment).unwrap()
+    };
+    assert!(drift(&deployment).is_empty(), "{}", drift(&deployment));
+    let settings = deployment.settings_of(&Wallets::DEF).clone();
+    // A Region the settings add, and a witness the template lacks.
+    let more = deployment.clone().table_settings(
+        "Wallets",
+        settings.clone().replica("us-west-2").witness("us-east-1"),
+    );
+    let plan = drift(&more);
+    assert!(
+        plan.changes
+            .contains(&SyncChange::AddReplica("us-west-2".into())),
+        "{plan}"
+    );
+    assert!(
+        plan.changes
+            .contains(&SyncChange::AddWitness("us-east-1".into())),
+        "{plan}"
+    );
+    // A replica and a witness the settings no longer name.
+    let fewer = deployment
+        .clone()
+        .table_settings("Wallets", secured().settings_of(&Ledger::DEF).clone());
+    let plan = drift(&fewer);
+    assert!(
+        plan.differences
+            .iter()
+            .any(|d| d.contains("replica in us-east-2")),
+        "{plan}"
+    );
+    assert!(
+        plan.differences
+            .iter()
+            .any(|d| d.contains("witness in us-west-2")),
+        "{plan}"
+    );
+    // Another consistency mode.
+    let mut eventual = cloudformation(&[&Wallets::DEF], &deployment);
+    eventual["Resources"]["WalletsTable"]["Properties"]["MultiRegionConsistency"] =
+        json!("EVENTUAL");
+    let plan = ddb_tools::drift_in(
+        &Template::from_value(eventual).unwrap(),
+        &Wallets::DEF,
+        &deployment,
+    )
+    .unwrap();
+    assert!(
+        plan.differences
+            .iter()
+            .any(|d| d.contains("multi-Region consistency")),
+        "{plan}"
+    );
+}

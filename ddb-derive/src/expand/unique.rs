@@ -112,7 +112,15 @@ pub(super) fn checks(entity: &Entity) -> TokenStream {
         "entity `{}` has unique fields, whose guard items are keyed by text: its table needs String partition and sort keys (pk_type and sk_type \"S\")",
         entity.ident
     );
+    let across_regions = format!(
+        "entity `{}` has unique fields, whose guards are conditional writes: its table replicates with multi_region_consistency = \"eventual\", where two Regions can each take the same value. Declare `single_region_writes` on the table if every write of an item is sent in one Region, or use multi_region_consistency = \"strong\"",
+        entity.ident
+    );
     quote_spanned!(first.tokens.span()=>
         const _: () = ::core::assert!(#p::holds_guards(&<#table as #p::Table>::DEF), #message);
+        const _: () = ::core::assert!(
+            <#table as #p::Table>::DEF.conditions_hold_across_regions(),
+            #across_regions
+        );
     )
 }

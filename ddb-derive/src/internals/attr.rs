@@ -411,7 +411,7 @@ fn parse_vector(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<RawVector> {
 }
 
 /// A flag given a value (`#[ddb(version = 1)]`) is an error at its key.
-fn flag_without_value(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<()> {
+pub(crate) fn flag_without_value(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<()> {
     if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
         cx.error_spanned_by(
             &meta.path,

@@ -68,6 +68,8 @@ pub const VECTOR_INDEX: &str = "vector_index";
 pub const TABLE_CLASS: &str = "table_class";
 pub const RECOVERY_PERIOD_DAYS: &str = "recovery_period_days";
 pub const CONTRIBUTOR_INSIGHTS: &str = "contributor_insights";
+pub const MULTI_REGION_CONSISTENCY: &str = "multi_region_consistency";
+pub const SINGLE_REGION_WRITES: &str = "single_region_writes";
 pub const TABLE_KEYS: &[&str] = &[
     NAME,
     PK,
@@ -84,6 +86,8 @@ pub const TABLE_KEYS: &[&str] = &[
     TABLE_CLASS,
     RECOVERY_PERIOD_DAYS,
     CONTRIBUTOR_INSIGHTS,
+    MULTI_REGION_CONSISTENCY,
+    SINGLE_REGION_WRITES,
 ];
 pub const PROJECTION: &str = "projection";
 pub const INCLUDE: &str = "include";

@@ -7,7 +7,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{DeriveInput, LitStr};
 
 use super::ctxt::Ctxt;
-use super::meta::{for_each_ddb, set_list, set_value, unknown, Attr};
+use super::meta::{for_each_ddb, set_list, set_once, set_value, unknown, Attr};
 use super::symbol::*;
 
 /// `index(...)` or `local_index(...)` on a table, as written.
@@ -66,6 +66,10 @@ pub struct RawTable {
     pub recovery_period_days: Option<Attr<syn::LitInt>>,
     /// `contributor_insights = "throttled_keys"`.
     pub contributor_insights: Option<Attr<LitStr>>,
+    /// `multi_region_consistency = "eventual"` or `"strong"`.
+    pub multi_region_consistency: Option<Attr<LitStr>>,
+    /// `single_region_writes`: each item is written in one Region.
+    pub single_region_writes: Option<Attr<()>>,
     pub indexes: Vec<RawTableIndex>,
     pub vector_indexes: Vec<RawVectorIndex>,
 }
@@ -96,6 +100,12 @@ pub fn parse_table(cx: &Ctxt, input: &DeriveInput) -> RawTable {
             set_value(cx, &mut raw.recovery_period_days, meta)
         } else if path.is_ident(CONTRIBUTOR_INSIGHTS) {
             set_value(cx, &mut raw.contributor_insights, meta)
+        } else if path.is_ident(MULTI_REGION_CONSISTENCY) {
+            set_value(cx, &mut raw.multi_region_consistency, meta)
+        } else if path.is_ident(SINGLE_REGION_WRITES) {
+            let tokens = meta.path.to_token_stream();
+            set_once(cx, &mut raw.single_region_writes, meta, (), tokens);
+            super::attr::flag_without_value(cx, meta)
         } else if path.is_ident(ENTITIES) {
             set_list(cx, &mut raw.entities, meta)
         } else if path.is_ident(INDEX) || path.is_ident(LOCAL_INDEX) {

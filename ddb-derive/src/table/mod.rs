@@ -182,6 +182,8 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let table_class = table_class(&cx, &raw);
     let recovery_period_days = recovery_period_days(&cx, &raw);
     let contributor_insights = contributor_insights(&cx, &raw);
+    let multi_region_consistency = multi_region_consistency(&cx, &raw);
+    let single_region_writes = raw.single_region_writes.is_some();
     let (entities, distinct) = listed_entities(&raw);
     let entity_attribute = raw
         .entity_attribute
@@ -207,6 +209,8 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 table_class: #table_class,
                 recovery_period_days: #recovery_period_days,
                 contributor_insights: #contributor_insights,
+                multi_region_consistency: #multi_region_consistency,
+                single_region_writes: #single_region_writes,
             };
         }
     }
@@ -573,4 +577,39 @@ fn contributor_insights(cx: &Ctxt, raw: &RawTable) -> TokenStream {
         }
     };
     quote!(::core::option::Option::Some(#p::ContributorInsights::#mode))
+}
+
+/// A global table's consistency mode: `Option<MultiRegionConsistency>`.
+/// Under eventual consistency DynamoDB replicates through the table's
+/// stream, which must carry new and old images.
+fn multi_region_consistency(cx: &Ctxt, raw: &RawTable) -> TokenStream {
+    let p = quote!(::ddb_runtime::__private);
+    let Some(mode) = &raw.multi_region_consistency else {
+        if let Some(flag) = &raw.single_region_writes {
+            cx.error_spanned_by(
+                &flag.tokens,
+                "`single_region_writes` is for a global table: declare its multi_region_consistency = \"eventual\" too, or remove it",
+            );
+        }
+        return quote!(::core::option::Option::None);
+    };
+    let variant = match mode.value.value().as_str() {
+        "eventual" => quote!(Eventual),
+        "strong" => quote!(Strong),
+        other => {
+            cx.error_spanned_by(
+                &mode.tokens,
+                format!("multi_region_consistency `{other}` is not one of \"eventual\" (last writer wins), \"strong\""),
+            );
+            return quote!(::core::option::Option::None);
+        }
+    };
+    let stream = raw.stream.as_ref().map(|s| s.value.value());
+    if mode.value.value() == "eventual" && stream.as_deref() != Some("new_and_old_images") {
+        cx.error_spanned_by(
+            &mode.tokens,
+            "a global table with eventual consistency replicates through its stream: declare stream = \"new_and_old_images\" on the table",
+        );
+    }
+    quote!(::core::option::Option::Some(#p::MultiRegionConsistency::#variant))
 }

@@ -170,6 +170,8 @@ impl Table for NoTable {
         table_class: crate::declaration::model::TableClass::Standard,
         recovery_period_days: None,
         contributor_insights: None,
+        multi_region_consistency: None,
+        single_region_writes: false,
     };
 }
 

@@ -72,6 +72,7 @@ pub fn create_table_input_with(
     settings: &TableSettings,
 ) -> Result<CreateTableInput, Error> {
     settings.check()?;
+    super::replicas::check(table, settings, None)?;
     if let Some(unknown) = settings.named_indexes().find(|index| {
         !table
             .indexes
@@ -263,6 +264,8 @@ pub async fn create_table_if_missing_with(
     timeout: Duration,
 ) -> Result<TableCreated, Error> {
     let input = create_table_input_with(table, name, settings)?;
+    let home = client.config().region().map(|region| region.as_ref());
+    super::replicas::check(table, settings, home)?;
     let created = client
         .create_table()
         .table_name(name)
@@ -295,6 +298,7 @@ pub async fn create_table_if_missing_with(
         if let Some(mode) = table.contributor_insights {
             enable_contributor_insights(client, name, mode).await?;
         }
+        super::replicas::add_replicas(client, table, name, settings, timeout).await?;
     }
     Ok(outcome)
 }

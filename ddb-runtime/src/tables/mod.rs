@@ -6,6 +6,7 @@
 mod create;
 mod key_schema;
 pub(crate) mod projection;
+pub(crate) mod replicas;
 mod settings;
 pub(crate) mod sync;
 mod sync_plan;

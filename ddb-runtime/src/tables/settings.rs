@@ -1,5 +1,6 @@
 //! What one environment decides about a table and the declarations do not:
-//! its encryption key, tags, maximum and warm throughput, resource policy.
+//! its encryption key, tags, maximum and warm throughput, resource policy,
+//! and the Regions it is replicated to.
 
 use crate::error::Error;
 
@@ -42,6 +43,8 @@ pub struct TableSettings {
     warm_throughput: Option<Units>,
     index_warm_throughput: Vec<(String, Units)>,
     resource_policy: Option<String>,
+    replicas: Vec<String>,
+    witness: Option<String>,
 }
 
 /// DynamoDB's limits on tags (TagResource): at most 50 per table, keys of
@@ -105,6 +108,35 @@ impl TableSettings {
     pub fn resource_policy(mut self, document: impl Into<String>) -> Self {
         self.resource_policy = Some(document.into());
         self
+    }
+
+    /// Replicates the table to `region` (`us-east-2`): another Region
+    /// than the one it is created in, which DynamoDB keeps in step as the
+    /// table's declared `multi_region_consistency` says.
+    pub fn replica(mut self, region: impl Into<String>) -> Self {
+        let region = region.into();
+        if !self.replicas.contains(&region) {
+            self.replicas.push(region);
+        }
+        self
+    }
+
+    /// The witness Region of a table with multi-Region strong
+    /// consistency and two replicas: it keeps the replicated changes, to
+    /// agree on writes, and serves no reads or writes.
+    pub fn witness(mut self, region: impl Into<String>) -> Self {
+        self.witness = Some(region.into());
+        self
+    }
+
+    /// The Regions the table is replicated to, in the order given.
+    pub fn replica_regions(&self) -> &[String] {
+        &self.replicas
+    }
+
+    /// The witness Region, if any.
+    pub fn witness_region(&self) -> Option<&str> {
+        self.witness.as_deref()
     }
 
     /// The customer managed key, if any.
@@ -196,6 +228,22 @@ impl TableSettings {
             return Err(invalid(
                 "a maximum or warm throughput has units below 1".to_owned(),
             ));
+        }
+        let regions = self.replicas.iter().chain(&self.witness);
+        if let Some(bad) = regions
+            .clone()
+            .find(|r| !super::replicas::is_region_name(r))
+        {
+            return Err(invalid(format!(
+                "`{bad}` is not a Region name (such as `eu-west-1`)"
+            )));
+        }
+        if let Some(witness) = &self.witness {
+            if self.replicas.contains(witness) {
+                return Err(invalid(format!(
+                    "`{witness}` is both a replica and the witness: a witness is a Region of its own"
+                )));
+            }
         }
         if let Some(policy) = &self.resource_policy {
             if policy.len() > MAX_POLICY_BYTES {

@@ -13,7 +13,9 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 
-use crate::declaration::model::{IndexDef, IndexKind, StreamView, TableDef};
+use crate::declaration::model::{
+    IndexDef, IndexKind, MultiRegionConsistency, StreamView, TableDef,
+};
 use crate::error::Error;
 
 use super::create::{
@@ -107,6 +109,8 @@ pub async fn plan_sync_with(
     settings: &TableSettings,
 ) -> Result<SyncPlan, Error> {
     settings.check()?;
+    let home = client.config().region().map(|region| region.as_ref());
+    super::replicas::check(table, settings, home)?;
     let Some(described) = describe_table(client, name).await? else {
         return Ok(SyncPlan {
             changes: vec![SyncChange::CreateTable],
@@ -503,6 +507,16 @@ pub async fn sync_table_with(
                     .stream_specification(stream_specification(*view))
                     .send_on(client, name)
                     .await?;
+                wait_until_active(client, name, timeout).await?;
+            }
+            SyncChange::AddReplica(region) => {
+                let strong = table.multi_region_consistency == Some(MultiRegionConsistency::Strong);
+                let added = std::slice::from_ref(region);
+                super::replicas::add(client, name, added, None, strong).await?;
+                wait_until_active(client, name, timeout).await?;
+            }
+            SyncChange::AddWitness(region) => {
+                super::replicas::add(client, name, &[], Some(region), true).await?;
                 wait_until_active(client, name, timeout).await?;
             }
             other => {

@@ -61,6 +61,14 @@ pub enum SyncChange {
     /// The table has no resource-based policy or another one:
     /// PutResourcePolicy.
     PutResourcePolicy,
+    /// A Region the settings replicate the table to and the table has no
+    /// replica in: UpdateTable's `ReplicaUpdates` (a table with
+    /// multi-Region strong consistency gains its replicas only while
+    /// empty: DynamoDB refuses it otherwise).
+    AddReplica(String),
+    /// The witness Region the settings give and the table lacks:
+    /// UpdateTable's `GlobalTableWitnessUpdates`.
+    AddWitness(String),
 }
 
 /// What [`sync_table`](super::sync_table) does (or, as a dry run, would
@@ -129,6 +137,8 @@ impl std::fmt::Display for SyncChange {
                 write!(f, "tag the table ({})", keys.join(", "))
             }
             SyncChange::PutResourcePolicy => write!(f, "put the resource-based policy"),
+            SyncChange::AddReplica(region) => write!(f, "add a replica in {region}"),
+            SyncChange::AddWitness(region) => write!(f, "add the witness in {region}"),
         }
     }
 }

@@ -215,6 +215,58 @@ pub fn compare_settings(
             plan.changes.push(SyncChange::PutResourcePolicy);
         }
     }
+    compare_replication(plan, table, settings, current);
+}
+
+/// The replicas, witness and consistency mode against the table's: missing
+/// Regions are added; a replica or witness the settings do not name, and
+/// another consistency mode, are differences (ddb removes no replica, and
+/// DynamoDB sets the mode only on an empty table).
+fn compare_replication(
+    plan: &mut SyncPlan,
+    table: &TableDef,
+    settings: &TableSettings,
+    current: &TableDescription,
+) {
+    let found: Vec<&str> = current
+        .replicas()
+        .iter()
+        .filter_map(|r| r.region_name())
+        .collect();
+    let witnesses: Vec<&str> = current
+        .global_table_witnesses()
+        .iter()
+        .filter_map(|w| w.region_name())
+        .collect();
+    // DescribeTable lists the other Regions, not the one that answers.
+    let wanted = settings.replica_regions();
+    for region in wanted.iter().filter(|r| !found.contains(&r.as_str())) {
+        plan.changes.push(SyncChange::AddReplica(region.clone()));
+    }
+    for extra in found.iter().filter(|r| !wanted.iter().any(|w| w == *r)) {
+        plan.differences.push(format!(
+            "the table has a replica in {extra}, which the settings do not name"
+        ));
+    }
+    match (settings.witness_region(), witnesses.as_slice()) {
+        (Some(witness), found) if !found.contains(&witness) => {
+            plan.changes
+                .push(SyncChange::AddWitness(witness.to_owned()));
+        }
+        (None, [extra, ..]) => plan.differences.push(format!(
+            "the table has a witness in {extra}, which the settings do not name"
+        )),
+        _ => {}
+    }
+    let mode = current.multi_region_consistency().map(|m| m.as_str());
+    let declared = table.multi_region_consistency.map(|m| m.as_str());
+    if !found.is_empty() && mode.is_some() && mode != declared {
+        plan.differences.push(format!(
+            "the table's multi-Region consistency is {}, the code's {}",
+            mode.unwrap_or("none"),
+            declared.unwrap_or("none")
+        ));
+    }
 }
 
 /// Encryption with `key` against the table's: a change unless the table is

@@ -11,7 +11,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use sha2::Digest;
 
 use crate::db::Db;
-use crate::declaration::model::{ScalarType, TableDef};
+use crate::declaration::model::TableDef;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expression::{Condition, Placeholders};
@@ -163,14 +163,23 @@ pub(crate) fn record(
             reason: "an idempotency key cannot be empty".into(),
         });
     }
-    let text_keys =
-        table.pk.ty == ScalarType::S && table.sk.is_none_or(|sk| sk.ty == ScalarType::S);
-    if !text_keys {
+    if !crate::keys::guard::holds_guards(table) {
         return Err(Error::InvalidRequest {
             entity,
             reason: "an idempotency key's record is keyed by text, and this table's \
                      partition or sort key is a number: keep the records in \
                      a table whose keys are strings"
+                .into(),
+        });
+    }
+    if !table.conditions_hold_across_regions() {
+        return Err(Error::InvalidRequest {
+            entity,
+            reason: "an idempotency key's record is a conditional write, and this table \
+                     replicates with multi_region_consistency = \"eventual\", where a \
+                     retry sent in another Region would apply again: declare \
+                     `single_region_writes` on the table if every write of an item is \
+                     sent in one Region, or use \"strong\""
                 .into(),
         });
     }

@@ -9,7 +9,7 @@ use ddb_runtime::__private::tools::{key_schema, projection_json as projection};
 use ddb_runtime::model::{TableClass, TableDef};
 use ddb_runtime::schema::{create_table_input, Units};
 
-use super::{Billing, Deployment};
+use super::{global_table, Billing, Deployment};
 
 /// A CloudFormation template of `tables`: one `AWS::DynamoDB::Table`
 /// resource each, named by [`logical_id`], with its table name, key schema
@@ -20,7 +20,11 @@ use super::{Billing, Deployment};
 /// recovery, deletion protection and [`TableSettings`](ddb_runtime::schema::TableSettings)
 /// (`SSESpecification` with the customer managed key, `Tags`,
 /// `OnDemandThroughput`, `WarmThroughput`, `ResourcePolicy`); and outputs
-/// for each table's name, ARN and stream ARN.
+/// for each table's name, ARN and stream ARN. A table the settings
+/// replicate to other Regions ([`TableSettings::replica`](ddb_runtime::schema::TableSettings::replica))
+/// is an `AWS::DynamoDB::GlobalTable`: a replica in the stack's Region and
+/// one in each other, each with the table's settings, and its declared
+/// `MultiRegionConsistency` and witness.
 ///
 /// ```
 /// #[derive(ddb_runtime::Table)]
@@ -40,10 +44,19 @@ pub fn cloudformation(tables: &[&TableDef], deployment: &Deployment) -> Value {
     let mut outputs = Map::new();
     for table in tables {
         let id = unique_id(logical_id(table), &resources);
-        let mut resource = json!({
-            "Type": "AWS::DynamoDB::Table",
-            "Properties": properties(table, deployment),
-        });
+        let settings = deployment.settings_of(table);
+        let mut resource = if global_table::is_global(table, settings) {
+            let properties = properties(table, deployment);
+            json!({
+                "Type": "AWS::DynamoDB::GlobalTable",
+                "Properties": global_table::global_properties(table, settings, properties),
+            })
+        } else {
+            json!({
+                "Type": "AWS::DynamoDB::Table",
+                "Properties": properties(table, deployment),
+            })
+        };
         if searched_by_attributes(table) {
             // DynamoDB requires a search schema's attributes in
             // `AttributeDefinitions` (API reference, SearchSchemaElement);

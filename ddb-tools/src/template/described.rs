@@ -8,7 +8,8 @@ use aws_sdk_dynamodb::types::{
     TableDescription, VectorAttributeDefinition, VectorDistanceFunction, VectorIndexDescription,
 };
 use aws_sdk_dynamodb::types::{
-    GlobalSecondaryIndexWarmThroughputDescription, OnDemandThroughput, SseDescription, SseType,
+    GlobalSecondaryIndexWarmThroughputDescription, GlobalTableWitnessDescription,
+    MultiRegionConsistency, OnDemandThroughput, ReplicaDescription, SseDescription, SseType,
     TableClass, TableClassSummary, TableWarmThroughputDescription,
 };
 use serde_json::Value;
@@ -110,10 +111,39 @@ pub(super) fn describe(properties: &Value) -> Result<Described, String> {
         .set_sse_description(sse)
         .set_on_demand_throughput(on_demand(&properties["OnDemandThroughput"]))
         .set_warm_throughput(warm)
+        .set_replicas(replicas(&properties["Replicas"]))
+        .set_global_table_witnesses(witnesses(&properties["GlobalTableWitnesses"]))
+        .set_multi_region_consistency(
+            text(&properties["MultiRegionConsistency"])
+                .map(|mode| MultiRegionConsistency::from(mode.as_str())),
+        )
         .build();
     let ttl = &properties["TimeToLiveSpecification"];
     let time_to_live = (is_true(&ttl["Enabled"]), text(&ttl["AttributeName"]));
     Ok((description, time_to_live, observed(properties)))
+}
+
+/// A global table's replicas in other Regions, as DescribeTable lists
+/// them: the Regions given literally (the stack's own is a reference).
+fn replicas(replicas: &Value) -> Option<Vec<ReplicaDescription>> {
+    let regions: Vec<ReplicaDescription> = list(replicas)
+        .filter_map(|replica| text(&replica["Region"]))
+        .map(|region| ReplicaDescription::builder().region_name(region).build())
+        .collect();
+    (!regions.is_empty()).then_some(regions)
+}
+
+/// A global table's witnesses.
+fn witnesses(witnesses: &Value) -> Option<Vec<GlobalTableWitnessDescription>> {
+    let regions: Vec<GlobalTableWitnessDescription> = list(witnesses)
+        .filter_map(|witness| text(&witness["Region"]))
+        .map(|region| {
+            GlobalTableWitnessDescription::builder()
+                .region_name(region)
+                .build()
+        })
+        .collect();
+    (!regions.is_empty()).then_some(regions)
 }
 
 /// What a template declares of the settings DescribeTable does not give.

@@ -70,12 +70,12 @@ impl Template {
     /// template has none.
     fn properties_of(&self, table: &TableDef, name: &str) -> Option<Value> {
         if let Some(resources) = self.document["Resources"].as_object() {
-            let tables = resources
-                .iter()
-                .filter(|(_, r)| r["Type"] == "AWS::DynamoDB::Table");
+            let tables = resources.iter().filter(|(_, r)| {
+                r["Type"] == "AWS::DynamoDB::Table" || r["Type"] == "AWS::DynamoDB::GlobalTable"
+            });
             let mut by_id = None;
             for (id, resource) in tables {
-                let properties = &resource["Properties"];
+                let properties = &super::global_table::table_properties(&resource["Properties"]);
                 match properties["TableName"].as_str() {
                     Some(found) if found == name => return Some(properties.clone()),
                     Some(_) => {}

@@ -15,6 +15,7 @@ use ddb_runtime::Error;
 mod cloudformation;
 mod described;
 mod drift;
+mod global_table;
 mod terraform;
 mod workbench;
 mod yaml;

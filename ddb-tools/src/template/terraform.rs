@@ -27,7 +27,10 @@ const PROVIDER_VERSION: &str = ">= 6.29";
 /// Insights or a resource-based policy: they are an
 /// `aws_dynamodb_contributor_insights` and an `aws_dynamodb_resource_policy`
 /// resource, labelled as the table. `server_side_encryption.kms_key_arn`
-/// takes a key ARN: give the settings one. Write it to a file ending in `.tf.json`.
+/// takes a key ARN: give the settings one. A table the settings replicate
+/// has a `replica` block per other Region (its consistency mode, key,
+/// recovery and tags with it) and its `global_table_witness`. Write it to
+/// a file ending in `.tf.json`.
 ///
 /// ```
 /// #[derive(ddb_runtime::Table)]
@@ -228,6 +231,31 @@ fn table_body(table: &TableDef, input: &CreateTableInput, deployment: &Deploymen
         "deletion_protection_enabled",
         json!(deployment.deletion_protection),
     );
+    if let Some(mode) = table.multi_region_consistency {
+        let replicas: Vec<Value> = settings
+            .replica_regions()
+            .iter()
+            .map(|region| {
+                let mut replica = json!({
+                    "region_name": region,
+                    "consistency_mode": mode.as_str(),
+                    "point_in_time_recovery": deployment.point_in_time_recovery,
+                    "propagate_tags": true,
+                    "deletion_protection_enabled": deployment.deletion_protection,
+                });
+                if let Some(key) = settings.kms_key_id() {
+                    replica["kms_key_arn"] = json!(key);
+                }
+                replica
+            })
+            .collect();
+        if !replicas.is_empty() {
+            set("replica", replicas.into());
+        }
+        if let Some(witness) = settings.witness_region() {
+            set("global_table_witness", json!([{ "region_name": witness }]));
+        }
+    }
     if deployment.deletion_protection {
         // As CloudFormation's `DeletionPolicy: Retain`: a plan that would
         // destroy the table fails.

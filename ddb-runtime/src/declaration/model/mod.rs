@@ -16,6 +16,7 @@ pub use entity::{EntitySchema, FieldDef, FieldRole, Normalize, SearchDef, Unique
 pub use key::{KeyDef, Membership, MultiAttributeKey, Part, Template};
 pub use lookup::{index_attribute_type, is_global, is_key_attribute, key_types};
 pub use table::{
-    ContributorInsights, DistanceFunction, IndexDef, IndexKind, IndexProjection, StreamView,
-    TableClass, TableDef, VectorIndexDef, MAX_RECOVERY_PERIOD_DAYS, MAX_VECTOR_DIMENSIONS,
+    ContributorInsights, DistanceFunction, IndexDef, IndexKind, IndexProjection,
+    MultiRegionConsistency, StreamView, TableClass, TableDef, VectorIndexDef,
+    MAX_RECOVERY_PERIOD_DAYS, MAX_VECTOR_DIMENSIONS,
 };

@@ -265,6 +265,62 @@ pub struct TableDef {
     /// (`#[ddb(contributor_insights = "throttled_keys")]`): which keys it
     /// reports. Its graphs show keys in plain text.
     pub contributor_insights: Option<ContributorInsights>,
+    /// How the table's replicas in other Regions agree, when it is a
+    /// global table (`#[ddb(multi_region_consistency = "eventual")]` or
+    /// `"strong"`); the Regions themselves are deployment settings
+    /// ([`TableSettings::replica`](crate::schema::TableSettings::replica)).
+    pub multi_region_consistency: Option<MultiRegionConsistency>,
+    /// `#[ddb(single_region_writes)]`: every write of a given item (unique
+    /// value guards and idempotency records included) is sent in one
+    /// Region, as in an active-passive deployment. Under eventual
+    /// consistency it makes conditions hold across Regions: ddb then
+    /// allows unique values and idempotency keys on the table.
+    pub single_region_writes: bool,
+}
+
+/// How a global table's replicas agree (`MultiRegionConsistency`).
+///
+/// Under [`Eventual`](Self::Eventual) a write is applied in its own Region
+/// and replicated after; two Regions writing one item concurrently resolve
+/// by last writer wins, and a condition (a version check, a unique value's
+/// guard, an idempotency record) is checked against its own Region's copy
+/// only. Under [`Strong`](Self::Strong) every write is agreed by the
+/// Regions before it returns: conditions hold across Regions, and a write
+/// meeting a concurrent one in another Region fails with
+/// `ReplicatedWriteConflictException`, which ddb retries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MultiRegionConsistency {
+    /// `EVENTUAL`: multi-Region eventual consistency.
+    Eventual,
+    /// `STRONG`: multi-Region strong consistency (three replicas, or two
+    /// and a witness, in one Region set).
+    Strong,
+}
+
+impl MultiRegionConsistency {
+    /// Its name in DynamoDB's API.
+    ///
+    /// ```
+    /// use ddb_runtime::model::MultiRegionConsistency;
+    /// assert_eq!(MultiRegionConsistency::Strong.as_str(), "STRONG");
+    /// assert_eq!(
+    ///     MultiRegionConsistency::from_name("EVENTUAL"),
+    ///     Some(MultiRegionConsistency::Eventual)
+    /// );
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            MultiRegionConsistency::Eventual => "EVENTUAL",
+            MultiRegionConsistency::Strong => "STRONG",
+        }
+    }
+
+    /// The mode DynamoDB names `name`, if any.
+    pub fn from_name(name: &str) -> Option<MultiRegionConsistency> {
+        [Self::Eventual, Self::Strong]
+            .into_iter()
+            .find(|mode| mode.as_str() == name)
+    }
 }
 
 /// A table's class (`TableClass`): DynamoDB Standard, or Standard-IA for a
@@ -409,6 +465,16 @@ impl StreamView {
 }
 
 impl TableDef {
+    /// Whether a condition DynamoDB checks on this table holds for every
+    /// Region's writes: the table is not replicated with eventual
+    /// consistency, or each item is written in one Region.
+    pub const fn conditions_hold_across_regions(&self) -> bool {
+        !matches!(
+            self.multi_region_consistency,
+            Some(MultiRegionConsistency::Eventual)
+        ) || self.single_region_writes
+    }
+
     /// The index named `name`, if the table declares it.
     ///
     /// ```
@@ -426,6 +492,8 @@ impl TableDef {
     ///     table_class: TableClass::Standard,
     ///     recovery_period_days: None,
     ///     contributor_insights: None,
+    ///     multi_region_consistency: None,
+    ///     single_region_writes: false,
     /// };
     /// assert!(T.index("GSI1").is_none());
     /// assert!(T.vector_index("ByEmbedding").is_none());

@@ -1,0 +1,33 @@
+use ddb_runtime::Table;
+
+#[derive(Table)]
+#[ddb(name = "Unknown", pk = "PK", multi_region_consistency = "quorum")]
+pub struct Unknown;
+
+#[derive(Table)]
+#[ddb(name = "NoStream", pk = "PK", multi_region_consistency = "eventual")]
+pub struct NoStream;
+
+#[derive(Table)]
+#[ddb(
+    name = "KeysOnly",
+    pk = "PK",
+    stream = "keys_only",
+    multi_region_consistency = "eventual"
+)]
+pub struct KeysOnly;
+
+#[derive(Table)]
+#[ddb(name = "NotGlobal", pk = "PK", single_region_writes)]
+pub struct NotGlobal;
+
+#[derive(Table)]
+#[ddb(
+    name = "Valued",
+    pk = "PK",
+    multi_region_consistency = "strong",
+    single_region_writes = true
+)]
+pub struct Valued;
+
+fn main() {}
