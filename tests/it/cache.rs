@@ -195,6 +195,27 @@ async fn a_write_that_fails_or_loses_its_answer_still_lets_go() {
     assert_eq!(name(&cache, 1).await.as_deref(), Some("lost"));
 }
 
+/// A write refused with a server error may still be applied after its
+/// answer (a transaction in progress commits later): its item is read from
+/// the table, not kept, for the cache's age limit.
+#[tokio::test]
+async fn a_write_failed_by_a_server_error_keeps_its_item_out() {
+    let (proxy, db, cache) = cached().await;
+    db.create(&profile(1, "first")).send().await.unwrap();
+    assert_eq!(name(&cache, 1).await.as_deref(), Some("first"));
+    let error = ddb_tests::proxy::Fault::Error(500, "InternalServerError");
+    proxy.fail("PutItem", usize::MAX, error);
+    assert!(db.put(&profile(1, "unknown")).send().await.is_err());
+    let before = proxy.seen("GetItem");
+    name(&cache, 1).await;
+    name(&cache, 1).await;
+    assert_eq!(
+        proxy.seen("GetItem"),
+        before + 2,
+        "each read asks the table"
+    );
+}
+
 #[tokio::test]
 async fn a_read_under_way_when_a_write_returns_is_not_kept() {
     let (proxy, db, cache) = cached().await;

@@ -15,6 +15,10 @@ use crate::error::Result;
 use crate::keys::key::{ByValue, Key, KeyValues};
 use crate::transport::invalidation::Invalidate;
 
+/// The longest age a cache keeps: far beyond any process's life, and
+/// within what a clock's instant can add.
+const LONGEST_AGE: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
 /// How much a [`Cache`] keeps, and for how long.
 ///
 /// ```
@@ -31,11 +35,12 @@ pub struct CacheLimits {
 
 impl CacheLimits {
     /// At most `entries` items (the oldest let go first), none kept longer
-    /// than `max_age`; a miss reads with a strongly consistent read.
+    /// than `max_age` (at most a hundred years: `Duration::MAX` means no
+    /// age limit); a miss reads with a strongly consistent read.
     pub fn new(entries: usize, max_age: Duration) -> Self {
         Self {
             entries,
-            max_age,
+            max_age: max_age.min(LONGEST_AGE),
             consistent_fill: true,
         }
     }

@@ -184,8 +184,10 @@ impl<C: Collection> CollectionQuery<C> {
     /// Whether a limited page reads one item past its end (the default,
     /// `true`), so that [`Page::has_more`] is known and a page that ends
     /// exactly at the collection's last item has no cursor: no cursor leads
-    /// to an empty page. It costs at most one more item read per page, in
-    /// the same request (`Limit` is the page's size plus one).
+    /// to an empty page. It costs one more item read per page in the same
+    /// request (`Limit` is the page's size plus one), and more when items
+    /// of other entities or expired ones are skipped (the guide's
+    /// [`counting`](crate::guide::counting) page has the cost).
     /// `exact_end(false)` reads only the page, as
     /// [`Query::exact_end`](crate::Query::exact_end) describes.
     pub fn exact_end(mut self, exact_end: bool) -> Self {

@@ -178,7 +178,8 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Loader<E, P> {
     /// A loader that gathers for `window` after a batch's first get,
     /// instead of letting the tasks ready to run go first: for gets issued
     /// by tasks on other threads, or spread over time. Makes a new loader
-    /// (set it before cloning).
+    /// (set it before cloning). The window is a tokio timer: such a loader
+    /// is used on a tokio runtime with its time driver.
     pub fn window(&self, window: Duration) -> Self {
         let mut settings = self.shared.settings.clone();
         settings.window = Some(window);
@@ -236,31 +237,20 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Loader<E, P> {
     /// holds back no other caller of its batch. Without a runtime, the
     /// caller sends it.
     async fn lead_elsewhere(&self, consistent: bool) {
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                let loader = self.clone();
-                let span = tracing::Span::current();
-                runtime.spawn(async move { loader.lead(consistent).instrument(span).await });
-            }
-            Err(_) => self.lead(consistent).await,
-        }
-    }
-
-    /// Sends the batch this caller leads once the others have joined.
-    async fn lead(&self, consistent: bool) {
-        let mut leading = Leading {
-            loader: self,
+        // Made before the task is spawned: a task dropped unpolled (its
+        // runtime shutting down) still lets the batch go.
+        let leading = Leading {
+            loader: self.clone(),
             consistent,
             sent: false,
         };
-        self.gather(consistent).await;
-        let batch = {
-            let mut gathering = self.gathering(consistent);
-            gathering.led = false;
-            std::mem::take(&mut gathering.waiting)
-        };
-        leading.sent = true;
-        self.answer(batch, consistent).await;
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let span = tracing::Span::current();
+                runtime.spawn(leading.lead().instrument(span));
+            }
+            Err(_) => leading.lead().await,
+        }
     }
 
     /// Lets the other callers join: for the window set; else by giving way,
@@ -409,13 +399,28 @@ fn unread<E: Entity>(key: &KeyValues, causes: &[Error]) -> Error {
 
 /// The batch a caller leads: if the caller is dropped before it sends it,
 /// the batch is let go, and each caller waiting on it joins the next one.
-struct Leading<'a, E, P> {
-    loader: &'a Loader<E, P>,
+struct Leading<E, P> {
+    loader: Loader<E, P>,
     consistent: bool,
     sent: bool,
 }
 
-impl<E, P> Drop for Leading<'_, E, P> {
+impl<E: Entity + 'static, P: Clone + Send + 'static> Leading<E, P> {
+    /// Sends the batch once the others have joined.
+    async fn lead(mut self) {
+        let (loader, consistent) = (self.loader.clone(), self.consistent);
+        loader.gather(consistent).await;
+        let batch = {
+            let mut gathering = loader.gathering(consistent);
+            gathering.led = false;
+            std::mem::take(&mut gathering.waiting)
+        };
+        self.sent = true;
+        loader.answer(batch, consistent).await;
+    }
+}
+
+impl<E, P> Drop for Leading<E, P> {
     fn drop(&mut self) {
         if self.sent {
             return;

@@ -183,7 +183,8 @@ impl<E: Entity, D> Scan<E, D> {
     /// Whether a limited page reads one item past its end (the default,
     /// `true`), so that [`ScanPage::has_more`] is known and a page that
     /// ends exactly at the scan's last item has no cursor: no cursor leads
-    /// to an empty page. It costs at most one more item read per page: the
+    /// to an empty page. It costs one more item read per page (more with
+    /// a filter or items of other entities): the
     /// page's requests ask for one more item in all, and when the page
     /// took the last item its segments had read, the lowest unfinished
     /// segment is read again (one item, more with a filter) until an item

@@ -105,8 +105,11 @@ impl Sdk {
             .send_recorded(recorder)
             .instrument(span.span().clone())
             .await;
+        // A request refused after an attempt that may have been applied
+        // (a server error, a transaction in progress) may still land.
         #[cfg(feature = "cache")]
-        invalidation.settle(!attempts.may_land_later());
+        invalidation
+            .settle(!attempts.may_land_later() && (answer.is_ok() || !attempts.maybe_applied()));
         match answer {
             Ok(output) => {
                 span.answered(&self.server, &output, sent, attempts.tried(before));

@@ -187,7 +187,7 @@ impl ScanPlan {
             if (full && !probing) || (limit.is_none() && read_once) {
                 break;
             }
-            let missing = limit.map(|n| (n + extra).saturating_sub(items.len()).max(1));
+            let missing = limit.map(|n| n.saturating_add(extra).saturating_sub(items.len()).max(1));
             let mut round = self.round(reading, missing);
             if probing {
                 round.truncate(1);
