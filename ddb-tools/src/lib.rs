@@ -35,6 +35,6 @@ mod template;
 pub use hot_partitions::hot_partition_report;
 pub use report::access_pattern_report;
 pub use template::{
-    cloudformation, cloudformation_yaml, drift, drift_in, logical_id, terraform, workbench,
+    cdk, cloudformation, cloudformation_yaml, drift, drift_in, logical_id, terraform, workbench,
     Billing, Deployment, Template,
 };

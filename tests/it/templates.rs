@@ -1490,3 +1490,106 @@ fn drift_finds_each_global_table_difference() {
         "{plan}"
     );
 }
+
+/// Where aws-cdk-lib, constructs and typescript are installed (a
+/// `node_modules` directory, `DDB_CDK_MODULES`); `None` when not (CI
+/// installs them, so there a missing one fails the test).
+fn cdk_modules() -> Option<PathBuf> {
+    let modules = std::env::var_os("DDB_CDK_MODULES").map(PathBuf::from);
+    if let Some(modules) = modules.filter(|m| m.join("aws-cdk-lib").is_dir()) {
+        return Some(modules);
+    }
+    let reason =
+        "aws-cdk-lib is not installed here (DDB_CDK_MODULES names no node_modules holding it)";
+    if std::env::var_os("CI").is_some() {
+        panic!("{reason}; .ci/run installs it");
+    }
+    eprintln!("skipped: {reason}; npm install aws-cdk-lib constructs typescript");
+    None
+}
+
+/// The designs and deployments the CDK module is synthesized for.
+fn cdk_cases() -> Vec<(Vec<&'static TableDef>, Deployment)> {
+    let mut cases: Vec<(Vec<&'static TableDef>, Deployment)> = every_design()
+        .into_iter()
+        .flat_map(|(_, tables)| {
+            deployments()
+                .into_iter()
+                .map(move |(_, d)| (tables.clone(), d))
+        })
+        .collect();
+    cases.push((vec![&Ledger::DEF], secured()));
+    cases.push((
+        vec![&Wallets::DEF, &Carts::DEF],
+        replicated(Billing::OnDemand),
+    ));
+    cases
+}
+
+#[test]
+fn the_cdk_construct_synthesizes_the_cloudformation_export() {
+    let Some(modules) = cdk_modules() else { return };
+    let dir = scratch_dir("cdk");
+    let link = dir.join("node_modules");
+    if !link.exists() {
+        std::os::unix::fs::symlink(&modules, &link).unwrap();
+    }
+    let cases = cdk_cases();
+    let mut app = String::from("import { App, Stack } from \"aws-cdk-lib\";\n");
+    let mut stacks = String::from("const app = new App({ outdir: \"cdk.out\" });\n");
+    for (i, (tables, deployment)) in cases.iter().enumerate() {
+        std::fs::write(
+            dir.join(format!("tables{i}.ts")),
+            ddb_tools::cdk(tables, deployment),
+        )
+        .unwrap();
+        app.push_str(&format!(
+            "import {{ DdbTables as Tables{i} }} from \"./tables{i}\";\n"
+        ));
+        stacks.push_str(&format!(
+            "new Tables{i}(new Stack(app, \"Case{i}\"), \"Tables\");\n"
+        ));
+    }
+    std::fs::write(dir.join("app.ts"), format!("{app}{stacks}app.synth();\n")).unwrap();
+    let run = |program: &str, args: &[&str]| {
+        let output = Command::new(program)
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{program} {args:?} failed:\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    let tsc = "node_modules/typescript/bin/tsc";
+    let options = [
+        "--strict",
+        "--module",
+        "commonjs",
+        "--target",
+        "es2020",
+        "--skipLibCheck",
+    ];
+    run("node", &[[tsc].as_slice(), &options, &["app.ts"]].concat());
+    run("node", &["app.js"]);
+    for (i, (tables, deployment)) in cases.iter().enumerate() {
+        let path = dir.join("cdk.out").join(format!("Case{i}.template.json"));
+        let synthesized: Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let exported = cloudformation(tables, deployment);
+        for (id, resource) in exported["Resources"].as_object().unwrap() {
+            let made = &synthesized["Resources"][id];
+            for part in [
+                "Type",
+                "Properties",
+                "DeletionPolicy",
+                "UpdateReplacePolicy",
+            ] {
+                assert_eq!(made[part], resource[part], "case {i}, {id}: {part}");
+            }
+        }
+    }
+}

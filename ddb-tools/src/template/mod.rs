@@ -12,6 +12,7 @@ use ddb_runtime::model::TableDef;
 use ddb_runtime::schema::TableSettings;
 use ddb_runtime::Error;
 
+mod cdk;
 mod cloudformation;
 mod described;
 mod drift;
@@ -20,6 +21,7 @@ mod terraform;
 mod workbench;
 mod yaml;
 
+pub use cdk::cdk;
 pub use cloudformation::{cloudformation, cloudformation_yaml, logical_id};
 pub use drift::{drift, drift_in, Template};
 pub use terraform::terraform;
