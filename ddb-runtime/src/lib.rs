@@ -305,7 +305,8 @@ pub mod write {
 /// reports are the `ddb-tools` crate.
 pub mod schema {
     pub use crate::evolution::backfill::{
-        Backfill, Checkpoint, IndexKeyViolation, Progress, UniqueDuplicate, MAX_SEGMENTS,
+        Backfill, Checkpoint, IndexKeyViolation, Progress, ThroughputPlan, UniqueDuplicate,
+        MAX_SEGMENTS,
     };
     pub use crate::item::stored::SCHEMA_VERSION_ATTRIBUTE;
     pub use crate::tables::{

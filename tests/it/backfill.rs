@@ -618,3 +618,71 @@ async fn a_backfill_lets_go_of_the_cached_items_it_writes() {
         "the backfill's write let go of the item"
     );
 }
+
+/// On an on-demand table, the backfill raises the warm throughput, caps the
+/// on-demand throughput while it runs, and restores the maximum after,
+/// whether it succeeds or fails; its plan says so first.
+#[tokio::test]
+async fn a_cost_safe_backfill_warms_caps_and_restores_the_table() {
+    use ddb_runtime::schema::Units;
+    use ddb_tests::proxy::Fault;
+    let (_old, db) = shipped(20).await;
+    db.sync_table::<Catalog>().await.unwrap();
+    let (proxy, through) = ddb_tests::through_proxy::<Catalog>(&db).await;
+    proxy.record("UpdateTable");
+    // The in-process server keeps no warm throughput: UpdateTable answered
+    // as DynamoDB answers it, the requests recorded.
+    let answer = serde_json::json!({ "TableDescription": { "TableStatus": "UPDATING" } });
+    proxy.fail(
+        "UpdateTable",
+        usize::MAX,
+        Fault::Json(200, answer.to_string()),
+    );
+    let warm = Units {
+        read: 12_000,
+        write: 4_000,
+    };
+    let cap = Units {
+        read: 2_000,
+        write: 1_000,
+    };
+    let backfill = || {
+        through
+            .backfill::<Product>()
+            .warm_throughput(warm)
+            .max_throughput(cap)
+    };
+    let plan = backfill().throughput_plan().await.unwrap();
+    assert_eq!(
+        plan.to_string(),
+        "raise the warm throughput from none to 12000 reads and 4000 writes per second\n\
+         cap the on-demand throughput at 2000 reads and 1000 writes per second while the backfill runs, then restore no maximum\n"
+    );
+    let done = backfill().send().await.unwrap();
+    assert_eq!(done.updated, 20);
+    let sent = ddb_tests::recorded_json(&proxy, "UpdateTable");
+    let name = db.table_name::<Catalog>();
+    assert_eq!(
+        sent,
+        [
+            serde_json::json!({ "TableName": name, "WarmThroughput": { "ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000 } }),
+            serde_json::json!({ "TableName": name, "OnDemandThroughput": { "MaxReadRequestUnits": 2000, "MaxWriteRequestUnits": 1000 } }),
+            serde_json::json!({ "TableName": name, "OnDemandThroughput": { "MaxReadRequestUnits": -1, "MaxWriteRequestUnits": -1 } }),
+        ]
+    );
+    // A backfill that fails restores the maximum too.
+    proxy.fail("Scan", usize::MAX, Fault::Error(400, "ValidationException"));
+    assert!(backfill().send().await.is_err());
+    let sent = ddb_tests::recorded_json(&proxy, "UpdateTable");
+    assert_eq!(sent.len(), 6);
+    assert_eq!(sent[5]["OnDemandThroughput"]["MaxReadRequestUnits"], -1);
+    // Bad units send nothing.
+    let zero = Units { read: 0, write: 1 };
+    assert!(through
+        .backfill::<Product>()
+        .max_throughput(zero)
+        .send()
+        .await
+        .is_err());
+    assert_eq!(ddb_tests::recorded_json(&proxy, "UpdateTable").len(), 6);
+}

@@ -355,7 +355,7 @@ fn table_exists(error: &Error) -> bool {
 
 /// Waits until the table and every global index are ACTIVE (at most
 /// `timeout`).
-pub(super) async fn wait_until_active(
+pub(crate) async fn wait_until_active(
     client: &Client,
     name: &str,
     timeout: Duration,

@@ -13,6 +13,7 @@ mod sync_plan;
 pub(crate) mod sync_settings;
 mod vector;
 
+pub(crate) use create::wait_until_active;
 pub use create::{
     create_table_if_missing, create_table_if_missing_with, create_table_input,
     create_table_input_with, TableCreated,

@@ -22,6 +22,7 @@ mod guards;
 mod pacing;
 mod plan;
 mod run;
+mod throughput;
 
 use crate::transport::table_operation::TableOperation;
 use std::marker::PhantomData;
@@ -40,6 +41,7 @@ pub use checkpoint::Checkpoint;
 use pacing::Pacer;
 use plan::*;
 use run::*;
+pub use throughput::ThroughputPlan;
 
 /// The most scan segments a backfill runs (DynamoDB allows 1,000,000).
 pub const MAX_SEGMENTS: u32 = 1024;
@@ -137,6 +139,8 @@ pub struct Backfill<E> {
     check_first: bool,
     report: Option<Report>,
     removed: Vec<String>,
+    warm_throughput: Option<crate::tables::Units>,
+    max_throughput: Option<crate::tables::Units>,
     entity: PhantomData<fn() -> E>,
 }
 
@@ -176,6 +180,8 @@ impl Db {
             check_first: true,
             report: None,
             removed: Vec::new(),
+            warm_throughput: None,
+            max_throughput: None,
             entity: PhantomData,
         }
     }
@@ -333,6 +339,55 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
         Ok(())
     }
 
+    /// On an on-demand table, raises the table's warm throughput to
+    /// `units` before the backfill starts, so that its writes meet no
+    /// throttle while DynamoDB scales (DynamoDB never lowers it: it stays).
+    /// A provisioned table is left as it is.
+    pub fn warm_throughput(mut self, units: crate::tables::Units) -> Self {
+        self.warm_throughput = Some(units);
+        self
+    }
+
+    /// On an on-demand table, caps its on-demand throughput at `units`
+    /// while the backfill runs (UpdateTable's `OnDemandThroughput`), and
+    /// restores the maximum it had after, whether the backfill succeeds or
+    /// fails: the backfill cannot cost more than the cap allows, and the
+    /// application's requests share it meanwhile. A provisioned table is
+    /// left as it is. When the backfill fails and restoring fails too, the
+    /// backfill's error is returned: the table may keep the cap until a
+    /// sync (`sync_table_with` sets a declared maximum) or an UpdateTable
+    /// restores it. [`throughput_plan`](Self::throughput_plan) says what
+    /// will change.
+    pub fn max_throughput(mut self, units: crate::tables::Units) -> Self {
+        self.max_throughput = Some(units);
+        self
+    }
+
+    /// What [`send`](Self::send) changes of the table's throughput and
+    /// restores after, read from DescribeTable; printed, it reads as a
+    /// plan.
+    ///
+    /// ```no_run
+    /// # async fn demo<E: ddb_runtime::Entity + Send + Sync + 'static>(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// use ddb_runtime::schema::Units;
+    /// let backfill = db
+    ///     .backfill::<E>()
+    ///     .warm_throughput(Units { read: 12_000, write: 4_000 })
+    ///     .max_throughput(Units { read: 2_000, write: 1_000 });
+    /// print!("{}", backfill.throughput_plan().await?);
+    /// // raise the warm throughput from none to 12000 reads and 4000 writes per second
+    /// // cap the on-demand throughput at 2000 reads and 1000 writes per second while the backfill runs, then restore no maximum
+    /// backfill.send().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn throughput_plan(&self) -> Result<ThroughputPlan> {
+        throughput::check(self.warm_throughput)?;
+        throughput::check(self.max_throughput)?;
+        let name = self.db.table_name::<E::Table>();
+        let (warm, max) = (self.warm_throughput, self.max_throughput);
+        throughput::plan(self.db.client(), name, warm, max).await
+    }
+
     /// Checks every item (unless [`skip_check`](Self::skip_check)), then
     /// writes. Returns the final progress; an
     /// [`Error::IndexKeyViolations`] when the check found items the indexes
@@ -348,6 +403,22 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
         };
         self.segments = positions.len() as u32;
         self.validate()?;
+        if self.warm_throughput.is_none() && self.max_throughput.is_none() {
+            return self.run(positions, scanned).await;
+        }
+        let plan = self.throughput_plan().await?;
+        let client = self.db.client().clone();
+        throughput::apply(&client, &table, &plan).await?;
+        let ran = self.run(positions, scanned).await;
+        let restored = throughput::restore(&client, &table, &plan).await;
+        let progress = ran?;
+        restored?;
+        Ok(progress)
+    }
+
+    /// The check, then the write pass, from `positions`.
+    async fn run(self, positions: Vec<Position>, scanned: u64) -> Result<Progress> {
+        let table = self.db.table_name::<E::Table>().to_owned();
         let mut checked = Checked::default();
         if self.check_first {
             checked = self.check_pass().await?;
