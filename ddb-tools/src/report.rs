@@ -4,7 +4,8 @@
 use std::fmt::Write;
 
 use ddb_runtime::model::{
-    EntitySchema, IndexKind, KeyDef, MultiAttributeKey, Part, TableDef, Template,
+    EntitySchema, IndexKind, KeyDef, MultiAttributeKey, MultiRegionConsistency, Part, TableDef,
+    Template,
 };
 
 fn index_name(key: &KeyDef) -> &'static str {
@@ -75,7 +76,8 @@ fn consistency(table: &TableDef, key: &KeyDef) -> &'static str {
 /// The access-pattern report of a table's entities, as Markdown: one row per
 /// GetItem, per declared query and vector search, and per declared scan
 /// (entity, pattern, operation, index, key condition, consistency), then
-/// each entity's write amplification. A scan's row says what it costs: it
+/// each entity's write amplification, and for a global table which of
+/// ddb's guarantees hold across Regions in its consistency mode. A scan's row says what it costs: it
 /// reads every item of the table, so its cost grows with the table.
 ///
 /// ```
@@ -100,7 +102,32 @@ pub fn access_pattern_report(entities: &[&EntitySchema]) -> String {
     for entity in entities {
         write_amplification(&mut out, entity);
     }
+    write_replication(&mut out, entities);
     out
+}
+
+/// What holds across Regions, for each global table among the entities'.
+fn write_replication(out: &mut String, entities: &[&EntitySchema]) {
+    let mut tables: Vec<&TableDef> = Vec::new();
+    for entity in entities {
+        let table = entity.table;
+        let global = table.multi_region_consistency.is_some();
+        if global && !tables.iter().any(|t| t.name == table.name) {
+            tables.push(table);
+        }
+    }
+    if tables.is_empty() {
+        return;
+    }
+    out.push_str("\nReplication (global tables):\n\n");
+    for table in tables {
+        let said = match (table.multi_region_consistency, table.single_region_writes) {
+            (Some(MultiRegionConsistency::Strong), _) => "strong: conditions, transactions, unique values and idempotency keys hold across Regions; a write meeting another Region's concurrent write fails with ReplicatedWriteConflict, which is retried",
+            (_, true) => "eventual, each item written in one Region: conditions, unique values and idempotency keys hold while every write of an item goes through one Region; other Regions see writes after replication",
+            _ => "eventual: conditions (version checks, create, upsert) are checked in the writing Region only and last writer wins across Regions; unique values are refused at compile time and idempotency keys at send; strongly consistent reads see the Region's own writes",
+        };
+        let _ = writeln!(out, "- {}: {said}", table.name);
+    }
 }
 
 /// The entity's rows of the report: its GetItem, then each declared query.

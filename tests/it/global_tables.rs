@@ -317,3 +317,20 @@ async fn an_idempotency_key_needs_conditions_that_hold_across_regions() {
         .await
         .unwrap();
 }
+
+#[test]
+fn the_access_pattern_report_says_what_holds_in_each_mode() {
+    let report = ddb_tools::access_pattern_report(&[&Session::SCHEMA, &Profile::SCHEMA]);
+    let replication = report.split("Replication (global tables):").nth(1).unwrap();
+    assert!(
+        replication.contains("- Sessions: eventual: conditions"),
+        "{report}"
+    );
+    assert!(replication.contains("idempotency keys at send"), "{report}");
+    assert!(
+        replication.contains("- Profiles: eventual, each item written in one Region"),
+        "{report}"
+    );
+    let local = ddb_tools::access_pattern_report(&[]);
+    assert!(!local.contains("Replication"), "{local}");
+}
