@@ -122,7 +122,7 @@ fn write_replication(out: &mut String, entities: &[&EntitySchema]) {
     out.push_str("\nReplication (global tables):\n\n");
     for table in tables {
         let said = match (table.multi_region_consistency, table.single_region_writes) {
-            (Some(MultiRegionConsistency::Strong), _) => "strong: conditions, transactions, unique values and idempotency keys hold across Regions; a write meeting another Region's concurrent write fails with ReplicatedWriteConflict, which is retried",
+            (Some(MultiRegionConsistency::Strong), _) => "strong: every condition (version checks, create, upsert) holds across Regions; DynamoDB runs no transaction, so exactly-once writes, unique values and idempotency keys are refused; a write meeting another Region's concurrent write fails with ReplicatedWriteConflict, which is retried",
             (_, true) => "eventual, each item written in one Region: conditions, unique values and idempotency keys hold while every write of an item goes through one Region; other Regions see writes after replication",
             _ => "eventual: conditions (version checks, create, upsert) are checked in the writing Region only and last writer wins across Regions; unique values are refused at compile time and idempotency keys at send; strongly consistent reads see the Region's own writes",
         };

@@ -334,3 +334,51 @@ fn the_access_pattern_report_says_what_holds_in_each_mode() {
     let local = ddb_tools::access_pattern_report(&[]);
     assert!(!local.contains("Replication"), "{local}");
 }
+
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Accounts, entity = "Account", pk = "ACCOUNT#{id}", sk = "ACCOUNT")]
+struct Account {
+    id: String,
+    balance: u64,
+}
+
+/// DynamoDB runs no transaction on a table with multi-Region strong
+/// consistency: every form of one ddb sends (a transaction, a read
+/// transaction, an exactly-once create, an idempotency key) is refused
+/// with nothing sent; a single create is not.
+#[tokio::test]
+async fn no_transaction_is_sent_to_a_table_with_strong_consistency() {
+    let db = ddb_tests::db_with_table::<Accounts>().await;
+    let (proxy, db) = ddb_tests::through_proxy::<Accounts>(&db).await;
+    let account = |id: &str| Account {
+        id: id.into(),
+        balance: 10,
+    };
+    let refusals = [
+        db.transact_write().create(&account("a")).send().await.err(),
+        db.create(&account("b"))
+            .exactly_once(true)
+            .send()
+            .await
+            .err()
+            .map(Into::into),
+        db.transact_write()
+            .create(&account("c"))
+            .idempotency_key("request-1")
+            .send()
+            .await
+            .err(),
+    ];
+    for refused in refusals {
+        let refused = refused.expect("refused");
+        assert!(refused.to_string().contains("no transaction"), "{refused}");
+    }
+    let key = Account::key(&"a".to_string()).unwrap();
+    let read = db.transact_get().get(key).send().await.unwrap_err();
+    assert!(read.to_string().contains("no transaction"), "{read}");
+    assert_eq!(
+        proxy.seen("TransactWriteItems") + proxy.seen("TransactGetItems"),
+        0
+    );
+    db.create(&account("d")).send().await.unwrap();
+}

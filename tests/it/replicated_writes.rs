@@ -82,3 +82,46 @@ async fn a_batch_refused_with_a_conflict_writes_each_item_once() {
     let raw = ddb_tests::scan_raw::<Counters>(&db).await;
     assert_eq!(raw.len(), 30);
 }
+
+/// An idempotent create that meets a conflict, then loses the answer of
+/// the attempt that applied it, reports its own write: created once. (A
+/// table with multi-Region strong consistency runs no transaction, so this
+/// create, a single conditional PutItem, is how ddb writes once there.)
+#[tokio::test]
+async fn a_create_through_a_conflict_and_a_lost_answer_is_created_once() {
+    let (db, proxy, through) = counters().await;
+    proxy.fail("PutItem", 1, CONFLICT);
+    proxy.fail("PutItem", 1, Fault::DropResponse);
+    let created = through.create(&counter("once", 1)).send().await.unwrap();
+    assert_eq!(proxy.injected("PutItem"), 2);
+    assert_eq!(created, ddb_runtime::Created::Created);
+    assert_eq!(stored(&db, "once").await.map(|c| c.value), Some(1));
+    assert_eq!(ddb_tests::scan_raw::<Counters>(&db).await.len(), 1);
+}
+
+/// A versioned update that meets a conflict, then loses the answer of the
+/// attempt that applied it, is applied once and reported as of unknown
+/// outcome (a retry met its own write), never as a version conflict.
+#[tokio::test]
+async fn a_versioned_update_through_a_conflict_and_a_lost_answer_is_unknown_not_a_conflict() {
+    let (db, proxy, through) = counters().await;
+    through.create(&counter("v", 1)).send().await.unwrap();
+    proxy.fail("UpdateItem", 1, CONFLICT);
+    proxy.fail("UpdateItem", 1, Fault::DropResponse);
+    let key = Counter::key(&"v".to_string()).unwrap();
+    let updated = through
+        .update(key)
+        .set(Counter::fields().value, 2)
+        .expect_version(1)
+        .send()
+        .await;
+    assert!(
+        matches!(
+            &updated,
+            Err(ddb_runtime::Error::WriteOutcomeUnknown { .. })
+        ),
+        "{updated:?}"
+    );
+    let stored = stored(&db, "v").await.unwrap();
+    assert_eq!((stored.value, stored.version), (2, 2), "applied once");
+}

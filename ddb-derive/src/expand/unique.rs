@@ -113,11 +113,16 @@ pub(super) fn checks(entity: &Entity) -> TokenStream {
         entity.ident
     );
     let across_regions = format!(
-        "entity `{}` has unique fields, whose guards are conditional writes: its table replicates with multi_region_consistency = \"eventual\", where two Regions can each take the same value. Declare `single_region_writes` on the table if every write of an item is sent in one Region, or use multi_region_consistency = \"strong\"",
+        "entity `{}` has unique fields, whose guards are conditional writes: its table replicates with multi_region_consistency = \"eventual\", where two Regions can each take the same value. Declare `single_region_writes` on the table if every write of an item is sent in one Region",
+        entity.ident
+    );
+    let strong = format!(
+        "entity `{}` has unique fields, whose guards are written in transactions: its table has multi_region_consistency = \"strong\", where DynamoDB runs no transaction. Check the value another way, or use \"eventual\" with `single_region_writes`",
         entity.ident
     );
     quote_spanned!(first.tokens.span()=>
         const _: () = ::core::assert!(#p::holds_guards(&<#table as #p::Table>::DEF), #message);
+        const _: () = ::core::assert!(<#table as #p::Table>::DEF.runs_transactions(), #strong);
         const _: () = ::core::assert!(
             <#table as #p::Table>::DEF.conditions_hold_across_regions(),
             #across_regions

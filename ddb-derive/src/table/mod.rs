@@ -604,6 +604,9 @@ fn multi_region_consistency(cx: &Ctxt, raw: &RawTable) -> TokenStream {
             return quote!(::core::option::Option::None);
         }
     };
+    if mode.value.value() == "strong" {
+        refuse_under_strong_consistency(cx, raw);
+    }
     let stream = raw.stream.as_ref().map(|s| s.value.value());
     if mode.value.value() == "eventual" && stream.as_deref() != Some("new_and_old_images") {
         cx.error_spanned_by(
@@ -612,4 +615,21 @@ fn multi_region_consistency(cx: &Ctxt, raw: &RawTable) -> TokenStream {
         );
     }
     quote!(::core::option::Option::Some(#p::MultiRegionConsistency::#variant))
+}
+
+/// What DynamoDB does not run on a table with multi-Region strong
+/// consistency: time to live and local secondary indexes.
+fn refuse_under_strong_consistency(cx: &Ctxt, raw: &RawTable) {
+    if let Some(ttl) = &raw.ttl {
+        cx.error_spanned_by(
+            &ttl.tokens,
+            "a table with multi_region_consistency = \"strong\" has no time to live in DynamoDB: remove `ttl`, or use \"eventual\"",
+        );
+    }
+    for index in raw.indexes.iter().filter(|index| index.local) {
+        cx.error_spanned_by(
+            &index.tokens,
+            "a table with multi_region_consistency = \"strong\" has no local secondary index in DynamoDB: declare it as a global index (`index(...)`), or use \"eventual\"",
+        );
+    }
 }

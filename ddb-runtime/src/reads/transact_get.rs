@@ -17,6 +17,7 @@ impl Db {
         TransactGet {
             db: self.clone(),
             gets: Vec::new(),
+            refused: None,
         }
     }
 }
@@ -26,6 +27,9 @@ impl Db {
 pub struct TransactGet {
     db: Db,
     gets: Vec<(&'static str, String, Item)>,
+    /// A get of a table where DynamoDB runs no transaction: its entity and
+    /// why.
+    refused: Option<(&'static str, String)>,
 }
 
 /// The items a [`TransactGet`] read, in the order asked.
@@ -68,11 +72,17 @@ impl TransactGet {
         let table = self.db.table_name::<E::Table>().to_owned();
         self.gets
             .push((E::SCHEMA.entity_type, table, key.to_item()));
+        if let Some(reason) = E::SCHEMA.table.transactions_refused() {
+            self.refused.get_or_insert((E::SCHEMA.entity_type, reason));
+        }
         self
     }
 
     /// The actions of the request, checked: 1 to 100 gets.
     fn items(&self) -> Result<Vec<TransactGetItem>> {
+        if let Some((entity, reason)) = &self.refused {
+            return Err(invalid(entity, reason.clone()));
+        }
         if self.gets.is_empty() || self.gets.len() > MAX_ITEMS {
             return Err(invalid(
                 "transaction",

@@ -179,7 +179,7 @@ pub(crate) fn record(
                      replicates with multi_region_consistency = \"eventual\", where a \
                      retry sent in another Region would apply again: declare \
                      `single_region_writes` on the table if every write of an item is \
-                     sent in one Region, or use \"strong\""
+                     sent in one Region"
                 .into(),
         });
     }

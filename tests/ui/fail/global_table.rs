@@ -30,4 +30,15 @@ pub struct NotGlobal;
 )]
 pub struct Valued;
 
+#[derive(Table)]
+#[ddb(
+    name = "Expiring",
+    pk = "PK",
+    sk = "SK",
+    ttl = "expiresAt",
+    multi_region_consistency = "strong"
+)]
+#[ddb(local_index(name = "LSI1", sk = "LSI1SK"))]
+pub struct Expiring;
+
 fn main() {}

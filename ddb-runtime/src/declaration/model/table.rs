@@ -287,7 +287,8 @@ pub struct TableDef {
 /// only. Under [`Strong`](Self::Strong) every write is agreed by the
 /// Regions before it returns: conditions hold across Regions, and a write
 /// meeting a concurrent one in another Region fails with
-/// `ReplicatedWriteConflictException`, which ddb retries.
+/// `ReplicatedWriteConflictException`, which ddb retries; DynamoDB runs no
+/// transaction, time to live or local index on such a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MultiRegionConsistency {
     /// `EVENTUAL`: multi-Region eventual consistency.
@@ -465,6 +466,28 @@ impl StreamView {
 }
 
 impl TableDef {
+    /// Whether DynamoDB runs transactions (TransactWriteItems,
+    /// TransactGetItems) on this table: not on a table with multi-Region
+    /// strong consistency.
+    pub const fn runs_transactions(&self) -> bool {
+        !matches!(
+            self.multi_region_consistency,
+            Some(MultiRegionConsistency::Strong)
+        )
+    }
+
+    /// Why a transaction on this table is refused, if it is.
+    pub(crate) fn transactions_refused(&self) -> Option<String> {
+        (!self.runs_transactions()).then(|| {
+            format!(
+                "table {} has multi_region_consistency = \"strong\", where DynamoDB runs no \
+                 transaction (nor an exactly-once write, a unique value's guard or an \
+                 idempotency key, which are transactions): write each item alone",
+                self.name
+            )
+        })
+    }
+
     /// Whether a condition DynamoDB checks on this table holds for every
     /// Region's writes: the table is not replicated with eventual
     /// consistency, or each item is written in one Region.

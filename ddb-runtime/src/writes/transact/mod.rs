@@ -329,6 +329,9 @@ async fn read_later(
 fn check_actions(actions: &[Action], items: &[TransactWriteItem]) -> Result<()> {
     let mut total = 0;
     for (i, (action, item)) in actions.iter().zip(items).enumerate() {
+        if let Some(reason) = action.table.0.transactions_refused() {
+            return Err(invalid(action.entity, reason));
+        }
         // At most 100 actions: a search of those before is cheaper than
         // hashing each key.
         let table = action::table_of(item);

@@ -19,4 +19,16 @@ pub struct User {
     email: String,
 }
 
+#[derive(Table)]
+#[ddb(name = "Accounts", pk = "PK", sk = "SK", multi_region_consistency = "strong")]
+pub struct Accounts;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[ddb(table = Accounts, entity = "Account", pk = "ACCOUNT#{id}", sk = "ACCOUNT")]
+pub struct Account {
+    id: String,
+    #[ddb(unique)]
+    email: String,
+}
+
 fn main() {}
