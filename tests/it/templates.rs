@@ -1593,3 +1593,27 @@ fn the_cdk_construct_synthesizes_the_cloudformation_export() {
         }
     }
 }
+
+/// A maximum on-demand throughput applies on demand only: a provisioned
+/// deployment's export leaves it out, and drift says so once rather than
+/// planning a change DynamoDB would refuse.
+#[test]
+fn drift_plans_no_maximum_throughput_on_a_provisioned_table() {
+    let deployment = secured().billing(Billing::Provisioned { read: 5, write: 2 });
+    let template = cloudformation(&[&Ledger::DEF], &deployment);
+    let properties = &template["Resources"]["LedgerTable"]["Properties"];
+    assert!(properties.get("OnDemandThroughput").is_none());
+    let plan = ddb_tools::drift_in(
+        &Template::from_value(template).unwrap(),
+        &Ledger::DEF,
+        &deployment,
+    )
+    .unwrap();
+    let max = |c: &SyncChange| matches!(c, SyncChange::SetMaxThroughput { .. });
+    assert!(!plan.changes.iter().any(max), "{plan}");
+    assert_eq!(
+        plan.differences,
+        ["the table is provisioned: its maximum on-demand throughput is not set"],
+        "{plan}"
+    );
+}

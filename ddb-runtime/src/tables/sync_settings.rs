@@ -135,7 +135,24 @@ pub fn compare_settings(
     if let Some(key) = settings.kms_key_id() {
         plan_encryption(plan, key, current);
     }
-    if let Some(wanted) = settings.table_max_throughput() {
+    // A maximum on-demand throughput applies on demand only: DynamoDB
+    // refuses one on a provisioned table, and the exports leave it out.
+    let provisioned = current
+        .billing_mode_summary()
+        .and_then(|b| b.billing_mode())
+        .is_some_and(|mode| *mode == aws_sdk_dynamodb::types::BillingMode::Provisioned);
+    if provisioned
+        && (settings.table_max_throughput().is_some()
+            || table
+                .indexes
+                .iter()
+                .any(|i| settings.max_throughput_of(i.name).is_some()))
+    {
+        plan.differences.push(
+            "the table is provisioned: its maximum on-demand throughput is not set".to_owned(),
+        );
+    }
+    if let Some(wanted) = settings.table_max_throughput().filter(|_| !provisioned) {
         let found = current
             .on_demand_throughput()
             .map(|t| (t.max_read_request_units(), t.max_write_request_units()));
@@ -160,7 +177,10 @@ pub fn compare_settings(
         let Some(described) = described else {
             continue;
         };
-        if let Some(wanted) = settings.max_throughput_of(index.name) {
+        if let Some(wanted) = settings
+            .max_throughput_of(index.name)
+            .filter(|_| !provisioned)
+        {
             let found = described
                 .on_demand_throughput()
                 .map(|t| (t.max_read_request_units(), t.max_write_request_units()));

@@ -8,9 +8,9 @@ use aws_sdk_dynamodb::types::{
     TableDescription, VectorAttributeDefinition, VectorDistanceFunction, VectorIndexDescription,
 };
 use aws_sdk_dynamodb::types::{
-    GlobalSecondaryIndexWarmThroughputDescription, GlobalTableWitnessDescription,
-    MultiRegionConsistency, OnDemandThroughput, ReplicaDescription, SseDescription, SseType,
-    TableClass, TableClassSummary, TableWarmThroughputDescription,
+    BillingMode, BillingModeSummary, GlobalSecondaryIndexWarmThroughputDescription,
+    GlobalTableWitnessDescription, MultiRegionConsistency, OnDemandThroughput, ReplicaDescription,
+    SseDescription, SseType, TableClass, TableClassSummary, TableWarmThroughputDescription,
 };
 use serde_json::Value;
 
@@ -111,6 +111,11 @@ pub(super) fn describe(properties: &Value) -> Result<Described, String> {
         .set_sse_description(sse)
         .set_on_demand_throughput(on_demand(&properties["OnDemandThroughput"]))
         .set_warm_throughput(warm)
+        .set_billing_mode_summary(text(&properties["BillingMode"]).map(|mode| {
+            BillingModeSummary::builder()
+                .billing_mode(BillingMode::from(mode.as_str()))
+                .build()
+        }))
         .set_replicas(replicas(&properties["Replicas"]))
         .set_global_table_witnesses(witnesses(&properties["GlobalTableWitnesses"]))
         .set_multi_region_consistency(
