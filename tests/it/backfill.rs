@@ -624,6 +624,7 @@ async fn a_backfill_lets_go_of_the_cached_items_it_writes() {
 /// whether it succeeds or fails; its plan says so first.
 #[tokio::test]
 async fn a_cost_safe_backfill_warms_caps_and_restores_the_table() {
+    ddb_tests::requires!(TableSettings);
     use ddb_runtime::schema::Units;
     use ddb_tests::proxy::Fault;
     let (_old, db) = shipped(20).await;
@@ -656,7 +657,7 @@ async fn a_cost_safe_backfill_warms_caps_and_restores_the_table() {
     assert_eq!(
         plan.to_string(),
         "raise the warm throughput from none to 12000 reads and 4000 writes per second\n\
-         cap the on-demand throughput at 2000 reads and 1000 writes per second while the backfill runs, then restore no maximum\n"
+         cap the on-demand throughput at 2000 reads and 1000 writes per second while the backfill runs, then restore no maximum of reads and no maximum of writes per second\n"
     );
     let done = backfill().send().await.unwrap();
     assert_eq!(done.updated, 20);
@@ -685,4 +686,72 @@ async fn a_cost_safe_backfill_warms_caps_and_restores_the_table() {
         .await
         .is_err());
     assert_eq!(ddb_tests::recorded_json(&proxy, "UpdateTable").len(), 6);
+}
+
+/// A table that already has a maximum keeps its tighter units under the
+/// backfill's cap, gets exactly its own maximum back, and is never asked
+/// to lower its warm throughput.
+#[tokio::test]
+async fn a_backfill_cap_keeps_a_tighter_maximum_and_restores_it_exactly() {
+    ddb_tests::requires!(TableSettings);
+    use aws_sdk_dynamodb::types::OnDemandThroughput;
+    use ddb_runtime::schema::Units;
+    let (_old, db) = shipped(5).await;
+    db.sync_table::<Catalog>().await.unwrap();
+    let own = OnDemandThroughput::builder()
+        .max_read_request_units(500)
+        .max_write_request_units(8_000)
+        .build();
+    let name = db.table_name::<Catalog>().to_owned();
+    db.client()
+        .update_table()
+        .table_name(&name)
+        .on_demand_throughput(own)
+        .send()
+        .await
+        .unwrap();
+    let cap = Units {
+        read: 2_000,
+        write: 1_000,
+    };
+    let plan = db
+        .backfill::<Product>()
+        .max_throughput(cap)
+        .throughput_plan()
+        .await
+        .unwrap();
+    assert_eq!(
+        plan.cap,
+        Some((
+            Units {
+                read: 500,
+                write: 8_000
+            },
+            Units {
+                read: 500,
+                write: 1_000
+            }
+        )),
+        "{plan}"
+    );
+    let done = db
+        .backfill::<Product>()
+        .max_throughput(cap)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(done.updated, 5);
+    let described = db
+        .client()
+        .describe_table()
+        .table_name(&name)
+        .send()
+        .await
+        .unwrap();
+    let max = described.table().unwrap().on_demand_throughput().unwrap();
+    assert_eq!(
+        (max.max_read_request_units(), max.max_write_request_units()),
+        (Some(500), Some(8_000)),
+        "restored exactly"
+    );
 }

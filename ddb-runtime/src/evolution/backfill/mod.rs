@@ -353,10 +353,13 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
     /// restores the maximum it had after, whether the backfill succeeds or
     /// fails: the backfill cannot cost more than the cap allows, and the
     /// application's requests share it meanwhile. A provisioned table is
-    /// left as it is. When the backfill fails and restoring fails too, the
-    /// backfill's error is returned: the table may keep the cap until a
-    /// sync (`sync_table_with` sets a declared maximum) or an UpdateTable
-    /// restores it. [`throughput_plan`](Self::throughput_plan) says what
+    /// left as it is. Each unit of the cap is the lower of the table's own
+    /// maximum and `units`: a tighter maximum stays. A backfill dropped
+    /// while it runs (a timeout, a cancelled task) restores the maximum
+    /// from a task of its own. When the backfill fails and restoring fails
+    /// too, the backfill's error is returned, and the table keeps the cap
+    /// until an UpdateTable (or a sync of settings that declare a maximum)
+    /// sets another. [`throughput_plan`](Self::throughput_plan) says what
     /// will change.
     pub fn max_throughput(mut self, units: crate::tables::Units) -> Self {
         self.max_throughput = Some(units);
@@ -376,7 +379,7 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
     ///     .max_throughput(Units { read: 2_000, write: 1_000 });
     /// print!("{}", backfill.throughput_plan().await?);
     /// // raise the warm throughput from none to 12000 reads and 4000 writes per second
-    /// // cap the on-demand throughput at 2000 reads and 1000 writes per second while the backfill runs, then restore no maximum
+    /// // cap the on-demand throughput at 2000 reads and 1000 writes per second while the backfill runs, then restore no maximum of reads and no maximum of writes per second
     /// backfill.send().await?;
     /// # Ok(()) }
     /// ```
@@ -408,9 +411,10 @@ impl<E: Entity + Send + Sync + 'static> Backfill<E> {
         }
         let plan = self.throughput_plan().await?;
         let client = self.db.client().clone();
-        throughput::apply(&client, &table, &plan).await?;
+        throughput::warm(&client, &table, &plan).await?;
+        let capped = throughput::Capped::set(&client, &table, &plan).await?;
         let ran = self.run(positions, scanned).await;
-        let restored = throughput::restore(&client, &table, &plan).await;
+        let restored = capped.restore().await;
         let progress = ran?;
         restored?;
         Ok(progress)

@@ -2,10 +2,10 @@
 //! throughput raised before it starts, the on-demand throughput capped
 //! while it runs and restored after.
 
+use std::time::Duration;
+
 use aws_sdk_dynamodb::types::{BillingMode, OnDemandThroughput, WarmThroughput};
 use aws_sdk_dynamodb::Client;
-
-use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::tables::Units;
@@ -14,19 +14,24 @@ use crate::transport::table_operation::TableOperation;
 /// How long a throughput change may take before the table is ACTIVE again.
 const SETTLE: Duration = Duration::from_secs(600);
 
+/// No maximum, in OnDemandThroughput's words.
+const NO_MAXIMUM: i64 = -1;
+
 /// What a backfill changes of its table's throughput, and what it restores
 /// (see [`Backfill::max_throughput`](super::Backfill::max_throughput)); its
-/// `Display` says it in words.
+/// `Display` says it in words. A unit of `-1` is no maximum.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThroughputPlan {
     /// The table is on demand: only then is anything changed.
     pub on_demand: bool,
-    /// The warm throughput to raise to, from the table's (DynamoDB never
-    /// lowers it, so it is not restored); `None` when already as warm.
+    /// The warm throughput to raise to, each unit the higher of the
+    /// table's and the one asked (DynamoDB never lowers it, so it is not
+    /// restored), and the table's; `None` when already as warm.
     pub raise_warm: Option<(Option<Units>, Units)>,
-    /// The maximum on-demand throughput while the backfill runs, and the
-    /// table's before (`None`: no maximum), restored after.
-    pub cap: Option<(Option<Units>, Units)>,
+    /// The table's maximum on-demand throughput before, restored after,
+    /// and the cap while the backfill runs: each unit the lower of the
+    /// table's and the one asked, so that a tighter maximum stays.
+    pub cap: Option<(Units, Units)>,
 }
 
 impl std::fmt::Display for ThroughputPlan {
@@ -37,17 +42,16 @@ impl std::fmt::Display for ThroughputPlan {
                 "the table is provisioned: its throughput is left as it is"
             );
         }
-        let units = |u: Units| format!("{} reads and {} writes per second", u.read, u.write);
         if let Some((from, to)) = self.raise_warm {
             let from = from.map_or("none".to_owned(), units);
             writeln!(f, "raise the warm throughput from {from} to {}", units(to))?;
         }
         if let Some((before, cap)) = self.cap {
-            let restore = before.map_or("no maximum".to_owned(), units);
             writeln!(
                 f,
-                "cap the on-demand throughput at {} while the backfill runs, then restore {restore}",
-                units(cap)
+                "cap the on-demand throughput at {} while the backfill runs, then restore {}",
+                units(cap),
+                units(before)
             )?;
         }
         if self.raise_warm.is_none() && self.cap.is_none() {
@@ -55,6 +59,18 @@ impl std::fmt::Display for ThroughputPlan {
         }
         Ok(())
     }
+}
+
+fn units(u: Units) -> String {
+    let unit = |n: i64, what: &str| match n {
+        NO_MAXIMUM => format!("no maximum of {what}"),
+        n => format!("{n} {what}"),
+    };
+    format!(
+        "{} and {} per second",
+        unit(u.read, "reads"),
+        unit(u.write, "writes")
+    )
 }
 
 /// The plan for table `name` from DescribeTable: raise to `warm`, cap at
@@ -75,61 +91,114 @@ pub(super) async fn plan(
         .and_then(|t| t.billing_mode_summary())
         .and_then(|b| b.billing_mode());
     let on_demand = billing == Some(&BillingMode::PayPerRequest);
-    let units = |read: Option<i64>, write: Option<i64>| match (read, write) {
-        (Some(read), Some(write)) if read > 0 && write > 0 => Some(Units { read, write }),
-        _ => None,
+    let positive = |n: Option<i64>| n.filter(|n| *n > 0);
+    let found_warm = table.and_then(|t| t.warm_throughput()).and_then(|w| {
+        let (read, write) = (
+            positive(w.read_units_per_second()),
+            positive(w.write_units_per_second()),
+        );
+        Some(Units {
+            read: read?,
+            write: write?,
+        })
+    });
+    let found_max = table.and_then(|t| t.on_demand_throughput());
+    let before = Units {
+        read: positive(found_max.and_then(|t| t.max_read_request_units())).unwrap_or(NO_MAXIMUM),
+        write: positive(found_max.and_then(|t| t.max_write_request_units())).unwrap_or(NO_MAXIMUM),
     };
-    let found_warm = table
-        .and_then(|t| t.warm_throughput())
-        .and_then(|w| units(w.read_units_per_second(), w.write_units_per_second()));
-    let found_max = table
-        .and_then(|t| t.on_demand_throughput())
-        .and_then(|t| units(t.max_read_request_units(), t.max_write_request_units()));
-    let colder =
-        |wanted: &Units| found_warm.is_none_or(|f| f.read < wanted.read || f.write < wanted.write);
+    let raise_warm = warm.filter(|_| on_demand).and_then(|wanted| {
+        let to = match found_warm {
+            Some(found) => Units {
+                read: found.read.max(wanted.read),
+                write: found.write.max(wanted.write),
+            },
+            None => wanted,
+        };
+        (Some(to) != found_warm).then_some((found_warm, to))
+    });
+    let lower = |found: i64, asked: i64| {
+        if found == NO_MAXIMUM {
+            asked
+        } else {
+            found.min(asked)
+        }
+    };
+    let cap = max.filter(|_| on_demand).map(|asked| {
+        let cap = Units {
+            read: lower(before.read, asked.read),
+            write: lower(before.write, asked.write),
+        };
+        (before, cap)
+    });
     Ok(ThroughputPlan {
         on_demand,
-        raise_warm: warm
-            .filter(|w| on_demand && colder(w))
-            .map(|w| (found_warm, w)),
-        cap: max.filter(|_| on_demand).map(|m| (found_max, m)),
+        raise_warm,
+        cap: cap.filter(|(before, cap)| before != cap),
     })
 }
 
-/// Applies `plan` before the backfill: the warm throughput, then the cap,
-/// each waited for until the table is ACTIVE.
-pub(super) async fn apply(client: &Client, name: &str, plan: &ThroughputPlan) -> Result<()> {
-    if let Some((_, warm)) = plan.raise_warm {
-        let warm = WarmThroughput::builder()
-            .read_units_per_second(warm.read)
-            .write_units_per_second(warm.write)
-            .build();
-        let update = client.update_table().table_name(name).warm_throughput(warm);
-        update.send_on(client, name).await?;
-        crate::tables::wait_until_active(client, name, SETTLE).await?;
-    }
-    if let Some((_, cap)) = plan.cap {
-        set_max(client, name, cap).await?;
-    }
-    Ok(())
+/// Raises the warm throughput `plan` names, waited for until the table is
+/// ACTIVE.
+pub(super) async fn warm(client: &Client, name: &str, plan: &ThroughputPlan) -> Result<()> {
+    let Some((_, warm)) = plan.raise_warm else {
+        return Ok(());
+    };
+    let warm = WarmThroughput::builder()
+        .read_units_per_second(warm.read)
+        .write_units_per_second(warm.write)
+        .build();
+    let update = client.update_table().table_name(name).warm_throughput(warm);
+    update.send_on(client, name).await?;
+    crate::tables::wait_until_active(client, name, SETTLE).await
 }
 
-/// Restores the maximum the table had before `plan` capped it.
-pub(super) async fn restore(client: &Client, name: &str, plan: &ThroughputPlan) -> Result<()> {
-    match plan.cap {
-        // -1 removes a maximum (OnDemandThroughput).
-        Some((before, _)) => {
-            set_max(
-                client,
-                name,
-                before.unwrap_or(Units {
-                    read: -1,
-                    write: -1,
-                }),
-            )
-            .await
+/// The cap of `plan` while a backfill runs: set by [`Capped::set`], put
+/// back by [`Capped::restore`], or, if dropped before (the backfill's
+/// future dropped, a panic), by a task of its own on the caller's tokio
+/// runtime.
+pub(super) struct Capped {
+    client: Client,
+    name: String,
+    before: Option<Units>,
+}
+
+impl Capped {
+    /// Caps table `name` as `plan` says (nothing when it says nothing).
+    /// From the moment the request is sent, dropping the result restores.
+    pub(super) async fn set(client: &Client, name: &str, plan: &ThroughputPlan) -> Result<Self> {
+        let mut capped = Self {
+            client: client.clone(),
+            name: name.to_owned(),
+            before: None,
+        };
+        if let Some((before, cap)) = plan.cap {
+            capped.before = Some(before);
+            set_max(client, name, cap).await?;
         }
-        None => Ok(()),
+        Ok(capped)
+    }
+
+    /// Puts the table's maximum back.
+    pub(super) async fn restore(mut self) -> Result<()> {
+        match self.before.take() {
+            Some(before) => set_max(&self.client, &self.name, before).await,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Capped {
+    fn drop(&mut self) {
+        let Some(before) = self.before.take() else {
+            return;
+        };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let (client, name) = (self.client.clone(), std::mem::take(&mut self.name));
+            runtime.spawn(async move {
+                let _ = set_max(&client, &name, before).await;
+            });
+        }
     }
 }
 
