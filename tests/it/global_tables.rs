@@ -120,6 +120,14 @@ fn regions_dynamodb_would_refuse_are_a_typed_error() {
             .witness("eu-west-2"),
     );
     assert!(message.contains("witness"), "{message}");
+    // A customer managed key belongs to one Region: each replica needs its own.
+    let keyed = TableSettings::default()
+        .kms_key("arn:aws:kms:us-east-1:111122223333:key/home")
+        .replica("eu-west-1");
+    let message = refused(&Sessions::DEF, keyed.clone());
+    assert!(message.contains("replica_kms_key"), "{message}");
+    let keyed = keyed.replica_kms_key("eu-west-1", "arn:aws:kms:eu-west-1:111122223333:key/eu");
+    assert!(create_table_input_with(&Sessions::DEF, "Sessions", &keyed).is_ok());
     // Names that are not Regions; a witness that is also a replica.
     refused(&Sessions::DEF, TableSettings::default().replica("Europe"));
     refused(
@@ -188,8 +196,14 @@ async fn eventual_consistency_adds_one_replica_an_update() {
     let client = proxy.client().unwrap();
     let name = ddb_local::unique_table_name("Sessions");
     let settings = TableSettings::default()
+        .kms_key("alias/sessions")
         .replica("eu-west-1")
-        .replica("ap-southeast-2");
+        .replica_kms_key("eu-west-1", "arn:aws:kms:eu-west-1:111122223333:key/eu")
+        .replica("ap-southeast-2")
+        .replica_kms_key(
+            "ap-southeast-2",
+            "arn:aws:kms:ap-southeast-2:111122223333:key/ap",
+        );
     create_table_if_missing_with(
         &client,
         &Sessions::DEF,
@@ -210,6 +224,17 @@ async fn eventual_consistency_adds_one_replica_an_update() {
         .map(|u| &u["ReplicaUpdates"][0]["Create"]["RegionName"])
         .collect();
     assert_eq!(regions, ["eu-west-1", "ap-southeast-2"]);
+    let keys: Vec<&serde_json::Value> = updates
+        .iter()
+        .map(|u| &u["ReplicaUpdates"][0]["Create"]["KMSMasterKeyId"])
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "arn:aws:kms:eu-west-1:111122223333:key/eu",
+            "arn:aws:kms:ap-southeast-2:111122223333:key/ap"
+        ]
+    );
     assert!(updates
         .iter()
         .all(|u| u["ReplicaUpdates"].as_array().unwrap().len() == 1));
@@ -232,6 +257,18 @@ async fn bad_regions_send_nothing() {
         &Accounts::DEF,
         &name,
         &home,
+        Duration::from_secs(60),
+    )
+    .await;
+    assert!(created.is_err());
+    let witness_at_home = TableSettings::default()
+        .replica("us-east-2")
+        .witness("us-east-1");
+    let created = create_table_if_missing_with(
+        &client,
+        &Accounts::DEF,
+        &name,
+        &witness_at_home,
         Duration::from_secs(60),
     )
     .await;
@@ -381,4 +418,43 @@ async fn no_transaction_is_sent_to_a_table_with_strong_consistency() {
         0
     );
     db.create(&account("d")).send().await.unwrap();
+}
+
+/// A strong global table gains its Regions in one request while empty: a
+/// sync of a live table reports the Regions it lacks and sends nothing.
+#[tokio::test]
+async fn sync_reports_the_regions_a_strong_table_lacks() {
+    let proxy = replicas_proxy().await;
+    let client = proxy.client().unwrap();
+    let name = ddb_local::unique_table_name("Accounts");
+    let none = TableSettings::default();
+    create_table_if_missing_with(
+        &client,
+        &Accounts::DEF,
+        &name,
+        &none,
+        Duration::from_secs(60),
+    )
+    .await
+    .unwrap();
+    let settings = TableSettings::default()
+        .replica("us-east-2")
+        .witness("us-west-2");
+    let plan = sync_table_with(
+        &client,
+        &Accounts::DEF,
+        &name,
+        &settings,
+        Duration::from_secs(60),
+    )
+    .await
+    .unwrap();
+    assert!(plan.changes.is_empty(), "{plan}");
+    assert!(
+        plan.differences
+            .iter()
+            .any(|d| d.starts_with("the table lacks us-east-2, us-west-2")),
+        "{plan}"
+    );
+    assert!(recorded_json(&proxy, "UpdateTable").is_empty());
 }

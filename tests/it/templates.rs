@@ -1293,6 +1293,10 @@ struct Wallets;
 )]
 struct Carts;
 
+/// The customer managed key of the Wallets replica in us-east-2.
+const EAST_2_KEY: &str =
+    "arn:aws:kms:us-east-2:111122223333:key/5678abcd-12ab-34cd-56ef-1234567890ab";
+
 /// `secured()`'s settings, replicated: Wallets to a second Region and a
 /// witness, Carts to two Regions.
 fn replicated(billing: Billing) -> Deployment {
@@ -1302,7 +1306,11 @@ fn replicated(billing: Billing) -> Deployment {
         .billing(billing)
         .table_settings(
             "Wallets",
-            settings.clone().replica("us-east-2").witness("us-west-2"),
+            settings
+                .clone()
+                .replica("us-east-2")
+                .replica_kms_key("us-east-2", EAST_2_KEY)
+                .witness("us-west-2"),
         )
         .table_settings(
             "Carts",
@@ -1338,6 +1346,14 @@ fn a_replicated_table_is_a_global_table_with_its_settings_in_each_replica() {
     assert_eq!(
         regions,
         [&json!({ "Ref": "AWS::Region" }), &json!("us-east-2")]
+    );
+    assert_eq!(
+        replicas[1]["SSESpecification"]["KMSMasterKeyId"],
+        EAST_2_KEY
+    );
+    assert_ne!(
+        replicas[0]["SSESpecification"]["KMSMasterKeyId"],
+        EAST_2_KEY
     );
     for replica in replicas {
         assert_eq!(
@@ -1377,6 +1393,7 @@ fn a_replicated_table_is_a_global_table_with_its_settings_in_each_replica() {
     let table = &configuration["resource"]["aws_dynamodb_table"]["Wallets"];
     assert_eq!(table["replica"][0]["region_name"], "us-east-2");
     assert_eq!(table["replica"][0]["consistency_mode"], "STRONG");
+    assert_eq!(table["replica"][0]["kms_key_arn"], EAST_2_KEY);
     assert_eq!(table["global_table_witness"][0]["region_name"], "us-west-2");
 }
 
@@ -1446,15 +1463,14 @@ fn drift_finds_each_global_table_difference() {
         settings.clone().replica("us-west-2").witness("us-east-1"),
     );
     let plan = drift(&more);
+    let lacks = "the table lacks us-west-2, us-east-1";
     assert!(
-        plan.changes
-            .contains(&SyncChange::AddReplica("us-west-2".into())),
+        plan.differences.iter().any(|d| d.starts_with(lacks)),
         "{plan}"
     );
     assert!(
-        plan.changes
-            .contains(&SyncChange::AddWitness("us-east-1".into())),
-        "{plan}"
+        plan.changes.is_empty(),
+        "a strong table's Regions are not added live: {plan}"
     );
     // A replica and a witness the settings no longer name.
     let fewer = deployment
@@ -1614,6 +1630,44 @@ fn drift_plans_no_maximum_throughput_on_a_provisioned_table() {
     assert_eq!(
         plan.differences,
         ["the table is provisioned: its maximum on-demand throughput is not set"],
+        "{plan}"
+    );
+}
+
+/// The Terraform export of a global table reads back without drift, and
+/// drift there finds a missing replica and another mode too.
+#[test]
+fn terraform_drift_reads_replicas_witness_and_mode() {
+    let deployment = replicated(Billing::OnDemand);
+    let configuration = terraform(&[&Wallets::DEF, &Carts::DEF], &deployment);
+    let template = Template::from_value(configuration.clone()).unwrap();
+    for table in [&Wallets::DEF, &Carts::DEF] {
+        let plan = ddb_tools::drift_in(&template, table, &deployment).unwrap();
+        assert!(plan.is_empty(), "{}: {plan}", table.name);
+    }
+    let mut eventual = configuration;
+    eventual["resource"]["aws_dynamodb_table"]["Wallets"]["replica"][0]["consistency_mode"] =
+        json!("EVENTUAL");
+    let template = Template::from_value(eventual).unwrap();
+    let plan = ddb_tools::drift_in(&template, &Wallets::DEF, &deployment).unwrap();
+    assert!(
+        plan.differences
+            .iter()
+            .any(|d| d.contains("multi-Region consistency is EVENTUAL")),
+        "{plan}"
+    );
+    let more = deployment.clone().table_settings(
+        "Carts",
+        ddb_runtime::schema::TableSettings::default()
+            .replica("eu-west-1")
+            .replica("us-west-2")
+            .replica("ap-southeast-2"),
+    );
+    let template = Template::from_value(terraform(&[&Carts::DEF], &deployment)).unwrap();
+    let plan = ddb_tools::drift_in(&template, &Carts::DEF, &more).unwrap();
+    assert_eq!(
+        plan.changes,
+        [SyncChange::AddReplica("ap-southeast-2".into())],
         "{plan}"
     );
 }

@@ -67,6 +67,11 @@ pub(crate) fn check(
             "`{home}` is the Region the table is created in, not a replica of it"
         )));
     }
+    if let Some(home) = home.filter(|home| witness == Some(*home)) {
+        return Err(invalid(format!(
+            "`{home}` is the Region the table is created in: the witness is a Region of its own"
+        )));
+    }
     match mode {
         MultiRegionConsistency::Eventual if witness.is_some() => Err(invalid(
             "a witness serves multi-Region strong consistency only".to_owned(),
@@ -123,20 +128,38 @@ pub(super) async fn add_replicas(
         return Ok(());
     }
     if table.multi_region_consistency == Some(MultiRegionConsistency::Strong) {
-        add(client, name, replicas, settings.witness_region(), true).await?;
+        add(
+            client,
+            name,
+            settings,
+            replicas,
+            settings.witness_region(),
+            true,
+        )
+        .await?;
         return wait_until_active(client, name, timeout).await;
     }
     for replica in replicas {
-        add(client, name, std::slice::from_ref(replica), None, false).await?;
+        add(
+            client,
+            name,
+            settings,
+            std::slice::from_ref(replica),
+            None,
+            false,
+        )
+        .await?;
         wait_until_active(client, name, timeout).await?;
     }
     Ok(())
 }
 
-/// One UpdateTable adding `replicas` (and `witness`) to table `name`.
+/// One UpdateTable adding `replicas` (each with its key in `settings`)
+/// and `witness` to table `name`.
 pub(super) async fn add(
     client: &Client,
     name: &str,
+    settings: &TableSettings,
     replicas: &[String],
     witness: Option<&str>,
     strong: bool,
@@ -146,6 +169,7 @@ pub(super) async fn add(
         .map(|region| {
             let create = CreateReplicationGroupMemberAction::builder()
                 .region_name(region)
+                .set_kms_master_key_id(settings.replica_kms_key_of(region).map(str::to_owned))
                 .build()
                 .map_err(|e| invalid(e.to_string()))?;
             Ok(ReplicationGroupUpdate::builder().create(create).build())

@@ -44,6 +44,7 @@ pub struct TableSettings {
     index_warm_throughput: Vec<(String, Units)>,
     resource_policy: Option<String>,
     replicas: Vec<String>,
+    replica_keys: Vec<(String, String)>,
     witness: Option<String>,
 }
 
@@ -119,6 +120,22 @@ impl TableSettings {
             self.replicas.push(region);
         }
         self
+    }
+
+    /// Encrypts the replica in `region` with the customer managed KMS key
+    /// `key`, a key of that Region (KMS keys are regional): a table with a
+    /// [`kms_key`](Self::kms_key) and replicas gives each replica its own.
+    pub fn replica_kms_key(mut self, region: impl Into<String>, key: impl Into<String>) -> Self {
+        let region = region.into();
+        self.replica_keys.retain(|(r, _)| *r != region);
+        self.replica_keys.push((region, key.into()));
+        self
+    }
+
+    /// The customer managed key of the replica in `region`, if given.
+    pub fn replica_kms_key_of(&self, region: &str) -> Option<&str> {
+        let found = self.replica_keys.iter().find(|(r, _)| r == region);
+        found.map(|(_, key)| key.as_str())
     }
 
     /// The witness Region of a table with multi-Region strong
@@ -236,6 +253,26 @@ impl TableSettings {
         {
             return Err(invalid(format!(
                 "`{bad}` is not a Region name (such as `eu-west-1`)"
+            )));
+        }
+        if self.kms_key.is_some() {
+            if let Some(bare) = self
+                .replicas
+                .iter()
+                .find(|r| self.replica_kms_key_of(r).is_none())
+            {
+                return Err(invalid(format!(
+                    "the replica in {bare} has no KMS key: a key belongs to one Region, so give each replica its own (replica_kms_key)"
+                )));
+            }
+        }
+        if let Some((region, _)) = self
+            .replica_keys
+            .iter()
+            .find(|(r, _)| !self.replicas.contains(r))
+        {
+            return Err(invalid(format!(
+                "a KMS key is given for {region}, which is not a replica"
             )));
         }
         if let Some(witness) = &self.witness {

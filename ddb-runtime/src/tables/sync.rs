@@ -13,9 +13,7 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 
-use crate::declaration::model::{
-    IndexDef, IndexKind, MultiRegionConsistency, StreamView, TableDef,
-};
+use crate::declaration::model::{IndexDef, IndexKind, StreamView, TableDef};
 use crate::error::Error;
 
 use super::create::{
@@ -510,13 +508,8 @@ pub async fn sync_table_with(
                 wait_until_active(client, name, timeout).await?;
             }
             SyncChange::AddReplica(region) => {
-                let strong = table.multi_region_consistency == Some(MultiRegionConsistency::Strong);
                 let added = std::slice::from_ref(region);
-                super::replicas::add(client, name, added, None, strong).await?;
-                wait_until_active(client, name, timeout).await?;
-            }
-            SyncChange::AddWitness(region) => {
-                super::replicas::add(client, name, &[], Some(region), true).await?;
+                super::replicas::add(client, name, settings, added, None, false).await?;
                 wait_until_active(client, name, timeout).await?;
             }
             other => {

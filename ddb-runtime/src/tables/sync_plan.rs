@@ -61,14 +61,11 @@ pub enum SyncChange {
     /// The table has no resource-based policy or another one:
     /// PutResourcePolicy.
     PutResourcePolicy,
-    /// A Region the settings replicate the table to and the table has no
-    /// replica in: UpdateTable's `ReplicaUpdates` (a table with
-    /// multi-Region strong consistency gains its replicas only while
-    /// empty: DynamoDB refuses it otherwise).
+    /// A Region the settings replicate a table with multi-Region eventual
+    /// consistency to, and the table has no replica in: UpdateTable's
+    /// `ReplicaUpdates`. (A strong global table gains its Regions only
+    /// while empty, in one request: a sync reports them as a difference.)
     AddReplica(String),
-    /// The witness Region the settings give and the table lacks:
-    /// UpdateTable's `GlobalTableWitnessUpdates`.
-    AddWitness(String),
 }
 
 /// What [`sync_table`](super::sync_table) does (or, as a dry run, would
@@ -138,7 +135,6 @@ impl std::fmt::Display for SyncChange {
             }
             SyncChange::PutResourcePolicy => write!(f, "put the resource-based policy"),
             SyncChange::AddReplica(region) => write!(f, "add a replica in {region}"),
-            SyncChange::AddWitness(region) => write!(f, "add the witness in {region}"),
         }
     }
 }

@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 
-use crate::declaration::model::{ContributorInsights, TableDef};
+use crate::declaration::model::{ContributorInsights, MultiRegionConsistency, TableDef};
 use crate::error::Error;
 use crate::transport::table_operation::TableOperation;
 
@@ -260,30 +260,50 @@ fn compare_replication(
         .collect();
     // DescribeTable lists the other Regions, not the one that answers.
     let wanted = settings.replica_regions();
-    for region in wanted.iter().filter(|r| !found.contains(&r.as_str())) {
-        plan.changes.push(SyncChange::AddReplica(region.clone()));
+    let missing: Vec<&String> = wanted
+        .iter()
+        .filter(|r| !found.contains(&r.as_str()))
+        .collect();
+    let witness_missing = settings
+        .witness_region()
+        .filter(|witness| !witnesses.contains(witness));
+    if table.multi_region_consistency == Some(MultiRegionConsistency::Strong) {
+        // DynamoDB adds a strong global table's Regions in one request,
+        // while the table is empty: not something a sync does to a live table.
+        let regions: Vec<&str> = missing
+            .iter()
+            .map(|r| r.as_str())
+            .chain(witness_missing)
+            .collect();
+        if !regions.is_empty() {
+            plan.differences.push(format!(
+                "the table lacks {}: DynamoDB adds a strong global table's Regions in one request while it is empty (create_table_if_missing_with does, creating it)",
+                regions.join(", ")
+            ));
+        }
+    } else {
+        for region in missing {
+            plan.changes.push(SyncChange::AddReplica(region.clone()));
+        }
     }
     for extra in found.iter().filter(|r| !wanted.iter().any(|w| w == *r)) {
         plan.differences.push(format!(
             "the table has a replica in {extra}, which the settings do not name"
         ));
     }
-    match (settings.witness_region(), witnesses.as_slice()) {
-        (Some(witness), found) if !found.contains(&witness) => {
-            plan.changes
-                .push(SyncChange::AddWitness(witness.to_owned()));
-        }
-        (None, [extra, ..]) => plan.differences.push(format!(
-            "the table has a witness in {extra}, which the settings do not name"
-        )),
-        _ => {}
-    }
-    let mode = current.multi_region_consistency().map(|m| m.as_str());
-    let declared = table.multi_region_consistency.map(|m| m.as_str());
-    if !found.is_empty() && mode.is_some() && mode != declared {
+    if let (None, [extra, ..]) = (settings.witness_region(), witnesses.as_slice()) {
         plan.differences.push(format!(
-            "the table's multi-Region consistency is {}, the code's {}",
-            mode.unwrap_or("none"),
+            "the table has a witness in {extra}, which the settings do not name"
+        ));
+    }
+    // A global table that names no mode is EVENTUAL, DynamoDB's default.
+    let mode = current
+        .multi_region_consistency()
+        .map_or("EVENTUAL", |m| m.as_str());
+    let declared = table.multi_region_consistency.map(|m| m.as_str());
+    if !found.is_empty() && Some(mode) != declared {
+        plan.differences.push(format!(
+            "the table's multi-Region consistency is {mode}, the code's {}",
             declared.unwrap_or("none")
         ));
     }

@@ -67,12 +67,20 @@ pub(super) fn global_properties(
     if !replica_indexes.is_empty() {
         replica.insert("GlobalSecondaryIndexes".into(), replica_indexes.into());
     }
-    let regions = std::iter::once(json!({ "Ref": "AWS::Region" }))
-        .chain(settings.replica_regions().iter().map(|r| json!(r)));
-    let replicas: Vec<Value> = regions
-        .map(|region| {
+    let home = std::iter::once((json!({ "Ref": "AWS::Region" }), None));
+    let others = settings
+        .replica_regions()
+        .iter()
+        .map(|r| (json!(r), settings.replica_kms_key_of(r)));
+    let replicas: Vec<Value> = home
+        .chain(others)
+        .map(|(region, key)| {
             let mut one = replica.clone();
             one.insert("Region".into(), region);
+            // A KMS key is a key of one Region: each replica names its own.
+            if let Some(key) = key {
+                one.insert("SSESpecification".into(), json!({ "KMSMasterKeyId": key }));
+            }
             Value::Object(one)
         })
         .collect();

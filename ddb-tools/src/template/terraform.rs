@@ -243,7 +243,7 @@ fn table_body(table: &TableDef, input: &CreateTableInput, deployment: &Deploymen
                     "propagate_tags": true,
                     "deletion_protection_enabled": deployment.deletion_protection,
                 });
-                if let Some(key) = settings.kms_key_id() {
+                if let Some(key) = settings.replica_kms_key_of(region) {
                     replica["kms_key_arn"] = json!(key);
                 }
                 replica
@@ -398,7 +398,33 @@ pub(super) fn as_cloudformation(table: &Value, vectors: &[&Value]) -> Value {
         properties["StreamSpecification"] = json!({ "StreamViewType": view });
     }
     settings_of_table(&mut properties, table);
+    replication_of_table(&mut properties, table);
     properties
+}
+
+/// A Terraform table's `replica` and `global_table_witness` blocks, as a
+/// global table's CloudFormation properties.
+fn replication_of_table(properties: &mut Value, table: &Value) {
+    let replicas = objects(&table["replica"]);
+    if let Some(first) = replicas.first() {
+        let mode = match &first["consistency_mode"] {
+            Value::Null => json!("EVENTUAL"),
+            mode => mode.clone(),
+        };
+        properties["MultiRegionConsistency"] = mode;
+        let regions: Vec<Value> = replicas
+            .iter()
+            .map(|r| json!({ "Region": r["region_name"] }))
+            .collect();
+        properties["Replicas"] = regions.into();
+    }
+    let witnesses: Vec<Value> = objects(&table["global_table_witness"])
+        .iter()
+        .map(|w| json!({ "Region": w["region_name"] }))
+        .collect();
+    if !witnesses.is_empty() {
+        properties["GlobalTableWitnesses"] = witnesses.into();
+    }
 }
 
 /// The settings of a Terraform table, as CloudFormation properties.
