@@ -76,7 +76,7 @@ fn the_declared_mode_is_in_the_table_definition() {
         Some(MultiRegionConsistency::Strong)
     );
     assert!(Accounts::DEF.conditions_hold_across_regions());
-    assert!(Profiles::DEF.single_region_writes);
+    const { assert!(Profiles::DEF.single_region_writes) };
     assert!(Profiles::DEF.conditions_hold_across_regions());
     assert!(!Sessions::DEF.conditions_hold_across_regions());
     assert_eq!(Local::DEF.multi_region_consistency, None);
@@ -397,8 +397,7 @@ async fn no_transaction_is_sent_to_a_table_with_strong_consistency() {
             .exactly_once(true)
             .send()
             .await
-            .err()
-            .map(Into::into),
+            .err(),
         db.transact_write()
             .create(&account("c"))
             .idempotency_key("request-1")
