@@ -60,6 +60,14 @@ impl Db {
     }
 }
 
+/// The plan of a create of `prepared`.
+fn planned<E: Entity + 'static>(prepared: Prepared<E>) -> Result<WritePlan<E>> {
+    let Prepared { item, key, size } = prepared;
+    let mut plan = put_if_absent(key, item)?;
+    plan.item_size = Some(size);
+    Ok(plan)
+}
+
 /// A create's plan: put `item` unless a live item has its key.
 fn put_if_absent<E: Entity + 'static>(
     key: Key<E>,
@@ -95,10 +103,12 @@ impl<E: Entity + 'static> Create<E> {
 
     /// The create as a put conditioned on no item having the key.
     pub(crate) fn plan(&self) -> Result<WritePlan<E>> {
-        let Prepared { item, key, size } = cloned(&self.prepared)?;
-        let mut plan = put_if_absent(key, item)?;
-        plan.item_size = Some(size);
-        Ok(plan)
+        planned(cloned(&self.prepared)?)
+    }
+
+    /// [`plan`](Self::plan), the item moved rather than copied.
+    pub(crate) fn into_plan(self) -> Result<WritePlan<E>> {
+        planned(self.prepared?)
     }
 
     /// Reports [`Created::Created`] exactly when this call wrote the item,

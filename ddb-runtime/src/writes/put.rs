@@ -99,6 +99,13 @@ impl<E: Entity + 'static> Put<E> {
         planned(key, item, size, condition, self.expected_version)
     }
 
+    /// [`plan`](Self::plan), the item moved rather than copied.
+    pub(crate) fn into_plan(self) -> Result<WritePlan<E>> {
+        let condition = self.full_condition();
+        let Prepared { item, key, size } = self.prepared?;
+        planned(key, item, size, condition, self.expected_version)
+    }
+
     /// Sends it as a one-action TransactWriteItems under a
     /// ClientRequestToken, so that a retry after a lost answer is never
     /// applied twice nor fails on this call's own write: a

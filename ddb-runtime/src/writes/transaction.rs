@@ -295,7 +295,7 @@ impl TransactWrite {
     pub(crate) fn create_built<E: Entity + 'static>(mut self, create: Create<E>) -> Self {
         self.added::<E>(create.content());
         if !has_unique::<E>() {
-            self.tx.push_plan(create.plan());
+            self.tx.push_plan(create.into_plan());
             return self;
         }
         let create = std::sync::Arc::new(create);
@@ -322,7 +322,7 @@ impl TransactWrite {
     pub fn put<E: Entity + 'static>(mut self, put: Put<E>) -> Self {
         self.added::<E>(put.content());
         if !has_unique::<E>() {
-            self.tx.push_plan(put.plan());
+            self.tx.push_plan(put.into_plan());
             return self;
         }
         let put = std::sync::Arc::new(put);
