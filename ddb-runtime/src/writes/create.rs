@@ -147,13 +147,19 @@ impl<E: Entity + 'static> Create<E> {
     /// moment; [`exactly_once`](Self::exactly_once) is exact. Meeting other
     /// data after such an attempt is [`Error::WriteOutcomeUnknown`].
     pub async fn send(self) -> Result<Created> {
-        self.sent(false).await.map(|(created, _)| created)
+        let (db, exactly_once) = (self.db.clone(), self.exactly_once);
+        let plan = self.into_plan()?;
+        sent(&db, exactly_once, plan, false)
+            .await
+            .map(|(created, _)| created)
     }
 
     /// [`send`](Self::send), with the capacity DynamoDB reported (none when
     /// the item was already there).
     pub async fn send_with_capacity(self) -> Result<(Created, Capacity)> {
-        self.sent(true).await
+        let (db, exactly_once) = (self.db.clone(), self.exactly_once);
+        let plan = self.into_plan()?;
+        sent(&db, exactly_once, plan, true).await
     }
 
     /// The request [`send`](Self::send) would send, not sent: the PutItem
@@ -173,74 +179,79 @@ impl<E: Entity + 'static> Create<E> {
     /// ```
     pub fn dry_run(&self) -> Result<crate::transport::dry_run::DryRun> {
         let sensitive = sensitive_attributes(&E::SCHEMA).collect();
-        self.db.dry_run(self.sent(false), sensitive, true)
+        let sent = async { sent(&self.db, self.exactly_once, self.plan()?, false).await };
+        self.db.dry_run(sent, sensitive, true)
     }
+}
 
-    /// Sends the create, asking DynamoDB for its capacity when `capacity`.
-    async fn sent(&self, capacity: bool) -> Result<(Created, Capacity)> {
-        let (db, exactly_once) = (&self.db, self.exactly_once);
-        let mut plan = self.plan()?;
-        plan.capacity_asked = capacity;
-        // The item moves into the request; the recorder keeps it as sent,
-        // for a failed condition to compare with the item it met: the item as
-        // stored, after the caller's interceptors, which may rewrite it (sign
-        // it, encrypt it). With interceptors, the item before them is kept
-        // too: one that also reads items back (decrypts them) returns the
-        // item met as it was before.
-        let before_interceptors = match &plan.action {
-            Action::Put(item) if db.sdk().intercepted() => Some(item.clone()),
-            _ => None,
-        };
-        let attempts = Attempts::keeping_put();
-        let sent = if has_unique::<E>() {
-            plan.send_taking_guards(db, &attempts).await
-        } else if exactly_once {
-            plan.send_exactly_once_recorded(db, &attempts).await
-        } else {
-            plan.send_recorded(db, None, &attempts)
-                .await
-                .map(|(_, capacity)| capacity)
-        };
-        let already_there = move |failure: Error| match failure {
-            Error::AlreadyExists {
-                entity,
-                key,
-                existing: ExistingItem(existing),
-            } => {
-                let ours = attempts.put_sent();
-                let stamps = stamp_attributes(&E::SCHEMA);
-                let same = [ours, before_interceptors]
-                    .iter()
-                    .flatten()
-                    .any(|ours| same_item(&existing, ours, &stamps));
-                if same {
-                    Ok((Created::AlreadyExisted, Capacity::default()))
-                } else {
-                    Err(Error::AlreadyExists {
-                        entity,
-                        key,
-                        existing: ExistingItem(existing),
-                    })
-                }
-            }
-            error => Err(error),
-        };
-        match sent {
-            Ok(capacity) => Ok((Created::Created, capacity)),
-            // An attempt of this call may have written the item.
-            Err(Error::WriteOutcomeUnknown {
-                entity,
-                key,
-                failure,
-            }) => match already_there(*failure) {
-                Ok(_) => Ok((Created::Created, Capacity::default())),
-                Err(failure) => Err(Error::WriteOutcomeUnknown {
+/// Sends the create `plan`, asking DynamoDB for its capacity when
+/// `capacity`.
+async fn sent<E: Entity + 'static>(
+    db: &Db,
+    exactly_once: bool,
+    mut plan: WritePlan<E>,
+    capacity: bool,
+) -> Result<(Created, Capacity)> {
+    plan.capacity_asked = capacity;
+    // The item moves into the request; the recorder keeps it as sent,
+    // for a failed condition to compare with the item it met: the item as
+    // stored, after the caller's interceptors, which may rewrite it (sign
+    // it, encrypt it). With interceptors, the item before them is kept
+    // too: one that also reads items back (decrypts them) returns the
+    // item met as it was before.
+    let before_interceptors = match &plan.action {
+        Action::Put(item) if db.sdk().intercepted() => Some(item.clone()),
+        _ => None,
+    };
+    let attempts = Attempts::keeping_put();
+    let sent = if has_unique::<E>() {
+        plan.send_taking_guards(db, &attempts).await
+    } else if exactly_once {
+        plan.send_exactly_once_recorded(db, &attempts).await
+    } else {
+        plan.send_recorded(db, None, &attempts)
+            .await
+            .map(|(_, capacity)| capacity)
+    };
+    let already_there = move |failure: Error| match failure {
+        Error::AlreadyExists {
+            entity,
+            key,
+            existing: ExistingItem(existing),
+        } => {
+            let ours = attempts.put_sent();
+            let stamps = stamp_attributes(&E::SCHEMA);
+            let same = [ours, before_interceptors]
+                .iter()
+                .flatten()
+                .any(|ours| same_item(&existing, ours, &stamps));
+            if same {
+                Ok((Created::AlreadyExisted, Capacity::default()))
+            } else {
+                Err(Error::AlreadyExists {
                     entity,
                     key,
-                    failure: Box::new(failure),
-                }),
-            },
-            Err(error) => already_there(error),
+                    existing: ExistingItem(existing),
+                })
+            }
         }
+        error => Err(error),
+    };
+    match sent {
+        Ok(capacity) => Ok((Created::Created, capacity)),
+        // An attempt of this call may have written the item.
+        Err(Error::WriteOutcomeUnknown {
+            entity,
+            key,
+            failure,
+        }) => match already_there(*failure) {
+            Ok(_) => Ok((Created::Created, Capacity::default())),
+            Err(failure) => Err(Error::WriteOutcomeUnknown {
+                entity,
+                key,
+                failure: Box::new(failure),
+            }),
+        },
+        Err(error) => already_there(error),
     }
 }
