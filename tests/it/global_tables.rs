@@ -252,27 +252,15 @@ async fn bad_regions_send_nothing() {
     let home = TableSettings::default()
         .replica("us-east-1")
         .replica("us-east-2");
-    let created = create_table_if_missing_with(
-        &client,
-        &Accounts::DEF,
-        &name,
-        &home,
-        Duration::from_secs(60),
-    )
-    .await;
-    assert!(created.is_err());
     let witness_at_home = TableSettings::default()
         .replica("us-east-2")
         .witness("us-east-1");
-    let created = create_table_if_missing_with(
-        &client,
-        &Accounts::DEF,
-        &name,
-        &witness_at_home,
-        Duration::from_secs(60),
-    )
-    .await;
-    assert!(created.is_err());
+    for settings in [&home, &witness_at_home] {
+        let timeout = Duration::from_secs(60);
+        let created =
+            create_table_if_missing_with(&client, &Accounts::DEF, &name, settings, timeout).await;
+        assert!(created.is_err());
+    }
     assert!(plan_sync_with(&client, &Accounts::DEF, &name, &home)
         .await
         .is_err());

@@ -112,6 +112,24 @@ fn cfn_lint() -> Option<Command> {
     None
 }
 
+/// Runs `lint` on `files` and fails with what it found.
+fn assert_lint_passes<P: AsRef<std::ffi::OsStr>>(
+    mut lint: Command,
+    files: impl IntoIterator<Item = P>,
+) {
+    let output = lint
+        .args(["--regions", "us-east-1", "--"])
+        .args(files)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "cfn-lint found problems:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// `(1, 58)` from `cfn-lint 1.58.0`.
 fn cfn_lint_version(output: &str) -> Option<(u32, u32)> {
     let mut parts = output.rsplit(' ').next()?.split('.');
@@ -120,7 +138,7 @@ fn cfn_lint_version(output: &str) -> Option<(u32, u32)> {
 
 #[test]
 fn cloudformation_templates_of_every_design_pass_cfn_lint() {
-    let Some(mut lint) = cfn_lint() else { return };
+    let Some(lint) = cfn_lint() else { return };
     let dir = scratch_dir("cfn");
     let mut files: Vec<PathBuf> = Vec::new();
     for (design, tables) in every_design() {
@@ -133,17 +151,7 @@ fn cloudformation_templates_of_every_design_pass_cfn_lint() {
             files.extend([json_path, yaml_path]);
         }
     }
-    let output = lint
-        .args(["--regions", "us-east-1", "--"])
-        .args(&files)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "cfn-lint found problems:\n{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_lint_passes(lint, &files);
 }
 
 /// The one check ddb turns off, on tables whose vector indexes have a
@@ -1239,24 +1247,14 @@ fn a_fully_declared_table_passes_checkov_in_both_exports() {
 
 #[test]
 fn a_fully_declared_table_passes_cfn_lint() {
-    let Some(mut lint) = cfn_lint() else { return };
+    let Some(lint) = cfn_lint() else { return };
     let dir = scratch_dir("cfn-secured");
     let json_path = dir.join("ledger.json");
     let template = cloudformation(&[&Ledger::DEF], &secured());
     std::fs::write(&json_path, serde_json::to_string_pretty(&template).unwrap()).unwrap();
     let yaml_path = dir.join("ledger.yaml");
     std::fs::write(&yaml_path, cloudformation_yaml(&[&Ledger::DEF], &secured())).unwrap();
-    let output = lint
-        .args(["--regions", "us-east-1", "--"])
-        .args([&json_path, &yaml_path])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "cfn-lint found problems:\n{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_lint_passes(lint, [&json_path, &yaml_path]);
 }
 
 #[test]
@@ -1399,7 +1397,7 @@ fn a_replicated_table_is_a_global_table_with_its_settings_in_each_replica() {
 
 #[test]
 fn global_tables_pass_cfn_lint_on_demand_and_provisioned() {
-    let Some(mut lint) = cfn_lint() else { return };
+    let Some(lint) = cfn_lint() else { return };
     let dir = scratch_dir("cfn-global");
     let mut files = Vec::new();
     let billings = [
@@ -1416,17 +1414,7 @@ fn global_tables_pass_cfn_lint_on_demand_and_provisioned() {
         std::fs::write(&yaml, cloudformation_yaml(&tables, &deployment)).unwrap();
         files.extend([path, yaml]);
     }
-    let output = lint
-        .args(["--regions", "us-east-1", "--"])
-        .args(&files)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "cfn-lint found problems:\n{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_lint_passes(lint, &files);
 }
 
 #[test]
