@@ -61,7 +61,9 @@ macro_rules! operation {
             ) -> impl Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>>
                    + Send
                    + 'static {
-                self.customize().interceptor(recorder).send()
+                // Boxed: the SDK's future is large, and each layer above
+                // would otherwise move it by value.
+                Box::pin(self.customize().interceptor(recorder).send())
             }
 
             $(fn sent_items(&self) -> usize {
