@@ -4,21 +4,22 @@
 use crate::entity::Table;
 use crate::transport::table_operation::TableOperation;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aws_sdk_dynamodb::operation::create_table::CreateTableInput;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, ContributorInsightsAction, ContributorInsightsMode,
     GlobalSecondaryIndex, LocalSecondaryIndex, OnDemandThroughput,
     PointInTimeRecoverySpecification, SseSpecification, SseType, StreamSpecification,
-    StreamViewType, TableClass as SdkTableClass, TableStatus, Tag, TimeToLiveSpecification,
-    TimeToLiveStatus, WarmThroughput,
+    StreamViewType, TableClass as SdkTableClass, Tag, TimeToLiveSpecification, TimeToLiveStatus,
+    WarmThroughput,
 };
 use aws_sdk_dynamodb::Client;
 
 use crate::declaration::model::{ContributorInsights, IndexKind, StreamView, TableClass, TableDef};
 use crate::error::Error;
 
+use super::active::wait_until_active;
 use super::key_schema::{index_key_schema, key_attributes, key_schema, scalar};
 use super::projection::projection;
 use super::settings::{TableSettings, Units};
@@ -351,49 +352,6 @@ fn table_exists(error: &Error) -> bool {
         service,
         Some(aws_sdk_dynamodb::Error::ResourceInUseException(_))
     )
-}
-
-/// Waits until the table and every global index are ACTIVE (at most
-/// `timeout`).
-pub(crate) async fn wait_until_active(
-    client: &Client,
-    name: &str,
-    timeout: Duration,
-) -> Result<(), Error> {
-    let started = Instant::now();
-    let mut delay = Duration::from_millis(20);
-    loop {
-        let described = client
-            .describe_table()
-            .table_name(name)
-            .send_on(client, name)
-            .await?;
-        let status = described.table().and_then(|t| t.table_status().cloned());
-        let active = |s: Option<&aws_sdk_dynamodb::types::IndexStatus>| {
-            s.is_none_or(|s| *s == aws_sdk_dynamodb::types::IndexStatus::Active)
-        };
-        let indexes_active = described
-            .table()
-            .map(|t| {
-                let globals = t.global_secondary_indexes().iter();
-                let vectors = t.vector_indexes().iter();
-                globals.clone().all(|i| active(i.index_status()))
-                    && vectors.clone().all(|i| active(i.index_status()))
-            })
-            .unwrap_or(true);
-        if status == Some(TableStatus::Active) && indexes_active {
-            return Ok(());
-        }
-        if started.elapsed() >= timeout {
-            return Err(Error::TableNotActive {
-                table: name.to_owned(),
-                status: status.map(|s| s.as_str().to_owned()).unwrap_or_default(),
-                waited_ms: started.elapsed().as_millis(),
-            });
-        }
-        tokio::time::sleep(delay).await;
-        delay = (delay * 2).min(Duration::from_secs(2));
-    }
 }
 
 /// Whether time to live is on (or turning on) for table `name`, and the

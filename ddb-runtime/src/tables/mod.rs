@@ -3,6 +3,7 @@
 //! templates, drift, IAM and reports built on them are the `ddb-tools`
 //! crate.
 
+mod active;
 mod create;
 mod key_schema;
 pub(crate) mod projection;
@@ -13,7 +14,7 @@ mod sync_plan;
 pub(crate) mod sync_settings;
 mod vector;
 
-pub(crate) use create::wait_until_active;
+pub(crate) use active::wait_until_active;
 pub use create::{
     create_table_if_missing, create_table_if_missing_with, create_table_input,
     create_table_input_with, TableCreated,

@@ -15,7 +15,7 @@ use crate::declaration::model::{MultiRegionConsistency, TableDef};
 use crate::error::Error;
 use crate::transport::table_operation::TableOperation;
 
-use super::create::wait_until_active;
+use super::active::wait_until_active;
 use super::settings::TableSettings;
 
 /// The Region sets of multi-Region strong consistency: a table's replicas
@@ -25,21 +25,6 @@ const STRONG_REGION_SETS: [&[&str]; 3] = [
     &["eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1"],
     &["ap-northeast-1", "ap-northeast-2", "ap-northeast-3"],
 ];
-
-/// Whether `name` reads as a Region name: lowercase words joined by
-/// hyphens, ending in a number (`eu-west-1`, `us-gov-west-1`).
-pub(crate) fn is_region_name(name: &str) -> bool {
-    let parts: Vec<&str> = name.split('-').collect();
-    let Some((number, words)) = parts.split_last() else {
-        return false;
-    };
-    words.len() >= 2
-        && words
-            .iter()
-            .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase()))
-        && !number.is_empty()
-        && number.bytes().all(|b| b.is_ascii_digit())
-}
 
 /// Whether the replicas and witness of `settings` can replicate `table`
 /// from `home`, the Region it is created in (unknown to a template): a
@@ -203,28 +188,5 @@ fn invalid(reason: String) -> Error {
     Error::InvalidRequest {
         entity: "",
         reason: format!("table settings: {reason}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_region_name;
-
-    #[test]
-    fn region_names_are_words_and_a_number() {
-        for good in ["eu-west-1", "us-gov-west-1", "ap-northeast-3"] {
-            assert!(is_region_name(good), "{good}");
-        }
-        for bad in [
-            "",
-            "eu",
-            "eu-west",
-            "EU-WEST-1",
-            "eu--1",
-            "eu-west-x",
-            "west-1",
-        ] {
-            assert!(!is_region_name(bad), "{bad}");
-        }
     }
 }

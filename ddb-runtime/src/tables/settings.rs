@@ -247,10 +247,7 @@ impl TableSettings {
             ));
         }
         let regions = self.replicas.iter().chain(&self.witness);
-        if let Some(bad) = regions
-            .clone()
-            .find(|r| !super::replicas::is_region_name(r))
-        {
+        if let Some(bad) = regions.clone().find(|r| !is_region_name(r)) {
             return Err(invalid(format!(
                 "`{bad}` is not a Region name (such as `eu-west-1`)"
             )));
@@ -310,5 +307,43 @@ fn invalid(reason: String) -> Error {
     Error::InvalidRequest {
         entity: "",
         reason: format!("table settings: {reason}"),
+    }
+}
+
+/// Whether `name` reads as a Region name: lowercase words joined by
+/// hyphens, ending in a number (`eu-west-1`, `us-gov-west-1`).
+fn is_region_name(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('-').collect();
+    let Some((number, words)) = parts.split_last() else {
+        return false;
+    };
+    words.len() >= 2
+        && words
+            .iter()
+            .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase()))
+        && !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_region_name;
+
+    #[test]
+    fn region_names_are_words_and_a_number() {
+        for good in ["eu-west-1", "us-gov-west-1", "ap-northeast-3"] {
+            assert!(is_region_name(good), "{good}");
+        }
+        for bad in [
+            "",
+            "eu",
+            "eu-west",
+            "EU-WEST-1",
+            "eu--1",
+            "eu-west-x",
+            "west-1",
+        ] {
+            assert!(!is_region_name(bad), "{bad}");
+        }
     }
 }

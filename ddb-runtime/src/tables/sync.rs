@@ -16,9 +16,10 @@ use aws_sdk_dynamodb::Client;
 use crate::declaration::model::{IndexDef, IndexKind, StreamView, TableDef};
 use crate::error::Error;
 
+use super::active::wait_until_active;
 use super::create::{
     create_table_if_missing_with, create_table_input, enable_time_to_live, stream_specification,
-    time_to_live, wait_until_active,
+    time_to_live,
 };
 use super::key_schema::{index_key_schema, key_attributes, key_schema, scalar};
 use super::projection::projection;
