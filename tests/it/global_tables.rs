@@ -147,6 +147,26 @@ fn regions_dynamodb_would_refuse_are_a_typed_error() {
     assert!(create_table_input_with(&Sessions::DEF, "Sessions", &many).is_ok());
 }
 
+/// Creates table `name` of `table` with `settings` if missing.
+async fn create(
+    client: &aws_sdk_dynamodb::Client,
+    table: &ddb_runtime::model::TableDef,
+    name: &str,
+    settings: &TableSettings,
+) -> Result<ddb_runtime::schema::TableCreated, ddb_runtime::Error> {
+    create_table_if_missing_with(client, table, name, settings, Duration::from_secs(60)).await
+}
+
+/// Brings table `name` in line with `table` and `settings`.
+async fn sync(
+    client: &aws_sdk_dynamodb::Client,
+    table: &ddb_runtime::model::TableDef,
+    name: &str,
+    settings: &TableSettings,
+) -> Result<ddb_runtime::schema::SyncPlan, ddb_runtime::Error> {
+    sync_table_with(client, table, name, settings, Duration::from_secs(60)).await
+}
+
 /// A proxy in front of the local server that records UpdateTable and
 /// answers it as DynamoDB does when it starts adding Regions.
 async fn replicas_proxy() -> Proxy {
@@ -170,15 +190,9 @@ async fn strong_consistency_adds_its_replicas_and_witness_in_one_update() {
     let settings = TableSettings::default()
         .replica("us-east-2")
         .witness("us-west-2");
-    create_table_if_missing_with(
-        &client,
-        &Accounts::DEF,
-        &name,
-        &settings,
-        Duration::from_secs(60),
-    )
-    .await
-    .unwrap();
+    create(&client, &Accounts::DEF, &name, &settings)
+        .await
+        .unwrap();
     assert_eq!(
         recorded_json(&proxy, "UpdateTable"),
         [json!({
@@ -204,15 +218,9 @@ async fn eventual_consistency_adds_one_replica_an_update() {
             "ap-southeast-2",
             "arn:aws:kms:ap-southeast-2:111122223333:key/ap",
         );
-    create_table_if_missing_with(
-        &client,
-        &Sessions::DEF,
-        &name,
-        &settings,
-        Duration::from_secs(60),
-    )
-    .await
-    .unwrap();
+    create(&client, &Sessions::DEF, &name, &settings)
+        .await
+        .unwrap();
     let created = recorded_json(&proxy, "CreateTable");
     assert_eq!(
         created[0]["StreamSpecification"]["StreamViewType"],
@@ -256,9 +264,7 @@ async fn bad_regions_send_nothing() {
         .replica("us-east-2")
         .witness("us-east-1");
     for settings in [&home, &witness_at_home] {
-        let timeout = Duration::from_secs(60);
-        let created =
-            create_table_if_missing_with(&client, &Accounts::DEF, &name, settings, timeout).await;
+        let created = create(&client, &Accounts::DEF, &name, settings).await;
         assert!(created.is_err());
     }
     assert!(plan_sync_with(&client, &Accounts::DEF, &name, &home)
@@ -274,15 +280,7 @@ async fn sync_adds_the_regions_a_table_lacks() {
     let client = proxy.client().unwrap();
     let name = ddb_local::unique_table_name("Sessions");
     let none = TableSettings::default();
-    create_table_if_missing_with(
-        &client,
-        &Sessions::DEF,
-        &name,
-        &none,
-        Duration::from_secs(60),
-    )
-    .await
-    .unwrap();
+    create(&client, &Sessions::DEF, &name, &none).await.unwrap();
     assert!(recorded_json(&proxy, "UpdateTable").is_empty());
     let settings = TableSettings::default().replica("eu-west-1");
     let plan = plan_sync_with(&client, &Sessions::DEF, &name, &settings)
@@ -293,15 +291,9 @@ async fn sync_adds_the_regions_a_table_lacks() {
         plan.to_string().contains("add a replica in eu-west-1"),
         "{plan}"
     );
-    sync_table_with(
-        &client,
-        &Sessions::DEF,
-        &name,
-        &settings,
-        Duration::from_secs(60),
-    )
-    .await
-    .unwrap();
+    sync(&client, &Sessions::DEF, &name, &settings)
+        .await
+        .unwrap();
     let sent = recorded_json(&proxy, "UpdateTable");
     assert_eq!(
         sent[0]["ReplicaUpdates"][0]["Create"]["RegionName"],
@@ -415,27 +407,13 @@ async fn sync_reports_the_regions_a_strong_table_lacks() {
     let client = proxy.client().unwrap();
     let name = ddb_local::unique_table_name("Accounts");
     let none = TableSettings::default();
-    create_table_if_missing_with(
-        &client,
-        &Accounts::DEF,
-        &name,
-        &none,
-        Duration::from_secs(60),
-    )
-    .await
-    .unwrap();
+    create(&client, &Accounts::DEF, &name, &none).await.unwrap();
     let settings = TableSettings::default()
         .replica("us-east-2")
         .witness("us-west-2");
-    let plan = sync_table_with(
-        &client,
-        &Accounts::DEF,
-        &name,
-        &settings,
-        Duration::from_secs(60),
-    )
-    .await
-    .unwrap();
+    let plan = sync(&client, &Accounts::DEF, &name, &settings)
+        .await
+        .unwrap();
     assert!(plan.changes.is_empty(), "{plan}");
     assert!(
         plan.differences
