@@ -114,6 +114,19 @@ impl TableSettings {
     /// Replicates the table to `region` (`us-east-2`): another Region
     /// than the one it is created in, which DynamoDB keeps in step as the
     /// table's declared `multi_region_consistency` says.
+    ///
+    /// ```
+    /// use ddb_runtime::schema::TableSettings;
+    /// let prod = TableSettings::default()
+    ///     .kms_key("arn:aws:kms:us-east-1:111122223333:key/home")
+    ///     .replica("us-east-2")
+    ///     .replica_kms_key("us-east-2", "arn:aws:kms:us-east-2:111122223333:key/east-2")
+    ///     .witness("us-west-2");
+    /// assert_eq!(prod.replica_regions(), ["us-east-2"]);
+    /// assert!(prod.check().is_ok());
+    /// // A replica of a table with a customer managed key needs its own key.
+    /// assert!(TableSettings::default().kms_key("k").replica("eu-west-1").check().is_err());
+    /// ```
     pub fn replica(mut self, region: impl Into<String>) -> Self {
         let region = region.into();
         if !self.replicas.contains(&region) {

@@ -491,6 +491,21 @@ impl TableDef {
     /// Whether a condition DynamoDB checks on this table holds for every
     /// Region's writes: the table is not replicated with eventual
     /// consistency, or each item is written in one Region.
+    ///
+    /// ```
+    /// #[derive(ddb_runtime::Table)]
+    /// #[ddb(name = "Carts", pk = "PK", stream = "new_and_old_images", multi_region_consistency = "eventual")]
+    /// struct Carts;
+    /// #[derive(ddb_runtime::Table)]
+    /// #[ddb(name = "Wallets", pk = "PK", multi_region_consistency = "strong")]
+    /// struct Wallets;
+    ///
+    /// use ddb_runtime::Table;
+    /// assert!(!Carts::DEF.conditions_hold_across_regions());
+    /// assert!(Carts::DEF.runs_transactions());
+    /// assert!(Wallets::DEF.conditions_hold_across_regions());
+    /// assert!(!Wallets::DEF.runs_transactions());
+    /// ```
     pub const fn conditions_hold_across_regions(&self) -> bool {
         !matches!(
             self.multi_region_consistency,
