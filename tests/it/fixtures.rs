@@ -197,3 +197,50 @@ pub fn reading(site: &str, sensor: &str) -> Reading {
         note: String::new(),
     }
 }
+
+/// A resource-based policy that denies deleting the table.
+pub fn deny_delete_policy() -> String {
+    serde_json::json!({
+        "Version": "2012-10-17",
+        "Statement": [{
+            "Effect": "Deny",
+            "Principal": "*",
+            "Action": "dynamodb:DeleteTable",
+            "Resource": "*"
+        }]
+    })
+    .to_string()
+}
+
+/// Every per-environment setting of a table with a global index `GSI1`:
+/// the customer managed key `key`, the tag `team`, the table's and the
+/// index's maximum and warm throughput, and [`deny_delete_policy`].
+pub fn every_setting(key: &str, team: &str) -> ddb_runtime::schema::TableSettings {
+    use ddb_runtime::schema::{TableSettings, Units};
+    TableSettings::default()
+        .kms_key(key)
+        .tag("team", team)
+        .max_throughput(Units {
+            read: 4000,
+            write: 1000,
+        })
+        .index_max_throughput(
+            "GSI1",
+            Units {
+                read: 2000,
+                write: 500,
+            },
+        )
+        .warm_throughput(Units {
+            read: 15000,
+            write: 5000,
+        })
+        .index_warm_throughput(
+            "GSI1",
+            Units {
+                read: 13000,
+                write: 4500,
+            },
+        )
+        .resource_policy(deny_delete_policy())
+}

@@ -44,47 +44,12 @@ struct Archive;
 const KEY: &str = "arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab";
 
 fn policy() -> String {
-    json!({
-        "Version": "2012-10-17",
-        "Statement": [{
-            "Effect": "Deny",
-            "Principal": "*",
-            "Action": "dynamodb:DeleteTable",
-            "Resource": "*"
-        }]
-    })
-    .to_string()
+    crate::fixtures::deny_delete_policy()
 }
 
 /// Every per-environment setting.
 fn settings() -> TableSettings {
-    TableSettings::default()
-        .kms_key(KEY)
-        .tag("team", "vault")
-        .tag("stage", "prod")
-        .max_throughput(Units {
-            read: 4000,
-            write: 1000,
-        })
-        .index_max_throughput(
-            "GSI1",
-            Units {
-                read: 2000,
-                write: 500,
-            },
-        )
-        .warm_throughput(Units {
-            read: 15000,
-            write: 5000,
-        })
-        .index_warm_throughput(
-            "GSI1",
-            Units {
-                read: 13000,
-                write: 4500,
-            },
-        )
-        .resource_policy(policy())
+    crate::fixtures::every_setting(KEY, "vault").tag("stage", "prod")
 }
 
 fn deployment() -> Deployment {

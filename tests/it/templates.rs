@@ -1116,46 +1116,10 @@ fn drift_reads_terraform_in_every_form_its_json_syntax_allows() {
 struct Ledger;
 
 fn secured() -> Deployment {
-    use ddb_runtime::schema::{TableSettings, Units};
     let key = "arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab";
-    let policy = json!({
-        "Version": "2012-10-17",
-        "Statement": [{
-            "Effect": "Deny",
-            "Principal": "*",
-            "Action": "dynamodb:DeleteTable",
-            "Resource": "*"
-        }]
-    });
-    let settings = TableSettings::default()
-        .kms_key(key)
-        .tag("team", "ledger")
-        .max_throughput(Units {
-            read: 4000,
-            write: 1000,
-        })
-        .index_max_throughput(
-            "GSI1",
-            Units {
-                read: 2000,
-                write: 500,
-            },
-        )
-        .warm_throughput(Units {
-            read: 15000,
-            write: 5000,
-        })
-        .index_warm_throughput(
-            "GSI1",
-            Units {
-                read: 13000,
-                write: 4500,
-            },
-        )
-        .resource_policy(policy.to_string());
     Deployment::default()
         .deletion_protection(true)
-        .settings(settings)
+        .settings(crate::fixtures::every_setting(key, "ledger"))
 }
 
 /// The checkov release `.ci/run` installs, and the DynamoDB checks it has:
