@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::transport::table_operation::TableOperation;
 
 use super::active::wait_until_active;
-use super::settings::TableSettings;
+use super::settings::{invalid, TableSettings};
 
 /// The Region sets of multi-Region strong consistency: a table's replicas
 /// and witness all lie in one.
@@ -182,11 +182,4 @@ pub(super) async fn add(
         .send_on(client, name)
         .await?;
     Ok(())
-}
-
-fn invalid(reason: String) -> Error {
-    Error::InvalidRequest {
-        entity: "",
-        reason: format!("table settings: {reason}"),
-    }
 }

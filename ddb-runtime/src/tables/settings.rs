@@ -316,7 +316,8 @@ fn find(listed: &[(String, Units)], index: &str) -> Option<Units> {
     listed.iter().find(|(i, _)| i == index).map(|(_, u)| *u)
 }
 
-fn invalid(reason: String) -> Error {
+/// A setting DynamoDB would refuse, as a typed error naming the setting.
+pub(super) fn invalid(reason: String) -> Error {
     Error::InvalidRequest {
         entity: "",
         reason: format!("table settings: {reason}"),
