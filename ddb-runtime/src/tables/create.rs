@@ -179,7 +179,7 @@ pub(super) fn sse_specification(key: &str) -> SseSpecification {
 }
 
 /// `OnDemandThroughput` of `units`.
-pub(super) fn on_demand_throughput(units: Units) -> OnDemandThroughput {
+pub(crate) fn on_demand_throughput(units: Units) -> OnDemandThroughput {
     OnDemandThroughput::builder()
         .max_read_request_units(units.read)
         .max_write_request_units(units.write)
@@ -187,7 +187,7 @@ pub(super) fn on_demand_throughput(units: Units) -> OnDemandThroughput {
 }
 
 /// `WarmThroughput` of `units`.
-pub(super) fn warm_throughput(units: Units) -> WarmThroughput {
+pub(crate) fn warm_throughput(units: Units) -> WarmThroughput {
     WarmThroughput::builder()
         .read_units_per_second(units.read)
         .write_units_per_second(units.write)

@@ -19,6 +19,7 @@ pub use create::{
     create_table_if_missing, create_table_if_missing_with, create_table_input,
     create_table_input_with, TableCreated,
 };
+pub(crate) use create::{on_demand_throughput, warm_throughput};
 pub use key_schema::key_attributes;
 pub use settings::{TableSettings, Units};
 pub use sync::{plan_sync, plan_sync_with, sync_table, sync_table_with};

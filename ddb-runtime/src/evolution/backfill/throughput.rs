@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use aws_sdk_dynamodb::types::{BillingMode, OnDemandThroughput, WarmThroughput};
+use aws_sdk_dynamodb::types::BillingMode;
 use aws_sdk_dynamodb::Client;
 
 use crate::error::{Error, Result};
@@ -144,10 +144,7 @@ pub(super) async fn warm(client: &Client, name: &str, plan: &ThroughputPlan) -> 
     let Some((_, warm)) = plan.raise_warm else {
         return Ok(());
     };
-    let warm = WarmThroughput::builder()
-        .read_units_per_second(warm.read)
-        .write_units_per_second(warm.write)
-        .build();
+    let warm = crate::tables::warm_throughput(warm);
     let update = client.update_table().table_name(name).warm_throughput(warm);
     update.send_on(client, name).await?;
     crate::tables::wait_until_active(client, name, SETTLE).await
@@ -203,10 +200,7 @@ impl Drop for Capped {
 }
 
 async fn set_max(client: &Client, name: &str, units: Units) -> Result<()> {
-    let max = OnDemandThroughput::builder()
-        .max_read_request_units(units.read)
-        .max_write_request_units(units.write)
-        .build();
+    let max = crate::tables::on_demand_throughput(units);
     let update = client
         .update_table()
         .table_name(name)
