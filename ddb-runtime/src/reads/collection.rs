@@ -15,6 +15,7 @@ use crate::keys::sort::SortRange;
 use crate::reads::cursor;
 use crate::reads::cursor::Cursor;
 use crate::reads::fetch::Plan;
+use crate::reads::options::ReadOptions;
 use crate::reads::query::{flatten, paginate, Page};
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -104,12 +105,9 @@ pub struct CollectionQuery<C> {
     db: Db,
     partition: KeyValue,
     forward: bool,
-    limit: Option<usize>,
     consistent: bool,
     unknown: UnknownItems,
-    include_expired: bool,
-    exact_end: bool,
-    cursor: Option<Cursor>,
+    options: ReadOptions<C>,
     marker: std::marker::PhantomData<fn() -> C>,
 }
 
@@ -119,12 +117,9 @@ impl<C> Clone for CollectionQuery<C> {
             db: self.db.clone(),
             partition: self.partition.clone(),
             forward: self.forward,
-            limit: self.limit,
             consistent: self.consistent,
             unknown: self.unknown,
-            include_expired: self.include_expired,
-            exact_end: self.exact_end,
-            cursor: self.cursor.clone(),
+            options: self.options.clone(),
             marker: std::marker::PhantomData,
         }
     }
@@ -138,12 +133,9 @@ impl Db {
             db: self.clone(),
             partition,
             forward: true,
-            limit: None,
             consistent: false,
             unknown: UnknownItems::Skip,
-            include_expired: false,
-            exact_end: true,
-            cursor: None,
+            options: ReadOptions::default(),
             marker: std::marker::PhantomData,
         }
     }
@@ -160,7 +152,7 @@ impl<C: Collection> CollectionQuery<C> {
     /// (skipped, see [`unknown_items`](Self::unknown_items)) or DynamoDB's
     /// 1 MB pages make that take.
     pub fn limit(mut self, n: usize) -> Self {
-        self.limit = Some(n);
+        self.options.limit = Some(n);
         self
     }
     /// A strongly consistent read.
@@ -178,7 +170,7 @@ impl<C: Collection> CollectionQuery<C> {
     /// by default, as [`Query::include_expired`](crate::Query::include_expired)
     /// describes.
     pub fn include_expired(mut self, include_expired: bool) -> Self {
-        self.include_expired = include_expired;
+        self.options.include_expired = include_expired;
         self
     }
     /// Whether a limited page reads one item past its end (the default,
@@ -191,23 +183,18 @@ impl<C: Collection> CollectionQuery<C> {
     /// `exact_end(false)` reads only the page, as
     /// [`Query::exact_end`](crate::Query::exact_end) describes.
     pub fn exact_end(mut self, exact_end: bool) -> Self {
-        self.exact_end = exact_end;
+        self.options.exact_end = exact_end;
         self
     }
     /// Resumes after the page that returned `cursor`.
     pub fn after(mut self, cursor: Cursor) -> Self {
-        self.cursor = Some(cursor);
+        self.options.cursor = Some(cursor);
         self
     }
 
     fn plan(&self) -> Result<Plan> {
         let table = <C::Table as Table>::DEF;
-        if self.limit == Some(0) {
-            return Err(Error::InvalidRequest {
-                entity: "collection",
-                reason: "limit must be at least 1".into(),
-            });
-        }
+        self.options.check_limit("collection")?;
         let mut parts: Vec<&str> = vec!["collection"];
         parts.extend(C::MEMBERS.iter().map(|m| m.entity_type));
         parts.push(self.partition.as_str());
@@ -220,12 +207,8 @@ impl<C: Collection> CollectionQuery<C> {
             sk_attributes: table.sk.map(|a| a.name).into_iter().collect(),
             partitions: vec![vec![self.partition.clone()]],
             sort: SortRange::All.into(),
-            // Expired items stay readable until DynamoDB's background
-            // deletion gets to them (days): every member is deleted by the
-            // table's attribute.
-            filter: table.ttl.filter(|_| !self.include_expired).map(|ttl| {
-                Expression::not_expired(ttl, crate::item::timestamp::now_epoch_seconds())
-            }),
+            // Every member expires by the table's attribute.
+            filter: self.options.filters(table.ttl).reduce(Expression::and),
             projection: None,
             all_attributes: false,
             key_attributes: std::iter::once(table.pk.name)
@@ -242,7 +225,7 @@ impl<C: Collection> CollectionQuery<C> {
                 UnknownItems::Skip => Some(is_member::<C>),
                 UnknownItems::Error => None,
             },
-            exact_end: self.exact_end,
+            exact_end: self.options.exact_end,
             // A count returns no item to decode: only the members' items
             // are counted, by their entity type.
             count_filter: C::MEMBERS
@@ -277,7 +260,7 @@ impl<C: Collection> CollectionQuery<C> {
     }
 
     async fn page_at(&self, plan: &Plan, cursor: Option<&Cursor>) -> Result<Page<C>> {
-        let raw = plan.page(&self.db, cursor, self.limit).await?;
+        let raw = plan.page(&self.db, cursor, self.options.limit).await?;
         Ok(Page {
             items: self.decode(raw.items)?,
             cursor: raw.cursor,
@@ -317,12 +300,12 @@ impl<C: Collection> CollectionQuery<C> {
     /// One page from the cursor.
     async fn page(&self) -> Result<Page<C>> {
         let plan = self.plan()?;
-        self.page_at(&plan, self.cursor.as_ref()).await
+        self.page_at(&plan, self.options.cursor.as_ref()).await
     }
 
     /// Every page.
     pub fn pages(self) -> BoxStream<'static, Result<Page<C>>> {
-        let start = self.cursor.clone();
+        let start = self.options.cursor.clone();
         Box::pin(paginate(self, start, |query, cursor| async move {
             let plan = query.plan()?;
             let page = query.page_at(&plan, cursor.as_ref()).await?;

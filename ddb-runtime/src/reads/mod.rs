@@ -13,6 +13,7 @@ pub mod cursor_bench;
 pub mod fetch;
 pub mod get;
 pub mod loader;
+mod options;
 pub mod projection;
 pub mod query;
 pub mod scan;

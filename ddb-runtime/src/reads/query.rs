@@ -31,13 +31,13 @@ use futures::TryStreamExt;
 use crate::db::Db;
 use crate::entity::Entity;
 use crate::error::Result;
-use crate::expression::Condition;
 use crate::item::Item;
 use crate::keys::key::KeyValue;
 use crate::keys::sort::SortCondition;
 use crate::reads::count::Count;
 use crate::reads::cursor::Cursor;
 use crate::reads::fetch::Plan;
+use crate::reads::options::ReadOptions;
 use crate::reads::projection;
 use crate::reads::projection::Projection;
 use crate::transport::dry_run::{sensitive_attributes, DryRun};
@@ -93,12 +93,8 @@ pub struct Query<E, S, I, P, D, const K: usize> {
     partition: Result<Vec<KeyValue>>,
     sort: Result<SortCondition>,
     forward: bool,
-    limit: Option<usize>,
     consistent: bool,
-    filter: Option<Condition<E>>,
-    cursor: Option<Cursor>,
-    include_expired: bool,
-    exact_end: bool,
+    options: ReadOptions<E>,
     decode: D,
     marker: crate::entity::Phantom<(S, I, P)>,
 }
@@ -110,12 +106,8 @@ impl<E, S, I, P, D: Clone, const K: usize> Clone for Query<E, S, I, P, D, K> {
             partition: clone_result(&self.partition),
             sort: clone_result(&self.sort),
             forward: self.forward,
-            limit: self.limit,
             consistent: self.consistent,
-            filter: self.filter.clone(),
-            cursor: self.cursor.clone(),
-            include_expired: self.include_expired,
-            exact_end: self.exact_end,
+            options: self.options.clone(),
             decode: self.decode.clone(),
             marker: PhantomData,
         }
@@ -168,12 +160,8 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
             partition: self.partition,
             sort: self.sort,
             forward: self.forward,
-            limit: self.limit,
             consistent: self.consistent,
-            filter: self.filter,
-            cursor: self.cursor,
-            include_expired: self.include_expired,
-            exact_end: self.exact_end,
+            options: self.options,
             decode,
             marker: PhantomData,
         }
@@ -189,7 +177,7 @@ where
     D: Decode<E>,
 {
     async fn page_with(&self, plan: &Plan, cursor: Option<&Cursor>) -> Result<Page<D::Output>> {
-        let raw = plan.page(&self.db, cursor, self.limit).await?;
+        let raw = plan.page(&self.db, cursor, self.options.limit).await?;
         self.decode_page(raw).await
     }
 
@@ -197,7 +185,7 @@ where
         Ok(Page {
             items: self
                 .decode
-                .decode_for_query(&self.db, raw.items, self.include_expired)
+                .decode_for_query(&self.db, raw.items, self.options.include_expired)
                 .await?,
             cursor: raw.cursor,
             previous: raw.previous,
@@ -232,7 +220,7 @@ where
     {
         let page = async {
             let plan = self.plan()?;
-            self.page_with(&plan, self.cursor.as_ref()).await
+            self.page_with(&plan, self.options.cursor.as_ref()).await
         };
         let sensitive = sensitive_attributes(&E::SCHEMA).collect();
         self.db.dry_run(page, sensitive, false)
@@ -245,7 +233,7 @@ where
     {
         Box::pin(async move {
             let plan = self.plan()?;
-            self.page_with(&plan, self.cursor.as_ref()).await
+            self.page_with(&plan, self.options.cursor.as_ref()).await
         })
     }
 
@@ -268,7 +256,7 @@ where
     {
         // A sharded read keeps what its shards read beyond one page for the
         // next, so a stream reads every item once.
-        let cursor = self.cursor.clone();
+        let cursor = self.options.cursor.clone();
         let start = (self, cursor, None, false);
         Box::pin(futures::stream::try_unfold(
             start,
@@ -278,7 +266,13 @@ where
                 }
                 let plan = query.plan()?;
                 let (raw, fanout) = plan
-                    .page_continuing(&query.db, cursor.as_ref(), fanout, query.limit, true)
+                    .page_continuing(
+                        &query.db,
+                        cursor.as_ref(),
+                        fanout,
+                        query.options.limit,
+                        true,
+                    )
                     .await?;
                 let page = query.decode_page(raw).await?;
                 let next = page.cursor.clone();

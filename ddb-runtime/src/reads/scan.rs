@@ -25,6 +25,7 @@ use crate::entity::Entity;
 use crate::error::Result;
 use crate::expression::Condition;
 use crate::reads::cursor::Cursor;
+use crate::reads::options::ReadOptions;
 use crate::reads::projection::Projection;
 use crate::reads::query::{Decode, Project, Whole};
 
@@ -104,12 +105,8 @@ impl Db {
         Scan {
             db: self.clone(),
             segments: 1,
-            limit: None,
             consistent: false,
-            filter: None,
-            cursor: None,
-            include_expired: false,
-            exact_end: true,
+            options: ReadOptions::default(),
             decode: Whole,
             marker: PhantomData,
         }
@@ -130,12 +127,8 @@ impl Db {
 pub struct Scan<E, D> {
     db: Db,
     segments: u32,
-    limit: Option<usize>,
     consistent: bool,
-    filter: Option<Condition<E>>,
-    cursor: Option<Cursor>,
-    include_expired: bool,
-    exact_end: bool,
+    options: ReadOptions<E>,
     decode: D,
     marker: crate::entity::Phantom<E>,
 }
@@ -145,12 +138,8 @@ impl<E, D: Clone> Clone for Scan<E, D> {
         Self {
             db: self.db.clone(),
             segments: self.segments,
-            limit: self.limit,
             consistent: self.consistent,
-            filter: self.filter.clone(),
-            cursor: self.cursor.clone(),
-            include_expired: self.include_expired,
-            exact_end: self.exact_end,
+            options: self.options.clone(),
             decode: self.decode.clone(),
             marker: PhantomData,
         }
@@ -176,7 +165,7 @@ impl<E: Entity, D> Scan<E, D> {
     /// or DynamoDB's 1 MB pages make that take. Without it, a page is one
     /// DynamoDB page (up to 1 MB read) of each segment read.
     pub fn limit(mut self, n: usize) -> Self {
-        self.limit = Some(n);
+        self.options.limit = Some(n);
         self
     }
 
@@ -191,7 +180,7 @@ impl<E: Entity, D> Scan<E, D> {
     /// is found or every segment is done. `exact_end(false)` reads only
     /// the page. Without a [`limit`](Self::limit) it changes nothing.
     pub fn exact_end(mut self, exact_end: bool) -> Self {
-        self.exact_end = exact_end;
+        self.options.exact_end = exact_end;
         self
     }
 
@@ -207,10 +196,7 @@ impl<E: Entity, D> Scan<E, D> {
     /// A filter is applied after the items are read: it saves bandwidth,
     /// not read capacity. Every item of the table is read all the same.
     pub fn filter(mut self, condition: Condition<E>) -> Self {
-        self.filter = Some(match self.filter.take() {
-            Some(existing) => existing & condition,
-            None => condition,
-        });
+        self.options.add_filter(condition);
         self
     }
 
@@ -219,7 +205,7 @@ impl<E: Entity, D> Scan<E, D> {
     /// [`Error::InvalidCursor`](crate::Error::InvalidCursor) before any
     /// request.
     pub fn after(mut self, cursor: Cursor) -> Self {
-        self.cursor = Some(cursor);
+        self.options.cursor = Some(cursor);
         self
     }
 
@@ -227,7 +213,7 @@ impl<E: Entity, D> Scan<E, D> {
     /// DynamoDB has not deleted yet (it can take days), when `true`. Left
     /// out by default.
     pub fn include_expired(mut self, include_expired: bool) -> Self {
-        self.include_expired = include_expired;
+        self.options.include_expired = include_expired;
         self
     }
 
@@ -238,12 +224,8 @@ impl<E: Entity, D> Scan<E, D> {
         Scan {
             db: self.db,
             segments: self.segments,
-            limit: self.limit,
             consistent: self.consistent,
-            filter: self.filter,
-            cursor: self.cursor,
-            include_expired: self.include_expired,
-            exact_end: self.exact_end,
+            options: self.options,
             decode: Project(PhantomData),
             marker: PhantomData,
         }
@@ -287,8 +269,10 @@ where
     /// One page from the cursor.
     async fn page(&self) -> Result<ScanPage<D::Output>> {
         let plan = self.plan()?;
-        let mut reading = plan.start(self.cursor.as_ref())?;
-        let raw = plan.page(&self.db, &mut reading, self.limit).await?;
+        let mut reading = plan.start(self.options.cursor.as_ref())?;
+        let raw = plan
+            .page(&self.db, &mut reading, self.options.limit)
+            .await?;
         self.decode_page(raw).await
     }
 
@@ -309,9 +293,11 @@ where
                 let plan = scan.plan()?;
                 let mut reading = match reading {
                     Some(reading) => reading,
-                    None => plan.start(scan.cursor.as_ref())?,
+                    None => plan.start(scan.options.cursor.as_ref())?,
                 };
-                let raw = plan.page(&scan.db, &mut reading, scan.limit).await?;
+                let raw = plan
+                    .page(&scan.db, &mut reading, scan.options.limit)
+                    .await?;
                 let page = scan.decode_page(raw).await?;
                 let done = page.cursor.is_none();
                 Ok(Some((page, (scan, Some(reading), done))))

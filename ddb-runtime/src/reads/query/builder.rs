@@ -13,6 +13,7 @@ use crate::keys::key::KeyValue;
 use crate::keys::sort;
 use crate::keys::sort::{EqualThen, SortOp, SortPrefix, SortRange};
 use crate::reads::cursor::Cursor;
+use crate::reads::options::ReadOptions;
 use crate::reads::query::{IndexTarget, Query, QueryKey, TableIndex, Whole};
 
 impl Db {
@@ -53,12 +54,8 @@ impl Db {
             partition: key.partition,
             sort: Ok(sort.into()),
             forward: true,
-            limit: None,
             consistent: false,
-            filter: None,
-            cursor: None,
-            include_expired: false,
-            exact_end: true,
+            options: ReadOptions::default(),
             decode: Whole,
             marker: PhantomData,
         }
@@ -278,7 +275,7 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
     /// At most `n` items per page: exactly `n` when that many match, however
     /// many requests the filter or DynamoDB's 1 MB pages make that take.
     pub fn limit(mut self, n: usize) -> Self {
-        self.limit = Some(n);
+        self.options.limit = Some(n);
         self
     }
 
@@ -324,7 +321,7 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
     ///
     /// [`Page::has_more`]: crate::reads::query::Page::has_more
     pub fn exact_end(mut self, exact_end: bool) -> Self {
-        self.exact_end = exact_end;
+        self.options.exact_end = exact_end;
         self
     }
 
@@ -334,10 +331,7 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
     /// read capacity. Prefer a sort-key condition or an index when a filter
     /// would discard most items.
     pub fn filter(mut self, condition: Condition<E>) -> Self {
-        self.filter = Some(match self.filter.take() {
-            Some(existing) => existing & condition,
-            None => condition,
-        });
+        self.options.add_filter(condition);
         self
     }
 
@@ -345,7 +339,7 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
     /// returned it as its `cursor`, or before the one that returned it as
     /// its [`previous`](crate::reads::query::Page::previous).
     pub fn after(mut self, cursor: Cursor) -> Self {
-        self.cursor = Some(cursor);
+        self.options.cursor = Some(cursor);
         self
     }
 
@@ -353,7 +347,7 @@ impl<E: Entity, S, I: IndexTarget, P, D, const K: usize> Query<E, S, I, P, D, K>
     /// DynamoDB has not deleted yet (it can take days), when `true`. Left
     /// out by default.
     pub fn include_expired(mut self, include_expired: bool) -> Self {
-        self.include_expired = include_expired;
+        self.options.include_expired = include_expired;
         self
     }
 }

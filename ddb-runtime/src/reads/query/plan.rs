@@ -42,12 +42,7 @@ where
         };
         let partition = clone_result(&self.partition)?;
         let sort = clone_result(&self.sort)?;
-        if self.limit == Some(0) {
-            return Err(Error::InvalidRequest {
-                entity: schema.entity_type,
-                reason: "limit must be at least 1".into(),
-            });
-        }
+        self.options.check_limit(schema.entity_type)?;
         let table = schema.table;
         let index = index_name.and_then(|name| table.index(name));
         let (pk_attributes, sk_attributes) = queried_key_attributes(table, index);
@@ -81,7 +76,7 @@ where
             fingerprint,
             cursor_keys: self.db.cursor_keys(),
             keep: Some(items_to_keep::<E>(check_type)),
-            exact_end: self.exact_end,
+            exact_end: self.options.exact_end,
             count_filter: check_type.then(|| {
                 Expression::compare(
                     table.entity_attribute,
@@ -101,16 +96,9 @@ where
     /// (`Plan::count_filter`).
     fn filter_expression(&self, index_name: Option<&'static str>) -> Option<Expression> {
         let schema = &E::SCHEMA;
-        // Expired items stay readable until DynamoDB's background deletion gets
-        // to them (days): leave them out unless asked for.
-        let ttl_filter = crate::item::timestamp::ttl_attribute(schema)
-            .filter(|ttl| !self.include_expired && projection::carries(schema, index_name, ttl))
-            .map(|ttl| Expression::not_expired(ttl, crate::item::timestamp::now_epoch_seconds()));
-        let user_filter = self.filter.clone().map(Expression::from);
-        [ttl_filter, user_filter]
-            .into_iter()
-            .flatten()
-            .reduce(Expression::and)
+        let ttl = crate::item::timestamp::ttl_attribute(schema)
+            .filter(|ttl| projection::carries(schema, index_name, ttl));
+        self.options.filters(ttl).reduce(Expression::and)
     }
 
     /// The attributes of the projection expression, when the decoding reads

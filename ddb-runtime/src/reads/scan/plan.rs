@@ -54,9 +54,7 @@ where
                 self.segments
             )));
         }
-        if self.limit == Some(0) {
-            return Err(invalid("limit must be at least 1".into()));
-        }
+        self.options.check_limit(schema.entity_type)?;
         let table = schema.table;
         let mut key_attributes = vec![table.pk.name];
         key_attributes.extend(table.sk.map(|a| a.name));
@@ -90,7 +88,7 @@ where
             key_attributes,
             fingerprint,
             cursor_keys: self.db.cursor_keys(),
-            exact_end: self.exact_end,
+            exact_end: self.options.exact_end,
         })
     }
 
@@ -104,16 +102,8 @@ where
             "=",
             AttributeValue::S(schema.entity_type.to_owned()),
         );
-        // Expired items stay readable until DynamoDB's background deletion
-        // gets to them (days): left out unless asked for.
-        let ttl_filter = crate::item::timestamp::ttl_attribute(schema)
-            .filter(|_| !self.include_expired)
-            .map(|ttl| Expression::not_expired(ttl, crate::item::timestamp::now_epoch_seconds()));
-        let user_filter = self.filter.clone().map(Expression::from);
-        [ttl_filter, user_filter]
-            .into_iter()
-            .flatten()
-            .fold(type_filter, Expression::and)
+        let ttl = crate::item::timestamp::ttl_attribute(schema);
+        self.options.filters(ttl).fold(type_filter, Expression::and)
     }
 
     /// The attributes of the projection expression, when the decoding reads
