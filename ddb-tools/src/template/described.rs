@@ -116,8 +116,14 @@ pub(super) fn describe(properties: &Value) -> Result<Described, String> {
                 .billing_mode(BillingMode::from(mode.as_str()))
                 .build()
         }))
-        .set_replicas(replicas(&properties["Replicas"]))
-        .set_global_table_witnesses(witnesses(&properties["GlobalTableWitnesses"]))
+        .set_replicas(regions(&properties["Replicas"], |region| {
+            ReplicaDescription::builder().region_name(region).build()
+        }))
+        .set_global_table_witnesses(regions(&properties["GlobalTableWitnesses"], |region| {
+            GlobalTableWitnessDescription::builder()
+                .region_name(region)
+                .build()
+        }))
         .set_multi_region_consistency(
             text(&properties["MultiRegionConsistency"])
                 .map(|mode| MultiRegionConsistency::from(mode.as_str())),
@@ -128,25 +134,13 @@ pub(super) fn describe(properties: &Value) -> Result<Described, String> {
     Ok((description, time_to_live, observed(properties)))
 }
 
-/// A global table's replicas in other Regions, as DescribeTable lists
-/// them: the Regions given literally (the stack's own is a reference).
-fn replicas(replicas: &Value) -> Option<Vec<ReplicaDescription>> {
-    let regions: Vec<ReplicaDescription> = list(replicas)
-        .filter_map(|replica| text(&replica["Region"]))
-        .map(|region| ReplicaDescription::builder().region_name(region).build())
-        .collect();
-    (!regions.is_empty()).then_some(regions)
-}
-
-/// A global table's witnesses.
-fn witnesses(witnesses: &Value) -> Option<Vec<GlobalTableWitnessDescription>> {
-    let regions: Vec<GlobalTableWitnessDescription> = list(witnesses)
-        .filter_map(|witness| text(&witness["Region"]))
-        .map(|region| {
-            GlobalTableWitnessDescription::builder()
-                .region_name(region)
-                .build()
-        })
+/// A global table's replicas in other Regions, or its witnesses, as
+/// DescribeTable lists them (`build` makes one of a Region): the Regions
+/// given literally (the stack's own is a reference).
+fn regions<T>(listed: &Value, build: impl Fn(String) -> T) -> Option<Vec<T>> {
+    let regions: Vec<T> = list(listed)
+        .filter_map(|entry| text(&entry["Region"]))
+        .map(build)
         .collect();
     (!regions.is_empty()).then_some(regions)
 }
