@@ -42,6 +42,27 @@ where
     panic!("{what}: more pages than items");
 }
 
+/// Walks every limit from 1 to N + 1 in both orders, `read` reading the
+/// page at a cursor for an order (`newest_first`) and a limit: each walk
+/// meets `forward` in order, reversed newest first.
+async fn walk_every_limit<F, Fut>(what: &str, forward: &[String], read: F)
+where
+    F: Fn(bool, usize, Option<Cursor>) -> Fut,
+    Fut: Future<Output = (Vec<String>, Option<Cursor>, Option<bool>)>,
+{
+    for newest_first in [false, true] {
+        let mut expected = forward.to_vec();
+        if newest_first {
+            expected.reverse();
+        }
+        for limit in 1..=N + 1 {
+            let what = format!("{what}limit {limit}, newest first {newest_first}");
+            let seen = walk(&what, |cursor| read(newest_first, limit, cursor)).await;
+            assert_eq!(seen, expected, "{what}");
+        }
+    }
+}
+
 /// 11 scores on board `pages` (levels 0, 1, 2 in turn): 7 not on level 0.
 async fn scores() -> (Db, Vec<Score>) {
     let db = ddb_tests::db_with_table::<Boards>().await;
@@ -62,32 +83,22 @@ fn players(scores: &[Score]) -> Vec<String> {
 #[tokio::test]
 async fn query_pages_end_at_the_last_item() {
     let (db, kept) = scores().await;
-    for newest_first in [false, true] {
-        let mut expected = players(&kept);
-        if newest_first {
-            expected.reverse();
+    walk_every_limit("", &players(&kept), |newest_first, limit, cursor| {
+        let query = db
+            .query(Score::by_board(&"pages".to_string()))
+            .filter(Score::fields().level.ne(0u32))
+            .newest_first(newest_first)
+            .limit(limit);
+        let query = match cursor {
+            Some(cursor) => query.after(cursor),
+            None => query,
+        };
+        async move {
+            let page = query.send().await.unwrap();
+            (players(&page.items), page.cursor, page.has_more)
         }
-        for limit in 1..=N + 1 {
-            let what = format!("limit {limit}, newest first {newest_first}");
-            let seen = walk(&what, |cursor| {
-                let query = db
-                    .query(Score::by_board(&"pages".to_string()))
-                    .filter(Score::fields().level.ne(0u32))
-                    .newest_first(newest_first)
-                    .limit(limit);
-                let query = match cursor {
-                    Some(cursor) => query.after(cursor),
-                    None => query,
-                };
-                async move {
-                    let page = query.send().await.unwrap();
-                    (players(&page.items), page.cursor, page.has_more)
-                }
-            })
-            .await;
-            assert_eq!(seen, expected, "{what}");
-        }
-    }
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -134,32 +145,22 @@ async fn collection_pages_end_at_the_last_member() {
         BoardItem::Info(_) => "info".to_string(),
     };
     let partition = Score::pk(&"club".to_string()).unwrap();
-    for newest_first in [false, true] {
-        let mut expected = forward.clone();
-        if newest_first {
-            expected.reverse();
+    walk_every_limit("", &forward, |newest_first, limit, cursor| {
+        let query = db
+            .collection::<BoardItem>(partition.clone())
+            .newest_first(newest_first)
+            .limit(limit);
+        let query = match cursor {
+            Some(cursor) => query.after(cursor),
+            None => query,
+        };
+        async move {
+            let page = query.send().await.unwrap();
+            let ids = page.items.iter().map(id).collect();
+            (ids, page.cursor, page.has_more)
         }
-        for limit in 1..=N + 1 {
-            let what = format!("limit {limit}, newest first {newest_first}");
-            let seen = walk(&what, |cursor| {
-                let query = db
-                    .collection::<BoardItem>(partition.clone())
-                    .newest_first(newest_first)
-                    .limit(limit);
-                let query = match cursor {
-                    Some(cursor) => query.after(cursor),
-                    None => query,
-                };
-                async move {
-                    let page = query.send().await.unwrap();
-                    let ids = page.items.iter().map(id).collect();
-                    (ids, page.cursor, page.has_more)
-                }
-            })
-            .await;
-            assert_eq!(seen, expected, "{what}");
-        }
-    }
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -233,29 +234,23 @@ async fn sharded_index_pages_end_at_the_last_item() {
     let mut level: Vec<Score> = scores.into_iter().filter(|s| s.level == 1).collect();
     level.sort_by(|a, b| (a.points, &a.player).cmp(&(b.points, &b.player)));
     assert_eq!(level.len(), N);
-    for newest_first in [false, true] {
-        let mut expected = players(&level);
-        if newest_first {
-            expected.reverse();
-        }
-        for limit in 1..=N + 1 {
-            let what = format!("sharded, limit {limit}, newest first {newest_first}");
-            let seen = walk(&what, |cursor| {
-                let query = db
-                    .query(Score::by_level(&1u32))
-                    .newest_first(newest_first)
-                    .limit(limit);
-                let query = match cursor {
-                    Some(cursor) => query.after(cursor),
-                    None => query,
-                };
-                async move {
-                    let page = query.send().await.unwrap();
-                    (players(&page.items), page.cursor, page.has_more)
-                }
-            })
-            .await;
-            assert_eq!(seen, expected, "{what}");
-        }
-    }
+    walk_every_limit(
+        "sharded, ",
+        &players(&level),
+        |newest_first, limit, cursor| {
+            let query = db
+                .query(Score::by_level(&1u32))
+                .newest_first(newest_first)
+                .limit(limit);
+            let query = match cursor {
+                Some(cursor) => query.after(cursor),
+                None => query,
+            };
+            async move {
+                let page = query.send().await.unwrap();
+                (players(&page.items), page.cursor, page.has_more)
+            }
+        },
+    )
+    .await;
 }
