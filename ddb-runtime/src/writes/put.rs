@@ -163,17 +163,30 @@ impl<E: Entity + 'static> Put<E> {
     /// [`VersionConflict`](crate::Error::VersionConflict): the lost attempt may
     /// have been applied.
     pub async fn send(self) -> Result<Written<E>> {
-        self.sent().await
+        if !self.goes_alone()? {
+            return self.send_keeping_guards().await;
+        }
+        let (db, exactly_once, return_old) = (self.db.clone(), self.exactly_once, self.return_old);
+        let plan = self.into_plan()?;
+        plan.send_alone(&db, exactly_once, return_old).await
     }
 
+    /// [`send`](Self::send) as a dry run sends it, the item copied into the
+    /// request (the builder is only borrowed).
     async fn sent(&self) -> Result<Written<E>> {
-        return_old_allowed::<E>(self.return_old, self.exactly_once)?;
-        if has_unique::<E>() {
+        if !self.goes_alone()? {
             return self.send_keeping_guards().await;
         }
         let plan = self.plan()?;
         plan.send_alone(&self.db, self.exactly_once, self.return_old)
             .await
+    }
+
+    /// Whether the put is one write of its own (an entity without unique
+    /// values), once `return_old` is checked to be possible.
+    fn goes_alone(&self) -> Result<bool> {
+        return_old_allowed::<E>(self.return_old, self.exactly_once)?;
+        Ok(!has_unique::<E>())
     }
 
     /// The put of an entity with unique values: the stored item read, then
