@@ -20,7 +20,7 @@ use crate::reads::projection::Projection;
 /// How long a batch's first caller keeps letting the others run once no
 /// new key has joined: long enough for tasks spawned together, or woken by
 /// the same event on another thread, to join; short beside a round trip.
-const QUIET: Duration = Duration::from_micros(30);
+const QUIET: Duration = Duration::from_micros(50);
 
 /// The longest a batch's first caller lets the others run while keys keep
 /// joining.
@@ -31,7 +31,7 @@ impl Db {
     ///
     /// Each [`load`](Loader::load) joins the batch being gathered; the
     /// batch's first caller lets every other task and future ready to run
-    /// go first, again and again until no key has joined for 30 µs (at
+    /// go first, again and again until no key has joined for 50 µs (at
     /// most 0.5 ms, or until 100 keys have joined), or waits the
     /// [`window`](Loader::window) set; then it sends the batch's distinct keys
     /// as BatchGetItems of at most 100 keys (unprocessed keys read again,
