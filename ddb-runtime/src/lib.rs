@@ -147,7 +147,7 @@ pub use reads::unique::{GetUnique, UniqueKey};
 pub use scan::{Scan, ScanPage, Scannable};
 pub use search::{Scored, Search, Searched, VectorSearch};
 pub use segment::{KeySegment, SegmentError};
-pub use telemetry::Capacity;
+pub use telemetry::{Capacity, CapacityMeter};
 pub use transact::{TransactGet, TransactGetOutput, TransactWrite, Transacted};
 pub use write::{Create, Created, Delete, Idempotent, Put, Update, Upsert, Upserted, Written};
 

@@ -4,6 +4,7 @@ mod backfill;
 mod batches;
 mod cache;
 mod campaigns;
+mod capacity;
 mod cli;
 mod compile;
 mod condition_read_back;

@@ -45,6 +45,7 @@ struct Inner {
     guard_hash_key: Option<Arc<Vec<u8>>>,
     exactly_once_writes: bool,
     return_consumed_capacity: bool,
+    capacity_meter: Option<crate::telemetry::CapacityMeter>,
 }
 
 impl fmt::Debug for Db {
@@ -83,6 +84,7 @@ impl Db {
                 guard_hash_key: None,
                 exactly_once_writes: false,
                 return_consumed_capacity: false,
+                capacity_meter: None,
             }),
         }
     }
@@ -192,6 +194,33 @@ impl Db {
         self.with(|inner| inner.return_consumed_capacity = true)
     }
 
+    /// The same handle adding the capacity of every request it (or a
+    /// clone) sends to `meter`, whatever the builder: each asks DynamoDB
+    /// for its capacity. The way to read the capacity of any call, or of a
+    /// whole unit of work (a service's request handler), however many
+    /// requests it sends. A handle made from this one keeps the meter.
+    ///
+    /// ```no_run
+    /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+    /// # #[derive(ddb_runtime::Table)]
+    /// # #[ddb(name = "Ecommerce", pk = "PK")]
+    /// # struct Ecommerce;
+    /// # #[derive(ddb_runtime::Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[ddb(table = Ecommerce, entity = "SignUp", pk = "SIGNUP#{email}")]
+    /// # struct SignUp { email: String }
+    /// let meter = ddb_runtime::CapacityMeter::default();
+    /// let metered = db.with_capacity_meter(&meter);
+    /// let sign_up = SignUp { email: "ada@example.com".into() };
+    /// metered.put(&sign_up).send().await?;
+    /// metered.get(SignUp::key(&sign_up.email)?).send().await?;
+    /// println!("{} units for the put and the get", meter.take());
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn with_capacity_meter(&self, meter: &crate::telemetry::CapacityMeter) -> Self {
+        self.with(|inner| inner.capacity_meter = Some(meter.clone()))
+    }
+
     /// The same handle sending every create, put, update and delete
     /// [`exactly_once`](crate::write::Put::exactly_once): as a one-action
     /// TransactWriteItems under a ClientRequestToken, so that no lost answer
@@ -252,7 +281,7 @@ impl Db {
         span: &crate::telemetry::RequestSpan,
         asked: bool,
     ) -> Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity> {
-        let wanted = asked || self.inner.return_consumed_capacity || span.is_recorded();
+        let wanted = asked || self.inner.return_consumed_capacity || span.reads_capacity();
         wanted.then_some(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes)
     }
 
@@ -308,11 +337,14 @@ impl Db {
         entity: &'static str,
     ) -> crate::telemetry::RequestSpan {
         use crate::telemetry::RequestSpan;
-        if crate::transport::capture::in_dry_run() {
-            return RequestSpan::disabled();
-        }
-        let server = self.inner.sdk.server();
-        RequestSpan::of_tables(server, operation, tables, index, entity)
+        let span = if crate::transport::capture::in_dry_run() {
+            RequestSpan::disabled()
+        } else {
+            let server = self.inner.sdk.server();
+            RequestSpan::of_tables(server, operation, tables, index, entity)
+        };
+        // A dry run's request asks for the capacity as the one sent would.
+        span.metered(self.inner.capacity_meter.as_ref())
     }
 
     /// The dry run of a call: the requests its `send` would send first,

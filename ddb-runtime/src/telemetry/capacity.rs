@@ -1,5 +1,7 @@
 //! The capacity DynamoDB reports a request consumed.
 
+use std::sync::{Arc, Mutex};
+
 use aws_sdk_dynamodb::types::ConsumedCapacity;
 
 /// The capacity DynamoDB reported a request consumed: the total, the table's
@@ -79,9 +81,16 @@ impl Capacity {
         sum
     }
 
-    /// The sum of several answers' capacity (a transaction's tables, a
-    /// batch's requests).
-    pub(crate) fn add(&mut self, other: &Capacity) {
+    /// Adds `other`'s units: the total, the table's, and each index's.
+    ///
+    /// ```
+    /// use ddb_runtime::Capacity;
+    /// let mut sum = Capacity { total: 1.0, table: 1.0, indexes: vec![("GSI1".into(), 0.5)] };
+    /// sum.add(&Capacity { total: 1.5, table: 0.5, indexes: vec![("GSI1".into(), 1.0)] });
+    /// assert_eq!((sum.total, sum.table), (2.5, 1.5));
+    /// assert_eq!(sum.indexes, [("GSI1".to_owned(), 1.5)]);
+    /// ```
+    pub fn add(&mut self, other: &Capacity) {
         self.total += other.total;
         self.table += other.table;
         for (name, units) in &other.indexes {
@@ -90,5 +99,61 @@ impl Capacity {
                 None => self.indexes.push((name.clone(), *units)),
             }
         }
+    }
+}
+
+/// The capacity of every request sent through a handle, summed: make a
+/// handle with [`Db::with_capacity_meter`](crate::Db::with_capacity_meter),
+/// send through it (any builder, any number of requests: a page, a batch
+/// and its retries, a write that reads first, a loader's batches), and
+/// read the sum. Each request the handle sends asks DynamoDB for its
+/// capacity (`ReturnConsumedCapacity: INDEXES`).
+///
+/// It sums what DynamoDB reported: a request DynamoDB refused reports no
+/// capacity (its error answer carries none), though a failed condition is
+/// charged. A clone adds to the same sum.
+///
+/// ```no_run
+/// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {
+/// let meter = ddb_runtime::CapacityMeter::default();
+/// let metered = db.with_capacity_meter(&meter);
+/// // ... any requests through `metered` (or its clones) ...
+/// println!("{} units", meter.capacity());
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct CapacityMeter(Arc<Mutex<Capacity>>);
+
+impl CapacityMeter {
+    /// The capacity summed so far.
+    ///
+    /// ```
+    /// let meter = ddb_runtime::CapacityMeter::default();
+    /// assert_eq!(meter.capacity().total, 0.0);
+    /// ```
+    pub fn capacity(&self) -> Capacity {
+        self.sum().clone()
+    }
+
+    /// The capacity summed so far, the sum starting again from zero.
+    ///
+    /// ```
+    /// let meter = ddb_runtime::CapacityMeter::default();
+    /// assert_eq!(meter.take(), ddb_runtime::Capacity::default());
+    /// ```
+    pub fn take(&self) -> Capacity {
+        std::mem::take(&mut *self.sum())
+    }
+
+    /// Adds one answer's capacity, reported per table.
+    pub(crate) fn add(&self, reported: &[ConsumedCapacity]) {
+        let mut sum = self.sum();
+        for table in reported {
+            sum.add(&Capacity::of(Some(table.clone())));
+        }
+    }
+
+    fn sum(&self) -> std::sync::MutexGuard<'_, Capacity> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -87,7 +87,7 @@ mod span;
 #[cfg(feature = "opentelemetry")]
 mod table_schema;
 
-pub use capacity::Capacity;
+pub use capacity::{Capacity, CapacityMeter};
 pub(crate) use error_type::error_type;
 #[cfg(feature = "opentelemetry")]
 pub(crate) use opentelemetry::{create_table_sent, nothing_sent, update_table_sent};

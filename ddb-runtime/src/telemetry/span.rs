@@ -97,12 +97,15 @@ pub(crate) struct Tried {
 
 /// The span of one DynamoDB request (see [the module](super)).
 #[derive(Debug, Clone)]
-pub(crate) struct RequestSpan(tracing::Span, Recorded, Answers);
+pub(crate) struct RequestSpan(tracing::Span, Recorded, Answers, Metered);
 
 /// The errors a request's caller handles as an answer (a table that
 /// already exists, one probed for that does not): the operation completes,
 /// and its span is not failed.
 type Answers = Option<fn(&Error) -> bool>;
+
+/// Where the capacity of the request's answer is summed, besides its span.
+type Metered = Option<super::CapacityMeter>;
 
 /// What DynamoDB (or the SDK) answered a failed request with, read before
 /// ddb reads the failure as its own error.
@@ -146,7 +149,7 @@ impl RequestSpan {
 
     /// A span that records nothing: a dry run's requests are not sent.
     pub(crate) fn disabled() -> Self {
-        Self(tracing::Span::none(), Recorded(false), None)
+        Self(tracing::Span::none(), Recorded(false), None, None)
     }
 
     /// The span of `operation` on each of `tables`.
@@ -194,7 +197,7 @@ impl RequestSpan {
             ddb.throttling_reasons = Empty,
         );
         let recorded = Recorded::of(&span);
-        let this = Self(span, recorded, None);
+        let this = Self(span, recorded, None, None);
         let Some(fields) = this.fields() else {
             return this;
         };
@@ -220,6 +223,18 @@ impl RequestSpan {
     pub(crate) fn answering(mut self, handled: fn(&Error) -> bool) -> Self {
         self.2 = Some(handled);
         self
+    }
+
+    /// This span, its answer's capacity also summed into `meter`.
+    pub(crate) fn metered(mut self, meter: Option<&super::CapacityMeter>) -> Self {
+        self.3 = meter.cloned();
+        self
+    }
+
+    /// Whether the answer's capacity is read: by a meter, or by a
+    /// subscriber that records the span.
+    pub(crate) fn reads_capacity(&self) -> bool {
+        self.3.is_some() || self.is_recorded()
     }
 
     /// Whether a subscriber records this span: what only the span reads is
@@ -299,6 +314,9 @@ impl RequestSpan {
         sent: usize,
         tried: Tried,
     ) {
+        if let Some(meter) = &self.3 {
+            meter.add(output.capacity());
+        }
         let Some(fields) = self.fields() else { return };
         if let Some(items) = output.items(sent) {
             // As i64: `tracing-opentelemetry` exports a u64 as text.

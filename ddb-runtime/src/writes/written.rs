@@ -27,7 +27,7 @@ pub struct Written<E> {
     /// The capacity DynamoDB reported the write consumed, table and indexes:
     /// asked of DynamoDB only on a handle made
     /// [`with_return_consumed_capacity`](crate::Db::with_return_consumed_capacity)
-    /// or when a `tracing` subscriber records the write's span; zero
+    /// or [`with_capacity_meter`](crate::Db::with_capacity_meter), or when a `tracing` subscriber records the write's span; zero
     /// otherwise.
     pub capacity: Capacity,
 }

@@ -95,7 +95,7 @@ pub struct Page<T> {
     /// The read capacity DynamoDB reported for the page's requests, in all
     /// and by table and index: asked of DynamoDB only on a handle made
     /// [`with_return_consumed_capacity`](crate::Db::with_return_consumed_capacity)
-    /// or when a `tracing` subscriber records the page's spans; zero
+    /// or [`with_capacity_meter`](crate::Db::with_capacity_meter), or when a `tracing` subscriber records the page's spans; zero
     /// otherwise.
     pub consumed_capacity: Capacity,
     /// How many requests the page took.

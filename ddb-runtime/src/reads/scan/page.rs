@@ -60,7 +60,7 @@ pub struct ScanPage<T> {
     /// The read capacity DynamoDB reported for the page's requests: asked
     /// of DynamoDB only on a handle made
     /// [`with_return_consumed_capacity`](crate::Db::with_return_consumed_capacity)
-    /// or when a `tracing` subscriber records the page's spans; zero
+    /// or [`with_capacity_meter`](crate::Db::with_capacity_meter), or when a `tracing` subscriber records the page's spans; zero
     /// otherwise.
     pub consumed_capacity: Capacity,
     /// How many requests the page took.

@@ -1,0 +1,119 @@
+//! The capacity of any call, read the same way whatever the builder: a
+//! handle with a meter asks DynamoDB for every request's capacity and sums
+//! what each answer reported.
+
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+use ddb_examples::single_table::{Ecommerce, Order};
+use ddb_examples::OrderStatus;
+use ddb_runtime::{Capacity, CapacityMeter, Entity};
+
+use crate::fixtures::open_order;
+
+/// Units compared as DynamoDB reports them: sums of halves and wholes.
+fn units(capacity: &Capacity) -> f64 {
+    (capacity.total * 1000.0).round() / 1000.0
+}
+
+/// Every request a metered handle sends asks for its capacity, and the
+/// meter holds the sum of what the answers reported: the figures each
+/// result (or `send_with_capacity`) reports for the same requests.
+#[tokio::test]
+async fn a_meter_sums_what_every_request_through_its_handle_reported() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    let operations = [
+        "PutItem",
+        "GetItem",
+        "UpdateItem",
+        "Query",
+        "TransactWriteItems",
+        "DeleteItem",
+    ];
+    for operation in operations {
+        proxy.record(operation);
+    }
+    let meter = CapacityMeter::default();
+    let metered = through.with_capacity_meter(&meter);
+    let (first, second) = (open_order("M1"), open_order("M2"));
+    let key = first.primary_key().unwrap();
+
+    let mut reported = Capacity::default();
+    reported.add(&metered.put(&first).send().await.unwrap().capacity);
+    let (found, capacity) = metered.get(key.clone()).send_with_capacity().await.unwrap();
+    assert!(found.is_some());
+    reported.add(&capacity);
+    let updated = metered
+        .update(key.clone())
+        .set(Order::fields().status, OrderStatus::Shipped)
+        .send()
+        .await
+        .unwrap();
+    reported.add(&updated.capacity);
+    let page = metered
+        .query(Order::by_customer(&first.customer_id))
+        .send()
+        .await
+        .unwrap();
+    reported.add(&page.consumed_capacity);
+    let transaction = metered.transact_write().create(&second);
+    let (_, capacity) = transaction.send_with_capacity().await.unwrap();
+    reported.add(&capacity);
+    reported.add(&metered.delete(key).send().await.unwrap().capacity);
+
+    // A dry run shows the request as the metered handle sends it.
+    let dry = metered.put(&first).dry_run().unwrap();
+    let Some(ddb_runtime::dry_run::Request::PutItemInput(put)) = dry.input() else {
+        panic!("a put's dry run is a PutItem: {dry}");
+    };
+    let asked = put.return_consumed_capacity();
+    assert_eq!(asked, Some(&ReturnConsumedCapacity::Indexes));
+
+    for operation in operations {
+        let asked = ddb_tests::recorded_json(&proxy, operation);
+        assert_eq!(asked.len(), 1, "{operation}");
+        assert_eq!(asked[0]["ReturnConsumedCapacity"], "INDEXES", "{operation}");
+    }
+    assert!(reported.total > 0.0);
+    assert_eq!(units(&meter.capacity()), units(&reported));
+    assert_eq!(units(&meter.take()), units(&reported));
+    assert_eq!(meter.capacity(), Capacity::default(), "taken");
+}
+
+/// A meter follows the handle: a clone, a handle made from the metered
+/// one, and a loader of it add to the same sum; the handle it was made
+/// from adds nothing and asks for nothing.
+#[tokio::test]
+async fn a_meter_follows_its_handle_and_only_its_handle() {
+    ddb_tests::requires!(CapacityByItemSize);
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    proxy.record("PutItem");
+    let meter = CapacityMeter::default();
+    let metered = through.with_capacity_meter(&meter);
+    let order = open_order("F1");
+
+    through.put(&order).send().await.unwrap();
+    assert_eq!(meter.capacity(), Capacity::default());
+    let asked = ddb_tests::recorded_json(&proxy, "PutItem");
+    assert!(asked[0].get("ReturnConsumedCapacity").is_none());
+
+    let derived = metered.clone().with_exactly_once_writes();
+    derived.put(&open_order("F2")).send().await.unwrap();
+    let after_put = meter.capacity().total;
+    assert!(
+        after_put > 0.0,
+        "a transaction of one put reports its units"
+    );
+
+    let loaded = metered
+        .loader::<Order>()
+        .load(order.primary_key().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert!(loaded.is_some());
+    assert!(
+        meter.capacity().total > after_put,
+        "the loader's BatchGetItem"
+    );
+}
