@@ -324,3 +324,48 @@ async fn each_batch_is_a_span_with_its_keys_and_callers() {
         .collect();
     assert_eq!(requests, ["BatchGetItem"], "{spans:?}");
 }
+
+/// An entity whose decoding panics: a batch's task dies with its answer.
+#[derive(Entity, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[ddb(table = Library, entity = "Fragile", pk = "FRAGILE#{id}", sk = "PROFILE")]
+struct Fragile {
+    id: u32,
+    mood: Mood,
+}
+
+#[derive(Serialize, Clone, Debug, PartialEq)]
+struct Mood(String);
+
+impl<'de> Deserialize<'de> for Mood {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        panic!("decoding panicked (on purpose)")
+    }
+}
+
+/// A batch sent whose answer is lost with its task (here, decoding
+/// panicked) is not sent again: each caller gets an error naming its key,
+/// and the one BatchGetItem is all that was sent.
+#[tokio::test]
+async fn a_batch_lost_with_its_task_is_an_error_and_is_not_sent_again() {
+    let db = ddb_tests::db_with_table::<Library>().await;
+    let fragile = |id| Fragile {
+        id,
+        mood: Mood("calm".into()),
+    };
+    ddb_tests::put_raw(&db, &(0..3).map(fragile).collect::<Vec<_>>()).await;
+    let (proxy, db) = ddb_tests::through_proxy::<Library>(&db).await;
+    proxy.record("BatchGetItem");
+    let loader = db.loader::<Fragile>();
+    let loads = (0..3).map(|id| loader.load(fragile(id).primary_key().unwrap()).send());
+    let loads = join_all(loads);
+    let results = tokio::time::timeout(Duration::from_secs(60), loads)
+        .await
+        .expect("every caller is answered");
+    for result in results {
+        assert!(
+            matches!(&result, Err(Error::Unprocessed { keys, .. }) if keys.len() == 1),
+            "{result:?}"
+        );
+    }
+    assert_eq!(keys_asked(&proxy), [3]);
+}

@@ -143,8 +143,9 @@ struct Found<P> {
 /// What a key's read answers: the item read, or `None` when there is none.
 type Answered<P> = Result<Option<Found<P>>>;
 
-/// One answer, sent to one caller.
-type Answer<P> = oneshot::Sender<Answered<P>>;
+/// One answer, sent to one caller: `None` when the batch was let go
+/// before it was sent, for the caller to join the next one.
+type Answer<P> = oneshot::Sender<Option<Answered<P>>>;
 
 /// The batch being gathered: the callers waiting on each key, and whether
 /// one of them will send it.
@@ -213,7 +214,11 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Loader<E, P> {
 
     /// Joins the batch of `key` (strongly consistent or not): the answer
     /// to wait for, and whether this caller sends the batch.
-    fn join(&self, key: &Key<E>, consistent: bool) -> (oneshot::Receiver<Answered<P>>, bool) {
+    fn join(
+        &self,
+        key: &Key<E>,
+        consistent: bool,
+    ) -> (oneshot::Receiver<Option<Answered<P>>>, bool) {
         let (answer, answered) = oneshot::channel();
         let mut gathering = self.gathering(consistent);
         let waiting = gathering
@@ -234,9 +239,10 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Loader<E, P> {
 
     /// Sends the batch this caller leads from a task of its own, on the
     /// caller's tokio runtime: a caller that stops polling, or is dropped,
-    /// holds back no other caller of its batch. Without a runtime, the
+    /// holds back no other caller of its batch. Without a runtime, or
+    /// `here` (a runtime shutting down drops the tasks spawned on it), the
     /// caller sends it.
-    async fn lead_elsewhere(&self, consistent: bool) {
+    async fn lead(&self, consistent: bool, here: bool) {
         // Made before the task is spawned: a task dropped unpolled (its
         // runtime shutting down) still lets the batch go.
         let leading = Leading {
@@ -245,11 +251,11 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Loader<E, P> {
             sent: false,
         };
         match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
+            Ok(runtime) if !here => {
                 let span = tracing::Span::current();
                 runtime.spawn(leading.lead().instrument(span));
             }
-            Err(_) => leading.lead().await,
+            _ => leading.lead().await,
         }
     }
 
@@ -349,10 +355,10 @@ fn deliver<P: Clone>(result: Answered<P>, mut answers: Vec<Answer<P>>) {
             Ok(found) => Ok(found.clone()),
             Err(error) => Err(error.copied()),
         };
-        let _ = answer.send(copy);
+        let _ = answer.send(Some(copy));
     }
     if let Some(last) = last {
-        let _ = last.send(result);
+        let _ = last.send(Some(result));
     }
 }
 
@@ -398,7 +404,8 @@ fn unread<E: Entity>(key: &KeyValues, causes: &[Error]) -> Error {
 }
 
 /// The batch a caller leads: if the caller is dropped before it sends it,
-/// the batch is let go, and each caller waiting on it joins the next one.
+/// the batch is let go, and each caller waiting on it is told to join the
+/// next one.
 struct Leading<E, P> {
     loader: Loader<E, P>,
     consistent: bool,
@@ -428,7 +435,9 @@ impl<E, P> Drop for Leading<E, P> {
         let mut gathering = self.loader.shared.gathering[usize::from(self.consistent)]
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        gathering.waiting.clear();
+        for answer in gathering.waiting.drain().flat_map(|(_, answers)| answers) {
+            let _ = answer.send(None);
+        }
         gathering.led = false;
     }
 }
@@ -452,7 +461,10 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Load<E, P> {
     /// Joins the batch being gathered and waits for its answer: `None`
     /// when there is no such item. A loader reading through a cache
     /// answers from it what it keeps, and keeps what its batch reads; a
-    /// strongly consistent get reads past the cache.
+    /// strongly consistent get reads past the cache. A batch sent whose
+    /// answer is lost with its task (decoding panicked, the runtime shut
+    /// down) is not sent again: each of its callers gets
+    /// [`Error::Unprocessed`](crate::Error::Unprocessed) naming its key.
     pub async fn send(self) -> Result<Option<P>> {
         #[cfg(feature = "cache")]
         if let Some(store) = self
@@ -471,16 +483,22 @@ impl<E: Entity + 'static, P: Clone + Send + 'static> Load<E, P> {
 
     /// The item, read in the batch of its consistency.
     async fn read(&self, consistent: bool) -> Answered<P> {
+        let mut here = false;
         loop {
             let (answered, leads) = self.loader.join(&self.key, consistent);
             if leads {
-                self.loader.lead_elsewhere(consistent).await;
+                self.loader.lead(consistent, here).await;
             }
             match answered.await {
-                Ok(result) => return result,
-                // The batch's leader was dropped before it answered: join
-                // the next batch.
-                Err(oneshot::Canceled) => continue,
+                Ok(Some(result)) => return result,
+                // The batch was let go before it was sent: join the next
+                // one. When this caller's own task let it go, its runtime
+                // refuses tasks (shutting down): the caller sends the next
+                // batch it leads itself.
+                Ok(None) => here |= leads,
+                // The batch was sent and its answer lost with its task (a
+                // panic, a runtime shut down): not sent again.
+                Err(oneshot::Canceled) => return Err(unread::<E>(self.key.values(), &[])),
             }
         }
     }
