@@ -77,6 +77,26 @@ async fn a_meter_sums_what_every_request_through_its_handle_reported() {
     assert_eq!(units(&meter.capacity()), units(&reported));
     assert_eq!(units(&meter.take()), units(&reported));
     assert_eq!(meter.capacity(), Capacity::default(), "taken");
+
+    // A get and a transaction sent plainly (`send_with_capacity` asks on
+    // any handle) ask because of the meter, and add to it.
+    let third = open_order("M3");
+    metered
+        .get(third.primary_key().unwrap())
+        .send()
+        .await
+        .unwrap();
+    metered
+        .transact_write()
+        .create(&third)
+        .send()
+        .await
+        .unwrap();
+    for operation in ["GetItem", "TransactWriteItems"] {
+        let asked = ddb_tests::recorded_json(&proxy, operation);
+        assert_eq!(asked[1]["ReturnConsumedCapacity"], "INDEXES", "{operation}");
+    }
+    assert!(meter.capacity().total > 0.0);
 }
 
 /// A meter follows the handle: a clone, a handle made from the metered

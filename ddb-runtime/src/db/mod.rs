@@ -180,7 +180,9 @@ impl Db {
     /// [`Written::capacity`](crate::write::Written::capacity),
     /// `Page::consumed_capacity`, a batch's and a transaction's. Without it,
     /// a request asks only when its caller reads the capacity
-    /// (`send_with_capacity`) or a `tracing` subscriber records its span;
+    /// (`send_with_capacity`, a handle made
+    /// [`with_capacity_meter`](Self::with_capacity_meter)) or a `tracing`
+    /// subscriber records its span;
     /// any other result reports zero, and DynamoDB is asked for nothing
     /// nobody reads.
     ///

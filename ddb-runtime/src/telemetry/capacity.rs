@@ -107,11 +107,16 @@ impl Capacity {
 /// send through it (any builder, any number of requests: a page, a batch
 /// and its retries, a write that reads first, a loader's batches), and
 /// read the sum. Each request the handle sends asks DynamoDB for its
-/// capacity (`ReturnConsumedCapacity: INDEXES`).
+/// capacity (`ReturnConsumedCapacity: INDEXES`, or `TOTAL` where ddb asks
+/// for that already: a backfill's scans).
 ///
-/// It sums what DynamoDB reported: a request DynamoDB refused reports no
-/// capacity (its error answer carries none), though a failed condition is
-/// charged. A clone adds to the same sum.
+/// It sums what DynamoDB's answers reported, so it leaves out: a request
+/// DynamoDB refused (its error answer carries no capacity, though a failed
+/// condition is charged), a request whose answer never came (dropped by
+/// its caller, timed out), and a vector search, whose cost DynamoDB
+/// reports in bytes, not capacity units (the BatchGetItem of a hydrated
+/// search is summed). A clone adds to the same sum; index figures are
+/// summed by index name.
 ///
 /// ```no_run
 /// # async fn demo(db: ddb_runtime::Db) -> ddb_runtime::Result<()> {

@@ -76,8 +76,9 @@ pub struct Progress {
     /// for the writes that were applied (not for the conditional writes that
     /// failed) when they asked for it: a backfill held to
     /// [`capacity_per_second`](Backfill::capacity_per_second), on a handle
-    /// made [`with_return_consumed_capacity`](crate::Db::with_return_consumed_capacity),
-    /// or whose write spans a `tracing` subscriber records. Otherwise each
+    /// made [`with_return_consumed_capacity`](crate::Db::with_return_consumed_capacity)
+    /// or [`with_capacity_meter`](crate::Db::with_capacity_meter), or whose
+    /// write spans a `tracing` subscriber records. Otherwise each
     /// write asks DynamoDB for nothing back and counts zero here.
     pub consumed_capacity: Capacity,
     /// The table's item count by DescribeTable, asked for as the run starts

@@ -133,8 +133,9 @@ impl<E: Entity + Send + Sync + 'static> Run<E> {
 
     /// Whether the writes ask DynamoDB for their capacity: only to pace by
     /// it (`capacity_per_second`). A handle made
-    /// [`with_return_consumed_capacity`](crate::Db::with_return_consumed_capacity),
-    /// or a recorded span, asks for it all the same. The scans always do.
+    /// [`with_return_consumed_capacity`](crate::Db::with_return_consumed_capacity)
+    /// or [`with_capacity_meter`](crate::Db::with_capacity_meter), or a
+    /// recorded span, asks for it all the same. The scans always do.
     fn writes_ask_capacity(&self) -> bool {
         self.units.is_some()
     }
