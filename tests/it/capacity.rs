@@ -1,6 +1,6 @@
-//! The capacity of any call, read the same way whatever the builder: a
-//! handle with a meter asks DynamoDB for every request's capacity and sums
-//! what each answer reported.
+//! Consumed capacity: asked of DynamoDB only when someone reads it, and
+//! read the same way whatever the builder: a handle with a meter asks for
+//! every request's capacity and sums what each answer reported.
 
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use ddb_examples::single_table::{Ecommerce, Order};
@@ -9,9 +9,54 @@ use ddb_runtime::{Capacity, CapacityMeter, Entity};
 
 use crate::fixtures::open_order;
 
+/// What each recorded request of `operation` asked of its capacity
+/// (`ReturnConsumedCapacity`), in the order sent.
+fn asked(proxy: &ddb_tests::proxy::Proxy, operation: &str) -> Vec<Option<String>> {
+    ddb_tests::recorded_json(proxy, operation)
+        .iter()
+        .map(|body| body["ReturnConsumedCapacity"].as_str().map(str::to_owned))
+        .collect()
+}
+
 /// Units compared as DynamoDB reports them: sums of halves and wholes.
 fn units(capacity: &Capacity) -> f64 {
     (capacity.total * 1000.0).round() / 1000.0
+}
+
+/// DynamoDB is asked for a request's capacity only when someone reads it:
+/// the caller (`send_with_capacity`, or a handle made
+/// `with_return_consumed_capacity`) or a recorded span; the minimal
+/// request otherwise.
+#[tokio::test]
+async fn capacity_is_asked_only_when_someone_reads_it() {
+    let db = ddb_tests::db_with_table::<Ecommerce>().await;
+    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
+    for target in ["PutItem", "Query"] {
+        proxy.record(target);
+    }
+    let asked = |target: &str| asked(&proxy, target);
+    let orders = || Order::by_customer(&open_order("T1").customer_id);
+
+    through.create(&open_order("T1")).send().await.unwrap();
+    let page = through.query(orders()).send().await.unwrap();
+    assert_eq!(asked("PutItem"), [None]);
+    assert_eq!(asked("Query"), [None]);
+    assert_eq!(page.consumed_capacity.total, 0.0, "nothing was asked");
+
+    let (_, capacity) = through
+        .create(&open_order("T2"))
+        .send_with_capacity()
+        .await
+        .unwrap();
+    assert!(capacity.total > 0.0);
+    assert_eq!(asked("PutItem")[1].as_deref(), Some("INDEXES"));
+
+    let costed = through.with_return_consumed_capacity();
+    costed.create(&open_order("T3")).send().await.unwrap();
+    let page = costed.query(orders()).send().await.unwrap();
+    assert_eq!(asked("PutItem")[2].as_deref(), Some("INDEXES"));
+    assert_eq!(asked("Query")[1].as_deref(), Some("INDEXES"));
+    assert!(page.consumed_capacity.total > 0.0);
 }
 
 /// Every request a metered handle sends asks for its capacity, and the
@@ -65,13 +110,12 @@ async fn a_meter_sums_what_every_request_through_its_handle_reported() {
     let Some(ddb_runtime::dry_run::Request::PutItemInput(put)) = dry.input() else {
         panic!("a put's dry run is a PutItem: {dry}");
     };
-    let asked = put.return_consumed_capacity();
-    assert_eq!(asked, Some(&ReturnConsumedCapacity::Indexes));
+    let indexes = Some(&ReturnConsumedCapacity::Indexes);
+    assert_eq!(put.return_consumed_capacity(), indexes);
 
     for operation in operations {
-        let asked = ddb_tests::recorded_json(&proxy, operation);
-        assert_eq!(asked.len(), 1, "{operation}");
-        assert_eq!(asked[0]["ReturnConsumedCapacity"], "INDEXES", "{operation}");
+        let indexes = Some("INDEXES".to_owned());
+        assert_eq!(asked(&proxy, operation), [indexes], "{operation}");
     }
     assert!(reported.total > 0.0);
     assert_eq!(units(&meter.capacity()), units(&reported));
@@ -93,8 +137,8 @@ async fn a_meter_sums_what_every_request_through_its_handle_reported() {
         .await
         .unwrap();
     for operation in ["GetItem", "TransactWriteItems"] {
-        let asked = ddb_tests::recorded_json(&proxy, operation);
-        assert_eq!(asked[1]["ReturnConsumedCapacity"], "INDEXES", "{operation}");
+        let asked = asked(&proxy, operation);
+        assert_eq!(asked[1].as_deref(), Some("INDEXES"), "{operation}");
     }
     assert!(meter.capacity().total > 0.0);
 }
@@ -114,8 +158,7 @@ async fn a_meter_follows_its_handle_and_only_its_handle() {
 
     through.put(&order).send().await.unwrap();
     assert_eq!(meter.capacity(), Capacity::default());
-    let asked = ddb_tests::recorded_json(&proxy, "PutItem");
-    assert!(asked[0].get("ReturnConsumedCapacity").is_none());
+    assert_eq!(asked(&proxy, "PutItem"), [None]);
 
     let derived = metered.clone().with_exactly_once_writes();
     derived.put(&open_order("F2")).send().await.unwrap();

@@ -272,47 +272,6 @@ async fn the_cost_report_matches_what_dynamodb_reports() {
     assert!(report.contains("GSI2"), "{report}");
 }
 
-/// DynamoDB is asked for a request's capacity only when someone reads it:
-/// the caller (`send_with_capacity`, or a handle made
-/// `with_return_consumed_capacity`) or a recorded span; the minimal
-/// request otherwise.
-#[tokio::test]
-async fn capacity_is_asked_only_when_someone_reads_it() {
-    let db = ddb_tests::db_with_table::<Ecommerce>().await;
-    let (proxy, through) = ddb_tests::through_proxy::<Ecommerce>(&db).await;
-    for target in ["PutItem", "Query"] {
-        proxy.record(target);
-    }
-    let asked = |target: &str| -> Vec<Option<String>> {
-        ddb_tests::recorded_json(&proxy, target)
-            .iter()
-            .map(|body| body["ReturnConsumedCapacity"].as_str().map(str::to_owned))
-            .collect()
-    };
-    let orders = || Order::by_customer(&CustomerId("Ada".into()));
-
-    through.create(&order("T1")).send().await.unwrap();
-    let page = through.query(orders()).send().await.unwrap();
-    assert_eq!(asked("PutItem"), [None]);
-    assert_eq!(asked("Query"), [None]);
-    assert_eq!(page.consumed_capacity.total, 0.0, "nothing was asked");
-
-    let (_, capacity) = through
-        .create(&order("T2"))
-        .send_with_capacity()
-        .await
-        .unwrap();
-    assert!(capacity.total > 0.0);
-    assert_eq!(asked("PutItem")[1].as_deref(), Some("INDEXES"));
-
-    let costed = through.with_return_consumed_capacity();
-    costed.create(&order("T3")).send().await.unwrap();
-    let page = costed.query(orders()).send().await.unwrap();
-    assert_eq!(asked("PutItem")[2].as_deref(), Some("INDEXES"));
-    assert_eq!(asked("Query")[1].as_deref(), Some("INDEXES"));
-    assert!(page.consumed_capacity.total > 0.0);
-}
-
 /// An error ddb handles as an answer is no failure on its span: the table
 /// `create_table` finds existing, the one `plan_sync` probes for and does
 /// not find. A failure DynamoDB answered carries its code in
